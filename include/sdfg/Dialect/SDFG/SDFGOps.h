@@ -1,0 +1,24 @@
+//===- SDFGOps.h - sdfg dialect operations ----------------------*- C++ -*-===//
+
+#ifndef SDFG_DIALECT_SDFG_SDFGOPS_H
+#define SDFG_DIALECT_SDFG_SDFGOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
+#include "sdfg/Dialect/SDFG/SDFGDialect.h"
+#include "sdfg/Dialect/SDFG/SDFGEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "sdfg/Dialect/SDFG/SDFGOps.h.inc"
+
+#endif // SDFG_DIALECT_SDFG_SDFGOPS_H

@@ -1,0 +1,433 @@
+//===- SDFGOps.td - sdfg dialect operations ----------------*- tablegen -*-===//
+//
+// Operations of the sdfg dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SDFG_DIALECT_SDFG_SDFGOPS_TD
+#define SDFG_DIALECT_SDFG_SDFGOPS_TD
+
+include "sdfg/Dialect/SDFG/SDFGDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class SDFG_Op<string mnemonic, list<Trait> traits = []>
+    : Op<SDFG_Dialect, mnemonic, traits>;
+
+// Containers: ranked memrefs in the default row-major layout.
+def SDFG_Container : Type<
+    And<[IsMemRefTypePred,
+         CPred<"::llvm::cast<::mlir::MemRefType>($_self).getLayout().isIdentity()">]>,
+    "memref with identity layout", "::mlir::MemRefType">;
+
+def SDFG_Scalar : AnyTypeOf<[AnyFloat, AnySignlessInteger, Index]>;
+
+//===----------------------------------------------------------------------===//
+// sdfg.sdfg
+//===----------------------------------------------------------------------===//
+
+def SDFG_SDFGOp : SDFG_Op<"sdfg", [
+    IsolatedFromAbove, Symbol, FunctionOpInterface, SingleBlock, NoTerminator,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>
+  ]> {
+  let summary = "A stateful dataflow multigraph (a function)";
+  let description = [{
+    A function-like op holding one control region. Arguments are containers
+    (memrefs in row-major layout), scalars (float or integer, passed by
+    value) and integer symbols (`index`). The op has no results: outputs are
+    written into container arguments. `ad_output` and `ad_wrt` optionally
+    name the container differentiated and the inputs differentiated against;
+    argument names come from the `sdfg.name` argument attribute (default
+    `argN`).
+
+    C ABI (used by the Python frontend through ctypes): one exported C
+    function per `sdfg.sdfg`, same name, returning void. Arguments in
+    declaration order: a container contributes a pointer to its first
+    element followed by one `int64_t` per dynamic dimension, in order; an
+    `index` contributes an `int64_t`; a scalar is passed by value in its
+    C type (`double`, `float`, `int32_t`, ...).
+
+    Example:
+    ```mlir
+    sdfg.sdfg @scale(%A: memref<?xf64>, %N: index, %alpha: f64) {
+      sdfg.state "body" {
+        sdfg.map (%i) = (0) to (%N) step (1) schedule(cpu_multicore) {
+          %a = sdfg.load %A[%i] : memref<?xf64>
+          %r = sdfg.tasklet(%a, %alpha) : (f64, f64) -> f64 {
+          ^bb0(%x: f64, %s: f64):
+            %m = arith.mulf %x, %s : f64
+            sdfg.yield %m : f64
+          }
+          sdfg.store %r, %A[%i] : memref<?xf64>
+        }
+      }
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       OptionalAttr<StrAttr>:$ad_output,
+                       OptionalAttr<StrArrayAttr>:$ad_wrt);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    /// The user-visible name of argument `i` (`sdfg.name`, else `argI`).
+    std::string getArgName(unsigned i);
+    /// The argument named `name`, if any.
+    ::mlir::BlockArgument lookupArg(::llvm::StringRef name);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def SDFG_StateOp : SDFG_Op<"state", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects
+  ]> {
+  let summary = "A state: one dataflow graph";
+  let description = [{
+    Holds dataflow: memlet ops, tasklets, maps and library ops, executed in
+    order. An optional label names the state for diagnostics and reports.
+
+    ```mlir
+    sdfg.state "init" {
+      sdfg.copy %A[0 : 4] to %B[0 : 4] : memref<4xf64> to memref<4xf64>
+    }
+    ```
+  }];
+  let arguments = (ins OptionalAttr<StrAttr>:$label);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "($label^)? attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins CArg<"::llvm::StringRef", "{}">:$label)>];
+}
+
+def SDFG_LoopOp : SDFG_Op<"loop", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects
+  ]> {
+  let summary = "A loop region";
+  let description = [{
+    A sequential loop with Python `range` semantics: the iterator starts at
+    the lower bound and advances by the constant, non-zero `step` while it is
+    below the bound (positive step) or above it (negative step). Bounds are
+    affine expressions over index values in scope (symbols, outer
+    iterators, results of tasklets over index values, which makes any
+    non-affine or data-dependent bound expressible).
+
+    ```mlir
+    sdfg.loop %t = 0 to %T step 1 { ... }
+    sdfg.loop %i = %N - 1 to -1 step -2 { ... }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$bound_operands,
+                       AffineMapAttr:$bounds,
+                       I64Attr:$step);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::BlockArgument getIterator() { return getBody().getArgument(0); }
+    ::mlir::AffineExpr getLowerExpr() { return getBounds().getResult(0); }
+    ::mlir::AffineExpr getUpperExpr() { return getBounds().getResult(1); }
+    int64_t getStepValue() { return getStepAttr().getInt(); }
+  }];
+}
+
+def SDFG_IfOp : SDFG_Op<"if", [
+    NoTerminator, RecursiveMemoryEffects
+  ]> {
+  let summary = "A conditional block with one or more branches";
+  let description = [{
+    Runs the first branch whose condition is true; an optional last branch
+    without condition (`else`) runs when none is. Conditions are `i1`
+    values computed in the enclosing control region, for example from
+    array data loaded by `sdfg.load`.
+
+    ```mlir
+    sdfg.if %c0 { ... } elif %c1 { ... } else { ... }
+    ```
+  }];
+  let arguments = (ins Variadic<I1>:$conditions);
+  let regions = (region VariadicRegion<SizedRegion<1>>:$branches);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    bool hasElse() { return getBranches().size() > getConditions().size(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Containers
+//===----------------------------------------------------------------------===//
+
+def SDFG_AllocOp : SDFG_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "A transient container";
+  let description = [{
+    Allocates a transient container that lives for the whole SDFG. Dynamic
+    sizes are given as index operands, one per `?` dimension. Only allowed
+    directly in the body of `sdfg.sdfg`, so code generation never allocates
+    inside loops.
+
+    ```mlir
+    %tmp = sdfg.alloc(%N) : memref<?x4xf64>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamic_sizes);
+  let results = (outs SDFG_Container:$result);
+  let assemblyFormat = "`(` $dynamic_sizes `)` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memlets
+//===----------------------------------------------------------------------===//
+
+def SDFG_LoadOp : SDFG_Op<"load", [MemoryEffects<[MemRead]>]> {
+  let summary = "Element read memlet";
+  let description = [{
+    Reads one element of a container; indices are affine expressions over
+    the index operands.
+
+    ```mlir
+    %v = sdfg.load %A[%i - 1, %j] : memref<?x?xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$memref, Variadic<Index>:$indices,
+                       AffineMapAttr:$map);
+  let results = (outs SDFG_Scalar:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def SDFG_StoreOp : SDFG_Op<"store", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Element write memlet, with optional write-conflict resolution";
+  let description = [{
+    Writes one element of a container. With `wcr`, the value is combined
+    with the element (`add`, `mul`, `min`, `max`), atomically when the store
+    runs inside a parallel map.
+
+    ```mlir
+    sdfg.store %v, %B[%i, %j] : memref<?x?xf64>
+    sdfg.store %v, %sum[] wcr(add) : memref<f64>
+    ```
+  }];
+  let arguments = (ins SDFG_Scalar:$value, SDFG_Container:$memref,
+                       Variadic<Index>:$indices, AffineMapAttr:$map,
+                       OptionalAttr<SDFG_WCRKind>:$wcr);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def SDFG_CopyOp : SDFG_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Subset-to-subset memlet between containers";
+  let description = [{
+    Copies a subset of one container into a subset of another. Each
+    dimension of a subset is an element index `e` (the dimension is dropped)
+    or a range `lo : hi` or `lo : hi : step` (exclusive upper bound, positive
+    constant step). After dropping element dimensions both subsets must have
+    the same rank, and the same extents where they are constant. With `wcr`
+    the elements are combined into the destination. Source and destination
+    must not overlap unless they are the same elements.
+
+    ```mlir
+    sdfg.copy %A[%i, 0 : %N] to %B[0 : %N] wcr(add)
+        : memref<?x?xf64> to memref<?xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$source, SDFG_Container:$target,
+                       Variadic<Index>:$indices,
+                       AffineMapAttr:$source_subset,
+                       DenseI64ArrayAttr:$source_steps,
+                       DenseBoolArrayAttr:$source_ranges,
+                       AffineMapAttr:$target_subset,
+                       DenseI64ArrayAttr:$target_steps,
+                       DenseBoolArrayAttr:$target_ranges,
+                       OptionalAttr<SDFG_WCRKind>:$wcr);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::sdfg::Subset getSourceSubsetInfo();
+    ::mlir::sdfg::Subset getTargetSubsetInfo();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Tasklets and maps
+//===----------------------------------------------------------------------===//
+
+def SDFG_TaskletOp : SDFG_Op<"tasklet", [
+    IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">, Pure
+  ]> {
+  let summary = "A pure scalar computation";
+  let description = [{
+    A region over scalar inputs using `arith` and `math` operations, ending
+    in `sdfg.yield` with one value per result.
+
+    ```mlir
+    %r = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+    ^bb0(%x: f64, %y: f64):
+      %s = arith.addf %x, %y : f64
+      sdfg.yield %s : f64
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<SDFG_Scalar>:$inputs);
+  let results = (outs Variadic<SDFG_Scalar>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def SDFG_YieldOp : SDFG_Op<"yield", [
+    Pure, Terminator, ReturnLike, HasParent<"TaskletOp">
+  ]> {
+  let summary = "Tasklet terminator";
+  let arguments = (ins Variadic<SDFG_Scalar>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let builders = [OpBuilder<(ins), [{ /* nothing to do */ }]>];
+}
+
+def SDFG_MapOp : SDFG_Op<"map", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects
+  ]> {
+  let summary = "A parallel N-d range";
+  let description = [{
+    Runs its body for every point of an N-d range whose iterations are
+    independent. Bounds are affine expressions over index values in scope
+    (lower inclusive, upper exclusive), steps positive constants. The
+    schedule says where the map runs: `sequential`, `cpu_multicore` (OpenMP
+    threads) or `gpu_device` (a GPU kernel).
+
+    ```mlir
+    sdfg.map (%i, %j) = (1, 1) to (%N - 1, %N - 1) step (1, 1)
+        schedule(cpu_multicore) { ... }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$range_operands,
+                       AffineMapAttr:$lower_bounds,
+                       AffineMapAttr:$upper_bounds,
+                       DenseI64ArrayAttr:$steps,
+                       SDFG_ScheduleKind:$schedule);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumParams() { return getBody().getNumArguments(); }
+    ::mlir::Block::BlockArgListType getParams() {
+      return getBody().getArguments();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Library ops
+//===----------------------------------------------------------------------===//
+
+class SDFG_LibraryOp<string mnemonic, list<Trait> traits = []>
+    : SDFG_Op<mnemonic, !listconcat(traits, [
+        MemoryEffects<[MemRead, MemWrite]>])> {
+  let hasVerifier = 1;
+}
+
+def SDFG_MatmulOp : SDFG_LibraryOp<"matmul"> {
+  let summary = "Matrix-matrix product (GEMM)";
+  let description = [{
+    `C = op(A) * op(B)`, or `C += op(A) * op(B)` with `accumulate`, where
+    `op` transposes when `transpose_a`/`transpose_b` is set. All operands
+    are 2-d containers of the same float type; the output must not alias an
+    input.
+  }];
+  let arguments = (ins SDFG_Container:$a, SDFG_Container:$b,
+                       SDFG_Container:$c, UnitAttr:$transpose_a,
+                       UnitAttr:$transpose_b, UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $a `,` $b `->` $c attr-dict `:` type($a) `,` type($b) `->` type($c)
+  }];
+}
+
+def SDFG_GemvOp : SDFG_LibraryOp<"gemv"> {
+  let summary = "Matrix-vector product (GEMV)";
+  let description = [{
+    `y = op(A) * x`, or `y += op(A) * x` with `accumulate`; `op` transposes
+    when `transpose` is set.
+  }];
+  let arguments = (ins SDFG_Container:$a, SDFG_Container:$x,
+                       SDFG_Container:$y, UnitAttr:$transpose,
+                       UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $a `,` $x `->` $y attr-dict `:` type($a) `,` type($x) `->` type($y)
+  }];
+}
+
+def SDFG_DotOp : SDFG_LibraryOp<"dot"> {
+  let summary = "Inner product of two vectors";
+  let description = [{
+    `r = x . y` (or `r += x . y` with `accumulate`) with `r` a 0-d container.
+  }];
+  let arguments = (ins SDFG_Container:$x, SDFG_Container:$y,
+                       SDFG_Container:$result, UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $x `,` $y `->` $result attr-dict `:` type($x) `,` type($y) `->` type($result)
+  }];
+}
+
+def SDFG_TransposeOp : SDFG_LibraryOp<"transpose"> {
+  let summary = "Matrix transpose";
+  let description = [{
+    `B = A^T` (or `B += A^T` with `accumulate`) for 2-d containers.
+  }];
+  let arguments = (ins SDFG_Container:$input, SDFG_Container:$output,
+                       UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $input `->` $output attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def SDFG_ReduceOp : SDFG_LibraryOp<"reduce"> {
+  let summary = "Reduction over axes";
+  let description = [{
+    Reduces `input` over `axes` with `add`, `min` or `max` into `output`,
+    whose shape is the input's without the reduced axes (or with them kept
+    as extent 1: keepdims). With `accumulate` the result is combined into
+    the output with the same operation.
+
+    ```mlir
+    sdfg.reduce add %A -> %s axes [0, 1] : memref<?x?xf64> -> memref<f64>
+    ```
+  }];
+  let arguments = (ins SDFG_ReduceKind:$kind, SDFG_Container:$input,
+                       SDFG_Container:$output, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $kind $input `->` $output `axes` $axes attr-dict `:` type($input) `->`
+    type($output)
+  }];
+}
+
+#endif // SDFG_DIALECT_SDFG_SDFGOPS_TD

@@ -1,0 +1,945 @@
+//===- SDFGOps.cpp - sdfg dialect operations ------------------------------===//
+//
+// Custom assembly and verifiers of the sdfg ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+#include "sdfg/Dialect/SDFG/SDFGEnums.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared parsing and printing of index expressions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Parses affine expressions over SSA index values one at a time and numbers
+/// the values it meets across all of them, so that one operand list serves
+/// every expression of an op (dimension k of every expression is operand k).
+class IndexExprParser {
+public:
+  explicit IndexExprParser(OpAsmParser &parser) : parser(parser) {}
+
+  ParseResult parseExpr(AffineExpr &expr) {
+    SmallVector<OpAsmParser::UnresolvedOperand> dims, syms;
+    if (parser.parseAffineExprOfSSAIds(dims, syms, expr))
+      return failure();
+    MLIRContext *ctx = parser.getContext();
+    SmallVector<AffineExpr> dimRepl, symRepl;
+    for (auto &d : dims)
+      dimRepl.push_back(getAffineDimExpr(lookup(d), ctx));
+    for (auto &s : syms)
+      symRepl.push_back(getAffineDimExpr(lookup(s), ctx));
+    expr = expr.replaceDimsAndSymbols(dimRepl, symRepl);
+    return success();
+  }
+
+  /// Parses `(e, e, ...)` or `[e, ...]`.
+  ParseResult parseExprList(SmallVectorImpl<AffineExpr> &exprs,
+                            OpAsmParser::Delimiter delim) {
+    return parser.parseCommaSeparatedList(
+        delim, [&]() { return parseExpr(exprs.emplace_back()); });
+  }
+
+  /// Parses `[d, d, ...]` where each `d` is `e`, `e : e` or `e : e : step`.
+  ParseResult parseSubset(SmallVectorImpl<SubsetDim> &dims) {
+    return parser.parseCommaSeparatedList(
+        OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+          SubsetDim d;
+          if (parseExpr(d.lo))
+            return failure();
+          if (succeeded(parser.parseOptionalColon())) {
+            d.isRange = true;
+            if (parseExpr(d.hi))
+              return failure();
+            if (succeeded(parser.parseOptionalColon()) &&
+                parser.parseInteger(d.step))
+              return failure();
+          } else {
+            d.hi = d.lo + 1;
+          }
+          dims.push_back(d);
+          return success();
+        });
+  }
+
+  unsigned getNumOperands() const { return operands.size(); }
+
+  ParseResult resolve(OperationState &state) {
+    Type indexTy = parser.getBuilder().getIndexType();
+    return parser.resolveOperands(operands, indexTy, state.operands);
+  }
+
+  AffineMap makeMap(ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(operands.size(), 0, exprs, parser.getContext());
+  }
+
+private:
+  unsigned lookup(const OpAsmParser::UnresolvedOperand &o) {
+    for (auto [i, e] : llvm::enumerate(operands))
+      if (e.name == o.name && e.number == o.number)
+        return i;
+    operands.push_back(o);
+    return operands.size() - 1;
+  }
+
+  OpAsmParser &parser;
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+};
+} // namespace
+
+static void printExpr(OpAsmPrinter &p, AffineExpr e, ValueRange operands) {
+  p.printAffineExprOfSSAIds(e, operands, /*symOperands=*/{});
+}
+
+static void printExprList(OpAsmPrinter &p, ArrayRef<AffineExpr> exprs,
+                          ValueRange operands, StringRef open,
+                          StringRef close) {
+  p << open;
+  llvm::interleaveComma(exprs, p,
+                        [&](AffineExpr e) { printExpr(p, e, operands); });
+  p << close;
+}
+
+static void printSubset(OpAsmPrinter &p, const Subset &subset,
+                        ValueRange operands) {
+  p << '[';
+  llvm::interleaveComma(subset.getDims(), p, [&](const SubsetDim &d) {
+    printExpr(p, d.lo, operands);
+    if (!d.isRange)
+      return;
+    p << " : ";
+    printExpr(p, d.hi, operands);
+    if (d.step != 1)
+      p << " : " << d.step;
+  });
+  p << ']';
+}
+
+static ParseResult parseOptionalWCR(OpAsmParser &parser,
+                                    OperationState &state) {
+  if (failed(parser.parseOptionalKeyword("wcr")))
+    return success();
+  StringRef kind;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLParen() || parser.parseKeyword(&kind) ||
+      parser.parseRParen())
+    return failure();
+  std::optional<WCRKind> wcr = symbolizeWCRKind(kind);
+  if (!wcr)
+    return parser.emitError(loc, "unknown wcr kind '")
+           << kind << "'; expected add, mul, min or max";
+  state.addAttribute("wcr", WCRKindAttr::get(parser.getContext(), *wcr));
+  return success();
+}
+
+static void printOptionalWCR(OpAsmPrinter &p, std::optional<WCRKind> wcr) {
+  if (wcr)
+    p << " wcr(" << stringifyWCRKind(*wcr) << ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Region content rules
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class ContentKind { Control, TopControl, State, Map };
+} // namespace
+
+static bool isLibraryOp(Operation *op) {
+  return isa<MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(op);
+}
+
+static bool isAllowedIn(Operation *op, ContentKind kind) {
+  switch (kind) {
+  case ContentKind::TopControl:
+    if (isa<AllocOp>(op))
+      return true;
+    [[fallthrough]];
+  case ContentKind::Control:
+    return isa<StateOp, LoopOp, IfOp, LoadOp, TaskletOp>(op);
+  case ContentKind::State:
+    if (isLibraryOp(op))
+      return true;
+    [[fallthrough]];
+  case ContentKind::Map:
+    return isa<LoadOp, StoreOp, CopyOp, TaskletOp, MapOp>(op);
+  }
+  llvm_unreachable("unknown region kind");
+}
+
+static StringRef describe(ContentKind kind) {
+  switch (kind) {
+  case ContentKind::TopControl:
+    return "states, loops, conditionals, transients and interstate scalar "
+           "computations (sdfg.load, sdfg.tasklet)";
+  case ContentKind::Control:
+    return "states, loops, conditionals and interstate scalar computations "
+           "(sdfg.load, sdfg.tasklet); transients belong in the body of "
+           "sdfg.sdfg";
+  case ContentKind::State:
+    return "memlets, tasklets, maps and library ops";
+  case ContentKind::Map:
+    return "memlets, tasklets and nested maps";
+  }
+  llvm_unreachable("unknown region kind");
+}
+
+static LogicalResult verifyRegionContents(Operation *owner, Region &region,
+                                          ContentKind kind) {
+  for (Operation &op : region.getOps()) {
+    if (isAllowedIn(&op, kind))
+      continue;
+    return op.emitOpError("is not allowed in the body of '")
+           << owner->getName() << "', which may hold only "
+           << describe(kind);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared verification of index maps
+//===----------------------------------------------------------------------===//
+
+/// Element type check shared by containers and scalar arguments.
+static bool isScalarType(Type t) {
+  return isa<FloatType, IndexType>(t) || t.isSignlessInteger();
+}
+
+static LogicalResult verifyIndexMap(Operation *op, AffineMap map,
+                                    unsigned numOperands, unsigned numResults,
+                                    StringRef what) {
+  if (map.getNumSymbols() != 0 || map.getNumDims() != numOperands)
+    return op->emitOpError() << what << " map has " << map.getNumDims()
+                             << " dimensions and " << map.getNumSymbols()
+                             << " symbols, expected " << numOperands
+                             << " dimensions (one per index operand)";
+  if (map.getNumResults() != numResults)
+    return op->emitOpError() << what << " has " << map.getNumResults()
+                             << " expressions, expected " << numResults;
+  return success();
+}
+
+/// Rejects constant indices outside a static extent.
+static LogicalResult verifyConstantInBounds(Operation *op, MemRefType type,
+                                            unsigned dim, AffineExpr expr,
+                                            bool exclusiveUpper) {
+  auto cst = dyn_cast<AffineConstantExpr>(expr);
+  if (!cst || type.isDynamicDim(dim))
+    return success();
+  int64_t v = cst.getValue(), extent = type.getDimSize(dim);
+  int64_t limit = exclusiveUpper ? extent : extent - 1;
+  if (v < 0 || v > limit)
+    return op->emitOpError() << "index " << v << " is out of bounds for "
+                             << "dimension " << dim << " of extent " << extent;
+  return success();
+}
+
+static LogicalResult verifyElementAccess(Operation *op, MemRefType type,
+                                         AffineMap map, unsigned numOperands) {
+  if (failed(verifyIndexMap(op, map, numOperands, type.getRank(),
+                            "subset")))
+    return failure();
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    if (failed(verifyConstantInBounds(op, type, d, map.getResult(d), false)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SDFGOp
+//===----------------------------------------------------------------------===//
+
+ParseResult SDFGOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildType = [](Builder &b, ArrayRef<Type> args, ArrayRef<Type> results,
+                      function_interface_impl::VariadicFlag, std::string &) {
+    return b.getFunctionType(args, results);
+  };
+  if (function_interface_impl::parseFunctionOp(
+          parser, result, /*allowVariadic=*/false,
+          getFunctionTypeAttrName(result.name), buildType,
+          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name)))
+    return failure();
+  // An empty body `{}` parses to a region without blocks; give it its entry
+  // block so that the op is well formed.
+  Region &body = *result.regions.front();
+  if (body.empty()) {
+    auto fnType = cast<FunctionType>(
+        cast<TypeAttr>(result.attributes.get(
+                           getFunctionTypeAttrName(result.name)))
+            .getValue());
+    Block *block = new Block();
+    for (Type t : fnType.getInputs())
+      block->addArgument(t, result.location);
+    body.push_back(block);
+  }
+  return success();
+}
+
+void SDFGOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+void SDFGOp::getAsmBlockArgumentNames(Region &region,
+                                      OpAsmSetValueNameFn setNameFn) {
+  // Print arguments under their source names (%A, %N) when they have one.
+  for (unsigned i = 0, e = getNumArguments(); i < e; ++i)
+    if (auto name = getArgAttrOfType<StringAttr>(i, "sdfg.name"))
+      setNameFn(getArgument(i), name.getValue());
+}
+
+std::string SDFGOp::getArgName(unsigned i) {
+  if (auto name = getArgAttrOfType<StringAttr>(i, "sdfg.name"))
+    return name.str();
+  return "arg" + std::to_string(i);
+}
+
+BlockArgument SDFGOp::lookupArg(StringRef name) {
+  for (unsigned i = 0, e = getNumArguments(); i < e; ++i)
+    if (getArgName(i) == name)
+      return getArgument(i);
+  return {};
+}
+
+LogicalResult SDFGOp::verify() {
+  if (!getResultTypes().empty())
+    return emitOpError("must not have results; outputs are written into "
+                       "container arguments");
+  llvm::StringSet<> names;
+  for (auto [i, t] : llvm::enumerate(getArgumentTypes())) {
+    if (auto m = dyn_cast<MemRefType>(t)) {
+      if (!m.getLayout().isIdentity())
+        return emitOpError() << "argument " << i
+                             << " must have the identity (row-major) layout";
+      if (!isScalarType(m.getElementType()))
+        return emitOpError() << "argument " << i
+                             << " has unsupported element type "
+                             << m.getElementType();
+    } else if (!isScalarType(t)) {
+      return emitOpError() << "argument " << i << " has type " << t
+                           << "; expected a memref, a scalar or index";
+    }
+    if (!names.insert(getArgName(i)).second)
+      return emitOpError() << "duplicate argument name '" << getArgName(i)
+                           << "'";
+  }
+  if (auto out = getAdOutput()) {
+    BlockArgument arg = lookupArg(*out);
+    if (!arg)
+      return emitOpError() << "ad_output names unknown argument '" << *out
+                           << "'";
+    auto m = dyn_cast<MemRefType>(arg.getType());
+    if (!m || !isa<FloatType>(m.getElementType()))
+      return emitOpError() << "ad_output '" << *out
+                           << "' must be a float container";
+  }
+  if (auto wrt = getAdWrt()) {
+    for (Attribute a : *wrt) {
+      StringRef n = cast<StringAttr>(a).getValue();
+      BlockArgument arg = lookupArg(n);
+      if (!arg)
+        return emitOpError() << "ad_wrt names unknown argument '" << n << "'";
+      Type t = arg.getType();
+      if (auto m = dyn_cast<MemRefType>(t))
+        t = m.getElementType();
+      if (!isa<FloatType>(t))
+        return emitOpError() << "ad_wrt argument '" << n
+                             << "' is not of float type";
+    }
+  }
+  return success();
+}
+
+LogicalResult SDFGOp::verifyRegions() {
+  return verifyRegionContents(*this, getBody(), ContentKind::TopControl);
+}
+
+//===----------------------------------------------------------------------===//
+// StateOp
+//===----------------------------------------------------------------------===//
+
+void StateOp::build(OpBuilder &b, OperationState &state, StringRef label) {
+  if (!label.empty())
+    state.addAttribute(getLabelAttrName(state.name), b.getStringAttr(label));
+  Region *r = state.addRegion();
+  r->push_back(new Block());
+}
+
+LogicalResult StateOp::verify() {
+  if (getBody().getNumArguments() != 0)
+    return emitOpError("body must not have arguments");
+  return success();
+}
+
+LogicalResult StateOp::verifyRegions() {
+  return verifyRegionContents(*this, getBody(), ContentKind::State);
+}
+
+//===----------------------------------------------------------------------===//
+// LoopOp
+//===----------------------------------------------------------------------===//
+
+ParseResult LoopOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::Argument iv;
+  IndexExprParser exprs(parser);
+  AffineExpr lb, ub;
+  int64_t step;
+  SMLoc stepLoc;
+  if (parser.parseArgument(iv) || parser.parseEqual() ||
+      exprs.parseExpr(lb) || parser.parseKeyword("to") ||
+      exprs.parseExpr(ub) || parser.parseKeyword("step") ||
+      (stepLoc = parser.getCurrentLocation(), parser.parseInteger(step)))
+    return failure();
+  Builder &b = parser.getBuilder();
+  result.addAttribute("bounds", AffineMapAttr::get(exprs.makeMap({lb, ub})));
+  result.addAttribute("step", b.getI64IntegerAttr(step));
+  if (exprs.resolve(result) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  iv.type = b.getIndexType();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, {iv}))
+    return failure();
+  return success();
+}
+
+void LoopOp::print(OpAsmPrinter &p) {
+  p << ' ' << getIterator() << " = ";
+  printExpr(p, getLowerExpr(), getBoundOperands());
+  p << " to ";
+  printExpr(p, getUpperExpr(), getBoundOperands());
+  p << " step " << getStepValue();
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {"bounds", "step"});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+LogicalResult LoopOp::verify() {
+  if (failed(verifyIndexMap(*this, getBounds(), getBoundOperands().size(), 2,
+                            "bounds")))
+    return failure();
+  if (getStepValue() == 0)
+    return emitOpError("step must not be zero");
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError("body must have one index argument (the iterator)");
+  return success();
+}
+
+LogicalResult LoopOp::verifyRegions() {
+  return verifyRegionContents(*this, getBody(), ContentKind::Control);
+}
+
+//===----------------------------------------------------------------------===//
+// IfOp
+//===----------------------------------------------------------------------===//
+
+ParseResult IfOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand> conds;
+  auto parseBranch = [&]() -> ParseResult {
+    Region *r = result.addRegion();
+    if (parser.parseRegion(*r))
+      return failure();
+    if (r->empty())
+      r->push_back(new Block());
+    return success();
+  };
+  if (parser.parseOperand(conds.emplace_back()) || parseBranch())
+    return failure();
+  while (succeeded(parser.parseOptionalKeyword("elif")))
+    if (parser.parseOperand(conds.emplace_back()) || parseBranch())
+      return failure();
+  if (succeeded(parser.parseOptionalKeyword("else")) && parseBranch())
+    return failure();
+  if (parser.resolveOperands(conds, parser.getBuilder().getI1Type(),
+                             result.operands) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  return success();
+}
+
+void IfOp::print(OpAsmPrinter &p) {
+  for (auto [i, region] : llvm::enumerate(getBranches())) {
+    if (i < getConditions().size())
+      p << (i == 0 ? " " : " elif ") << getConditions()[i] << ' ';
+    else
+      p << " else ";
+    p.printRegion(region);
+  }
+  p.printOptionalAttrDict((*this)->getAttrs());
+}
+
+LogicalResult IfOp::verify() {
+  size_t nc = getConditions().size(), nb = getBranches().size();
+  if (nc == 0)
+    return emitOpError("needs at least one condition");
+  if (nb != nc && nb != nc + 1)
+    return emitOpError() << "has " << nc << " conditions and " << nb
+                         << " branches; expected one branch per condition "
+                            "and at most one else branch";
+  for (Region &r : getBranches())
+    if (r.front().getNumArguments() != 0)
+      return emitOpError("branches must not have arguments");
+  return success();
+}
+
+LogicalResult IfOp::verifyRegions() {
+  for (Region &r : getBranches())
+    if (failed(verifyRegionContents(*this, r, ContentKind::Control)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AllocOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  MemRefType t = getType();
+  if (getDynamicSizes().size() != static_cast<size_t>(t.getNumDynamicDims()))
+    return emitOpError() << "has " << getDynamicSizes().size()
+                         << " dynamic sizes for a type with "
+                         << t.getNumDynamicDims() << " dynamic dimensions";
+  if (!isScalarType(t.getElementType()))
+    return emitOpError() << "unsupported element type " << t.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp / StoreOp
+//===----------------------------------------------------------------------===//
+
+ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand memref;
+  IndexExprParser exprs(parser);
+  SmallVector<AffineExpr> idx;
+  MemRefType type;
+  if (parser.parseOperand(memref) ||
+      exprs.parseExprList(idx, OpAsmParser::Delimiter::Square) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type) ||
+      parser.resolveOperand(memref, type, result.operands) ||
+      exprs.resolve(result))
+    return failure();
+  result.addAttribute("map", AffineMapAttr::get(exprs.makeMap(idx)));
+  result.addTypes(type.getElementType());
+  return success();
+}
+
+void LoadOp::print(OpAsmPrinter &p) {
+  p << ' ' << getMemref();
+  printExprList(p, getMap().getResults(), getIndices(), "[", "]");
+  p.printOptionalAttrDict((*this)->getAttrs(), {"map"});
+  p << " : " << getMemref().getType();
+}
+
+LogicalResult LoadOp::verify() {
+  MemRefType t = getMemref().getType();
+  if (getResult().getType() != t.getElementType())
+    return emitOpError("result type must be the container's element type");
+  return verifyElementAccess(*this, t, getMap(), getIndices().size());
+}
+
+ParseResult StoreOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand value, memref;
+  IndexExprParser exprs(parser);
+  SmallVector<AffineExpr> idx;
+  MemRefType type;
+  if (parser.parseOperand(value) || parser.parseComma() ||
+      parser.parseOperand(memref) ||
+      exprs.parseExprList(idx, OpAsmParser::Delimiter::Square) ||
+      parseOptionalWCR(parser, result) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type) ||
+      parser.resolveOperand(value, type.getElementType(), result.operands) ||
+      parser.resolveOperand(memref, type, result.operands) ||
+      exprs.resolve(result))
+    return failure();
+  result.addAttribute("map", AffineMapAttr::get(exprs.makeMap(idx)));
+  return success();
+}
+
+void StoreOp::print(OpAsmPrinter &p) {
+  p << ' ' << getValue() << ", " << getMemref();
+  printExprList(p, getMap().getResults(), getIndices(), "[", "]");
+  printOptionalWCR(p, getWcr());
+  p.printOptionalAttrDict((*this)->getAttrs(), {"map", "wcr"});
+  p << " : " << getMemref().getType();
+}
+
+LogicalResult StoreOp::verify() {
+  MemRefType t = getMemref().getType();
+  if (getValue().getType() != t.getElementType())
+    return emitOpError("value type must be the container's element type");
+  return verifyElementAccess(*this, t, getMap(), getIndices().size());
+}
+
+//===----------------------------------------------------------------------===//
+// CopyOp
+//===----------------------------------------------------------------------===//
+
+ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand src, dst;
+  IndexExprParser exprs(parser);
+  SmallVector<SubsetDim> srcDims, dstDims;
+  MemRefType srcType, dstType;
+  if (parser.parseOperand(src) || exprs.parseSubset(srcDims) ||
+      parser.parseKeyword("to") || parser.parseOperand(dst) ||
+      exprs.parseSubset(dstDims) || parseOptionalWCR(parser, result) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(srcType) || parser.parseKeyword("to") ||
+      parser.parseType(dstType) ||
+      parser.resolveOperand(src, srcType, result.operands) ||
+      parser.resolveOperand(dst, dstType, result.operands) ||
+      exprs.resolve(result))
+    return failure();
+  MLIRContext *ctx = parser.getContext();
+  auto addSubset = [&](const SmallVector<SubsetDim> &dims, StringRef prefix) {
+    AffineMap map;
+    SmallVector<int64_t> steps;
+    SmallVector<bool> ranges;
+    Subset(dims).toAttributes(ctx, exprs.getNumOperands(), map, steps, ranges);
+    Builder b(ctx);
+    result.addAttribute((prefix + "_subset").str(), AffineMapAttr::get(map));
+    result.addAttribute((prefix + "_steps").str(),
+                        b.getDenseI64ArrayAttr(steps));
+    result.addAttribute((prefix + "_ranges").str(),
+                        b.getDenseBoolArrayAttr(ranges));
+  };
+  addSubset(srcDims, "source");
+  addSubset(dstDims, "target");
+  return success();
+}
+
+void CopyOp::print(OpAsmPrinter &p) {
+  p << ' ' << getSource();
+  printSubset(p, getSourceSubsetInfo(), getIndices());
+  p << " to " << getTarget();
+  printSubset(p, getTargetSubsetInfo(), getIndices());
+  printOptionalWCR(p, getWcr());
+  p.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {"source_subset", "source_steps", "source_ranges", "target_subset",
+       "target_steps", "target_ranges", "wcr"});
+  p << " : " << getSource().getType() << " to " << getTarget().getType();
+}
+
+Subset CopyOp::getSourceSubsetInfo() {
+  return Subset(getSourceSubset(), getSourceSteps(), getSourceRanges());
+}
+
+Subset CopyOp::getTargetSubsetInfo() {
+  return Subset(getTargetSubset(), getTargetSteps(), getTargetRanges());
+}
+
+static LogicalResult verifySubsetAttrs(Operation *op, MemRefType t,
+                                       AffineMap map, ArrayRef<int64_t> steps,
+                                       ArrayRef<bool> ranges,
+                                       unsigned numOperands, StringRef what) {
+  unsigned rank = t.getRank();
+  if (failed(verifyIndexMap(op, map, numOperands, 2 * rank, what)))
+    return failure();
+  if (steps.size() != rank || ranges.size() != rank)
+    return op->emitOpError() << what << " needs one step and one range flag "
+                             << "per dimension (" << rank << ")";
+  for (unsigned d = 0; d < rank; ++d) {
+    if (steps[d] <= 0)
+      return op->emitOpError() << what << " step must be positive";
+    if (failed(verifyConstantInBounds(op, t, d, map.getResult(2 * d),
+                                      ranges[d])) ||
+        failed(verifyConstantInBounds(op, t, d, map.getResult(2 * d + 1),
+                                      true)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult CopyOp::verify() {
+  MemRefType st = getSource().getType(), tt = getTarget().getType();
+  if (st.getElementType() != tt.getElementType())
+    return emitOpError("source and target element types differ");
+  unsigned n = getIndices().size();
+  if (failed(verifySubsetAttrs(*this, st, getSourceSubset(), getSourceSteps(),
+                               getSourceRanges(), n, "source subset")) ||
+      failed(verifySubsetAttrs(*this, tt, getTargetSubset(), getTargetSteps(),
+                               getTargetRanges(), n, "target subset")))
+    return failure();
+  auto srcShape = getSourceSubsetInfo().getConstantShape();
+  auto dstShape = getTargetSubsetInfo().getConstantShape();
+  if (srcShape.size() != dstShape.size())
+    return emitOpError() << "source subset has " << srcShape.size()
+                         << " range dimensions but target subset has "
+                         << dstShape.size();
+  for (auto [i, s, d] : llvm::enumerate(srcShape, dstShape))
+    if (s && d && *s != *d)
+      return emitOpError() << "extent " << *s << " of source range dimension "
+                           << i << " differs from target extent " << *d;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TaskletOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TaskletOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size() << " inputs but its "
+                         << "body takes " << body.getNumArguments()
+                         << " arguments";
+  for (auto [i, in, arg] :
+       llvm::enumerate(getInputs().getTypes(), body.getArgumentTypes()))
+    if (in != arg)
+      return emitOpError() << "input " << i << " has type " << in
+                           << " but body argument has type " << arg;
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return yield.emitOpError() << "yields " << yield.getValues().size()
+                               << " values of types "
+                               << yield.getValues().getTypes()
+                               << " but the tasklet returns "
+                               << getResultTypes();
+  return success();
+}
+
+LogicalResult TaskletOp::verifyRegions() {
+  for (Operation &op : getBody().getOps()) {
+    if (isa<YieldOp>(op) ||
+        isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      continue;
+    return op.emitOpError("is not allowed in a tasklet, which may hold only "
+                          "arith and math operations");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MapOp
+//===----------------------------------------------------------------------===//
+
+ParseResult MapOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> params;
+  IndexExprParser exprs(parser);
+  SmallVector<AffineExpr> lbs, ubs;
+  SmallVector<int64_t> steps;
+  StringRef schedule;
+  SMLoc schedLoc;
+  if (parser.parseArgumentList(params, OpAsmParser::Delimiter::Paren) ||
+      parser.parseEqual() ||
+      exprs.parseExprList(lbs, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("to") ||
+      exprs.parseExprList(ubs, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("step") ||
+      parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Paren,
+          [&]() { return parser.parseInteger(steps.emplace_back()); }) ||
+      parser.parseKeyword("schedule") || parser.parseLParen() ||
+      (schedLoc = parser.getCurrentLocation(),
+       parser.parseKeyword(&schedule)) ||
+      parser.parseRParen())
+    return failure();
+  std::optional<ScheduleKind> kind = symbolizeScheduleKind(schedule);
+  if (!kind)
+    return parser.emitError(schedLoc, "unknown schedule '")
+           << schedule << "'; expected sequential, cpu_multicore or "
+           << "gpu_device";
+  Builder &b = parser.getBuilder();
+  result.addAttribute("lower_bounds", AffineMapAttr::get(exprs.makeMap(lbs)));
+  result.addAttribute("upper_bounds", AffineMapAttr::get(exprs.makeMap(ubs)));
+  result.addAttribute("steps", b.getDenseI64ArrayAttr(steps));
+  result.addAttribute("schedule",
+                      ScheduleKindAttr::get(parser.getContext(), *kind));
+  if (exprs.resolve(result) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  for (auto &p : params)
+    p.type = b.getIndexType();
+  Region *body = result.addRegion();
+  return parser.parseRegion(*body, params);
+}
+
+void MapOp::print(OpAsmPrinter &p) {
+  p << " (";
+  llvm::interleaveComma(getParams(), p,
+                        [&](BlockArgument a) { p.printOperand(a); });
+  p << ") = ";
+  printExprList(p, getLowerBounds().getResults(), getRangeOperands(), "(",
+                ")");
+  p << " to ";
+  printExprList(p, getUpperBounds().getResults(), getRangeOperands(), "(",
+                ")");
+  p << " step (";
+  llvm::interleaveComma(getSteps(), p);
+  p << ") schedule(" << stringifyScheduleKind(getSchedule()) << ")";
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {"lower_bounds", "upper_bounds", "steps", "schedule"});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+LogicalResult MapOp::verify() {
+  unsigned n = getBody().getNumArguments();
+  if (n == 0)
+    return emitOpError("needs at least one parameter");
+  for (BlockArgument a : getParams())
+    if (!a.getType().isIndex())
+      return emitOpError("parameters must be of index type");
+  unsigned nops = getRangeOperands().size();
+  if (failed(verifyIndexMap(*this, getLowerBounds(), nops, n,
+                            "lower bounds")) ||
+      failed(verifyIndexMap(*this, getUpperBounds(), nops, n,
+                            "upper bounds")))
+    return failure();
+  if (getSteps().size() != n)
+    return emitOpError() << "has " << n << " parameters but "
+                         << getSteps().size() << " steps";
+  for (int64_t s : getSteps())
+    if (s <= 0)
+      return emitOpError("steps must be positive");
+  return success();
+}
+
+LogicalResult MapOp::verifyRegions() {
+  return verifyRegionContents(*this, getBody(), ContentKind::Map);
+}
+
+//===----------------------------------------------------------------------===//
+// Library ops
+//===----------------------------------------------------------------------===//
+
+/// Checks that every container has the given ranks and a common float type.
+static LogicalResult verifyFloatOperands(Operation *op,
+                                         ArrayRef<MemRefType> types,
+                                         ArrayRef<int64_t> ranks) {
+  Type elt = types.front().getElementType();
+  if (!isa<Float32Type, Float64Type>(elt))
+    return op->emitOpError() << "supports f32 and f64 containers, not "
+                             << elt;
+  for (auto [i, t, r] : llvm::enumerate(types, ranks)) {
+    if (t.getElementType() != elt)
+      return op->emitOpError("operands must have the same element type");
+    if (t.getRank() != r)
+      return op->emitOpError() << "operand " << i << " must have rank " << r
+                               << ", got " << t.getRank();
+  }
+  return success();
+}
+
+/// Static extents must agree; dynamic ones are checked by the caller's
+/// program logic.
+static LogicalResult expectSameExtent(Operation *op, int64_t a, int64_t b,
+                                      StringRef what) {
+  if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
+    return op->emitOpError() << what << " mismatch: " << a << " vs " << b;
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  MemRefType a = getA().getType(), b = getB().getType(), c = getC().getType();
+  if (failed(verifyFloatOperands(*this, {a, b, c}, {2, 2, 2})))
+    return failure();
+  if (getC() == getA() || getC() == getB())
+    return emitOpError("output must not alias an input");
+  int64_t m = a.getDimSize(getTransposeA() ? 1 : 0);
+  int64_t k1 = a.getDimSize(getTransposeA() ? 0 : 1);
+  int64_t k2 = b.getDimSize(getTransposeB() ? 1 : 0);
+  int64_t n = b.getDimSize(getTransposeB() ? 0 : 1);
+  if (failed(expectSameExtent(*this, k1, k2, "inner dimension")) ||
+      failed(expectSameExtent(*this, m, c.getDimSize(0), "row count")) ||
+      failed(expectSameExtent(*this, n, c.getDimSize(1), "column count")))
+    return failure();
+  return success();
+}
+
+LogicalResult GemvOp::verify() {
+  MemRefType a = getA().getType(), x = getX().getType(), y = getY().getType();
+  if (failed(verifyFloatOperands(*this, {a, x, y}, {2, 1, 1})))
+    return failure();
+  if (getY() == getX())
+    return emitOpError("output must not alias an input");
+  int64_t rows = a.getDimSize(getTranspose() ? 1 : 0);
+  int64_t cols = a.getDimSize(getTranspose() ? 0 : 1);
+  if (failed(expectSameExtent(*this, cols, x.getDimSize(0), "input length")) ||
+      failed(expectSameExtent(*this, rows, y.getDimSize(0), "output length")))
+    return failure();
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  MemRefType x = getX().getType(), y = getY().getType(),
+             r = getResult().getType();
+  if (failed(verifyFloatOperands(*this, {x, y, r}, {1, 1, 0})))
+    return failure();
+  return expectSameExtent(*this, x.getDimSize(0), y.getDimSize(0),
+                          "vector length");
+}
+
+LogicalResult TransposeOp::verify() {
+  MemRefType in = getInput().getType(), out = getOutput().getType();
+  if (failed(verifyFloatOperands(*this, {in, out}, {2, 2})))
+    return failure();
+  if (getInput() == getOutput())
+    return emitOpError("output must not alias the input");
+  if (failed(expectSameExtent(*this, in.getDimSize(0), out.getDimSize(1),
+                              "extent")) ||
+      failed(expectSameExtent(*this, in.getDimSize(1), out.getDimSize(0),
+                              "extent")))
+    return failure();
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  MemRefType in = getInput().getType(), out = getOutput().getType();
+  if (getInput() == getOutput())
+    return emitOpError("output must not alias the input");
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("input and output element types differ");
+  if (!isScalarType(in.getElementType()) || in.getElementType().isInteger(1))
+    return emitOpError() << "unsupported element type "
+                         << in.getElementType();
+  ArrayRef<int64_t> axes = getAxes();
+  if (axes.empty())
+    return emitOpError("needs at least one axis");
+  for (auto [i, a] : llvm::enumerate(axes)) {
+    if (a < 0 || a >= in.getRank())
+      return emitOpError() << "axis " << a << " is out of range for rank "
+                           << in.getRank();
+    if (i > 0 && a <= axes[i - 1])
+      return emitOpError("axes must be strictly increasing");
+  }
+  bool keepDims = out.getRank() == in.getRank();
+  if (!keepDims &&
+      out.getRank() != in.getRank() - static_cast<int64_t>(axes.size()))
+    return emitOpError() << "output rank " << out.getRank()
+                         << " must be the input rank " << in.getRank()
+                         << " without the reduced axes, or equal to it";
+  unsigned o = 0;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    if (reduced && !keepDims)
+      continue;
+    int64_t expected = reduced ? 1 : in.getDimSize(d);
+    if (failed(expectSameExtent(*this, expected, out.getDimSize(o++),
+                                "output extent")))
+      return failure();
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "sdfg/Dialect/SDFG/SDFGOps.cpp.inc"

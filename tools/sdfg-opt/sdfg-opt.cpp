@@ -1,0 +1,17 @@
+//===- sdfg-opt.cpp - The sdfg optimizer driver ---------------------------===//
+
+#include "sdfg/Dialect/SDFG/SDFGDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllPasses();
+  mlir::sdfg::registerSDFGDialect(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "sdfg optimizer driver\n", registry));
+}
