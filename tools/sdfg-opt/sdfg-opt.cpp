@@ -1,5 +1,6 @@
 //===- sdfg-opt.cpp - The sdfg optimizer driver ---------------------------===//
 
+#include "sdfg/Conversion/Passes.h"
 #include "sdfg/Dialect/SDFG/SDFGDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -12,6 +13,8 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllPasses();
   mlir::sdfg::registerSDFGDialect(registry);
+  mlir::sdfg::registerSDFGConversionPasses();
+  mlir::sdfg::registerSDFGPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "sdfg optimizer driver\n", registry));
 }

@@ -1,0 +1,45 @@
+//===- CPUTarget.h - From sdfg IR to LLVM IR, objects, libraries -*- C++ -*-=//
+
+#ifndef SDFG_TARGET_CPUTARGET_H
+#define SDFG_TARGET_CPUTARGET_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/raw_ostream.h"
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace mlir {
+class DialectRegistry;
+namespace sdfg {
+
+/// Registers what translating the lowered module to LLVM IR needs.
+void registerCPUTranslations(DialectRegistry &registry);
+
+/// Runs the sdfg-lower-to-cpu pipeline on `module`. Diagnostics go to the
+/// context's handler.
+LogicalResult lowerToLLVMDialect(ModuleOp module);
+
+/// Translates an LLVM-dialect module to LLVM IR and optimises it for the
+/// host CPU at `optLevel` (0-3). Returns null after emitting a diagnostic.
+std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
+                                                   llvm::LLVMContext &ctx,
+                                                   unsigned optLevel);
+
+/// Writes a relocatable object file for the host.
+LogicalResult emitObjectFile(llvm::Module &module, llvm::raw_pwrite_stream &os,
+                             std::string &error);
+
+/// Links `objectPath` into a shared library with OpenMP and OpenBLAS.
+LogicalResult linkSharedLibrary(StringRef objectPath, StringRef outputPath,
+                                std::string &error);
+
+} // namespace sdfg
+} // namespace mlir
+
+#endif // SDFG_TARGET_CPUTARGET_H

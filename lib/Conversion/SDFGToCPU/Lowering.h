@@ -1,0 +1,78 @@
+//===- Lowering.h - Shared state of the sdfg-to-std lowering ----*- C++ -*-===//
+//
+// Internal to lib/Conversion/SDFGToCPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_SDFGTOCPU_LOWERING_H
+#define LIB_CONVERSION_SDFGTOCPU_LOWERING_H
+
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir {
+namespace sdfg {
+namespace detail {
+
+/// Translates the body of one sdfg.sdfg into a func.func, structurally:
+/// each sdfg op is emitted at the builder's insertion point with its
+/// operands looked up in `mapping`. A structural walk (rather than a
+/// dialect-conversion pattern set) keeps the enclosing parallel context at
+/// hand, which decides whether a WCR store must be atomic.
+class Lowering {
+public:
+  Lowering(ModuleOp module, OpBuilder &builder)
+      : module(module), b(builder) {}
+
+  LogicalResult lowerRegion(Region &region);
+  LogicalResult lowerOp(Operation *op);
+
+  /// Library ops (LibraryOps.cpp).
+  LogicalResult lowerMatmul(MatmulOp op);
+  LogicalResult lowerGemv(GemvOp op);
+  LogicalResult lowerDot(DotOp op);
+  LogicalResult lowerTranspose(TransposeOp op);
+  LogicalResult lowerReduce(ReduceOp op);
+
+  /// Index values of `map`'s results over the (mapped) `operands`.
+  SmallVector<Value> expandMap(Location loc, AffineMap map,
+                               ValueRange operands);
+
+  /// Combines `cur` and `val` with the WCR operation.
+  Value combine(Location loc, WCRKind kind, Value cur, Value val);
+
+  /// Writes `val` into `memref[indices]`, combining with `wcr` if set;
+  /// atomically when inside a parallel map.
+  void emitWrite(Location loc, Value val, Value memref, ValueRange indices,
+                 std::optional<WCRKind> wcr);
+
+  IRMapping mapping;
+  SmallVector<Value> transients;
+
+private:
+  LogicalResult lowerLoop(LoopOp op);
+  LogicalResult lowerIf(IfOp op, unsigned branch);
+  LogicalResult lowerMap(MapOp op);
+  LogicalResult lowerCopy(CopyOp op);
+  LogicalResult lowerTasklet(TaskletOp op);
+
+  ModuleOp module;
+  OpBuilder &b;
+  /// Number of enclosing maps that run in parallel.
+  unsigned parallelDepth = 0;
+
+  /// Declares (once) an external C function.
+  func::FuncOp getOrDeclare(Location loc, StringRef name, FunctionType type);
+  /// The aligned base pointer of a memref as an !llvm.ptr.
+  Value basePointer(Location loc, Value memref);
+};
+
+} // namespace detail
+} // namespace sdfg
+} // namespace mlir
+
+#endif // LIB_CONVERSION_SDFGTOCPU_LOWERING_H

@@ -1,0 +1,39 @@
+//===- Pipelines.cpp - Named sdfg pass pipelines --------------------------===//
+
+#include "sdfg/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertSDFGToStd());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // scf.parallel -> OpenMP; the alloca scopes it creates must be lowered by
+  // the memref conversion before scf-to-cf runs.
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  // Intrinsics first; what has none (tan, tanh, atan2...) goes to libm.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::sdfg::registerSDFGPipelines() {
+  PassPipelineRegistration<>(
+      "sdfg-lower-to-cpu",
+      "Lower sdfg IR to the LLVM dialect for multicore CPUs (OpenMP, CBLAS)",
+      buildLowerToCPUPipeline);
+}

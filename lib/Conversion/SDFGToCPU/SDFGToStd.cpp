@@ -1,0 +1,384 @@
+//===- SDFGToStd.cpp - Lower sdfg to func/scf/memref/arith ----------------===//
+
+#include "Lowering.h"
+
+#include "sdfg/Conversion/Passes.h"
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace sdfg {
+#define GEN_PASS_DEF_CONVERTSDFGTOSTD
+#include "sdfg/Conversion/Passes.h.inc"
+} // namespace sdfg
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sdfg;
+using namespace mlir::sdfg::detail;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> Lowering::expandMap(Location loc, AffineMap map,
+                                       ValueRange operands) {
+  SmallVector<Value> mapped, out;
+  for (Value v : operands)
+    mapped.push_back(mapping.lookupOrDefault(v));
+  for (AffineExpr e : map.getResults())
+    out.push_back(expandIndexExpr(b, loc, e, mapped));
+  return out;
+}
+
+Value Lowering::combine(Location loc, WCRKind kind, Value cur, Value val) {
+  bool isFloat = isa<FloatType>(val.getType());
+  switch (kind) {
+  case WCRKind::add:
+    return isFloat ? arith::AddFOp::create(b, loc, cur, val).getResult()
+                   : arith::AddIOp::create(b, loc, cur, val).getResult();
+  case WCRKind::mul:
+    return isFloat ? arith::MulFOp::create(b, loc, cur, val).getResult()
+                   : arith::MulIOp::create(b, loc, cur, val).getResult();
+  case WCRKind::min:
+    // NaN-propagating, like numpy.minimum.
+    return isFloat ? arith::MinimumFOp::create(b, loc, cur, val).getResult()
+                   : arith::MinSIOp::create(b, loc, cur, val).getResult();
+  case WCRKind::max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, cur, val).getResult()
+                   : arith::MaxSIOp::create(b, loc, cur, val).getResult();
+  }
+  llvm_unreachable("unknown wcr kind");
+}
+
+void Lowering::emitWrite(Location loc, Value val, Value memref,
+                         ValueRange indices, std::optional<WCRKind> wcr) {
+  if (!wcr) {
+    memref::StoreOp::create(b, loc, val, memref, indices);
+    return;
+  }
+  if (parallelDepth == 0) {
+    Value cur = memref::LoadOp::create(b, loc, memref, indices);
+    memref::StoreOp::create(b, loc, combine(loc, *wcr, cur, val), memref,
+                            indices);
+    return;
+  }
+  // Concurrent iterations may hit the same element: use a hardware atomic
+  // where LLVM has one (add), else a compare-and-swap loop.
+  if (*wcr == WCRKind::add) {
+    auto kind = isa<FloatType>(val.getType()) ? arith::AtomicRMWKind::addf
+                                              : arith::AtomicRMWKind::addi;
+    memref::AtomicRMWOp::create(b, loc, kind, val, memref, indices);
+    return;
+  }
+  auto rmw = memref::GenericAtomicRMWOp::create(b, loc, memref, indices);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(rmw.getBody());
+  Value updated = combine(loc, *wcr, rmw.getCurrentValue(), val);
+  memref::AtomicYieldOp::create(b, loc, updated);
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow and dataflow
+//===----------------------------------------------------------------------===//
+
+LogicalResult Lowering::lowerRegion(Region &region) {
+  for (Operation &op : region.getOps())
+    if (failed(lowerOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Lowering::lowerOp(Operation *op) {
+  Location loc = op->getLoc();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](StateOp s) { return lowerRegion(s.getBody()); })
+      .Case([&](LoopOp l) { return lowerLoop(l); })
+      .Case([&](IfOp i) { return lowerIf(i, 0); })
+      .Case([&](MapOp m) { return lowerMap(m); })
+      .Case([&](TaskletOp t) { return lowerTasklet(t); })
+      .Case([&](CopyOp c) { return lowerCopy(c); })
+      .Case([&](AllocOp a) {
+        SmallVector<Value> sizes;
+        for (Value v : a.getDynamicSizes())
+          sizes.push_back(mapping.lookup(v));
+        auto alloc = memref::AllocOp::create(b, loc, a.getType(), sizes,
+                                             b.getI64IntegerAttr(64));
+        mapping.map(a.getResult(), alloc.getResult());
+        transients.push_back(alloc);
+        return success();
+      })
+      .Case([&](LoadOp l) {
+        SmallVector<Value> idx = expandMap(loc, l.getMap(), l.getIndices());
+        Value v = memref::LoadOp::create(
+            b, loc, mapping.lookup(l.getMemref()), idx);
+        mapping.map(l.getResult(), v);
+        return success();
+      })
+      .Case([&](StoreOp s) {
+        SmallVector<Value> idx = expandMap(loc, s.getMap(), s.getIndices());
+        emitWrite(loc, mapping.lookup(s.getValue()),
+                  mapping.lookup(s.getMemref()), idx, s.getWcr());
+        return success();
+      })
+      .Case([&](MatmulOp m) { return lowerMatmul(m); })
+      .Case([&](GemvOp g) { return lowerGemv(g); })
+      .Case([&](DotOp d) { return lowerDot(d); })
+      .Case([&](TransposeOp t) { return lowerTranspose(t); })
+      .Case([&](ReduceOp r) { return lowerReduce(r); })
+      .Default([&](Operation *other) {
+        return other->emitOpError("cannot be lowered by convert-sdfg-to-std");
+      });
+}
+
+LogicalResult Lowering::lowerLoop(LoopOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> bounds =
+      expandMap(loc, op.getBounds(), op.getBoundOperands());
+  int64_t step = op.getStepValue();
+  OpBuilder::InsertionGuard guard(b);
+  if (step > 0) {
+    // scf.for runs while iv < ub, which is Python's range for step > 0.
+    Value s = arith::ConstantIndexOp::create(b, loc, step);
+    auto loop = scf::ForOp::create(b, loc, bounds[0], bounds[1], s);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    mapping.map(op.getIterator(), loop.getInductionVar());
+    return lowerRegion(op.getBody());
+  }
+  // Negative step: count k = 0 .. ceil((lb - ub) / -step) and set
+  // iv = lb + k * step. The trip count is not positive when lb <= ub, so
+  // the loop then runs zero times.
+  Value diff = arith::SubIOp::create(b, loc, bounds[0], bounds[1]);
+  Value negStep = arith::ConstantIndexOp::create(b, loc, -step);
+  Value trips = arith::CeilDivSIOp::create(b, loc, diff, negStep);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, zero, trips, one);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value stepV = arith::ConstantIndexOp::create(b, loc, step);
+  Value offset = arith::MulIOp::create(b, loc, loop.getInductionVar(), stepV);
+  Value iv = arith::AddIOp::create(b, loc, bounds[0], offset);
+  mapping.map(op.getIterator(), iv);
+  return lowerRegion(op.getBody());
+}
+
+LogicalResult Lowering::lowerIf(IfOp op, unsigned branch) {
+  Location loc = op.getLoc();
+  unsigned numConds = op.getConditions().size();
+  if (branch == numConds) // the else branch
+    return lowerRegion(op.getBranches()[branch]);
+  Value cond = mapping.lookup(op.getConditions()[branch]);
+  bool hasRest = branch + 1 < op.getBranches().size();
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, hasRest);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  if (failed(lowerRegion(op.getBranches()[branch])))
+    return failure();
+  if (!hasRest)
+    return success();
+  b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  return lowerIf(op, branch + 1);
+}
+
+LogicalResult Lowering::lowerMap(MapOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> lbs =
+      expandMap(loc, op.getLowerBounds(), op.getRangeOperands());
+  SmallVector<Value> ubs =
+      expandMap(loc, op.getUpperBounds(), op.getRangeOperands());
+  SmallVector<Value> steps;
+  for (int64_t s : op.getSteps())
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, s));
+  OpBuilder::InsertionGuard guard(b);
+  // Only the outermost parallel map forks threads; nested parallel maps run
+  // sequentially inside it rather than oversubscribing the cores.
+  if (op.getSchedule() != ScheduleKind::sequential && parallelDepth == 0) {
+    auto par = scf::ParallelOp::create(b, loc, lbs, ubs, steps);
+    b.setInsertionPoint(par.getBody()->getTerminator());
+    for (auto [param, iv] :
+         llvm::zip(op.getParams(), par.getInductionVars()))
+      mapping.map(param, iv);
+    ++parallelDepth;
+    LogicalResult r = lowerRegion(op.getBody());
+    --parallelDepth;
+    return r;
+  }
+  for (auto [param, lb, ub, step] :
+       llvm::zip(op.getParams(), lbs, ubs, steps)) {
+    auto loop = scf::ForOp::create(b, loc, lb, ub, step);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    mapping.map(param, loop.getInductionVar());
+  }
+  return lowerRegion(op.getBody());
+}
+
+LogicalResult Lowering::lowerTasklet(TaskletOp op) {
+  Block &body = op.getBody().front();
+  for (auto [arg, in] : llvm::zip(body.getArguments(), op.getInputs()))
+    mapping.map(arg, mapping.lookup(in));
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  auto yield = cast<YieldOp>(body.getTerminator());
+  for (auto [res, v] : llvm::zip(op.getResults(), yield.getValues()))
+    mapping.map(res, mapping.lookup(v));
+  return success();
+}
+
+LogicalResult Lowering::lowerCopy(CopyOp op) {
+  Location loc = op.getLoc();
+  Subset src = op.getSourceSubsetInfo(), dst = op.getTargetSubsetInfo();
+  SmallVector<Value> srcB = expandMap(loc, op.getSourceSubset(),
+                                      op.getIndices());
+  SmallVector<Value> dstB = expandMap(loc, op.getTargetSubset(),
+                                      op.getIndices());
+  // One counter per range dimension of the source; the verifier made the
+  // target's range dimensions correspond one to one.
+  SmallVector<unsigned> srcRanges = src.getRangeDims();
+  OpBuilder::InsertionGuard guard(b);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> counters;
+  for (unsigned d : srcRanges) {
+    Value lo = srcB[2 * d], hi = srcB[2 * d + 1];
+    Value step = arith::ConstantIndexOp::create(b, loc, src[d].step);
+    Value extent = arith::CeilDivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, hi, lo), step);
+    auto loop = scf::ForOp::create(b, loc, zero, extent, one);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    counters.push_back(loop.getInductionVar());
+  }
+  auto indices = [&](const Subset &s, ArrayRef<Value> bounds) {
+    SmallVector<Value> idx;
+    unsigned k = 0;
+    for (unsigned d = 0; d < s.getRank(); ++d) {
+      if (!s[d].isRange) {
+        idx.push_back(bounds[2 * d]);
+        continue;
+      }
+      Value off = counters[k++];
+      if (s[d].step != 1)
+        off = arith::MulIOp::create(
+            b, loc, off, arith::ConstantIndexOp::create(b, loc, s[d].step));
+      idx.push_back(arith::AddIOp::create(b, loc, bounds[2 * d], off));
+    }
+    return idx;
+  };
+  SmallVector<Value> si = indices(src, srcB);
+  SmallVector<Value> di = indices(dst, dstB);
+  Value v =
+      memref::LoadOp::create(b, loc, mapping.lookup(op.getSource()), si);
+  emitWrite(loc, v, mapping.lookup(op.getTarget()), di, op.getWcr());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Function signature (the C ABI)
+//===----------------------------------------------------------------------===//
+
+/// Builds a memref descriptor over a bare row-major pointer and casts it to
+/// the memref type; the cast cancels against the one the memref-to-LLVM
+/// conversion inserts.
+static Value buildMemRef(OpBuilder &b, Location loc, MemRefType type,
+                         Value ptr, ArrayRef<Value> dynSizes) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  unsigned rank = type.getRank();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> fields = {ptrTy, ptrTy, i64};
+  if (rank > 0) {
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+  }
+  auto structTy = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value desc = LLVM::PoisonOp::create(b, loc, structTy);
+  auto cst = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, cst(0),
+                                     ArrayRef<int64_t>{2});
+  SmallVector<Value> sizes;
+  unsigned dyn = 0;
+  for (int64_t s : type.getShape())
+    sizes.push_back(ShapedType::isDynamic(s) ? dynSizes[dyn++] : cst(s));
+  Value stride = cst(1);
+  for (int d = rank - 1; d >= 0; --d) {
+    desc = LLVM::InsertValueOp::create(
+        b, loc, desc, sizes[d], ArrayRef<int64_t>{3, static_cast<int64_t>(d)});
+    desc = LLVM::InsertValueOp::create(
+        b, loc, desc, stride, ArrayRef<int64_t>{4, static_cast<int64_t>(d)});
+    if (d > 0)
+      stride = LLVM::MulOp::create(b, loc, stride, sizes[d]);
+  }
+  return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
+}
+
+static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = sdfgOp.getLoc();
+  Type i64 = IntegerType::get(ctx, 64);
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+
+  SmallVector<Type> abiTypes;
+  for (Type t : sdfgOp.getArgumentTypes()) {
+    if (auto m = dyn_cast<MemRefType>(t)) {
+      abiTypes.push_back(ptrTy);
+      abiTypes.append(m.getNumDynamicDims(), i64);
+    } else if (t.isIndex()) {
+      abiTypes.push_back(i64);
+    } else {
+      abiTypes.push_back(t);
+    }
+  }
+  OpBuilder b(sdfgOp);
+  auto func = func::FuncOp::create(b, loc, sdfgOp.getSymName(),
+                                   b.getFunctionType(abiTypes, {}));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+
+  Lowering lowering(module, b);
+  unsigned pos = 0;
+  for (BlockArgument arg : sdfgOp.getArguments()) {
+    Type t = arg.getType();
+    if (auto m = dyn_cast<MemRefType>(t)) {
+      Value ptr = entry->getArgument(pos++);
+      SmallVector<Value> dyn;
+      for (int64_t i = 0, e = m.getNumDynamicDims(); i < e; ++i)
+        dyn.push_back(entry->getArgument(pos++));
+      lowering.mapping.map(arg, buildMemRef(b, loc, m, ptr, dyn));
+    } else if (t.isIndex()) {
+      Value v = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                           entry->getArgument(pos++));
+      lowering.mapping.map(arg, v);
+    } else {
+      lowering.mapping.map(arg, entry->getArgument(pos++));
+    }
+  }
+  if (failed(lowering.lowerRegion(sdfgOp.getBody())))
+    return failure();
+  for (Value t : lowering.transients)
+    memref::DeallocOp::create(b, loc, t);
+  func::ReturnOp::create(b, loc);
+  sdfgOp.erase();
+  return success();
+}
+
+namespace {
+struct ConvertSDFGToStdPass
+    : public sdfg::impl::ConvertSDFGToStdBase<ConvertSDFGToStdPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<SDFGOp> sdfgs(module.getOps<SDFGOp>());
+    for (SDFGOp op : sdfgs)
+      if (failed(lowerSDFG(op, module)))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,112 @@
+//===- CPUTarget.cpp - From sdfg IR to LLVM IR, objects, libraries --------===//
+
+#include "sdfg/Target/CPUTarget.h"
+#include "sdfg/Conversion/Passes.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+
+void mlir::sdfg::registerCPUTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+}
+
+LogicalResult mlir::sdfg::lowerToLLVMDialect(ModuleOp module) {
+  PassManager pm(module.getContext());
+  buildLowerToCPUPipeline(pm);
+  return pm.run(module);
+}
+
+/// A target machine for the host CPU (all its features: the code is built
+/// for the machine it runs on, as a JIT would).
+static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    error = llvm::toString(builder.takeError());
+    return nullptr;
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  auto tm = builder->createTargetMachine();
+  if (!tm) {
+    error = llvm::toString(tm.takeError());
+    return nullptr;
+  }
+  return std::move(*tm);
+}
+
+std::unique_ptr<llvm::Module>
+mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
+                                 unsigned optLevel) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, ctx);
+  if (!llvmModule) {
+    module.emitError("translation to LLVM IR failed");
+    return nullptr;
+  }
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
+  if (!tm) {
+    module.emitError("cannot create a target machine for the host: ")
+        << error;
+    return nullptr;
+  }
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  auto transformer = makeOptimizingTransformer(optLevel, 0, tm.get());
+  if (llvm::Error err = transformer(llvmModule.get())) {
+    module.emitError("LLVM optimisation failed: ")
+        << llvm::toString(std::move(err));
+    return nullptr;
+  }
+  return llvmModule;
+}
+
+LogicalResult mlir::sdfg::emitObjectFile(llvm::Module &module,
+                                         llvm::raw_pwrite_stream &os,
+                                         std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
+  if (!tm)
+    return failure();
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr,
+                              llvm::CodeGenFileType::ObjectFile)) {
+    error = "the host target cannot emit object files";
+    return failure();
+  }
+  pm.run(module);
+  return success();
+}
+
+LogicalResult mlir::sdfg::linkSharedLibrary(StringRef objectPath,
+                                            StringRef outputPath,
+                                            std::string &error) {
+  SmallVector<StringRef> args = {SDFG_CLANG_PATH, "-shared",  "-fopenmp",
+                                 "-o",            outputPath, objectPath,
+                                 "-lopenblas",    "-lm"};
+  int rc = llvm::sys::ExecuteAndWait(SDFG_CLANG_PATH, args, std::nullopt, {},
+                                     0, 0, &error);
+  if (rc != 0) {
+    if (error.empty())
+      error = "linker exited with status " + std::to_string(rc);
+    return failure();
+  }
+  return success();
+}

@@ -1,0 +1,128 @@
+//===- sdfg-translate.cpp - Emit LLVM IR, objects, shared libraries -------===//
+//
+// Reads sdfg (or already lowered) MLIR, lowers it for the CPU, and writes
+// LLVM IR, an object file or a shared library exporting one C function per
+// sdfg.sdfg (ABI in the dialect reference).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Conversion/Passes.h"
+#include "sdfg/Dialect/SDFG/SDFGDialect.h"
+#include "sdfg/Target/CPUTarget.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+namespace {
+enum class EmitKind { LLVMIR, Object, Shared };
+} // namespace
+
+static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                                llvm::cl::desc("<input>"),
+                                                llvm::cl::init("-"));
+static llvm::cl::opt<std::string>
+    outputFilename("o", llvm::cl::desc("Output file"),
+                   llvm::cl::value_desc("filename"), llvm::cl::init("-"));
+static llvm::cl::opt<EmitKind> emitKind(
+    "emit", llvm::cl::desc("What to write"), llvm::cl::init(EmitKind::LLVMIR),
+    llvm::cl::values(
+        clEnumValN(EmitKind::LLVMIR, "llvm", "LLVM IR (text)"),
+        clEnumValN(EmitKind::Object, "obj", "object file for the host"),
+        clEnumValN(EmitKind::Shared, "shared",
+                   "shared library (links OpenMP and OpenBLAS)")));
+static llvm::cl::opt<bool>
+    noLower("no-lower",
+            llvm::cl::desc("Input is already in the LLVM dialect"),
+            llvm::cl::init(false));
+static llvm::cl::opt<unsigned> optLevel("O",
+                                        llvm::cl::desc("LLVM optimisation "
+                                                       "level (0-3)"),
+                                        llvm::cl::Prefix, llvm::cl::init(3));
+
+static int fail(const llvm::Twine &msg) {
+  llvm::errs() << "sdfg-translate: error: " << msg << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  sdfg::registerSDFGConversionPasses();
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "sdfg to LLVM IR / object / library\n");
+  if (optLevel > 3)
+    return fail("-O must be 0, 1, 2 or 3");
+  if (emitKind != EmitKind::LLVMIR && outputFilename == "-")
+    return fail("-emit=obj and -emit=shared need an output file (-o)");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  sdfg::registerSDFGDialect(registry);
+  sdfg::registerCPUTranslations(registry);
+  MLIRContext context(registry);
+
+  std::string error;
+  auto file = openInputFile(inputFilename, &error);
+  if (!file)
+    return fail(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  if (!noLower && failed(sdfg::lowerToLLVMDialect(*module)))
+    return 1;
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      sdfg::translateAndOptimize(*module, llvmContext, optLevel);
+  if (!llvmModule)
+    return 1;
+
+  if (emitKind == EmitKind::LLVMIR) {
+    auto out = openOutputFile(outputFilename, &error);
+    if (!out)
+      return fail(error);
+    llvmModule->print(out->os(), nullptr);
+    out->keep();
+    return 0;
+  }
+  if (emitKind == EmitKind::Object) {
+    auto out = openOutputFile(outputFilename, &error);
+    if (!out)
+      return fail(error);
+    if (failed(sdfg::emitObjectFile(*llvmModule, out->os(), error)))
+      return fail(error);
+    out->keep();
+    return 0;
+  }
+  // Shared library: object into a temporary file, then link.
+  llvm::SmallString<128> objPath;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sdfg", "o", fd, objPath))
+    return fail("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover remover(objPath);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    if (failed(sdfg::emitObjectFile(*llvmModule, os, error)))
+      return fail(error);
+  }
+  if (failed(sdfg::linkSharedLibrary(objPath, outputFilename, error)))
+    return fail("linking " + outputFilename + " failed: " + error);
+  return 0;
+}
