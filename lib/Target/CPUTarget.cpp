@@ -2,6 +2,7 @@
 
 #include "sdfg/Target/CPUTarget.h"
 #include "sdfg/Conversion/Passes.h"
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -13,6 +14,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -24,6 +26,50 @@ void mlir::sdfg::registerCPUTranslations(DialectRegistry &registry) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
+}
+
+/// NumPy's name for a scalar type.
+static std::string dtypeName(Type t) {
+  if (t.isIndex())
+    return "int64";
+  if (t.isInteger(1))
+    return "bool";
+  if (t.isSignlessInteger())
+    return "int" + std::to_string(t.getIntOrFloatBitWidth());
+  if (isa<FloatType>(t))
+    return "float" + std::to_string(t.getIntOrFloatBitWidth());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+void mlir::sdfg::writeABIDescription(ModuleOp module, llvm::raw_ostream &os) {
+  llvm::json::Array functions;
+  for (SDFGOp op : module.getOps<SDFGOp>()) {
+    llvm::json::Array args;
+    for (auto [i, t] : llvm::enumerate(op.getArgumentTypes())) {
+      llvm::json::Object arg{{"name", op.getArgName(i)}};
+      if (auto m = dyn_cast<MemRefType>(t)) {
+        llvm::json::Array shape;
+        for (int64_t s : m.getShape())
+          shape.push_back(ShapedType::isDynamic(s) ? -1 : s);
+        arg["kind"] = "array";
+        arg["dtype"] = dtypeName(m.getElementType());
+        arg["shape"] = std::move(shape);
+      } else {
+        arg["kind"] = t.isIndex() ? "symbol" : "scalar";
+        arg["dtype"] = dtypeName(t);
+      }
+      args.push_back(std::move(arg));
+    }
+    functions.push_back(llvm::json::Object{
+        {"name", op.getSymName().str()}, {"args", std::move(args)}});
+  }
+  os << llvm::formatv("{0:2}",
+                      llvm::json::Value(llvm::json::Object{
+                          {"functions", std::move(functions)}}))
+     << "\n";
 }
 
 LogicalResult mlir::sdfg::lowerToLLVMDialect(ModuleOp module) {

@@ -47,6 +47,11 @@ static llvm::cl::opt<bool>
     noLower("no-lower",
             llvm::cl::desc("Input is already in the LLVM dialect"),
             llvm::cl::init(false));
+static llvm::cl::opt<std::string> abiFilename(
+    "abi",
+    llvm::cl::desc("Also write a JSON description of the C ABI of every "
+                   "sdfg.sdfg (used by the Python frontend)"),
+    llvm::cl::value_desc("filename"), llvm::cl::init(""));
 static llvm::cl::opt<unsigned> optLevel("O",
                                         llvm::cl::desc("LLVM optimisation "
                                                        "level (0-3)"),
@@ -84,6 +89,13 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  if (!abiFilename.empty()) {
+    auto out = openOutputFile(abiFilename, &error);
+    if (!out)
+      return fail(error);
+    sdfg::writeABIDescription(*module, out->os());
+    out->keep();
+  }
   if (!noLower && failed(sdfg::lowerToLLVMDialect(*module)))
     return 1;
 

@@ -21,6 +21,11 @@ namespace sdfg {
 /// Registers what translating the lowered module to LLVM IR needs.
 void registerCPUTranslations(DialectRegistry &registry);
 
+/// Writes, as JSON, the C ABI of every sdfg.sdfg in `module`:
+/// `{"functions": [{"name", "args": [{"name", "kind": "array"|"symbol"|
+/// "scalar", "dtype", "shape": [extent or -1 for dynamic]}]}]}`.
+void writeABIDescription(ModuleOp module, llvm::raw_ostream &os);
+
 /// Runs the sdfg-lower-to-cpu pipeline on `module`. Diagnostics go to the
 /// context's handler.
 LogicalResult lowerToLLVMDialect(ModuleOp module);

@@ -50,6 +50,10 @@ public:
   void emitWrite(Location loc, Value val, Value memref, ValueRange indices,
                  std::optional<WCRKind> wcr);
 
+  /// Atomically applies `kind` with a compare-and-swap loop.
+  void emitCompareAndSwap(Location loc, WCRKind kind, Value val, Value memref,
+                          ValueRange indices);
+
   IRMapping mapping;
   SmallVector<Value> transients;
 

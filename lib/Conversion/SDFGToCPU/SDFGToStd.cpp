@@ -70,18 +70,69 @@ void Lowering::emitWrite(Location loc, Value val, Value memref,
     return;
   }
   // Concurrent iterations may hit the same element: use a hardware atomic
-  // where LLVM has one (add), else a compare-and-swap loop.
+  // where LLVM has one (add, integer min/max), else a compare-and-swap loop.
+  Type elt = val.getType();
   if (*wcr == WCRKind::add) {
-    auto kind = isa<FloatType>(val.getType()) ? arith::AtomicRMWKind::addf
-                                              : arith::AtomicRMWKind::addi;
+    auto kind = isa<FloatType>(elt) ? arith::AtomicRMWKind::addf
+                                    : arith::AtomicRMWKind::addi;
     memref::AtomicRMWOp::create(b, loc, kind, val, memref, indices);
     return;
   }
-  auto rmw = memref::GenericAtomicRMWOp::create(b, loc, memref, indices);
+  if (!isa<FloatType>(elt) && *wcr != WCRKind::mul) {
+    auto kind = *wcr == WCRKind::min ? arith::AtomicRMWKind::mins
+                                     : arith::AtomicRMWKind::maxs;
+    memref::AtomicRMWOp::create(b, loc, kind, val, memref, indices);
+    return;
+  }
+  emitCompareAndSwap(loc, *wcr, val, memref, indices);
+}
+
+void Lowering::emitCompareAndSwap(Location loc, WCRKind kind, Value val,
+                                  Value memref, ValueRange indices) {
+  // Works on the element's bits as an integer: LLVM's cmpxchg does not take
+  // floats (and memref.generic_atomic_rmw lowers to one that does).
+  Type elt = val.getType();
+  unsigned width = elt.getIntOrFloatBitWidth();
+  Type intTy = b.getIntegerType(width);
+  Type i64 = b.getI64Type();
+  auto type = cast<MemRefType>(memref.getType());
+  // Row-major linear offset of the element.
+  Value linear = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value extent = memref::DimOp::create(b, loc, memref, d);
+    linear = arith::MulIOp::create(b, loc, linear, extent);
+    linear = arith::AddIOp::create(b, loc, linear, indices[d]);
+  }
+  Value offset = arith::IndexCastOp::create(b, loc, i64, linear);
+  Value base = basePointer(loc, memref);
+  Value ptr =
+      LLVM::GEPOp::create(b, loc, base.getType(), elt, base, ValueRange{offset});
+  unsigned align = width / 8;
+  Value init = LLVM::LoadOp::create(b, loc, intTy, ptr, align, false, false,
+                                    false, false,
+                                    LLVM::AtomicOrdering::monotonic);
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{intTy}, ValueRange{init});
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(rmw.getBody());
-  Value updated = combine(loc, *wcr, rmw.getCurrentValue(), val);
-  memref::AtomicYieldOp::create(b, loc, updated);
+  Block *before = b.createBlock(&loop.getBefore(), {}, {intTy}, {loc});
+  Value old = before->getArgument(0);
+  Value oldVal = elt == intTy ? old
+                              : arith::BitcastOp::create(b, loc, elt, old)
+                                    .getResult();
+  Value updated = combine(loc, kind, oldVal, val);
+  Value newBits = elt == intTy
+                      ? updated
+                      : arith::BitcastOp::create(b, loc, intTy, updated)
+                            .getResult();
+  auto cas = LLVM::AtomicCmpXchgOp::create(
+      b, loc, ptr, old, newBits, LLVM::AtomicOrdering::acq_rel,
+      LLVM::AtomicOrdering::monotonic);
+  Value seen = LLVM::ExtractValueOp::create(b, loc, cas, 0);
+  Value ok = LLVM::ExtractValueOp::create(b, loc, cas, 1);
+  Value retry = arith::XOrIOp::create(
+      b, loc, ok, arith::ConstantIntOp::create(b, loc, 1, 1));
+  scf::ConditionOp::create(b, loc, retry, ValueRange{seen});
+  Block *after = b.createBlock(&loop.getAfter(), {}, {intTy}, {loc});
+  scf::YieldOp::create(b, loc, after->getArgument(0));
 }
 
 //===----------------------------------------------------------------------===//

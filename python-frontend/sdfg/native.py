@@ -1,0 +1,175 @@
+"""Compile sdfg-dialect programs to shared libraries and call them from NumPy.
+
+The C ABI (documented on ``sdfg.sdfg`` in the dialect reference): one exported
+function per ``sdfg.sdfg``, returning void; for each argument in order, an
+array contributes a pointer to its first element followed by one int64 per
+dynamic dimension, a symbol (``index``) an int64, and a scalar its C value.
+``sdfg-translate --abi`` describes that signature as JSON, which is what this
+module reads: it never parses MLIR itself.
+"""
+
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+__all__ = ["ToolError", "NativeModule", "NativeFunction", "compile_mlir",
+           "tools_dir"]
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+_SCALAR_CTYPES = {
+    "float64": ctypes.c_double,
+    "float32": ctypes.c_float,
+    "int64": ctypes.c_int64,
+    "int32": ctypes.c_int32,
+    "int16": ctypes.c_int16,
+    "int8": ctypes.c_int8,
+    "bool": ctypes.c_bool,
+}
+
+
+class ToolError(RuntimeError):
+    """A project tool (sdfg-opt, sdfg-translate) rejected its input."""
+
+
+def tools_dir():
+    """Directory holding sdfg-opt and sdfg-translate."""
+    build = os.environ.get("SDFG_BUILD_DIR", os.path.join(_REPO, "build"))
+    return os.path.join(build, "bin")
+
+
+def _tool(name):
+    path = os.path.join(tools_dir(), name)
+    if not os.path.exists(path):
+        raise ToolError(
+            f"{name} not found in {tools_dir()}: run utils/setup.sh or set "
+            "SDFG_BUILD_DIR to the build directory")
+    return path
+
+
+class NativeFunction:
+    """One compiled sdfg.sdfg, callable with NumPy arrays and Python scalars.
+
+    Arrays must already have the declared dtype and be C-contiguous: they are
+    passed by pointer and updated in place, so converting them silently would
+    lose the program's writes.
+    """
+
+    def __init__(self, cfunc, desc):
+        self.name = desc["name"]
+        self.args = desc["args"]
+        argtypes = []
+        for a in self.args:
+            if a["kind"] == "array":
+                argtypes.append(ctypes.c_void_p)
+                argtypes += [ctypes.c_int64] * sum(
+                    1 for s in a["shape"] if s < 0)
+            elif a["kind"] == "symbol":
+                argtypes.append(ctypes.c_int64)
+            else:
+                argtypes.append(_SCALAR_CTYPES[a["dtype"]])
+        cfunc.argtypes = argtypes
+        cfunc.restype = None
+        self._cfunc = cfunc
+
+    def __call__(self, *args):
+        if len(args) != len(self.args):
+            raise TypeError(f"{self.name}() takes {len(self.args)} arguments, "
+                            f"got {len(args)}")
+        cargs = []
+        for value, a in zip(args, self.args):
+            name = a["name"]
+            if a["kind"] == "array":
+                cargs += self._array_arg(name, value, a)
+            elif a["kind"] == "symbol":
+                if not isinstance(value, (int, np.integer)):
+                    raise TypeError(f"argument '{name}' is a symbol and needs "
+                                    f"an int, got {type(value).__name__}")
+                cargs.append(int(value))
+            else:
+                cargs.append(value)
+        self._cfunc(*cargs)
+
+    def _array_arg(self, name, value, a):
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f"argument '{name}' must be a numpy array, got "
+                            f"{type(value).__name__}")
+        if value.dtype != np.dtype(a["dtype"]):
+            raise TypeError(f"argument '{name}' must have dtype {a['dtype']}, "
+                            f"got {value.dtype}")
+        if not value.flags.c_contiguous:
+            raise TypeError(f"argument '{name}' must be C-contiguous")
+        shape = a["shape"]
+        if value.ndim != len(shape):
+            raise TypeError(f"argument '{name}' must have {len(shape)} "
+                            f"dimensions, got {value.ndim}")
+        dyn = []
+        for d, (want, got) in enumerate(zip(shape, value.shape)):
+            if want < 0:
+                dyn.append(got)
+            elif want != got:
+                raise TypeError(f"argument '{name}' must have extent {want} "
+                                f"in dimension {d}, got {got}")
+        return [value.ctypes.data] + dyn
+
+
+class NativeModule:
+    """A shared library built from an MLIR module; functions by name."""
+
+    def __init__(self, directory, library_path, abi):
+        self._directory = directory
+        self.library_path = library_path
+        self._lib = ctypes.CDLL(library_path)
+        self.functions = {
+            f["name"]: NativeFunction(getattr(self._lib, f["name"]), f)
+            for f in abi["functions"]
+        }
+
+    def __getattr__(self, name):
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(name)
+
+    def set_num_threads(self, n):
+        """Sets the OpenMP thread count of the library's parallel maps."""
+        self._lib.omp_set_num_threads(ctypes.c_int(n))
+
+    def __del__(self):
+        directory = self.__dict__.get("_directory")
+        if directory:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def compile_mlir(source, opt_level=3):
+    """Compiles sdfg-dialect MLIR text into a loaded NativeModule.
+
+    Raises ToolError with the compiler's located diagnostics when the program
+    is rejected.
+    """
+    directory = tempfile.mkdtemp(prefix="sdfg-")
+    try:
+        src = os.path.join(directory, "input.mlir")
+        lib = os.path.join(directory, "program.so")
+        abi = os.path.join(directory, "abi.json")
+        with open(src, "w") as f:
+            f.write(source)
+        proc = subprocess.run(
+            [_tool("sdfg-translate"), src, "-emit=shared", f"-O{opt_level}",
+             "-o", lib, f"--abi={abi}"],
+            capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise ToolError(proc.stderr.strip() or
+                            f"sdfg-translate exited with {proc.returncode}")
+        with open(abi) as f:
+            desc = json.load(f)
+        return NativeModule(directory, lib, desc)
+    except BaseException:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
