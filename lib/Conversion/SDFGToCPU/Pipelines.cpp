@@ -15,6 +15,10 @@ void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertSDFGToStd());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Math: intrinsics first; what has none (erf, cbrt...) becomes a libm
+  // call, early enough for the func-to-LLVM conversion to see the calls.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   // scf.parallel -> OpenMP; the alloca scopes it creates must be lowered by
   // the memref conversion before scf-to-cf runs.
   pm.addPass(createConvertSCFToOpenMPPass());
@@ -24,9 +28,6 @@ void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
-  // Intrinsics first; what has none (tan, tanh, atan2...) goes to libm.
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

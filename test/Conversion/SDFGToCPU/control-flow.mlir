@@ -1,0 +1,103 @@
+// RUN: sdfg-opt %s --convert-sdfg-to-std -split-input-file | FileCheck %s
+
+// The C ABI: pointer + one i64 per dynamic dimension, i64 symbols, scalars
+// by value; memrefs are rebuilt over the pointer with row-major strides.
+// CHECK-LABEL: func.func @abi(
+// CHECK-SAME: %[[A:.*]]: !llvm.ptr, %[[A0:.*]]: i64, %[[B:.*]]: !llvm.ptr, %[[N:.*]]: i64, %[[X:.*]]: f32)
+// CHECK: llvm.insertvalue %[[A]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[A]], %{{.*}}[1]
+// CHECK: llvm.insertvalue %[[A0]], %{{.*}}[3, 1]
+// CHECK: %[[MA:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<3x?xf64>
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} to memref<f64>
+// CHECK: arith.index_cast %[[N]] : i64 to index
+// CHECK: return
+sdfg.sdfg @abi(%A: memref<3x?xf64>, %B: memref<f64>, %N: index, %x: f32) {}
+
+// -----
+
+// Positive steps map onto scf.for directly.
+// CHECK-LABEL: func.func @forward
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[C3]]
+// CHECK: memref.load %{{.*}}[%[[I]]]
+sdfg.sdfg @forward(%A: memref<?xf64>, %N: index) {
+  sdfg.loop %i = 1 to %N step 3 {
+    sdfg.state {
+      %v = sdfg.load %A[%i] : memref<?xf64>
+      sdfg.store %v, %A[%i - 1] : memref<?xf64>
+    }
+  }
+}
+
+// -----
+
+// Negative steps: a unit-stride counter over ceil((lb - ub) / -step)
+// iterations, and iv = lb + k * step.
+// CHECK-LABEL: func.func @backward
+// CHECK: %[[LB:.*]] = arith.addi %{{.*}}, %c-1
+// CHECK: %[[DIFF:.*]] = arith.subi %[[LB]], %{{.*}}
+// CHECK: %[[TRIPS:.*]] = arith.ceildivsi %[[DIFF]], %c2
+// CHECK: scf.for %[[K:.*]] = %c0 to %[[TRIPS]] step %c1
+// CHECK: %[[OFF:.*]] = arith.muli %[[K]], %c-2
+// CHECK: %[[IV:.*]] = arith.addi %[[LB]], %[[OFF]]
+// CHECK: memref.load %{{.*}}[%[[IV]]]
+sdfg.sdfg @backward(%A: memref<?xf64>, %N: index, %lo: index) {
+  sdfg.loop %i = %N - 1 to %lo step -2 {
+    sdfg.state {
+      %v = sdfg.load %A[%i] : memref<?xf64>
+      sdfg.store %v, %A[%i] : memref<?xf64>
+    }
+  }
+}
+
+// -----
+
+// if / elif / else becomes nested scf.if.
+// CHECK-LABEL: func.func @branches
+// CHECK: scf.if %[[C0:.*]] {
+// CHECK: memref.store
+// CHECK: } else {
+// CHECK: scf.if %[[C1:.*]] {
+// CHECK: memref.store
+// CHECK: } else {
+// CHECK: memref.store
+sdfg.sdfg @branches(%A: memref<3xf64>, %x: f64) {
+  %c:2 = sdfg.tasklet(%x) : (f64) -> (i1, i1) {
+  ^bb0(%v: f64):
+    %z = arith.constant 0.0 : f64
+    %a = arith.cmpf ogt, %v, %z : f64
+    %b = arith.cmpf olt, %v, %z : f64
+    sdfg.yield %a, %b : i1, i1
+  }
+  sdfg.if %c#0 {
+    sdfg.state {
+      sdfg.store %x, %A[0] : memref<3xf64>
+    }
+  } elif %c#1 {
+    sdfg.state {
+      sdfg.store %x, %A[1] : memref<3xf64>
+    }
+  } else {
+    sdfg.state {
+      sdfg.store %x, %A[2] : memref<3xf64>
+    }
+  }
+}
+
+// -----
+
+// Transients: one allocation at entry, freed before returning.
+// CHECK-LABEL: func.func @transient
+// CHECK: %[[T:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf64>
+// CHECK: scf.for
+// CHECK-NOT: memref.alloc
+// CHECK: memref.dealloc %[[T]]
+// CHECK-NEXT: return
+sdfg.sdfg @transient(%A: memref<?xf64>, %N: index) {
+  %t = sdfg.alloc(%N) : memref<?xf64>
+  sdfg.loop %i = 0 to %N step 1 {
+    sdfg.state {
+      sdfg.copy %A[0 : %N] to %t[0 : %N] : memref<?xf64> to memref<?xf64>
+    }
+  }
+}

@@ -1,0 +1,496 @@
+// RUN: sdfg-opt %s -split-input-file -verify-diagnostics
+// One case per verifier rule of the dialect.
+
+// expected-error @+1 {{must not have results}}
+sdfg.sdfg @results(%A: memref<4xf64>) -> f64 {}
+
+// -----
+
+// expected-error @+1 {{argument 0 must have the identity (row-major) layout}}
+sdfg.sdfg @layout(%A: memref<4x4xf64, strided<[1, 4]>>) {}
+
+// -----
+
+// expected-error @+1 {{argument 0 has type 'tensor<4xf64>'; expected a memref, a scalar or index}}
+sdfg.sdfg @tensor(%A: tensor<4xf64>) {}
+
+// -----
+
+// expected-error @+1 {{argument 0 has unsupported element type 'complex<f32>'}}
+sdfg.sdfg @complex(%A: memref<4xcomplex<f32>>) {}
+
+// -----
+
+// expected-error @+1 {{duplicate argument name 'A'}}
+sdfg.sdfg @dup(%A: memref<4xf64> {sdfg.name = "A"}, %B: memref<4xf64> {sdfg.name = "A"}) {}
+
+// -----
+
+// expected-error @+1 {{ad_output names unknown argument 'out'}}
+sdfg.sdfg @adout(%A: memref<4xf64>) attributes {ad_output = "out"} {}
+
+// -----
+
+// expected-error @+1 {{ad_output 'arg0' must be a float container}}
+sdfg.sdfg @adout_int(%A: memref<4xi32>) attributes {ad_output = "arg0"} {}
+
+// -----
+
+// expected-error @+1 {{ad_wrt names unknown argument 'x'}}
+sdfg.sdfg @adwrt(%A: memref<4xf64>) attributes {ad_wrt = ["x"]} {}
+
+// -----
+
+// expected-error @+1 {{ad_wrt argument 'arg1' is not of float type}}
+sdfg.sdfg @adwrt_int(%A: memref<4xf64>, %N: index) attributes {ad_wrt = ["arg1"]} {}
+
+// -----
+
+sdfg.sdfg @arith_in_state(%x: f64) {
+  sdfg.state {
+    // expected-error @+1 {{'arith.addf' op is not allowed in the body of 'sdfg.state', which may hold only memlets, tasklets, maps and library ops}}
+    %y = arith.addf %x, %x : f64
+  }
+}
+
+// -----
+
+sdfg.sdfg @store_in_control(%A: memref<4xf64>, %x: f64) {
+  // expected-error @+1 {{'sdfg.store' op is not allowed in the body of 'sdfg.sdfg'}}
+  sdfg.store %x, %A[0] : memref<4xf64>
+}
+
+// -----
+
+sdfg.sdfg @alloc_in_loop(%N: index) {
+  sdfg.loop %i = 0 to %N step 1 {
+    // expected-error @+1 {{'sdfg.alloc' op is not allowed in the body of 'sdfg.loop'}}
+    %t = sdfg.alloc() : memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @library_in_map(%A: memref<4x4xf64>, %B: memref<4x4xf64>, %C: memref<4x4xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      // expected-error @+1 {{'sdfg.matmul' op is not allowed in the body of 'sdfg.map', which may hold only memlets, tasklets and nested maps}}
+      sdfg.matmul %A, %B -> %C : memref<4x4xf64>, memref<4x4xf64> -> memref<4x4xf64>
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @state_in_state() {
+  sdfg.state {
+    // expected-error @+1 {{'sdfg.state' op is not allowed in the body of 'sdfg.state'}}
+    sdfg.state {
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @memref_in_tasklet(%A: memref<4xf64>, %x: f64) {
+  %r = sdfg.tasklet(%x) : (f64) -> f64 {
+  ^bb0(%v: f64):
+    // expected-error @+1 {{'ub.poison' op is not allowed in a tasklet, which may hold only arith and math operations}}
+    %m = ub.poison : f64
+    sdfg.yield %v : f64
+  }
+}
+
+// -----
+
+sdfg.sdfg @tasklet_captures(%x: f64) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %r = sdfg.tasklet() : () -> f64 {
+    // expected-error @+1 {{using value defined outside the region}}
+    %y = arith.addf %x, %x : f64
+    sdfg.yield %y : f64
+  }
+}
+
+// -----
+
+sdfg.sdfg @tasklet_arity(%x: f64) {
+  // expected-error @+1 {{has 1 inputs but its body takes 2 arguments}}
+  %r = sdfg.tasklet(%x) : (f64) -> f64 {
+  ^bb0(%a: f64, %b: f64):
+    sdfg.yield %a : f64
+  }
+}
+
+// -----
+
+sdfg.sdfg @tasklet_arg_type(%x: f64) {
+  // expected-error @+1 {{input 0 has type 'f64' but body argument has type 'f32'}}
+  %r = sdfg.tasklet(%x) : (f64) -> f64 {
+  ^bb0(%a: f32):
+    %e = arith.extf %a : f32 to f64
+    sdfg.yield %e : f64
+  }
+}
+
+// -----
+
+sdfg.sdfg @tasklet_yield(%x: f64) {
+  %r = sdfg.tasklet(%x) : (f64) -> f64 {
+  ^bb0(%a: f64):
+    // expected-error @+1 {{yields 2 values of types 'f64', 'f64' but the tasklet returns 'f64'}}
+    sdfg.yield %a, %a : f64, f64
+  }
+}
+
+// -----
+
+sdfg.sdfg @loop_step_zero(%N: index) {
+  // expected-error @+1 {{step must not be zero}}
+  sdfg.loop %i = 0 to %N step 0 {
+  }
+}
+
+// -----
+
+sdfg.sdfg @loop_bounds_map(%N: index) {
+  // expected-error @+1 {{bounds has 1 expressions, expected 2}}
+  "sdfg.loop"(%N) <{bounds = affine_map<(d0) -> (d0)>, step = 1 : i64}> ({
+  ^bb0(%i: index):
+  }) : (index) -> ()
+}
+
+// -----
+
+sdfg.sdfg @loop_no_iterator(%N: index) {
+  // expected-error @+1 {{body must have one index argument (the iterator)}}
+  "sdfg.loop"(%N) <{bounds = affine_map<(d0) -> (0, d0)>, step = 1 : i64}> ({
+  ^bb0:
+  }) : (index) -> ()
+}
+
+// -----
+
+sdfg.sdfg @if_no_condition() {
+  // expected-error @+1 {{needs at least one condition}}
+  "sdfg.if"() ({
+  ^bb0:
+  }) : () -> ()
+}
+
+// -----
+
+sdfg.sdfg @if_branches(%c: i1) {
+  // expected-error @+1 {{has 1 conditions and 3 branches}}
+  "sdfg.if"(%c) ({
+  ^bb0:
+  }, {
+  ^bb0:
+  }, {
+  ^bb0:
+  }) : (i1) -> ()
+}
+
+// -----
+
+sdfg.sdfg @alloc_sizes(%N: index) {
+  // expected-error @+1 {{has 1 dynamic sizes for a type with 2 dynamic dimensions}}
+  %t = sdfg.alloc(%N) : memref<?x?xf64>
+}
+
+// -----
+
+sdfg.sdfg @load_rank(%A: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{subset has 1 expressions, expected 2}}
+    %v = sdfg.load %A[0] : memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @load_type(%A: memref<4xf64>) {
+  sdfg.state {
+    %c = "sdfg.tasklet"() ({
+      %z = arith.constant 0 : index
+      sdfg.yield %z : index
+    }) : () -> index
+    // expected-error @+1 {{result type must be the container's element type}}
+    %v = "sdfg.load"(%A, %c) <{map = affine_map<(d0) -> (d0)>}> : (memref<4xf64>, index) -> f32
+  }
+}
+
+// -----
+
+sdfg.sdfg @load_oob(%A: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{index 4 is out of bounds for dimension 0 of extent 4}}
+    %v = sdfg.load %A[4] : memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @store_rank(%A: memref<4xf64>, %x: f64) {
+  sdfg.state {
+    // expected-error @+1 {{subset has 2 expressions, expected 1}}
+    sdfg.store %x, %A[0, 1] : memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @store_oob(%A: memref<4xf64>, %x: f64) {
+  sdfg.state {
+    // expected-error @+1 {{index -1 is out of bounds for dimension 0 of extent 4}}
+    sdfg.store %x, %A[-1] : memref<4xf64>
+  }
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+sdfg.sdfg @store_value_type(%A: memref<4xf64>, %x: f32) {
+  sdfg.state {
+    // expected-error @+1 {{use of value '%x' expects different type than prior uses: 'f64' vs 'f32'}}
+    sdfg.store %x, %A[0] : memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @wcr_kind(%A: memref<4xf64>, %x: f64) {
+  sdfg.state {
+    // expected-error @+1 {{unknown wcr kind 'sub'; expected add, mul, min or max}}
+    sdfg.store %x, %A[0] wcr(sub) : memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @copy_types(%A: memref<4xf64>, %B: memref<4xf32>) {
+  sdfg.state {
+    // expected-error @+1 {{source and target element types differ}}
+    sdfg.copy %A[0 : 4] to %B[0 : 4] : memref<4xf64> to memref<4xf32>
+  }
+}
+
+// -----
+
+sdfg.sdfg @copy_rank(%A: memref<4x4xf64>, %B: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{source subset has 2 expressions, expected 4}}
+    sdfg.copy %A[0 : 4] to %B[0 : 4] : memref<4x4xf64> to memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @copy_dims(%A: memref<4x4xf64>, %B: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{source subset has 2 range dimensions but target subset has 1}}
+    sdfg.copy %A[0 : 4, 0 : 4] to %B[0 : 4] : memref<4x4xf64> to memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @copy_extent(%A: memref<8xf64>, %B: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{extent 8 of source range dimension 0 differs from target extent 4}}
+    sdfg.copy %A[0 : 8] to %B[0 : 4] : memref<8xf64> to memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @copy_step(%A: memref<8xf64>, %B: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{source subset step must be positive}}
+    sdfg.copy %A[0 : 8 : -2] to %B[0 : 4] : memref<8xf64> to memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @copy_oob(%A: memref<8xf64>, %B: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{index 9 is out of bounds for dimension 0 of extent 8}}
+    sdfg.copy %A[5 : 9] to %B[0 : 4] : memref<8xf64> to memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @map_bounds(%N: index) {
+  sdfg.state {
+    // expected-error @+1 {{upper bounds has 1 expressions, expected 2}}
+    sdfg.map (%i, %j) = (0, 0) to (%N) step (1, 1) schedule(sequential) {
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @map_steps(%N: index) {
+  sdfg.state {
+    // expected-error @+1 {{has 2 parameters but 1 steps}}
+    sdfg.map (%i, %j) = (0, 0) to (%N, %N) step (1) schedule(sequential) {
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @map_step_sign(%N: index) {
+  sdfg.state {
+    // expected-error @+1 {{steps must be positive}}
+    sdfg.map (%i) = (0) to (%N) step (-1) schedule(sequential) {
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @map_schedule(%N: index) {
+  sdfg.state {
+    // expected-error @+1 {{unknown schedule 'fpga'; expected sequential, cpu_multicore or gpu_device}}
+    sdfg.map (%i) = (0) to (%N) step (1) schedule(fpga) {
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_rank(%A: memref<4xf64>, %B: memref<4x4xf64>, %C: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operand 0 must have rank 2, got 1}}
+    sdfg.matmul %A, %B -> %C : memref<4xf64>, memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_int(%A: memref<4x4xi32>, %B: memref<4x4xi32>, %C: memref<4x4xi32>) {
+  sdfg.state {
+    // expected-error @+1 {{supports f32 and f64 containers, not 'i32'}}
+    sdfg.matmul %A, %B -> %C : memref<4x4xi32>, memref<4x4xi32> -> memref<4x4xi32>
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_mixed(%A: memref<4x4xf64>, %B: memref<4x4xf32>, %C: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operands must have the same element type}}
+    sdfg.matmul %A, %B -> %C : memref<4x4xf64>, memref<4x4xf32> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_inner(%A: memref<4x3xf64>, %B: memref<4x4xf64>, %C: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{inner dimension mismatch: 3 vs 4}}
+    sdfg.matmul %A, %B -> %C : memref<4x3xf64>, memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_out(%A: memref<4x3xf64>, %B: memref<4x4xf64>, %C: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{row count mismatch: 3 vs 4}}
+    sdfg.matmul %A, %B -> %C {transpose_a} : memref<4x3xf64>, memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_alias(%A: memref<4x4xf64>, %B: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output must not alias an input}}
+    sdfg.matmul %A, %B -> %B : memref<4x4xf64>, memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @gemv_len(%A: memref<4x3xf64>, %x: memref<4xf64>, %y: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{input length mismatch: 3 vs 4}}
+    sdfg.gemv %A, %x -> %y : memref<4x3xf64>, memref<4xf64> -> memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @dot_len(%x: memref<4xf64>, %y: memref<5xf64>, %r: memref<f64>) {
+  sdfg.state {
+    // expected-error @+1 {{vector length mismatch: 4 vs 5}}
+    sdfg.dot %x, %y -> %r : memref<4xf64>, memref<5xf64> -> memref<f64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @dot_rank(%x: memref<4xf64>, %y: memref<4xf64>, %r: memref<1xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operand 2 must have rank 0, got 1}}
+    sdfg.dot %x, %y -> %r : memref<4xf64>, memref<4xf64> -> memref<1xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @transpose_shape(%A: memref<4x3xf64>, %B: memref<4x3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{extent mismatch: 4 vs 3}}
+    sdfg.transpose %A -> %B : memref<4x3xf64> -> memref<4x3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @reduce_axis(%A: memref<4x3xf64>, %B: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{axis 2 is out of range for rank 2}}
+    sdfg.reduce add %A -> %B axes [2] : memref<4x3xf64> -> memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @reduce_order(%A: memref<4x3x2xf64>, %B: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{axes must be strictly increasing}}
+    sdfg.reduce add %A -> %B axes [2, 0] : memref<4x3x2xf64> -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @reduce_rank(%A: memref<4x3x2xf64>, %B: memref<3x2xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output rank 2 must be the input rank 3 without the reduced axes, or equal to it}}
+    sdfg.reduce add %A -> %B axes [0, 2] : memref<4x3x2xf64> -> memref<3x2xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @reduce_extent(%A: memref<4x3xf64>, %B: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output extent mismatch: 3 vs 4}}
+    sdfg.reduce min %A -> %B axes [0] : memref<4x3xf64> -> memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @reduce_keepdims(%A: memref<4x3xf64>, %B: memref<4x3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output extent mismatch: 1 vs 4}}
+    sdfg.reduce max %A -> %B axes [0] : memref<4x3xf64> -> memref<4x3xf64>
+  }
+}

@@ -1,0 +1,108 @@
+// RUN: sdfg-opt %s | sdfg-opt | FileCheck %s
+// RUN: sdfg-opt %s --mlir-print-op-generic | sdfg-opt | FileCheck %s
+// Every op of the dialect parses, verifies, prints and parses back.
+
+// CHECK-LABEL: sdfg.sdfg @control
+// CHECK-SAME: (%A: memref<?x?xf64> {sdfg.name = "A"}, %N: index {sdfg.name = "N"}, %arg0: index, %arg1: f32)
+// CHECK-SAME: attributes {ad_output = "A", ad_wrt = ["A"]}
+sdfg.sdfg @control(%A: memref<?x?xf64> {sdfg.name = "A"},
+                   %N: index {sdfg.name = "N"}, %T: index, %s: f32)
+    attributes {ad_output = "A", ad_wrt = ["A"]} {
+  // CHECK: %[[TMP:.*]] = sdfg.alloc(%N) : memref<?x4xf64>
+  %tmp = sdfg.alloc(%N) : memref<?x4xf64>
+  // CHECK: sdfg.loop %[[T:.*]] = 0 to %arg0 step 1 {
+  sdfg.loop %t = 0 to %T step 1 {
+    // CHECK: sdfg.loop %[[I:.*]] = %N - 1 to -1 step -2 {
+    sdfg.loop %i = %N - 1 to -1 step -2 {
+      // CHECK: sdfg.loop %{{.*}} = %[[I]] + 1 to %N * 2 + %[[T]] step 3 {
+      sdfg.loop %j = %i + 1 to %N * 2 + %t step 3 {
+        // CHECK: sdfg.state "body" {
+        sdfg.state "body" {
+        }
+      }
+    }
+  }
+  // CHECK: %[[V:.*]] = sdfg.load %A[0, %N - 1] : memref<?x?xf64>
+  %v = sdfg.load %A[0, %N - 1] : memref<?x?xf64>
+  // CHECK: %[[C:.*]]:2 = sdfg.tasklet(%[[V]]) : (f64) -> (i1, i1) {
+  %c:2 = sdfg.tasklet(%v) : (f64) -> (i1, i1) {
+  ^bb0(%x: f64):
+    %z = arith.constant 0.0 : f64
+    %c0 = arith.cmpf ogt, %x, %z : f64
+    %c1 = arith.cmpf olt, %x, %z : f64
+    sdfg.yield %c0, %c1 : i1, i1
+  }
+  // CHECK: sdfg.if %[[C]]#0 {
+  // CHECK: } elif %[[C]]#1 {
+  // CHECK: } else {
+  sdfg.if %c#0 {
+    sdfg.state {
+    }
+  } elif %c#1 {
+  } else {
+    sdfg.state {
+    }
+  }
+  // CHECK: sdfg.if %[[C]]#0 {
+  // CHECK-NOT: else
+  sdfg.if %c#0 {
+  }
+}
+
+// CHECK-LABEL: sdfg.sdfg @dataflow
+sdfg.sdfg @dataflow(%A: memref<?x?xf64>, %B: memref<8xf64>, %S: memref<f64>,
+                    %N: index) {
+  sdfg.state {
+    // CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (1, 0) to (%arg3 - 1, %arg3) step (1, 2) schedule(cpu_multicore) {
+    sdfg.map (%i, %j) = (1, 0) to (%N - 1, %N) step (1, 2) schedule(cpu_multicore) {
+      // CHECK: sdfg.load %arg0[%[[I]] - 1, %[[J]] floordiv 2] : memref<?x?xf64>
+      %a = sdfg.load %A[%i - 1, %j floordiv 2] : memref<?x?xf64>
+      // CHECK: sdfg.map (%{{.*}}) = (0) to (%[[I]]) step (1) schedule(sequential)
+      sdfg.map (%k) = (0) to (%i) step (1) schedule(sequential) {
+        // CHECK: sdfg.store %{{.*}}, %arg2[] wcr(max) : memref<f64>
+        sdfg.store %a, %S[] wcr(max) : memref<f64>
+      }
+      // CHECK: sdfg.store %{{.*}}, %arg1[%[[I]] mod 8] wcr(add) : memref<8xf64>
+      sdfg.store %a, %B[%i mod 8] wcr(add) : memref<8xf64>
+      // CHECK: sdfg.store %{{.*}}, %arg0[%[[I]], %[[J]]] : memref<?x?xf64>
+      sdfg.store %a, %A[%i, %j] : memref<?x?xf64>
+    }
+    // CHECK: sdfg.map (%{{.*}}) = (0) to (8) step (1) schedule(gpu_device)
+    sdfg.map (%i) = (0) to (8) step (1) schedule(gpu_device) {
+    }
+    // CHECK: sdfg.copy %arg0[2, 0 : %arg3 : 2] to %arg1[1 : 5] wcr(mul) : memref<?x?xf64> to memref<8xf64>
+    sdfg.copy %A[2, 0 : %N : 2] to %B[1 : 5] wcr(mul) : memref<?x?xf64> to memref<8xf64>
+    // CHECK: sdfg.copy %arg1[0 : 8] to %arg0[%arg3, 0 : 8] : memref<8xf64> to memref<?x?xf64>
+    sdfg.copy %B[0 : 8] to %A[%N, 0 : 8] : memref<8xf64> to memref<?x?xf64>
+  }
+}
+
+// CHECK-LABEL: sdfg.sdfg @library
+sdfg.sdfg @library(%A: memref<4x6xf32>, %B: memref<6x5xf32>, %C: memref<4x5xf32>,
+                   %D: memref<?x?xf32>, %x: memref<6xf32>, %y: memref<4xf32>,
+                   %r: memref<f32>, %T: memref<6x4xf32>, %R: memref<1x5xf32>,
+                   %E: memref<?x?xf32>) {
+  sdfg.state {
+    // CHECK: sdfg.matmul %arg0, %arg1 -> %arg2 : memref<4x6xf32>, memref<6x5xf32> -> memref<4x5xf32>
+    sdfg.matmul %A, %B -> %C : memref<4x6xf32>, memref<6x5xf32> -> memref<4x5xf32>
+    // CHECK: sdfg.matmul %arg0, %arg3 -> %arg9 {accumulate, transpose_a, transpose_b}
+    sdfg.matmul %A, %D -> %E {transpose_a, transpose_b, accumulate}
+        : memref<4x6xf32>, memref<?x?xf32> -> memref<?x?xf32>
+    // CHECK: sdfg.gemv %arg0, %arg4 -> %arg5 : memref<4x6xf32>, memref<6xf32> -> memref<4xf32>
+    sdfg.gemv %A, %x -> %y : memref<4x6xf32>, memref<6xf32> -> memref<4xf32>
+    // CHECK: sdfg.gemv %arg0, %arg5 -> %arg4 {accumulate, transpose}
+    sdfg.gemv %A, %y -> %x {transpose, accumulate} : memref<4x6xf32>, memref<4xf32> -> memref<6xf32>
+    // CHECK: sdfg.dot %arg4, %arg4 -> %arg6 : memref<6xf32>, memref<6xf32> -> memref<f32>
+    sdfg.dot %x, %x -> %r : memref<6xf32>, memref<6xf32> -> memref<f32>
+    // CHECK: sdfg.transpose %arg0 -> %arg7 : memref<4x6xf32> -> memref<6x4xf32>
+    sdfg.transpose %A -> %T : memref<4x6xf32> -> memref<6x4xf32>
+    // CHECK: sdfg.reduce max %arg2 -> %arg8 axes [0] {accumulate} : memref<4x5xf32> -> memref<1x5xf32>
+    sdfg.reduce max %C -> %R axes [0] {accumulate} : memref<4x5xf32> -> memref<1x5xf32>
+    // CHECK: sdfg.reduce add %arg2 -> %arg6 axes [0, 1] : memref<4x5xf32> -> memref<f32>
+    sdfg.reduce add %C -> %r axes [0, 1] : memref<4x5xf32> -> memref<f32>
+  }
+}
+
+// CHECK-LABEL: sdfg.sdfg @empty
+// CHECK-SAME: (%arg0: memref<f64>) {
+sdfg.sdfg @empty(%x: memref<f64>) {}

@@ -1,0 +1,72 @@
+// RUN: sdfg-translate %s | FileCheck %s --check-prefix=LLVM
+// RUN: sdfg-translate %s -emit=obj -o %t.o && llvm-nm %t.o | FileCheck %s --check-prefix=OBJ
+// RUN: sdfg-translate %s -emit=shared -o %t.so && llvm-nm -D %t.so | FileCheck %s --check-prefix=SO
+// RUN: sdfg-translate %s -o /dev/null --abi=%t.json && FileCheck %s --check-prefix=ABI < %t.json
+// RUN: sdfg-translate -O0 %s | FileCheck %s --check-prefix=O0
+
+// One exported C function per sdfg.sdfg, with the documented ABI.
+// LLVM: define void @axpy(ptr {{[^,]*}}, i64 {{[^,]*}}, ptr {{[^,]*}}, double {{[^,]*}})
+// The parallel map forks OpenMP threads.
+// LLVM: call void {{.*}}@__kmpc_fork_call
+// The contiguous inner loop of the sequential map is vectorised.
+// LLVM: define void @scale_rows
+// LLVM: fmul <{{[0-9]+}} x double>
+// LLVM-NOT: define void @
+// O0: define void @axpy
+// O0-NOT: <{{[0-9]+}} x double>
+
+// OBJ-DAG: T axpy
+// OBJ-DAG: T scale_rows
+// OBJ-DAG: U __kmpc_fork_call
+// SO-DAG: T axpy
+// SO-DAG: T scale_rows
+
+// ABI: "dtype": "float64",
+// ABI-NEXT: "kind": "array",
+// ABI-NEXT: "name": "x",
+// ABI-NEXT: "shape": [
+// ABI-NEXT: -1
+// ABI-NEXT: ]
+// ABI: "name": "arg1",
+// ABI-NEXT: "shape": [
+// ABI-NEXT: 8
+// ABI: "dtype": "float64",
+// ABI-NEXT: "kind": "scalar",
+// ABI-NEXT: "name": "a"
+// ABI: "name": "axpy"
+// ABI: "dtype": "int64",
+// ABI-NEXT: "kind": "symbol",
+// ABI-NEXT: "name": "arg1"
+// ABI: "name": "scale_rows"
+
+sdfg.sdfg @axpy(%x: memref<?xf64> {sdfg.name = "x"}, %y: memref<8xf64>,
+                %a: f64 {sdfg.name = "a"}) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (8) step (1) schedule(cpu_multicore) {
+      %xv = sdfg.load %x[%i] : memref<?xf64>
+      %yv = sdfg.load %y[%i] : memref<8xf64>
+      %r = sdfg.tasklet(%a, %xv, %yv) : (f64, f64, f64) -> f64 {
+      ^bb0(%s: f64, %u: f64, %v: f64):
+        %m = arith.mulf %s, %u : f64
+        %p = arith.addf %m, %v : f64
+        sdfg.yield %p : f64
+      }
+      sdfg.store %r, %y[%i] : memref<8xf64>
+    }
+  }
+}
+
+sdfg.sdfg @scale_rows(%A: memref<?x?xf64>, %N: index, %M: index) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (%N, %M) step (1, 1) schedule(sequential) {
+      %v = sdfg.load %A[%i, %j] : memref<?x?xf64>
+      %r = sdfg.tasklet(%v) : (f64) -> f64 {
+      ^bb0(%u: f64):
+        %c = arith.constant 3.0 : f64
+        %m = arith.mulf %u, %c : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %A[%i, %j] : memref<?x?xf64>
+    }
+  }
+}
