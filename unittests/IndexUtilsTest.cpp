@@ -84,8 +84,8 @@ TEST_F(IndexExprTest, ExpandUsesOperandsAndArithOps) {
   Value n = arith::ConstantIndexOp::create(b, b.getUnknownLoc(), 10);
   Value m = arith::ConstantIndexOp::create(b, b.getUnknownLoc(), 3);
   // Constant operands fold: (10 - 1) mod 3 + 3 * 10.
-  Value v = expandIndexExpr(b, b.getUnknownLoc(), (d(0) - 1) % d(1) + d(1) * d(0),
-                            {n, m});
+  Value v = expandIndexExpr(b, b.getUnknownLoc(),
+                            (d(0) - 1) % d(1) + d(1) * d(0), {n, m});
   auto cst = v.getDefiningOp<arith::ConstantIndexOp>();
   ASSERT_TRUE(cst);
   EXPECT_EQ(cst.value(), 30);

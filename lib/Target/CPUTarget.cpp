@@ -14,8 +14,8 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -63,12 +63,11 @@ void mlir::sdfg::writeABIDescription(ModuleOp module, llvm::raw_ostream &os) {
       }
       args.push_back(std::move(arg));
     }
-    functions.push_back(llvm::json::Object{
-        {"name", op.getSymName().str()}, {"args", std::move(args)}});
+    functions.push_back(llvm::json::Object{{"name", op.getSymName().str()},
+                                           {"args", std::move(args)}});
   }
-  os << llvm::formatv("{0:2}",
-                      llvm::json::Value(llvm::json::Object{
-                          {"functions", std::move(functions)}}))
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"functions", std::move(functions)}}))
      << "\n";
 }
 
@@ -110,8 +109,7 @@ mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
   if (!tm) {
-    module.emitError("cannot create a target machine for the host: ")
-        << error;
+    module.emitError("cannot create a target machine for the host: ") << error;
     return nullptr;
   }
   llvmModule->setDataLayout(tm->createDataLayout());
@@ -144,11 +142,11 @@ LogicalResult mlir::sdfg::emitObjectFile(llvm::Module &module,
 LogicalResult mlir::sdfg::linkSharedLibrary(StringRef objectPath,
                                             StringRef outputPath,
                                             std::string &error) {
-  SmallVector<StringRef> args = {SDFG_CLANG_PATH, "-shared",  "-fopenmp",
-                                 "-o",            outputPath, objectPath,
-                                 "-lopenblas",    "-lm"};
-  int rc = llvm::sys::ExecuteAndWait(SDFG_CLANG_PATH, args, std::nullopt, {},
-                                     0, 0, &error);
+  SmallVector<StringRef> args = {
+      SDFG_CLANG_PATH, "-shared",  "-fopenmp",   "-o",
+      outputPath,      objectPath, "-lopenblas", "-lm"};
+  int rc = llvm::sys::ExecuteAndWait(SDFG_CLANG_PATH, args, std::nullopt, {}, 0,
+                                     0, &error);
   if (rc != 0) {
     if (error.empty())
       error = "linker exited with status " + std::to_string(rc);

@@ -38,14 +38,13 @@ static llvm::cl::opt<std::string>
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"));
 static llvm::cl::opt<EmitKind> emitKind(
     "emit", llvm::cl::desc("What to write"), llvm::cl::init(EmitKind::LLVMIR),
-    llvm::cl::values(
-        clEnumValN(EmitKind::LLVMIR, "llvm", "LLVM IR (text)"),
-        clEnumValN(EmitKind::Object, "obj", "object file for the host"),
-        clEnumValN(EmitKind::Shared, "shared",
-                   "shared library (links OpenMP and OpenBLAS)")));
+    llvm::cl::values(clEnumValN(EmitKind::LLVMIR, "llvm", "LLVM IR (text)"),
+                     clEnumValN(EmitKind::Object, "obj",
+                                "object file for the host"),
+                     clEnumValN(EmitKind::Shared, "shared",
+                                "shared library (links OpenMP and OpenBLAS)")));
 static llvm::cl::opt<bool>
-    noLower("no-lower",
-            llvm::cl::desc("Input is already in the LLVM dialect"),
+    noLower("no-lower", llvm::cl::desc("Input is already in the LLVM dialect"),
             llvm::cl::init(false));
 static llvm::cl::opt<std::string> abiFilename(
     "abi",

@@ -31,12 +31,10 @@ func::FuncOp Lowering::getOrDeclare(Location loc, StringRef name,
 }
 
 Value Lowering::basePointer(Location loc, Value memref) {
-  Value idx =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), idx);
-  return LLVM::IntToPtrOp::create(b, loc,
-                                  LLVM::LLVMPointerType::get(b.getContext()),
-                                  i64);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
 }
 
 namespace {
@@ -45,9 +43,7 @@ struct BlasArgs {
   OpBuilder &b;
   Location loc;
 
-  Value i32(int32_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 32);
-  }
+  Value i32(int32_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
   Value dimI32(Value memref, int64_t d) {
     Value idx = memref::DimOp::create(b, loc, memref, d);
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), idx);
@@ -175,7 +171,8 @@ static void forEachElement(OpBuilder &b, Location loc, Value memref,
 
 LogicalResult Lowering::lowerTranspose(TransposeOp op) {
   Location loc = op.getLoc();
-  Value in = mapping.lookup(op.getInput()), out = mapping.lookup(op.getOutput());
+  Value in = mapping.lookup(op.getInput()),
+        out = mapping.lookup(op.getOutput());
   std::optional<WCRKind> wcr;
   if (op.getAccumulate())
     wcr = WCRKind::add;
@@ -204,7 +201,8 @@ static Value identity(OpBuilder &b, Location loc, ReduceKind kind, Type t) {
 
 LogicalResult Lowering::lowerReduce(ReduceOp op) {
   Location loc = op.getLoc();
-  Value in = mapping.lookup(op.getInput()), out = mapping.lookup(op.getOutput());
+  Value in = mapping.lookup(op.getInput()),
+        out = mapping.lookup(op.getOutput());
   Type elt = op.getInput().getType().getElementType();
   WCRKind wcr = op.getKind() == ReduceKind::add   ? WCRKind::add
                 : op.getKind() == ReduceKind::min ? WCRKind::min
@@ -215,8 +213,8 @@ LogicalResult Lowering::lowerReduce(ReduceOp op) {
       memref::StoreOp::create(b, loc, init, out, ivs);
     });
   }
-  bool keepDims = op.getOutput().getType().getRank() ==
-                  op.getInput().getType().getRank();
+  bool keepDims =
+      op.getOutput().getType().getRank() == op.getInput().getType().getRank();
   ArrayRef<int64_t> axes = op.getAxes();
   forEachElement(b, loc, in, [&](ValueRange ivs) {
     SmallVector<Value> outIdx;

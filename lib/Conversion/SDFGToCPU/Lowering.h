@@ -25,8 +25,7 @@ namespace detail {
 /// hand, which decides whether a WCR store must be atomic.
 class Lowering {
 public:
-  Lowering(ModuleOp module, OpBuilder &builder)
-      : module(module), b(builder) {}
+  Lowering(ModuleOp module, OpBuilder &builder) : module(module), b(builder) {}
 
   LogicalResult lowerRegion(Region &region);
   LogicalResult lowerOp(Operation *op);

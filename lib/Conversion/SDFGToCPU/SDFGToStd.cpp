@@ -105,27 +105,27 @@ void Lowering::emitCompareAndSwap(Location loc, WCRKind kind, Value val,
   }
   Value offset = arith::IndexCastOp::create(b, loc, i64, linear);
   Value base = basePointer(loc, memref);
-  Value ptr =
-      LLVM::GEPOp::create(b, loc, base.getType(), elt, base, ValueRange{offset});
+  Value ptr = LLVM::GEPOp::create(b, loc, base.getType(), elt, base,
+                                  ValueRange{offset});
   unsigned align = width / 8;
-  Value init = LLVM::LoadOp::create(b, loc, intTy, ptr, align, false, false,
-                                    false, false,
-                                    LLVM::AtomicOrdering::monotonic);
+  Value init =
+      LLVM::LoadOp::create(b, loc, intTy, ptr, align, false, false, false,
+                           false, LLVM::AtomicOrdering::monotonic);
   auto loop = scf::WhileOp::create(b, loc, TypeRange{intTy}, ValueRange{init});
   OpBuilder::InsertionGuard guard(b);
   Block *before = b.createBlock(&loop.getBefore(), {}, {intTy}, {loc});
   Value old = before->getArgument(0);
-  Value oldVal = elt == intTy ? old
-                              : arith::BitcastOp::create(b, loc, elt, old)
-                                    .getResult();
+  Value oldVal = elt == intTy
+                     ? old
+                     : arith::BitcastOp::create(b, loc, elt, old).getResult();
   Value updated = combine(loc, kind, oldVal, val);
-  Value newBits = elt == intTy
-                      ? updated
-                      : arith::BitcastOp::create(b, loc, intTy, updated)
-                            .getResult();
-  auto cas = LLVM::AtomicCmpXchgOp::create(
-      b, loc, ptr, old, newBits, LLVM::AtomicOrdering::acq_rel,
-      LLVM::AtomicOrdering::monotonic);
+  Value newBits =
+      elt == intTy
+          ? updated
+          : arith::BitcastOp::create(b, loc, intTy, updated).getResult();
+  auto cas = LLVM::AtomicCmpXchgOp::create(b, loc, ptr, old, newBits,
+                                           LLVM::AtomicOrdering::acq_rel,
+                                           LLVM::AtomicOrdering::monotonic);
   Value seen = LLVM::ExtractValueOp::create(b, loc, cas, 0);
   Value ok = LLVM::ExtractValueOp::create(b, loc, cas, 1);
   Value retry = arith::XOrIOp::create(
@@ -167,8 +167,8 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       })
       .Case([&](LoadOp l) {
         SmallVector<Value> idx = expandMap(loc, l.getMap(), l.getIndices());
-        Value v = memref::LoadOp::create(
-            b, loc, mapping.lookup(l.getMemref()), idx);
+        Value v =
+            memref::LoadOp::create(b, loc, mapping.lookup(l.getMemref()), idx);
         mapping.map(l.getResult(), v);
         return success();
       })
@@ -248,25 +248,30 @@ LogicalResult Lowering::lowerMap(MapOp op) {
     steps.push_back(arith::ConstantIndexOp::create(b, loc, s));
   OpBuilder::InsertionGuard guard(b);
   // Only the outermost parallel map forks threads; nested parallel maps run
-  // sequentially inside it rather than oversubscribing the cores.
-  if (op.getSchedule() != ScheduleKind::sequential && parallelDepth == 0) {
-    auto par = scf::ParallelOp::create(b, loc, lbs, ubs, steps);
+  // sequentially inside it rather than oversubscribing the cores. Only its
+  // first dimension is distributed: the OpenMP lowering would collapse the
+  // others into one linear counter (a division per iteration), which stops
+  // LLVM from vectorising the contiguous innermost loop.
+  unsigned first = 0;
+  bool parallel =
+      op.getSchedule() != ScheduleKind::sequential && parallelDepth == 0;
+  if (parallel) {
+    auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
     b.setInsertionPoint(par.getBody()->getTerminator());
-    for (auto [param, iv] :
-         llvm::zip(op.getParams(), par.getInductionVars()))
-      mapping.map(param, iv);
-    ++parallelDepth;
-    LogicalResult r = lowerRegion(op.getBody());
-    --parallelDepth;
-    return r;
+    mapping.map(op.getParams()[0], par.getInductionVars()[0]);
+    first = 1;
   }
-  for (auto [param, lb, ub, step] :
-       llvm::zip(op.getParams(), lbs, ubs, steps)) {
-    auto loop = scf::ForOp::create(b, loc, lb, ub, step);
+  for (unsigned d = first, e = op.getNumParams(); d < e; ++d) {
+    auto loop = scf::ForOp::create(b, loc, lbs[d], ubs[d], steps[d]);
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    mapping.map(param, loop.getInductionVar());
+    mapping.map(op.getParams()[d], loop.getInductionVar());
   }
-  return lowerRegion(op.getBody());
+  if (parallel)
+    ++parallelDepth;
+  LogicalResult result = lowerRegion(op.getBody());
+  if (parallel)
+    --parallelDepth;
+  return result;
 }
 
 LogicalResult Lowering::lowerTasklet(TaskletOp op) {
@@ -284,10 +289,10 @@ LogicalResult Lowering::lowerTasklet(TaskletOp op) {
 LogicalResult Lowering::lowerCopy(CopyOp op) {
   Location loc = op.getLoc();
   Subset src = op.getSourceSubsetInfo(), dst = op.getTargetSubsetInfo();
-  SmallVector<Value> srcB = expandMap(loc, op.getSourceSubset(),
-                                      op.getIndices());
-  SmallVector<Value> dstB = expandMap(loc, op.getTargetSubset(),
-                                      op.getIndices());
+  SmallVector<Value> srcB =
+      expandMap(loc, op.getSourceSubset(), op.getIndices());
+  SmallVector<Value> dstB =
+      expandMap(loc, op.getTargetSubset(), op.getIndices());
   // One counter per range dimension of the source; the verifier made the
   // target's range dimensions correspond one to one.
   SmallVector<unsigned> srcRanges = src.getRangeDims();
@@ -322,8 +327,7 @@ LogicalResult Lowering::lowerCopy(CopyOp op) {
   };
   SmallVector<Value> si = indices(src, srcB);
   SmallVector<Value> di = indices(dst, dstB);
-  Value v =
-      memref::LoadOp::create(b, loc, mapping.lookup(op.getSource()), si);
+  Value v = memref::LoadOp::create(b, loc, mapping.lookup(op.getSource()), si);
   emitWrite(loc, v, mapping.lookup(op.getTarget()), di, op.getWcr());
   return success();
 }
@@ -335,8 +339,8 @@ LogicalResult Lowering::lowerCopy(CopyOp op) {
 /// Builds a memref descriptor over a bare row-major pointer and casts it to
 /// the memref type; the cast cancels against the one the memref-to-LLVM
 /// conversion inserts.
-static Value buildMemRef(OpBuilder &b, Location loc, MemRefType type,
-                         Value ptr, ArrayRef<Value> dynSizes) {
+static Value buildMemRef(OpBuilder &b, Location loc, MemRefType type, Value ptr,
+                         ArrayRef<Value> dynSizes) {
   MLIRContext *ctx = b.getContext();
   Type i64 = b.getI64Type();
   unsigned rank = type.getRank();
@@ -353,8 +357,8 @@ static Value buildMemRef(OpBuilder &b, Location loc, MemRefType type,
   };
   desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
   desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
-  desc = LLVM::InsertValueOp::create(b, loc, desc, cst(0),
-                                     ArrayRef<int64_t>{2});
+  desc =
+      LLVM::InsertValueOp::create(b, loc, desc, cst(0), ArrayRef<int64_t>{2});
   SmallVector<Value> sizes;
   unsigned dyn = 0;
   for (int64_t s : type.getShape())

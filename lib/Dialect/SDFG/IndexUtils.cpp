@@ -87,10 +87,10 @@ Value mlir::sdfg::expandIndexExpr(OpBuilder &b, Location loc, AffineExpr expr,
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value remNeg = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
                                                  rem, zero);
-    Value divNeg = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                                 r, zero);
-    Value remNonZero = b.createOrFold<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::ne, rem, zero);
+    Value divNeg =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, zero);
+    Value remNonZero =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, rem, zero);
     Value signsDiffer = b.createOrFold<arith::XOrIOp>(loc, remNeg, divNeg);
     Value fix = b.createOrFold<arith::AndIOp>(loc, remNonZero, signsDiffer);
     Value adjusted = b.createOrFold<arith::AddIOp>(loc, rem, r);

@@ -203,8 +203,7 @@ static LogicalResult verifyRegionContents(Operation *owner, Region &region,
     if (isAllowedIn(&op, kind))
       continue;
     return op.emitOpError("is not allowed in the body of '")
-           << owner->getName() << "', which may hold only "
-           << describe(kind);
+           << owner->getName() << "', which may hold only " << describe(kind);
   }
   return success();
 }
@@ -222,10 +221,10 @@ static LogicalResult verifyIndexMap(Operation *op, AffineMap map,
                                     unsigned numOperands, unsigned numResults,
                                     StringRef what) {
   if (map.getNumSymbols() != 0 || map.getNumDims() != numOperands)
-    return op->emitOpError() << what << " map has " << map.getNumDims()
-                             << " dimensions and " << map.getNumSymbols()
-                             << " symbols, expected " << numOperands
-                             << " dimensions (one per index operand)";
+    return op->emitOpError()
+           << what << " map has " << map.getNumDims() << " dimensions and "
+           << map.getNumSymbols() << " symbols, expected " << numOperands
+           << " dimensions (one per index operand)";
   if (map.getNumResults() != numResults)
     return op->emitOpError() << what << " has " << map.getNumResults()
                              << " expressions, expected " << numResults;
@@ -249,8 +248,7 @@ static LogicalResult verifyConstantInBounds(Operation *op, MemRefType type,
 
 static LogicalResult verifyElementAccess(Operation *op, MemRefType type,
                                          AffineMap map, unsigned numOperands) {
-  if (failed(verifyIndexMap(op, map, numOperands, type.getRank(),
-                            "subset")))
+  if (failed(verifyIndexMap(op, map, numOperands, type.getRank(), "subset")))
     return failure();
   for (unsigned d = 0; d < type.getRank(); ++d)
     if (failed(verifyConstantInBounds(op, type, d, map.getResult(d), false)))
@@ -277,8 +275,8 @@ ParseResult SDFGOp::parse(OpAsmParser &parser, OperationState &result) {
   Region &body = *result.regions.front();
   if (body.empty()) {
     auto fnType = cast<FunctionType>(
-        cast<TypeAttr>(result.attributes.get(
-                           getFunctionTypeAttrName(result.name)))
+        cast<TypeAttr>(
+            result.attributes.get(getFunctionTypeAttrName(result.name)))
             .getValue());
     Block *block = new Block();
     for (Type t : fnType.getInputs())
@@ -326,9 +324,9 @@ LogicalResult SDFGOp::verify() {
         return emitOpError() << "argument " << i
                              << " must have the identity (row-major) layout";
       if (!isScalarType(m.getElementType()))
-        return emitOpError() << "argument " << i
-                             << " has unsupported element type "
-                             << m.getElementType();
+        return emitOpError()
+               << "argument " << i << " has unsupported element type "
+               << m.getElementType();
     } else if (!isScalarType(t)) {
       return emitOpError() << "argument " << i << " has type " << t
                            << "; expected a memref, a scalar or index";
@@ -357,8 +355,8 @@ LogicalResult SDFGOp::verify() {
       if (auto m = dyn_cast<MemRefType>(t))
         t = m.getElementType();
       if (!isa<FloatType>(t))
-        return emitOpError() << "ad_wrt argument '" << n
-                             << "' is not of float type";
+        return emitOpError()
+               << "ad_wrt argument '" << n << "' is not of float type";
     }
   }
   return success();
@@ -399,9 +397,9 @@ ParseResult LoopOp::parse(OpAsmParser &parser, OperationState &result) {
   AffineExpr lb, ub;
   int64_t step;
   SMLoc stepLoc;
-  if (parser.parseArgument(iv) || parser.parseEqual() ||
-      exprs.parseExpr(lb) || parser.parseKeyword("to") ||
-      exprs.parseExpr(ub) || parser.parseKeyword("step") ||
+  if (parser.parseArgument(iv) || parser.parseEqual() || exprs.parseExpr(lb) ||
+      parser.parseKeyword("to") || exprs.parseExpr(ub) ||
+      parser.parseKeyword("step") ||
       (stepLoc = parser.getCurrentLocation(), parser.parseInteger(step)))
     return failure();
   Builder &b = parser.getBuilder();
@@ -631,10 +629,10 @@ void CopyOp::print(OpAsmPrinter &p) {
   p << " to " << getTarget();
   printSubset(p, getTargetSubsetInfo(), getIndices());
   printOptionalWCR(p, getWcr());
-  p.printOptionalAttrDict(
-      (*this)->getAttrs(),
-      {"source_subset", "source_steps", "source_ranges", "target_subset",
-       "target_steps", "target_ranges", "wcr"});
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {"source_subset", "source_steps", "source_ranges",
+                           "target_subset", "target_steps", "target_ranges",
+                           "wcr"});
   p << " : " << getSource().getType() << " to " << getTarget().getType();
 }
 
@@ -661,8 +659,8 @@ static LogicalResult verifySubsetAttrs(Operation *op, MemRefType t,
       return op->emitOpError() << what << " step must be positive";
     if (failed(verifyConstantInBounds(op, t, d, map.getResult(2 * d),
                                       ranges[d])) ||
-        failed(verifyConstantInBounds(op, t, d, map.getResult(2 * d + 1),
-                                      true)))
+        failed(
+            verifyConstantInBounds(op, t, d, map.getResult(2 * d + 1), true)))
       return failure();
   }
   return success();
@@ -708,11 +706,10 @@ LogicalResult TaskletOp::verify() {
                            << " but body argument has type " << arg;
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResultTypes())
-    return yield.emitOpError() << "yields " << yield.getValues().size()
-                               << " values of types "
-                               << yield.getValues().getTypes()
-                               << " but the tasklet returns "
-                               << getResultTypes();
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size() << " values of types "
+           << yield.getValues().getTypes() << " but the tasklet returns "
+           << getResultTypes();
   return success();
 }
 
@@ -777,11 +774,9 @@ void MapOp::print(OpAsmPrinter &p) {
   llvm::interleaveComma(getParams(), p,
                         [&](BlockArgument a) { p.printOperand(a); });
   p << ") = ";
-  printExprList(p, getLowerBounds().getResults(), getRangeOperands(), "(",
-                ")");
+  printExprList(p, getLowerBounds().getResults(), getRangeOperands(), "(", ")");
   p << " to ";
-  printExprList(p, getUpperBounds().getResults(), getRangeOperands(), "(",
-                ")");
+  printExprList(p, getUpperBounds().getResults(), getRangeOperands(), "(", ")");
   p << " step (";
   llvm::interleaveComma(getSteps(), p);
   p << ") schedule(" << stringifyScheduleKind(getSchedule()) << ")";
@@ -800,10 +795,9 @@ LogicalResult MapOp::verify() {
     if (!a.getType().isIndex())
       return emitOpError("parameters must be of index type");
   unsigned nops = getRangeOperands().size();
-  if (failed(verifyIndexMap(*this, getLowerBounds(), nops, n,
-                            "lower bounds")) ||
-      failed(verifyIndexMap(*this, getUpperBounds(), nops, n,
-                            "upper bounds")))
+  if (failed(
+          verifyIndexMap(*this, getLowerBounds(), nops, n, "lower bounds")) ||
+      failed(verifyIndexMap(*this, getUpperBounds(), nops, n, "upper bounds")))
     return failure();
   if (getSteps().size() != n)
     return emitOpError() << "has " << n << " parameters but "
@@ -828,8 +822,7 @@ static LogicalResult verifyFloatOperands(Operation *op,
                                          ArrayRef<int64_t> ranks) {
   Type elt = types.front().getElementType();
   if (!isa<Float32Type, Float64Type>(elt))
-    return op->emitOpError() << "supports f32 and f64 containers, not "
-                             << elt;
+    return op->emitOpError() << "supports f32 and f64 containers, not " << elt;
   for (auto [i, t, r] : llvm::enumerate(types, ranks)) {
     if (t.getElementType() != elt)
       return op->emitOpError("operands must have the same element type");
@@ -910,8 +903,7 @@ LogicalResult ReduceOp::verify() {
   if (in.getElementType() != out.getElementType())
     return emitOpError("input and output element types differ");
   if (!isScalarType(in.getElementType()) || in.getElementType().isInteger(1))
-    return emitOpError() << "unsupported element type "
-                         << in.getElementType();
+    return emitOpError() << "unsupported element type " << in.getElementType();
   ArrayRef<int64_t> axes = getAxes();
   if (axes.empty())
     return emitOpError("needs at least one axis");

@@ -1,9 +1,11 @@
 // RUN: sdfg-opt %s --convert-sdfg-to-std -split-input-file | FileCheck %s
 
-// The outermost parallel map becomes scf.parallel; nested maps become
-// sequential loops inside it; WCR writes in it are atomic.
+// The outermost parallel map distributes its first dimension with
+// scf.parallel; its other dimensions and nested maps become sequential
+// loops inside it; WCR writes in it are atomic.
 // CHECK-LABEL: func.func @parallel
-// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%c1, %c0) to
+// CHECK: scf.parallel (%[[I:.*]]) = (%c1) to
+// CHECK: scf.for %[[J:.*]] = %c0 to
 // CHECK: scf.for %[[K:.*]] =
 // CHECK-NOT: scf.parallel
 // CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[I]]] : (f64, memref<?xf64>) -> f64
