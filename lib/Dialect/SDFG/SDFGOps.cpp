@@ -214,7 +214,17 @@ static LogicalResult verifyRegionContents(Operation *owner, Region &region,
 
 /// Element type check shared by containers and scalar arguments.
 static bool isScalarType(Type t) {
-  return isa<FloatType, IndexType>(t) || t.isSignlessInteger();
+  return isa<Float32Type, Float64Type, IndexType>(t) || t.isSignlessInteger();
+}
+
+/// WCR combines with arithmetic on the element, atomically in parallel maps.
+static LogicalResult verifyWCRType(Operation *op, std::optional<WCRKind> wcr,
+                                   Type elt) {
+  if (wcr && (elt.isIndex() || elt.isInteger(1)))
+    return op->emitOpError() << "wcr needs a float or integer (not i1 or "
+                                "index) element type, got "
+                             << elt;
+  return success();
 }
 
 static LogicalResult verifyIndexMap(Operation *op, AffineMap map,
@@ -583,6 +593,8 @@ LogicalResult StoreOp::verify() {
   MemRefType t = getMemref().getType();
   if (getValue().getType() != t.getElementType())
     return emitOpError("value type must be the container's element type");
+  if (failed(verifyWCRType(*this, getWcr(), t.getElementType())))
+    return failure();
   return verifyElementAccess(*this, t, getMap(), getIndices().size());
 }
 
@@ -670,6 +682,8 @@ LogicalResult CopyOp::verify() {
   MemRefType st = getSource().getType(), tt = getTarget().getType();
   if (st.getElementType() != tt.getElementType())
     return emitOpError("source and target element types differ");
+  if (failed(verifyWCRType(*this, getWcr(), tt.getElementType())))
+    return failure();
   unsigned n = getIndices().size();
   if (failed(verifySubsetAttrs(*this, st, getSourceSubset(), getSourceSteps(),
                                getSourceRanges(), n, "source subset")) ||

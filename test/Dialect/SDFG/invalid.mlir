@@ -268,6 +268,20 @@ sdfg.sdfg @wcr_kind(%A: memref<4xf64>, %x: f64) {
 
 // -----
 
+sdfg.sdfg @wcr_index(%A: memref<4xindex>, %x: index) {
+  sdfg.state {
+    // expected-error @+1 {{wcr needs a float or integer (not i1 or index) element type, got 'index'}}
+    sdfg.store %x, %A[0] wcr(mul) : memref<4xindex>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 has unsupported element type 'bf16'}}
+sdfg.sdfg @bf16(%A: memref<4xbf16>) {}
+
+// -----
+
 sdfg.sdfg @copy_types(%A: memref<4xf64>, %B: memref<4xf32>) {
   sdfg.state {
     // expected-error @+1 {{source and target element types differ}}

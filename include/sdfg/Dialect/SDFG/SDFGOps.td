@@ -26,7 +26,7 @@ def SDFG_Container : Type<
          CPred<"::llvm::cast<::mlir::MemRefType>($_self).getLayout().isIdentity()">]>,
     "memref with identity layout", "::mlir::MemRefType">;
 
-def SDFG_Scalar : AnyTypeOf<[AnyFloat, AnySignlessInteger, Index]>;
+def SDFG_Scalar : AnyTypeOf<[F32, F64, AnySignlessInteger, Index]>;
 
 //===----------------------------------------------------------------------===//
 // sdfg.sdfg
