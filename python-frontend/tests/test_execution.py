@@ -428,6 +428,54 @@ def test_conditional_on_data(threads):
 
 
 # --------------------------------------------------------------------------
+# While loops: data-dependent trip count
+# --------------------------------------------------------------------------
+
+WHILE = """
+sdfg.sdfg @halve(%X: memref<f64>, %count: memref<i64>) {
+  sdfg.while {
+    %x = sdfg.load %X[] : memref<f64>
+    %c = sdfg.tasklet(%x) : (f64) -> i1 {
+    ^bb0(%v: f64):
+      %one = arith.constant 1.0 : f64
+      %r = arith.cmpf ogt, %v, %one : f64
+      sdfg.yield %r : i1
+    }
+    sdfg.condition %c
+  } do {
+    sdfg.state {
+      %x = sdfg.load %X[] : memref<f64>
+      %h = sdfg.tasklet(%x) : (f64) -> f64 {
+      ^bb0(%v: f64):
+        %two = arith.constant 2.0 : f64
+        %r = arith.divf %v, %two : f64
+        sdfg.yield %r : f64
+      }
+      sdfg.store %h, %X[] : memref<f64>
+      %one = sdfg.tasklet() : () -> i64 {
+        %c1 = arith.constant 1 : i64
+        sdfg.yield %c1 : i64
+      }
+      sdfg.store %one, %count[] wcr(add) : memref<i64>
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("start", [0.5, 1.0, 3.0, 1000.0])
+def test_while_loop(start, threads):
+    mod = build(WHILE)
+    x, count = np.array(start), np.zeros((), np.int64)
+    ex, ecount = start, 0
+    while ex > 1.0:
+        ex /= 2.0
+        ecount += 1
+    run(mod, "halve", threads, x, count)
+    assert x == ex and count == ecount
+
+
+# --------------------------------------------------------------------------
 # Copies between subsets and transients
 # --------------------------------------------------------------------------
 

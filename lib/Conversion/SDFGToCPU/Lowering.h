@@ -59,6 +59,7 @@ public:
 private:
   LogicalResult lowerLoop(LoopOp op);
   LogicalResult lowerIf(IfOp op, unsigned branch);
+  LogicalResult lowerWhile(WhileOp op);
   LogicalResult lowerMap(MapOp op);
   LogicalResult lowerCopy(CopyOp op);
   LogicalResult lowerTasklet(TaskletOp op);

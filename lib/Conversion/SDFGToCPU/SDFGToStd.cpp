@@ -152,6 +152,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](StateOp s) { return lowerRegion(s.getBody()); })
       .Case([&](LoopOp l) { return lowerLoop(l); })
       .Case([&](IfOp i) { return lowerIf(i, 0); })
+      .Case([&](WhileOp w) { return lowerWhile(w); })
       .Case([&](MapOp m) { return lowerMap(m); })
       .Case([&](TaskletOp t) { return lowerTasklet(t); })
       .Case([&](CopyOp c) { return lowerCopy(c); })
@@ -216,6 +217,24 @@ LogicalResult Lowering::lowerLoop(LoopOp op) {
   Value offset = arith::MulIOp::create(b, loc, loop.getInductionVar(), stepV);
   Value iv = arith::AddIOp::create(b, loc, bounds[0], offset);
   mapping.map(op.getIterator(), iv);
+  return lowerRegion(op.getBody());
+}
+
+LogicalResult Lowering::lowerWhile(WhileOp op) {
+  Location loc = op.getLoc();
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&loop.getBefore());
+  Block &cond = op.getCond().front();
+  // sdfg.condition is the last op but not a terminator.
+  for (Operation &inner : llvm::make_range(cond.begin(), --cond.end()))
+    if (failed(lowerOp(&inner)))
+      return failure();
+  Value c = mapping.lookup(cast<ConditionOp>(cond.back()).getCondition());
+  scf::ConditionOp::create(b, loc, c, ValueRange{});
+  b.createBlock(&loop.getAfter());
+  auto yield = scf::YieldOp::create(b, loc);
+  b.setInsertionPoint(yield);
   return lowerRegion(op.getBody());
 }
 

@@ -169,7 +169,7 @@ static bool isAllowedIn(Operation *op, ContentKind kind) {
       return true;
     [[fallthrough]];
   case ContentKind::Control:
-    return isa<StateOp, LoopOp, IfOp, LoadOp, TaskletOp>(op);
+    return isa<StateOp, LoopOp, IfOp, WhileOp, LoadOp, TaskletOp>(op);
   case ContentKind::State:
     if (isLibraryOp(op))
       return true;
@@ -510,6 +510,50 @@ LogicalResult IfOp::verifyRegions() {
     if (failed(verifyRegionContents(*this, r, ContentKind::Control)))
       return failure();
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// WhileOp
+//===----------------------------------------------------------------------===//
+
+ParseResult WhileOp::parse(OpAsmParser &parser, OperationState &result) {
+  // `{}` parses to a region without blocks; both regions need their block.
+  auto parseBody = [&](Region *r) -> ParseResult {
+    if (parser.parseRegion(*r))
+      return failure();
+    if (r->empty())
+      r->push_back(new Block());
+    return success();
+  };
+  if (parseBody(result.addRegion()) || parser.parseKeyword("do") ||
+      parseBody(result.addRegion()) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  return success();
+}
+
+void WhileOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printRegion(getCond());
+  p << " do ";
+  p.printRegion(getBody());
+  p.printOptionalAttrDict((*this)->getAttrs());
+}
+
+LogicalResult WhileOp::verifyRegions() {
+  Block &cond = getCond().front();
+  if (cond.getNumArguments() != 0 || getBody().front().getNumArguments() != 0)
+    return emitOpError("regions must not have arguments");
+  if (cond.empty() || !isa<ConditionOp>(cond.back()))
+    return emitOpError("condition region must end with sdfg.condition");
+  for (Operation &op : cond) {
+    if (isa<LoadOp, TaskletOp>(op) || &op == &cond.back())
+      continue;
+    return op.emitOpError("is not allowed in the condition of 'sdfg.while', "
+                          "which may hold only sdfg.load, sdfg.tasklet and "
+                          "a final sdfg.condition");
+  }
+  return verifyRegionContents(*this, getBody(), ContentKind::Control);
 }
 
 //===----------------------------------------------------------------------===//

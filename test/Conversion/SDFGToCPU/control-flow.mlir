@@ -101,3 +101,32 @@ sdfg.sdfg @transient(%A: memref<?xf64>, %N: index) {
     }
   }
 }
+
+// -----
+
+// sdfg.while becomes scf.while with the condition computed in "before".
+// CHECK-LABEL: func.func @while
+// CHECK: scf.while : () -> () {
+// CHECK: %[[X:.*]] = memref.load
+// CHECK: %[[C:.*]] = arith.cmpf olt, %[[X]]
+// CHECK: scf.condition(%[[C]])
+// CHECK: } do {
+// CHECK: memref.store
+// CHECK: scf.yield
+sdfg.sdfg @while(%X: memref<f64>) {
+  sdfg.while {
+    %x = sdfg.load %X[] : memref<f64>
+    %c = sdfg.tasklet(%x) : (f64) -> i1 {
+    ^bb0(%v: f64):
+      %l = arith.constant 1.0 : f64
+      %r = arith.cmpf olt, %v, %l : f64
+      sdfg.yield %r : i1
+    }
+    sdfg.condition %c
+  } do {
+    sdfg.state {
+      %x = sdfg.load %X[] : memref<f64>
+      sdfg.store %x, %X[] : memref<f64>
+    }
+  }
+}

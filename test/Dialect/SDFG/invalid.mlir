@@ -508,3 +508,33 @@ sdfg.sdfg @reduce_keepdims(%A: memref<4x3xf64>, %B: memref<4x3xf64>) {
     sdfg.reduce max %A -> %B axes [0] : memref<4x3xf64> -> memref<4x3xf64>
   }
 }
+
+// -----
+
+sdfg.sdfg @while_no_condition() {
+  // expected-error @+1 {{condition region must end with sdfg.condition}}
+  sdfg.while {
+  } do {
+  }
+}
+
+// -----
+
+sdfg.sdfg @while_state_in_cond(%c: i1) {
+  sdfg.while {
+    // expected-error @+1 {{'sdfg.state' op is not allowed in the condition of 'sdfg.while'}}
+    sdfg.state {
+    }
+    sdfg.condition %c
+  } do {
+  }
+}
+
+// -----
+
+sdfg.sdfg @condition_outside_while(%c: i1) {
+  sdfg.loop %i = 0 to 4 step 1 {
+    // expected-error @+1 {{'sdfg.condition' op expects parent op 'sdfg.while'}}
+    sdfg.condition %c
+  }
+}

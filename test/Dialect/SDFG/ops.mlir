@@ -103,6 +103,28 @@ sdfg.sdfg @library(%A: memref<4x6xf32>, %B: memref<6x5xf32>, %C: memref<4x5xf32>
   }
 }
 
+// CHECK-LABEL: sdfg.sdfg @while
+// CHECK: sdfg.while {
+// CHECK: %[[C:.*]] = sdfg.tasklet
+// CHECK: sdfg.condition %[[C]]
+// CHECK: } do {
+// CHECK: sdfg.state
+sdfg.sdfg @while(%X: memref<f64>) {
+  sdfg.while {
+    %x = sdfg.load %X[] : memref<f64>
+    %c = sdfg.tasklet(%x) : (f64) -> i1 {
+    ^bb0(%v: f64):
+      %l = arith.constant 1.0 : f64
+      %r = arith.cmpf olt, %v, %l : f64
+      sdfg.yield %r : i1
+    }
+    sdfg.condition %c
+  } do {
+    sdfg.state {
+    }
+  }
+}
+
 // CHECK-LABEL: sdfg.sdfg @empty
 // CHECK-SAME: (%arg0: memref<f64>) {
 sdfg.sdfg @empty(%x: memref<f64>) {}

@@ -178,6 +178,38 @@ def SDFG_IfOp : SDFG_Op<"if", [
   }];
 }
 
+def SDFG_WhileOp : SDFG_Op<"while", [NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "A loop with a data-dependent trip count";
+  let description = [{
+    Evaluates the `cond` region (interstate scalar computations ending in
+    `sdfg.condition`) and runs the `body` control region while the
+    condition holds. For loops whose trip count depends on data, such as
+    Python `while` loops.
+
+    ```mlir
+    sdfg.while {
+      %r = sdfg.load %res[] : memref<f64>
+      %c = sdfg.tasklet(%r) : (f64) -> i1 { ... }
+      sdfg.condition %c
+    } do {
+      sdfg.state { ... }
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+}
+
+def SDFG_ConditionOp : SDFG_Op<"condition", [HasParent<"WhileOp">]> {
+  let summary = "The condition of an sdfg.while";
+  let description = [{
+    Must be the last operation of the condition region of `sdfg.while`.
+  }];
+  let arguments = (ins I1:$condition);
+  let assemblyFormat = "$condition attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Containers
 //===----------------------------------------------------------------------===//
