@@ -147,6 +147,28 @@ class NativeModule:
             shutil.rmtree(directory, ignore_errors=True)
 
 
+def remove_tree(path):
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def build_library(source, directory, opt_level=3):
+    """Compiles MLIR text into `directory`/program.so; returns the ABI."""
+    src = os.path.join(directory, "input.mlir")
+    lib = os.path.join(directory, "program.so")
+    abi = os.path.join(directory, "abi.json")
+    with open(src, "w") as f:
+        f.write(source)
+    proc = subprocess.run(
+        [_tool("sdfg-translate"), src, "-emit=shared", f"-O{opt_level}",
+         "-o", lib, f"--abi={abi}"],
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ToolError(proc.stderr.strip() or
+                        f"sdfg-translate exited with {proc.returncode}")
+    with open(abi) as f:
+        return json.load(f)
+
+
 def compile_mlir(source, opt_level=3):
     """Compiles sdfg-dialect MLIR text into a loaded NativeModule.
 
@@ -155,21 +177,9 @@ def compile_mlir(source, opt_level=3):
     """
     directory = tempfile.mkdtemp(prefix="sdfg-")
     try:
-        src = os.path.join(directory, "input.mlir")
-        lib = os.path.join(directory, "program.so")
-        abi = os.path.join(directory, "abi.json")
-        with open(src, "w") as f:
-            f.write(source)
-        proc = subprocess.run(
-            [_tool("sdfg-translate"), src, "-emit=shared", f"-O{opt_level}",
-             "-o", lib, f"--abi={abi}"],
-            capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise ToolError(proc.stderr.strip() or
-                            f"sdfg-translate exited with {proc.returncode}")
-        with open(abi) as f:
-            desc = json.load(f)
-        return NativeModule(directory, lib, desc)
+        desc = build_library(source, directory, opt_level)
+        return NativeModule(directory, os.path.join(directory, "program.so"),
+                            desc)
     except BaseException:
         shutil.rmtree(directory, ignore_errors=True)
         raise

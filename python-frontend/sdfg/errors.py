@@ -1,0 +1,20 @@
+"""Errors raised by the NumPy frontend."""
+
+
+class FrontendError(Exception):
+    """A construct the frontend does not support, or a program it rejects.
+
+    The message names the file, the line and the construct, e.g.
+    ``kernel.py:12: unsupported construct 'break': ...``.
+    """
+
+    def __init__(self, message, filename=None, lineno=None, construct=None):
+        self.filename = filename
+        self.lineno = lineno
+        self.construct = construct
+        self.reason = message
+        where = ""
+        if filename is not None:
+            where = f"{filename}:{lineno}: " if lineno else f"{filename}: "
+        what = f"unsupported construct '{construct}': " if construct else ""
+        super().__init__(f"{where}{what}{message}")

@@ -1,0 +1,178 @@
+"""Text emission of sdfg-dialect MLIR, with nested buffers and tasklets."""
+
+import contextlib
+import math
+import struct
+
+import numpy as np
+
+from .values import is_float, mlir_scalar
+
+# Ops that may only appear in dataflow regions (states and maps).
+DATAFLOW_ONLY = ("sdfg.store", "sdfg.copy", "sdfg.map", "sdfg.matmul",
+                 "sdfg.gemv", "sdfg.dot", "sdfg.transpose", "sdfg.reduce")
+
+
+def float_literal(value, dtype):
+    """An MLIR float literal; non-finite values as their bit pattern."""
+    value = float(value)
+    if math.isfinite(value):
+        if np.dtype(dtype) == np.float32:
+            return "%.9e" % float(np.float32(value))
+        return "%.17e" % value
+    if np.dtype(dtype) == np.float32:
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        return "0x%08X" % bits
+    bits = struct.unpack("<Q", struct.pack("<d", value))[0]
+    return "0x%016X" % bits
+
+
+class Buffer:
+    def __init__(self):
+        self.lines = []
+        self.dataflow = False
+
+    def __bool__(self):
+        return bool(self.lines)
+
+
+class Emitter:
+    """Collects lines of MLIR; `capture` redirects them into a buffer."""
+
+    def __init__(self):
+        self.counter = 0
+        self.indent = 0
+        self.buffer = Buffer()
+        self.allocs = []
+
+    def fresh(self, prefix="v"):
+        self.counter += 1
+        return f"%{prefix}{self.counter}"
+
+    def line(self, text):
+        head = text.split(" = ", 1)[-1].lstrip()
+        if head.startswith(DATAFLOW_ONLY):
+            self.buffer.dataflow = True
+        self.buffer.lines.append("  " * self.indent + text)
+
+    def splice(self, buffer):
+        """Appends a captured buffer at the current indentation."""
+        for ln in buffer.lines:
+            self.buffer.lines.append("  " * self.indent + ln)
+        self.buffer.dataflow |= buffer.dataflow
+
+    @contextlib.contextmanager
+    def capture(self):
+        saved, saved_indent = self.buffer, self.indent
+        self.buffer, self.indent = Buffer(), 0
+        try:
+            yield self.buffer
+        finally:
+            self.buffer, self.indent = saved, saved_indent
+
+    @contextlib.contextmanager
+    def block(self, header, footer="}"):
+        self.line(header + " {")
+        self.indent += 1
+        try:
+            yield
+        finally:
+            self.indent -= 1
+            self.line(footer)
+
+    # ------------------------------------------------------------------
+    # Tasklets
+    # ------------------------------------------------------------------
+
+    def tasklet(self, inputs, results, body):
+        """Emits an sdfg.tasklet.
+
+        `inputs` is a list of (ssa, mlir type); `results` a list of mlir
+        types; `body(tb, args)` receives a TaskletBody and the block argument
+        names and returns the result names.
+        """
+        names = [self.fresh("t") for _ in results]
+        lhs = ", ".join(names)
+        ins = ", ".join(s for s, _ in inputs)
+        in_types = ", ".join(t for _, t in inputs)
+        out_types = ", ".join(results)
+        out_sig = out_types if len(results) == 1 else f"({out_types})"
+        args = [self.fresh("a") for _ in inputs]
+        tb = TaskletBody(self)
+        with self.capture() as buf:
+            self.indent = 1
+            outs = body(tb, args)
+        self.line(f"{lhs} = sdfg.tasklet({ins}) : ({in_types}) -> {out_sig} {{")
+        if inputs:
+            decl = ", ".join(f"{a}: {t}" for a, (_, t) in zip(args, inputs))
+            self.line(f"^bb0({decl}):")
+        self.splice(buf)
+        self.line(f"  sdfg.yield {', '.join(outs)} : {out_types}")
+        self.line("}")
+        return names
+
+
+class TaskletBody:
+    """Builds arith/math ops inside a tasklet."""
+
+    def __init__(self, emitter):
+        self.em = emitter
+
+    def op(self, text, type_):
+        name = self.em.fresh("x")
+        self.em.line(f"{name} = {text} : {type_}")
+        return name
+
+    def const(self, value, dtype):
+        dtype = np.dtype(dtype)
+        ty = mlir_scalar(dtype)
+        name = self.em.fresh("c")
+        if is_float(dtype):
+            self.em.line(f"{name} = arith.constant {float_literal(value, dtype)}"
+                         f" : {ty}")
+        elif dtype == np.bool_:
+            self.em.line(f"{name} = arith.constant {'true' if value else 'false'}")
+        else:
+            self.em.line(f"{name} = arith.constant {int(value)} : {ty}")
+        return name
+
+    def index_const(self, value):
+        name = self.em.fresh("c")
+        self.em.line(f"{name} = arith.constant {int(value)} : index")
+        return name
+
+    def convert(self, value, src, dst):
+        src, dst = np.dtype(src), np.dtype(dst)
+        if src == dst:
+            return value
+        s, d = mlir_scalar(src), mlir_scalar(dst)
+        if is_float(src) and is_float(dst):
+            op = "arith.extf" if dst.itemsize > src.itemsize else "arith.truncf"
+            return self._cast(op, value, s, d)
+        if is_float(dst):
+            op = "arith.uitofp" if src == np.bool_ else "arith.sitofp"
+            return self._cast(op, value, s, d)
+        if dst == np.bool_:
+            zero = (self.const(0.0, src) if is_float(src)
+                    else self.const(0, src))
+            pred = "arith.cmpf une" if is_float(src) else "arith.cmpi ne"
+            name = self.em.fresh("x")
+            self.em.line(f"{name} = {pred}, {value}, {zero} : {s}")
+            return name
+        if is_float(src):
+            return self._cast("arith.fptosi", value, s, d)
+        if src == np.bool_:
+            return self._cast("arith.extui", value, s, d)
+        op = "arith.extsi" if dst.itemsize > src.itemsize else "arith.trunci"
+        return self._cast(op, value, s, d)
+
+    def index_to(self, value, dtype):
+        """An index value as a scalar of `dtype`."""
+        name = self.em.fresh("x")
+        self.em.line(f"{name} = arith.index_cast {value} : index to i64")
+        return self.convert(name, np.int64, dtype)
+
+    def _cast(self, op, value, s, d):
+        name = self.em.fresh("x")
+        self.em.line(f"{name} = {op} {value} : {s} to {d}")
+        return name

@@ -1,0 +1,572 @@
+"""NumPy functions and array methods, and the scalar ops they lower to."""
+
+import ast
+
+import numpy as np
+
+from .values import (ConstLeaf, Expr, Idx, Op, View, ViewLeaf, as_idx,
+                     is_float, mlir_scalar, same_extent)
+
+# ----------------------------------------------------------------------------
+# Scalar code inside tasklets
+# ----------------------------------------------------------------------------
+
+_FLOAT_UNARY = {
+    "exp": "math.exp", "log": "math.log", "sqrt": "math.sqrt",
+    "sin": "math.sin", "cos": "math.cos", "tan": "math.tan",
+    "tanh": "math.tanh", "abs": "math.absf", "floor": "math.floor",
+    "ceil": "math.ceil",
+}
+
+_CMP_F = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq",
+          "ne": "une"}
+_CMP_I = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq",
+          "ne": "ne"}
+
+
+def gen_op(tb, e, args, arg_dtypes):
+    """Emits the scalar code of Op `e` given its argument SSA names."""
+    op, dt = e.op, e.dtype
+    ty = mlir_scalar(dt)
+    if op == "cast":
+        return tb.convert(args[0], arg_dtypes[0], dt)
+    if op in _CMP_F:
+        ct = np.result_type(*arg_dtypes)
+        a = [tb.convert(x, d, ct) for x, d in zip(args, arg_dtypes)]
+        if is_float(ct):
+            return tb.op(f"arith.cmpf {_CMP_F[op]}, {a[0]}, {a[1]}",
+                         mlir_scalar(ct))
+        return tb.op(f"arith.cmpi {_CMP_I[op]}, {a[0]}, {a[1]}",
+                     mlir_scalar(ct))
+    if op in ("and", "or"):
+        a = [tb.convert(x, d, np.bool_) for x, d in zip(args, arg_dtypes)]
+        return tb.op(f"arith.{'andi' if op == 'and' else 'ori'} {a[0]}, "
+                     f"{a[1]}", "i1")
+    if op == "not":
+        a = tb.convert(args[0], arg_dtypes[0], np.bool_)
+        true = tb.const(True, np.bool_)
+        return tb.op(f"arith.xori {a}, {true}", "i1")
+    if op == "where":
+        c = tb.convert(args[0], arg_dtypes[0], np.bool_)
+        x = tb.convert(args[1], arg_dtypes[1], dt)
+        y = tb.convert(args[2], arg_dtypes[2], dt)
+        return tb.op(f"arith.select {c}, {x}, {y}", ty)
+    a = [tb.convert(x, d, dt) for x, d in zip(args, arg_dtypes)]
+    f = is_float(dt)
+    if op == "add":
+        return tb.op(f"arith.{'addf' if f else 'addi'} {a[0]}, {a[1]}", ty)
+    if op == "sub":
+        return tb.op(f"arith.{'subf' if f else 'subi'} {a[0]}, {a[1]}", ty)
+    if op == "mul":
+        return tb.op(f"arith.{'mulf' if f else 'muli'} {a[0]}, {a[1]}", ty)
+    if op == "div":
+        return tb.op(f"arith.divf {a[0]}, {a[1]}", ty)
+    if op == "floordiv":
+        if f:
+            q = tb.op(f"arith.divf {a[0]}, {a[1]}", ty)
+            return tb.op(f"math.floor {q}", ty)
+        return tb.op(f"arith.floordivsi {a[0]}, {a[1]}", ty)
+    if op == "mod":
+        # Python/NumPy semantics: the result has the sign of the divisor.
+        if f:
+            r = tb.op(f"arith.remf {a[0]}, {a[1]}", ty)
+            zero = tb.const(0.0, dt)
+            rneg = tb.op(f"arith.cmpf olt, {r}, {zero}", ty)
+            bneg = tb.op(f"arith.cmpf olt, {a[1]}, {zero}", ty)
+            rnz = tb.op(f"arith.cmpf une, {r}, {zero}", ty)
+        else:
+            r = tb.op(f"arith.remsi {a[0]}, {a[1]}", ty)
+            zero = tb.const(0, dt)
+            rneg = tb.op(f"arith.cmpi slt, {r}, {zero}", ty)
+            bneg = tb.op(f"arith.cmpi slt, {a[1]}, {zero}", ty)
+            rnz = tb.op(f"arith.cmpi ne, {r}, {zero}", ty)
+        differ = tb.op(f"arith.xori {rneg}, {bneg}", "i1")
+        fix = tb.op(f"arith.andi {rnz}, {differ}", "i1")
+        adj = tb.op(f"arith.{'addf' if f else 'addi'} {r}, {a[1]}", ty)
+        return tb.op(f"arith.select {fix}, {adj}, {r}", ty)
+    if op == "pow":
+        base, exp = e.args
+        if isinstance(exp, ConstLeaf) and float(exp.value).is_integer() and \
+                0 <= exp.value <= 4:
+            n = int(exp.value)
+            if n == 0:
+                return tb.const(1, dt)
+            acc = a[0]
+            for _ in range(n - 1):
+                acc = tb.op(f"arith.{'mulf' if f else 'muli'} {acc}, {a[0]}",
+                            ty)
+            return acc
+        if f:
+            return tb.op(f"math.powf {a[0]}, {a[1]}", ty)
+        return tb.op(f"math.ipowi {a[0]}, {a[1]}", ty)
+    if op == "neg":
+        if f:
+            return tb.op(f"arith.negf {a[0]}", ty)
+        zero = tb.const(0, dt)
+        return tb.op(f"arith.subi {zero}, {a[0]}", ty)
+    if op == "abs" and not f:
+        return tb.op(f"math.absi {a[0]}", ty)
+    if op in _FLOAT_UNARY:
+        return tb.op(f"{_FLOAT_UNARY[op]} {a[0]}", ty)
+    if op == "arctan2":
+        return tb.op(f"math.atan2 {a[0]}, {a[1]}", ty)
+    if op == "maximum":
+        return tb.op(f"arith.{'maximumf' if f else 'maxsi'} {a[0]}, {a[1]}",
+                     ty)
+    if op == "minimum":
+        return tb.op(f"arith.{'minimumf' if f else 'minsi'} {a[0]}, {a[1]}",
+                     ty)
+    raise AssertionError(f"unknown op {op}")
+
+
+# ----------------------------------------------------------------------------
+# Calls
+# ----------------------------------------------------------------------------
+
+class BoundMethod:
+    """`A.sum`, `A.copy`... before it is called."""
+
+    def __init__(self, obj, name):
+        self.obj = obj
+        self.name = name
+
+
+_UNARY = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "abs",
+          "absolute", "floor", "ceil"}
+_BINARY = {"add": "add", "subtract": "sub", "multiply": "mul",
+           "divide": "div", "true_divide": "div", "maximum": "maximum",
+           "minimum": "minimum", "power": "pow", "arctan2": "arctan2",
+           "floor_divide": "floordiv", "mod": "mod", "remainder": "mod"}
+_REDUCE = {"sum", "max", "min", "mean", "amax", "amin", "prod"}
+_CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
+_LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
+_DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
+           "int32": np.int32, "bool_": np.bool_, "double": np.float64,
+           "single": np.float32}
+
+
+class NumpyFunction:
+    def __init__(self, name):
+        self.name = name
+
+
+def numpy_attribute(tr, attr, node):
+    if attr in _DTYPES:
+        return _DTYPES[attr]
+    if attr in ("pi", "e", "inf", "nan"):
+        return float(getattr(np, attr))
+    if attr == "newaxis":
+        return None
+    if attr in _UNARY or attr in _BINARY or attr in _REDUCE or \
+            attr in _CREATE or attr in _LIKE or attr in (
+                "dot", "matmul", "transpose", "copy", "where", "outer"):
+        return NumpyFunction(attr)
+    raise tr.unsupported(node, f"np.{attr}",
+                         "this NumPy function is not supported by the sdfg "
+                         "frontend")
+
+
+def call(tr, node):
+    func = tr.eval(node.func)
+    args = [tr.eval(a) for a in node.args]
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            raise tr.unsupported(a, "starred argument")
+    kwargs = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise tr.unsupported(node, "**kwargs")
+        kwargs[kw.arg] = tr.eval(kw.value)
+    if isinstance(func, NumpyFunction):
+        return numpy_call(tr, func.name, args, kwargs, node)
+    if isinstance(func, BoundMethod):
+        return method_call(tr, func.obj, func.name, args, kwargs, node)
+    if func is range:
+        raise tr.unsupported(node, "range outside a for loop")
+    if func in (abs,):
+        _no_kwargs(tr, kwargs, node)
+        return elementwise(tr, "abs", args, node)
+    if func in (min, max):
+        _no_kwargs(tr, kwargs, node)
+        if len(args) < 2:
+            raise tr.unsupported(node, f"{func.__name__} of one iterable")
+        result = args[0]
+        for a in args[1:]:
+            if all(isinstance(x, (int, float)) for x in (result, a)):
+                result = func(result, a)
+            else:
+                result = elementwise(tr, "maximum" if func is max
+                                     else "minimum", [result, a], node)
+        return result
+    if func in (float, int, bool):
+        _no_kwargs(tr, kwargs, node)
+        (v,) = args
+        if isinstance(v, (int, float, bool)):
+            return func(v)
+        e = tr.to_expr(v)
+        target = {float: np.float64, int: np.int64, bool: np.bool_}[func]
+        if func is int and isinstance(v, Idx):
+            return v
+        return Op("cast", [e], e.shape, target)
+    if func is len:
+        (v,) = args
+        if isinstance(v, (View, Expr)) and v.shape:
+            e = as_idx(v.shape[0])
+            return e.const if e.is_const() else e
+        if isinstance(v, tuple):
+            return len(v)
+        raise tr.unsupported(node, "len() of a scalar")
+    if isinstance(func, type) and issubclass(func, np.generic):
+        (v,) = args
+        if isinstance(v, (int, float, bool)):
+            return func(v).item()
+        e = tr.to_expr(v)
+        return Op("cast", [e], e.shape, func)
+    raise tr.unsupported(node, "call of " + ast.unparse(node.func),
+                         "only NumPy functions and array methods can be "
+                         "called")
+
+
+def _no_kwargs(tr, kwargs, node, allowed=()):
+    for k in kwargs:
+        if k not in allowed:
+            raise tr.unsupported(node, f"keyword argument '{k}'")
+
+
+def numpy_call(tr, name, args, kwargs, node):
+    if name in _UNARY:
+        _no_kwargs(tr, kwargs, node)
+        if len(args) != 1:
+            raise tr.error(f"np.{name} takes one argument", node)
+        op = "abs" if name == "absolute" else name
+        return elementwise(tr, op, args, node)
+    if name in _BINARY:
+        _no_kwargs(tr, kwargs, node)
+        if len(args) != 2:
+            raise tr.error(f"np.{name} takes two arguments", node)
+        return elementwise(tr, _BINARY[name], args, node)
+    if name in _REDUCE:
+        _no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
+        if len(args) != 1:
+            raise tr.error(f"np.{name} takes one array argument", node)
+        return reduce(tr, name, args[0], kwargs.get("axis"),
+                      bool(kwargs.get("keepdims", False)), node)
+    if name in _CREATE:
+        _no_kwargs(tr, kwargs, node, ("dtype", "shape", "fill_value"))
+        shape = kwargs.get("shape", args[0] if args else None)
+        dtype = kwargs.get("dtype", args[1] if len(args) > 1 and
+                           name != "full" else np.float64)
+        fill = None
+        if name == "full":
+            fill = kwargs.get("fill_value", args[1] if len(args) > 1
+                              else None)
+            dtype = kwargs.get("dtype", args[2] if len(args) > 2
+                               else np.float64)
+        return create(tr, name, shape, dtype, fill, node)
+    if name in _LIKE:
+        _no_kwargs(tr, kwargs, node, ("dtype",))
+        proto = tr.to_expr(args[0])
+        dtype = kwargs.get("dtype", proto.dtype)
+        fill = args[1] if name == "full_like" else None
+        return create(tr, name[:-5], tuple(proto.shape), dtype, fill, node)
+    if name in ("dot", "matmul"):
+        _no_kwargs(tr, kwargs, node)
+        return matmul(tr, args[0], args[1], node)
+    if name == "transpose":
+        _no_kwargs(tr, kwargs, node, ("axes",))
+        axes = kwargs.get("axes", args[1] if len(args) > 1 else None)
+        return transpose(tr, args[0], axes, node)
+    if name == "copy":
+        _no_kwargs(tr, kwargs, node)
+        return copy(tr, args[0], node)
+    if name == "where":
+        _no_kwargs(tr, kwargs, node)
+        if len(args) != 3:
+            raise tr.unsupported(node, "np.where with one argument")
+        return where(tr, *args, node)
+    if name == "outer":
+        _no_kwargs(tr, kwargs, node)
+        a, b = (tr.to_expr(x) for x in args)
+        a = _as_view(tr, a, node)
+        b = _as_view(tr, b, node)
+        if a.ndim != 1 or b.ndim != 1:
+            raise tr.unsupported(node, "np.outer of non-vectors")
+        col = tr.subscript(a, [ast.Slice(), ast.Constant(None)], node)
+        row = tr.subscript(b, [ast.Constant(None), ast.Slice()], node)
+        return tr.binop("mul", col, row)
+    raise tr.unsupported(node, f"np.{name}")
+
+
+def method_call(tr, obj, name, args, kwargs, node):
+    if name in ("sum", "max", "min", "mean", "prod"):
+        _no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
+        axis = kwargs.get("axis", args[0] if args else None)
+        return reduce(tr, name, obj, axis,
+                      bool(kwargs.get("keepdims", False)), node)
+    if name == "copy":
+        return copy(tr, obj, node)
+    if name == "transpose":
+        return transpose(tr, obj, args if args else None, node)
+    if name in ("dot",):
+        return matmul(tr, obj, args[0], node)
+    if name in _UNARY:
+        return elementwise(tr, name, [obj], node)
+    if name == "astype":
+        (dtype,) = args
+        e = tr.to_expr(obj)
+        return Op("cast", [e], e.shape, dtype)
+    if name in _BINARY:
+        return elementwise(tr, _BINARY[name], [obj] + args, node)
+    raise tr.unsupported(node, f"array method .{name}()")
+
+
+# ----------------------------------------------------------------------------
+# Element-wise, reductions, creation
+# ----------------------------------------------------------------------------
+
+def elementwise(tr, op, args, node):
+    if all(isinstance(a, (int, float)) and not isinstance(a, bool)
+           for a in args):
+        import math
+        py = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt,
+              "sin": math.sin, "cos": math.cos, "tan": math.tan,
+              "tanh": math.tanh, "abs": abs, "floor": math.floor,
+              "ceil": math.ceil, "arctan2": math.atan2, "maximum": max,
+              "minimum": min}
+        if op in py:
+            return py[op](*args)
+    if len(args) == 1:
+        e = tr.to_expr(args[0])
+        dtype = e.dtype
+        if op != "abs" and not is_float(dtype):
+            dtype = np.dtype(np.float64)
+        if op in ("floor", "ceil") and not is_float(e.dtype):
+            return e
+        return Op(op, [e], e.shape, dtype)
+    if op in ("add", "sub", "mul", "div", "pow", "floordiv", "mod"):
+        return tr.binop(op, args[0], args[1])
+    a, b = tr.to_expr(args[0]), tr.to_expr(args[1])
+    shape = tr.broadcast_shapes(a.shape, b.shape)
+    dtype = tr.result_dtype("add", a, b)
+    if op == "arctan2" and not is_float(dtype):
+        dtype = np.dtype(np.float64)
+    return Op(op, [a, b], shape, dtype)
+
+
+def where(tr, cond, x, y, node):
+    c, a, b = tr.to_bool(cond), tr.to_expr(x), tr.to_expr(y)
+    shape = tr.broadcast_shapes(c.shape, tr.broadcast_shapes(a.shape,
+                                                              b.shape))
+    dtype = tr.result_dtype("add", a, b)
+    return Op("where", [c, a, b], shape, dtype)
+
+
+def _axes(tr, axis, ndim, node):
+    if axis is None:
+        return list(range(ndim))
+    axes = list(axis) if isinstance(axis, tuple) else [axis]
+    out = []
+    for a in axes:
+        if not isinstance(a, int):
+            raise tr.unsupported(node, "non-constant axis")
+        if a < -ndim or a >= ndim:
+            raise tr.error(f"axis {a} is out of bounds for an array of "
+                           f"dimension {ndim}", node)
+        out.append(a % ndim)
+    return sorted(set(out))
+
+
+def reduce(tr, name, value, axis, keepdims, node):
+    e = tr.to_expr(value)
+    kind = {"sum": "add", "mean": "add", "max": "max", "amax": "max",
+            "min": "min", "amin": "min", "prod": "mul"}[name]
+    axes = _axes(tr, axis, len(e.shape), node)
+    out_shape = [Idx(1) if d in axes else e.shape[d]
+                 for d in range(len(e.shape))
+                 if keepdims or d not in axes]
+    dtype = e.dtype
+    if name == "mean" and not is_float(dtype):
+        dtype = np.dtype(np.float64)
+    if dtype == np.bool_ and kind in ("add", "mul"):
+        dtype = np.dtype(np.int64)
+    out = tr.transient_view(out_shape, dtype, node, name)
+    if kind == "add":
+        init = 0
+    elif kind == "mul":
+        init = 1
+    elif is_float(dtype):
+        init = float("-inf") if kind == "max" else float("inf")
+    else:
+        info = np.iinfo(dtype)
+        init = int(info.min if kind == "max" else info.max)
+    tr.store(out, ConstLeaf(init, dtype))
+    # Map over the input; each element combines into its output slot.
+    rank = len(e.shape)
+    params = [tr.em.fresh("p") for _ in range(rank)]
+    for p, ext in zip(params, e.shape):
+        tr.iter_bounds[p] = (0, tr.upper_extent(ext, node) - 1)
+    coords = [Idx.of(p) for p in params]
+    out_coords = [Idx(0) if d in axes else coords[d] for d in range(rank)
+                  if keepdims or d not in axes]
+    if rank == 0:
+        val = tr.emit_scalar(e, [], 0, dtype)
+        tr.emit_store(val, out, [], kind)
+    else:
+        lbs = ", ".join("0" for _ in params)
+        ubs = ", ".join(as_idx(x).render() for x in e.shape)
+        steps = ", ".join("1" for _ in params)
+        with tr.em.block(f"sdfg.map ({', '.join(params)}) = ({lbs}) to "
+                         f"({ubs}) step ({steps}) schedule(sequential)"):
+            val = tr.emit_scalar(e, coords, rank, dtype)
+            tr.emit_store(val, out, out_coords, kind)
+    if name == "mean":
+        count = 1
+        for d in axes:
+            ext = as_idx(e.shape[d])
+            if not ext.is_const():
+                count = None
+                break
+            count *= ext.const
+        if count is None:
+            total = Idx(1)
+            for d in axes:
+                ext = as_idx(e.shape[d])
+                if not total.is_const():
+                    raise tr.unsupported(node, "mean over several "
+                                         "loop-dependent axes")
+                total = ext.scale(total.const)
+            return tr.binop("div", ViewLeaf(out), total)
+        return tr.binop("div", ViewLeaf(out), float(count))
+    return ViewLeaf(out)
+
+
+def create(tr, name, shape, dtype, fill, node):
+    if isinstance(shape, (int, Idx)):
+        shape = (shape,)
+    if not isinstance(shape, tuple):
+        raise tr.unsupported(node, f"np.{name} with a non-tuple shape")
+    extents = []
+    for s in shape:
+        if isinstance(s, (int, Idx)) and not isinstance(s, bool):
+            extents.append(as_idx(s))
+        else:
+            raise tr.unsupported(node, "array shape that is not an integer")
+    dtype = np.dtype(dtype)
+    view = tr.transient_view(extents, dtype, node, name)
+    if name in ("zeros", "ones", "full"):
+        value = {"zeros": 0, "ones": 1}.get(name, fill)
+        tr.store(view, tr.to_expr(value), cast=True)
+    return view
+
+
+def copy(tr, value, node):
+    e = tr.to_expr(value)
+    v = tr.transient_view(e.shape, e.dtype, node, "copy")
+    tr.store(v, e)
+    return v
+
+
+def transpose(tr, value, axes, node):
+    if isinstance(value, View):
+        v = value
+    else:
+        v = tr.materialize(value, node)
+    if axes is not None:
+        axes = tuple(axes) if isinstance(axes, (tuple, list)) else axes
+        if not isinstance(axes, tuple) or not all(isinstance(a, int)
+                                                  for a in axes):
+            raise tr.unsupported(node, "non-constant transpose axes")
+    return v.transpose(axes)
+
+
+def _as_view(tr, e, node):
+    if isinstance(e, ViewLeaf):
+        return e.view
+    return tr.materialize(e, node)
+
+
+def matmul(tr, a, b, node):
+    ea, eb = tr.to_expr(a), tr.to_expr(b)
+    ra, rb = len(ea.shape), len(eb.shape)
+    if ra == 0 or rb == 0:
+        raise tr.error("matmul: input operand does not have enough "
+                       "dimensions", node)
+    if ra > 2 or rb > 2:
+        raise tr.unsupported(node, "matmul of arrays with more than two "
+                             "dimensions")
+    k1 = ea.shape[-1]
+    k2 = eb.shape[0] if rb == 1 else eb.shape[-2]
+    if not same_extent(k1, k2):
+        if as_idx(k1).is_const() and as_idx(k2).is_const():
+            raise tr.error(f"matmul: mismatch in the contracted dimension "
+                           f"({as_idx(k1).const} vs {as_idx(k2).const})",
+                           node)
+        raise tr.error("matmul: cannot prove the contracted extents equal",
+                       node)
+    dtype = np.result_type(ea.dtype, eb.dtype)
+    if ra == 1 and rb == 1:
+        # Inner product as a fused reduction: works on any views.
+        return reduce(tr, "sum", tr.binop("mul", ea, eb), None, False, node)
+    static = all(as_idx(s).is_const() for s in list(ea.shape) +
+                 list(eb.shape))
+    if not static or not is_float(dtype):
+        return _matmul_loops(tr, ea, eb, node)
+    va = _blas_operand(tr, ea, dtype, node)
+    vb = _blas_operand(tr, eb, dtype, node)
+    if ra == 2 and rb == 2:
+        out = tr.transient_view([ea.shape[0], eb.shape[1]], dtype, node,
+                                "matmul")
+        flags = []
+        if va.is_whole_transposed():
+            flags.append("transpose_a")
+        if vb.is_whole_transposed():
+            flags.append("transpose_b")
+        attr = f" {{{', '.join(flags)}}}" if flags else ""
+        ca, cb, co = va.container, vb.container, out.container
+        tr.em.line(f"sdfg.matmul {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "
+                   f"{ca.mlir_type}, {cb.mlir_type} -> {co.mlir_type}")
+        return ViewLeaf(out)
+    if ra == 2:  # matrix @ vector
+        mat, vec, rows = va, vb, ea.shape[0]
+        transposed = va.is_whole_transposed()
+    else:  # vector @ matrix = A^T x
+        mat, vec, rows = vb, va, eb.shape[1]
+        transposed = not vb.is_whole_transposed()
+    out = tr.transient_view([rows], dtype, node, "gemv")
+    attr = " {transpose}" if transposed else ""
+    cm, cv, co = mat.container, vec.container, out.container
+    tr.em.line(f"sdfg.gemv {cm.ssa}, {cv.ssa} -> {co.ssa}{attr} : "
+               f"{cm.mlir_type}, {cv.mlir_type} -> {co.mlir_type}")
+    return ViewLeaf(out)
+
+
+def _blas_operand(tr, e, dtype, node):
+    """A whole container (or a whole transposed matrix) for BLAS."""
+    if isinstance(e, ViewLeaf) and e.dtype == dtype and (
+            e.view.is_whole() or e.view.is_whole_transposed()):
+        return e.view
+    v = tr.transient_view(e.shape, dtype, node, "operand")
+    tr.store(v, e)
+    return v
+
+
+def _matmul_loops(tr, ea, eb, node):
+    """Matmul over views with loop-dependent shapes: a fused reduction."""
+    ra, rb = len(ea.shape), len(eb.shape)
+    if ra == 2 and rb == 1:
+        # out[i] = sum_k a[i, k] * b[k]
+        prod = tr.binop("mul", ea, eb)
+        return reduce(tr, "sum", prod, 1, False, node)
+    if ra == 1 and rb == 2:
+        va = _as_view(tr, ea, node)
+        col = tr.subscript(va, [ast.Slice(), ast.Constant(None)], node)
+        prod = tr.binop("mul", col, eb)
+        return reduce(tr, "sum", prod, 0, False, node)
+    va = _as_view(tr, ea, node)
+    vb = _as_view(tr, eb, node)
+    # out[i, j] = sum_k a[i, k, None] * b[None, k, j] over k
+    a3 = tr.subscript(va, [ast.Slice(), ast.Slice(), ast.Constant(None)],
+                      node)
+    b3 = tr.subscript(vb, [ast.Constant(None), ast.Slice(), ast.Slice()],
+                      node)
+    return reduce(tr, "sum", tr.binop("mul", a3, b3), 1, False, node)

@@ -1,0 +1,1348 @@
+"""NumPy function (Python AST) -> sdfg dialect text.
+
+The translator specialises a function on its argument types: arrays have
+static shapes and dtypes, Python ints and bools are compile-time constants,
+Python floats are runtime scalars. Each statement becomes one state (one
+map for element-wise work, fused across the whole right-hand side), loops
+become sdfg.loop / sdfg.while, conditionals sdfg.if.
+"""
+
+import ast
+import builtins
+import inspect
+import textwrap
+
+import numpy as np
+
+from ..errors import FrontendError
+from . import numpy_calls
+from .emitter import Emitter
+from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Op, ScalarLeaf,
+                     View, ViewLeaf, as_idx, is_float, mlir_scalar,
+                     same_extent)
+
+# Element counts below this run sequentially: forking threads costs more.
+PARALLEL_THRESHOLD = 4096
+
+SUPPORTED_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
+
+
+class Signature:
+    """How the Python call maps onto the C function."""
+
+    def __init__(self):
+        self.params = []   # (kind, name, dtype, shape|value)
+        self.outputs = []  # ("array", dtype, shape) | ("arg", param index)
+        self.returns_tuple = False
+        self.returns_none = True
+
+
+class Translation:
+    def __init__(self, name, text, signature):
+        self.name = name
+        self.text = text
+        self.signature = signature
+
+
+def translate(fn, args, name=None):
+    return Translator(fn, args, name).run()
+
+
+class _NumpyModule:
+    """Marker for the numpy module in expressions."""
+
+
+NUMPY = _NumpyModule()
+
+
+class Translator:
+    def __init__(self, fn, args, name=None):
+        self.fn = fn
+        self.filename = inspect.getsourcefile(fn) or "<unknown>"
+        try:
+            lines, self.firstline = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise FrontendError(f"cannot read the source of {fn!r}: {e}",
+                                self.filename)
+        self.source = textwrap.dedent("".join(lines))
+        tree = ast.parse(self.source)
+        self.fdef = tree.body[0]
+        if not isinstance(self.fdef, ast.FunctionDef):
+            raise FrontendError("expected a function definition",
+                                self.filename, self.firstline)
+        self.name = name or fn.__name__
+        self.args = args
+        self.em = Emitter()
+        self.env = {}
+        self.var_containers = {}
+        self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
+        self.loop_depth = 0
+        self.sig = Signature()
+        self.current_node = self.fdef
+        self.globals = dict(fn.__globals__)
+        if fn.__closure__:
+            for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                self.globals[var] = cell.cell_contents
+        self.assign_counts = _count_assignments(self.fdef)
+        self.inplace_names = _inplace_targets(self.fdef)
+
+    # ------------------------------------------------------------------
+    # Errors
+    # ------------------------------------------------------------------
+
+    def error(self, message, node=None, construct=None):
+        node = node or self.current_node
+        lineno = getattr(node, "lineno", None)
+        if lineno is not None:
+            lineno += self.firstline - 1
+        return FrontendError(message, self.filename, lineno, construct)
+
+    def unsupported(self, node, construct, why=""):
+        return self.error(why or "not supported by the sdfg frontend", node,
+                          construct)
+
+    # ------------------------------------------------------------------
+    # Driver
+    # ------------------------------------------------------------------
+
+    def run(self):
+        self._bind_arguments()
+        body = self.fdef.body
+        with self.em.capture() as main:
+            self.em.indent = 1
+            for i, stmt in enumerate(body):
+                last = i == len(body) - 1
+                if isinstance(stmt, ast.Return):
+                    if not last:
+                        raise self.unsupported(stmt, "return",
+                                               "return must be the last "
+                                               "statement of the function")
+                    self.visit_return(stmt)
+                else:
+                    self.visit(stmt)
+        params = []
+        for c in self.param_containers:
+            params.append(f"{c.ssa}: {c.mlir_type} {{sdfg.name = \"{c.name}\"}}")
+        sig = ",\n    ".join(params)
+        lines = [f"sdfg.sdfg @{self.name}({sig}) {{"]
+        lines += ["  " + a for a in self.em.allocs]
+        lines += main.lines
+        lines.append("}")
+        return Translation(self.name, "\n".join(lines) + "\n", self.sig)
+
+    def _bind_arguments(self):
+        a = self.fdef.args
+        if (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs
+                or a.defaults):
+            raise self.unsupported(self.fdef, "function signature",
+                                   "only plain positional parameters are "
+                                   "supported")
+        names = [p.arg for p in a.args]
+        if len(names) != len(self.args):
+            raise self.error(f"{self.name}() takes {len(names)} arguments, "
+                             f"got {len(self.args)}")
+        self.param_containers = []
+        for name, value in zip(names, self.args):
+            if isinstance(value, np.ndarray):
+                dtype = value.dtype
+                if dtype.type not in SUPPORTED_DTYPES:
+                    raise self.error(f"argument '{name}' has unsupported "
+                                     f"dtype {dtype}")
+                c = Container(f"%{name}", value.shape, dtype, "arg", name)
+                self.param_containers.append(c)
+                self.env[name] = c.view()
+                self.sig.params.append(("array", name, dtype, value.shape))
+            elif isinstance(value, (bool, np.bool_)):
+                self.env[name] = bool(value)
+                self.sig.params.append(("const", name, None, bool(value)))
+            elif isinstance(value, (int, np.integer)):
+                self.env[name] = int(value)
+                self.sig.params.append(("const", name, None, int(value)))
+            elif isinstance(value, (float, np.floating)):
+                dtype = (np.dtype(value.dtype) if isinstance(value, np.floating)
+                         else np.dtype(np.float64))
+                # Runtime scalar: passed by pointer to a 0-d container so
+                # that the function may also assign to it.
+                c = Container(f"%{name}", (), dtype, "arg", name)
+                self.param_containers.append(c)
+                self.env[name] = c.view()
+                self.sig.params.append(("scalar", name, dtype, None))
+            else:
+                raise self.error(f"argument '{name}' has unsupported type "
+                                 f"{type(value).__name__}; expected a numpy "
+                                 "array, an int, a float or a bool")
+
+    # ------------------------------------------------------------------
+    # Statements
+    # ------------------------------------------------------------------
+
+    def visit(self, node):
+        saved = self.current_node
+        self.current_node = node
+        try:
+            method = getattr(self, "visit_" + type(node).__name__, None)
+            if method is None:
+                raise self.unsupported(node, _construct_name(node))
+            return method(node)
+        finally:
+            self.current_node = saved
+
+    def visit_body(self, stmts):
+        for s in stmts:
+            if isinstance(s, ast.Return):
+                raise self.unsupported(s, "return", "return must be the last "
+                                       "statement of the function")
+            self.visit(s)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(
+                node.value.value, str):
+            return  # docstring
+        raise self.unsupported(node, "expression statement",
+                               "an expression whose value is discarded has no "
+                               "effect in NumPy semantics the frontend keeps")
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self.unsupported(node, "chained assignment")
+        target = node.targets[0]
+        if isinstance(target, ast.Tuple):
+            if not isinstance(node.value, ast.Tuple) or len(
+                    node.value.elts) != len(target.elts):
+                raise self.unsupported(node, "tuple unpacking",
+                                       "only a, b = x, y with a tuple on "
+                                       "the right is supported")
+            # Evaluate all right-hand sides first (a, b = b, a swaps).
+            with self.statement() as stmt:
+                values = [self.materialize_if_view(self.eval(v))
+                          for v in node.value.elts]
+                stmt.done()
+            for t, v in zip(target.elts, values):
+                self.assign(t, v, node)
+            return
+        with self.statement() as stmt:
+            value = self.eval(node.value)
+            self.assign(target, value, node)
+            stmt.done()
+
+    def visit_AugAssign(self, node):
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.unsupported(node, "augmented assignment operator")
+        target = node.target
+        with self.statement() as stmt:
+            if isinstance(target, ast.Name):
+                current = self.lookup(target.id, target)
+            else:
+                current = self.eval(target)
+            rhs = self.eval(node.value)
+            if isinstance(current, View) and current.ndim > 0:
+                # In place, as NumPy does for arrays (arguments included).
+                value = self.binop(op, ViewLeaf(current), self.to_expr(rhs))
+                self.store(current, value, cast=True)
+            else:
+                value = self.binop(op, current, rhs)
+                self.assign(target, value, node)
+            stmt.done()
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return
+        with self.statement() as stmt:
+            self.assign(node.target, self.eval(node.value), node)
+            stmt.done()
+
+    def visit_For(self, node):
+        if node.orelse:
+            raise self.unsupported(node, "for-else")
+        if not isinstance(node.target, ast.Name):
+            raise self.unsupported(node.target, "for target",
+                                   "the loop variable must be a single name")
+        call = node.iter
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id == "range" and not call.keywords
+                and 1 <= len(call.args) <= 3):
+            raise self.unsupported(node.iter, "for loop over "
+                                   + _construct_name(node.iter),
+                                   "only 'for i in range(...)' loops are "
+                                   "supported")
+        with self.em.capture() as pre:
+            bounds = [self.control_index(self.eval(a), a) for a in call.args]
+        if pre.dataflow:
+            raise self.unsupported(node.iter, "range bound",
+                                   "range bounds must be integers computed "
+                                   "without array operations")
+        self.em.splice(pre)
+        if len(bounds) == 1:
+            lb, ub, step = Idx(0), bounds[0], Idx(1)
+        else:
+            lb, ub = bounds[0], bounds[1]
+            step = bounds[2] if len(bounds) == 3 else Idx(1)
+        if not step.is_const():
+            raise self.unsupported(call, "range step",
+                                   "the step of range() must be a constant")
+        step = step.const
+        if step == 0:
+            raise self.error("range() step must not be zero", call)
+        iv = self.em.fresh("i")
+        lo, hi = self.interval(lb), self.interval(ub)
+        if step > 0:
+            self.iter_bounds[iv] = (lo[0], hi[1] - 1)
+        else:
+            self.iter_bounds[iv] = (hi[0] + 1, lo[1])
+        name = node.target.id
+        saved = self.env.get(name)
+        self.env[name] = Idx.of(iv)
+        self.loop_depth += 1
+        with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
+                           f"step {step}"):
+            self.visit_body(node.body)
+        self.loop_depth -= 1
+        # The iterator is not visible after the loop (its value there would
+        # be the last iteration's, which the loop region does not expose).
+        if saved is None:
+            self.env.pop(name, None)
+        else:
+            self.env[name] = saved
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise self.unsupported(node, "while-else")
+        self.loop_depth += 1
+        with self.em.block("sdfg.while"):
+            cond = self.control_scalar(self.eval(node.test), np.bool_,
+                                       in_while_condition=True)
+            self.em.line(f"sdfg.condition {cond}")
+        self.em.indent -= 0
+        # Re-open for the body: `} do {`.
+        self.em.buffer.lines[-1] = self.em.buffer.lines[-1] + " do {"
+        self.em.indent += 1
+        self.visit_body(node.body)
+        self.em.indent -= 1
+        self.em.line("}")
+        self.loop_depth -= 1
+
+    def visit_If(self, node):
+        test = self.eval(node.test)
+        if isinstance(test, (bool, int, float, np.bool_, np.number)):
+            # Decided at compile time (sizes and int arguments are known).
+            self.visit_body(node.body if test else node.orelse)
+            return
+        cond = self.control_scalar(test, np.bool_)
+        self.loop_depth += 1
+        with self.em.block(f"sdfg.if {cond}"):
+            self.visit_body(node.body)
+        if node.orelse:
+            self.em.buffer.lines[-1] += " else {"
+            self.em.indent += 1
+            self.visit_body(node.orelse)
+            self.em.indent -= 1
+            self.em.line("}")
+        self.loop_depth -= 1
+
+    def visit_Return(self, node):
+        self.visit_return(node)
+
+    def visit_return(self, node):
+        if node.value is None:
+            return
+        values = node.value.elts if isinstance(node.value, ast.Tuple) else [
+            node.value]
+        self.sig.returns_tuple = isinstance(node.value, ast.Tuple)
+        self.sig.returns_none = False
+        for k, v in enumerate(values):
+            with self.statement() as stmt:
+                value = self.eval(v)
+                self._emit_output(k, value, v)
+                stmt.done()
+
+    def _emit_output(self, k, value, node):
+        if isinstance(value, View) and value.container.kind == "arg" and \
+                value.is_whole() and value.ndim > 0:
+            index = [i for i, c in enumerate(self.param_containers)
+                     if c is value.container][0]
+            self.sig.outputs.append(("arg", index))
+            return
+        if isinstance(value, tuple):
+            raise self.unsupported(node, "returning a tuple of shapes")
+        expr = self.to_expr(value)
+        shape = [self.static_extent(e, node) for e in expr.shape]
+        dtype = expr.dtype
+        if isinstance(value, (bool, np.bool_)):
+            dtype = np.dtype(np.bool_)
+        c = Container(f"%__return{k}", shape, dtype, "output", f"__return{k}")
+        self.param_containers.append(c)
+        self.sig.outputs.append(("array", dtype, tuple(shape)))
+        self.store(c.view(), expr, cast=True)
+
+    # ------------------------------------------------------------------
+    # Statement scopes
+    # ------------------------------------------------------------------
+
+    def statement(self):
+        return _Statement(self)
+
+    def assign(self, target, value, node):
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, value, node)
+        elif isinstance(target, ast.Subscript):
+            dest = self.eval(target)
+            if not isinstance(dest, View):
+                raise self.unsupported(target, "assignment into "
+                                       + _construct_name(target.value))
+            self.store(dest, self.to_expr(value), cast=True)
+        elif isinstance(target, ast.Attribute):
+            raise self.unsupported(target, "attribute assignment")
+        else:
+            raise self.unsupported(target, "assignment target "
+                                   + _construct_name(target))
+
+    def assign_name(self, name, value, node):
+        if name in ("np", "numpy"):
+            raise self.error(f"cannot assign to '{name}'", node)
+        count = self.assign_counts.get(name, 0)
+        existing = self.env.get(name)
+        # Integers and bools assigned once are compile-time or symbolic
+        # values (sizes, index arithmetic): no container needed.
+        if isinstance(value, (int, bool, np.integer, np.bool_, Idx)) and \
+                count <= 1 and name not in self.var_containers and \
+                not isinstance(existing, View):
+            self.env[name] = value
+            return
+        if isinstance(value, float) and count <= 1 and self.loop_depth == 0 \
+                and name not in self.var_containers:
+            self.env[name] = value
+            return
+        if isinstance(value, tuple):
+            if count <= 1:
+                self.env[name] = value
+                return
+            raise self.unsupported(node, "reassigned tuple variable")
+        if isinstance(value, View) and value.ndim > 0 and \
+                name not in self.var_containers:
+            if count <= 1:
+                # `B = A[1:]` or `B = A`: an alias, as in NumPy.
+                self.env[name] = value
+                return
+            if getattr(value, "fresh", False) and value.is_whole():
+                # A new array (np.zeros, a copy...): the name adopts it.
+                self.var_containers[name] = value.container
+                self.env[name] = value
+                return
+            if name in self.inplace_names:
+                raise self.unsupported(node, "aliasing a reassigned name",
+                                       f"'{name}' is reassigned and also "
+                                       "updated in place; write "
+                                       f"'{name} = ....copy()' to make the "
+                                       "copy explicit")
+        expr = self.to_expr(value)
+        container = self.var_containers.get(name)
+        if container is None:
+            shape = [self.upper_extent(e, node) for e in expr.shape]
+            dtype = expr.dtype
+            container = self.new_transient(shape, dtype, name)
+            self.var_containers[name] = container
+        view = container.view()
+        if len(container.shape) != len(expr.shape):
+            raise self.unsupported(node, "changing the rank of variable "
+                                   f"'{name}'")
+        if expr.shape:
+            view.shape = list(expr.shape)
+            if any(not isinstance(e, Idx) or not e.is_const()
+                   for e in expr.shape) and len(container.shape) > 0:
+                pass
+        elif container.dtype != expr.dtype and is_float(expr.dtype) \
+                and not is_float(container.dtype):
+            raise self.unsupported(node, f"variable '{name}' changing from "
+                                   f"{container.dtype} to {expr.dtype}")
+        self.store(view, expr, cast=True)
+        self.env[name] = view
+
+    # ------------------------------------------------------------------
+    # Containers
+    # ------------------------------------------------------------------
+
+    def new_transient(self, shape, dtype, hint="tmp"):
+        ssa = self.em.fresh("T")
+        clean = "".join(ch if ch.isalnum() else "_" for ch in hint)
+        c = Container(ssa, shape, dtype, "transient", clean)
+        self.em.allocs.append(f"{ssa} = sdfg.alloc() : {c.mlir_type}")
+        return c
+
+    def transient_view(self, shape, dtype, node, hint="tmp"):
+        """A transient holding `shape` (Idx extents, maybe symbolic)."""
+        static = [self.upper_extent(e, node) for e in shape]
+        c = self.new_transient(static, dtype, hint)
+        v = c.view()
+        v.shape = [as_idx(e) for e in shape]
+        v.fresh = True
+        return v
+
+    def materialize(self, expr, node, hint="tmp"):
+        expr = self.to_expr(expr)
+        if isinstance(expr, ViewLeaf):
+            return expr.view
+        v = self.transient_view(expr.shape, expr.dtype, node, hint)
+        self.store(v, expr)
+        return v
+
+    def materialize_if_view(self, value):
+        if isinstance(value, View):
+            if value.ndim == 0:
+                return ScalarLeafCopy(self, value)
+            return self.materialize(ViewLeaf(value), self.current_node)
+        return value
+
+    # ------------------------------------------------------------------
+    # Bounds of index expressions
+    # ------------------------------------------------------------------
+
+    def interval(self, idx):
+        """Inclusive (lo, hi) ints bounding an Idx over all iterations."""
+        idx = as_idx(idx)
+        lo = hi = idx.const
+        for name, c in idx.terms.items():
+            b = self.iter_bounds.get(name)
+            if b is None:
+                raise self.error("cannot bound the index value "
+                                 f"{idx.render()}")
+            blo, bhi = b
+            if c > 0:
+                lo += c * blo
+                hi += c * bhi
+            else:
+                lo += c * bhi
+                hi += c * blo
+        return lo, hi
+
+    def upper_extent(self, extent, node):
+        lo, hi = self.interval(extent)
+        return max(hi, 0)
+
+    def static_extent(self, extent, node):
+        extent = as_idx(extent)
+        if not extent.is_const():
+            raise self.unsupported(node, "array with a loop-dependent shape",
+                                   "returned arrays need a shape known at "
+                                   "compile time")
+        return extent.const
+
+    # ------------------------------------------------------------------
+    # Stores (one map per statement)
+    # ------------------------------------------------------------------
+
+    def store(self, dest, expr, cast=True, wcr=None):
+        expr = self.to_expr(expr)
+        self.check_broadcast(expr.shape, dest.shape)
+        if self.conflicts(dest, expr):
+            expr = ViewLeaf(self.materialize(expr, self.current_node))
+        rank = dest.ndim
+        if rank == 0:
+            val = self.emit_scalar(expr, [], 0, dest.dtype)
+            self.emit_store(val, dest, [], wcr)
+            return
+        params = [self.em.fresh("p") for _ in range(rank)]
+        for p, e in zip(params, dest.shape):
+            self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
+        schedule = self.schedule_for(dest.shape, wcr)
+        lbs = ", ".join("0" for _ in params)
+        ubs = ", ".join(as_idx(e).render() for e in dest.shape)
+        steps = ", ".join("1" for _ in params)
+        with self.em.block(f"sdfg.map ({', '.join(params)}) = ({lbs}) to "
+                           f"({ubs}) step ({steps}) schedule({schedule})"):
+            coords = [Idx.of(p) for p in params]
+            val = self.emit_scalar(expr, coords, rank, dest.dtype)
+            self.emit_store(val, dest, coords, wcr)
+
+    def schedule_for(self, shape, wcr):
+        if wcr is not None:
+            return "sequential"
+        total = 1
+        for e in shape:
+            total *= max(self.upper_extent(e, None), 0)
+        return "cpu_multicore" if total >= PARALLEL_THRESHOLD else \
+            "sequential"
+
+    def emit_store(self, val, dest, coords, wcr=None):
+        idx = ", ".join(i.render() for i in dest.indices(coords))
+        w = f" wcr({wcr})" if wcr else ""
+        self.em.line(f"sdfg.store {val}, {dest.container.ssa}[{idx}]{w} : "
+                     f"{dest.container.mlir_type}")
+
+    def check_broadcast(self, src, dst):
+        if len(src) > len(dst):
+            raise self.error(f"cannot broadcast shape {_fmt_shape(src)} into "
+                             f"{_fmt_shape(dst)}")
+        for s, d in zip(reversed(src), reversed(dst)):
+            if same_extent(s, d) or same_extent(s, 1):
+                continue
+            if as_idx(s).is_const() and as_idx(d).is_const():
+                raise self.error(f"shape mismatch: cannot broadcast "
+                                 f"{_fmt_shape(src)} into {_fmt_shape(dst)}")
+            # Extents that depend on runtime values are taken to agree, as
+            # they must for NumPy not to raise (see docs/design/frontend.md).
+
+    def conflicts(self, dest, expr):
+        """Whether evaluating `expr` element by element while storing into
+        `dest` could read an element another iteration already wrote."""
+        for leaf in _leaves(expr):
+            if not isinstance(leaf, ViewLeaf):
+                continue
+            v = leaf.view
+            if v.container is not dest.container:
+                continue
+            if self.same_mapping(v, dest, len(expr.shape)):
+                continue
+            if self.disjoint(v, dest):
+                continue
+            return True
+        return False
+
+    def same_mapping(self, v, dest, expr_rank):
+        rank = dest.ndim
+        coords = [Idx.of(f"%__c{k}") for k in range(rank)]
+        leaf_coords = _broadcast_coords(v.shape, coords, rank)
+        return v.indices(leaf_coords) == dest.indices(coords)
+
+    def disjoint(self, a, b):
+        ra, rb = self.footprint(a), self.footprint(b)
+        if ra is None or rb is None:
+            return False
+        for (alo, ahi), (blo, bhi) in zip(ra, rb):
+            if _provably_less(ahi, blo, self) or _provably_less(bhi, alo,
+                                                                 self):
+                return True
+        return False
+
+    def footprint(self, view):
+        """Per container dimension, (lo, hi) Idx of the indices touched."""
+        out = []
+        for offset, stride, vdim in view.base:
+            if vdim is None:
+                out.append((offset, offset))
+                continue
+            last = offset + (as_idx(view.shape[vdim]) - 1).scale(stride)
+            out.append((offset, last) if stride > 0 else (last, offset))
+        return out
+
+    # ------------------------------------------------------------------
+    # Element computation: loads + one tasklet
+    # ------------------------------------------------------------------
+
+    def emit_scalar(self, expr, coords, rank, out_dtype=None):
+        """Emits the loads and the tasklet computing `expr` at `coords`
+        (coordinates of the output, of length `rank`); returns the SSA name
+        of the result, converted to `out_dtype` when given."""
+        out_dtype = np.dtype(out_dtype) if out_dtype is not None else \
+            expr.dtype
+        inputs = []
+        arg_of = {}
+
+        def gather(e, coords_here):
+            if isinstance(e, ViewLeaf):
+                lc = _broadcast_coords(e.view.shape, coords_here, rank)
+                idx = ", ".join(i.render() for i in e.view.indices(lc))
+                name = self.em.fresh("l")
+                c = e.view.container
+                self.em.line(f"{name} = sdfg.load {c.ssa}[{idx}] : "
+                             f"{c.mlir_type}")
+                arg_of[id(e)] = len(inputs)
+                inputs.append((name, mlir_scalar(c.dtype)))
+            elif isinstance(e, ScalarLeaf):
+                arg_of[id(e)] = len(inputs)
+                inputs.append((e.ssa, mlir_scalar(e.dtype)))
+            elif isinstance(e, IdxLeaf):
+                for n in sorted(e.idx.terms):
+                    if ("idx", n) not in arg_of:
+                        arg_of[("idx", n)] = len(inputs)
+                        inputs.append((n, "index"))
+            elif isinstance(e, Op):
+                for a in e.args:
+                    gather(a, coords_here)
+
+        gather(expr, coords)
+        if isinstance(expr, (ViewLeaf, ScalarLeaf)) and \
+                expr.dtype == out_dtype:
+            return inputs[0][0]
+
+        def body(tb, args):
+            def gen(e):
+                if isinstance(e, (ViewLeaf, ScalarLeaf)):
+                    return args[arg_of[id(e)]]
+                if isinstance(e, ConstLeaf):
+                    return tb.const(e.value, e.dtype)
+                if isinstance(e, IdxLeaf):
+                    acc = tb.index_const(e.idx.const)
+                    for n, coef in sorted(e.idx.terms.items()):
+                        term = args[arg_of[("idx", n)]]
+                        if coef != 1:
+                            term = tb.op(f"arith.muli {term}, "
+                                         f"{tb.index_const(coef)}", "index")
+                        acc = tb.op(f"arith.addi {acc}, {term}", "index")
+                    return tb.index_to(acc, np.int64)
+                return numpy_calls.gen_op(tb, e, [gen(a) for a in e.args],
+                                          [a.dtype for a in e.args])
+            result = gen(expr)
+            return [tb.convert(result, expr.dtype, out_dtype)]
+
+        return self.em.tasklet(inputs, [mlir_scalar(out_dtype)], body)[0]
+
+    # ------------------------------------------------------------------
+    # Scalars at control level (conditions, bounds)
+    # ------------------------------------------------------------------
+
+    def control_scalar(self, value, dtype, in_while_condition=False):
+        """SSA name of a scalar computed in the current control region."""
+        expr = self.to_expr(value)
+        if expr.shape and not all(same_extent(e, 1) for e in expr.shape):
+            raise self.error("the truth value of an array is ambiguous; use "
+                             ".any() or .all() (not supported) or index an "
+                             "element")
+        with self.em.capture() as buf:
+            val = self.emit_scalar(expr, [], len(expr.shape), dtype)
+        if not buf.dataflow:
+            self.em.splice(buf)
+            return val
+        if in_while_condition:
+            raise self.unsupported(self.current_node, "while condition",
+                                   "the condition of a while loop must read "
+                                   "array elements or scalars only")
+        # The value was computed with maps: keep it in a 0-d transient and
+        # read it back in the control region.
+        tmp = self.new_transient([], dtype, "cond")
+        with self.em.block("sdfg.state"):
+            self.em.splice(buf)
+            self.emit_store(val, tmp.view(), [])
+        name = self.em.fresh("l")
+        self.em.line(f"{name} = sdfg.load {tmp.ssa}[] : {tmp.mlir_type}")
+        return name
+
+    def control_index(self, value, node):
+        """An Idx for `value` usable in the current control region."""
+        if isinstance(value, (bool, np.bool_)):
+            return Idx(int(value))
+        if isinstance(value, (int, np.integer)):
+            return Idx(int(value))
+        if isinstance(value, Idx):
+            return value
+        expr = self.to_expr(value)
+        if is_float(expr.dtype):
+            raise self.error("expected an integer, got a float", node)
+        val = self.control_scalar(expr, np.int64)
+        name = self.em.fresh("n")
+        self.em.line(f"{name} = sdfg.tasklet({val}) : (i64) -> index {{")
+        arg = self.em.fresh("a")
+        res = self.em.fresh("x")
+        self.em.line(f"^bb0({arg}: i64):")
+        self.em.line(f"  {res} = arith.index_cast {arg} : i64 to index")
+        self.em.line(f"  sdfg.yield {res} : index")
+        self.em.line("}")
+        lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+        self.iter_bounds[name] = (lo, hi)
+        return Idx.of(name)
+
+    def index_of(self, value, node, extent=None):
+        """An Idx for a subscript, valid in the current scope. Runtime
+        values are assumed to lie within the dimension (0..extent)."""
+        idx = self.control_index(value, node)
+        if extent is not None and as_idx(extent).is_const():
+            for n in idx.terms:
+                if self.iter_bounds.get(n) == (np.iinfo(np.int32).min,
+                                               np.iinfo(np.int32).max):
+                    self.iter_bounds[n] = (0, as_idx(extent).const)
+        return idx
+
+    # ------------------------------------------------------------------
+    # Expressions
+    # ------------------------------------------------------------------
+
+    def eval(self, node):
+        saved = self.current_node
+        self.current_node = node
+        try:
+            method = getattr(self, "eval_" + type(node).__name__, None)
+            if method is None:
+                raise self.unsupported(node, _construct_name(node))
+            return method(node)
+        finally:
+            self.current_node = saved
+
+    def lookup(self, name, node):
+        if name in self.env:
+            return self.env[name]
+        if name in self.globals:
+            g = self.globals[name]
+        elif hasattr(builtins, name):
+            g = getattr(builtins, name)
+        else:
+            raise self.error(f"name '{name}' is not defined", node)
+        if g is np:
+            return NUMPY
+        if isinstance(g, (bool, int, float, np.number, np.bool_)):
+            return g.item() if isinstance(g, (np.number, np.bool_)) else g
+        if isinstance(g, tuple) and all(isinstance(x, (int, float))
+                                        for x in g):
+            return g
+        if isinstance(g, np.ndarray):
+            raise self.unsupported(node, f"global array '{name}'",
+                                   "pass arrays as arguments")
+        if g in (range, abs, min, max, float, int, len, bool):
+            return g
+        if isinstance(g, type) and issubclass(g, np.generic):
+            return g
+        raise self.unsupported(node, f"global '{name}' of type "
+                               f"{type(g).__name__}")
+
+    def eval_Constant(self, node):
+        v = node.value
+        if isinstance(v, (bool, int, float)):
+            return v
+        if v is None:
+            return None
+        raise self.unsupported(node, f"constant {type(v).__name__}")
+
+    def eval_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def eval_Tuple(self, node):
+        return tuple(self.eval(e) for e in node.elts)
+
+    eval_List = None  # lists are not supported (only shape tuples)
+
+    def eval_Attribute(self, node):
+        base = self.eval(node.value)
+        attr = node.attr
+        if base is NUMPY:
+            return numpy_calls.numpy_attribute(self, attr, node)
+        if isinstance(base, View):
+            if attr == "shape":
+                return tuple(self._shape_value(e) for e in base.shape)
+            if attr == "T":
+                return base.transpose()
+            if attr == "ndim":
+                return base.ndim
+            if attr == "size":
+                total = Idx(1)
+                for e in base.shape:
+                    if not as_idx(e).is_const():
+                        raise self.unsupported(node, "size of a view with a "
+                                               "loop-dependent shape")
+                    total = Idx(total.const * as_idx(e).const)
+                return total.const
+            if attr == "dtype":
+                return base.dtype.type
+            return numpy_calls.BoundMethod(base, attr)
+        if isinstance(base, Expr):
+            if attr == "shape":
+                return tuple(self._shape_value(e) for e in base.shape)
+            if attr == "T":
+                return self.materialize(base, node).transpose()
+            if attr == "dtype":
+                return base.dtype.type
+            return numpy_calls.BoundMethod(base, attr)
+        raise self.unsupported(node, f"attribute '{attr}'")
+
+    def _shape_value(self, e):
+        e = as_idx(e)
+        return e.const if e.is_const() else e
+
+    def eval_Subscript(self, node):
+        base = self.eval(node.value)
+        if isinstance(base, tuple):
+            idx = self.eval(node.slice)
+            if isinstance(idx, int):
+                return base[idx]
+            raise self.unsupported(node, "non-constant tuple index")
+        if isinstance(base, Expr):
+            base = self.materialize(base, node)
+        if not isinstance(base, View):
+            raise self.unsupported(node, "subscript of "
+                                   + _construct_name(node.value))
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [
+            node.slice]
+        return self.subscript(base, items, node)
+
+    def subscript(self, view, items, node):
+        # Expand Ellipsis and count consumed dims.
+        consumed = sum(1 for it in items
+                       if not (isinstance(it, ast.Constant)
+                               and it.value is None)
+                       and not (isinstance(it, ast.Constant)
+                                and it.value is Ellipsis))
+        if consumed > view.ndim:
+            raise self.error(f"too many indices for an array of dimension "
+                             f"{view.ndim}", node)
+        expanded = []
+        for it in items:
+            if isinstance(it, ast.Constant) and it.value is Ellipsis:
+                expanded += [None] * (view.ndim - consumed)
+            else:
+                expanded.append(it)
+        while sum(1 for it in expanded
+                  if not (isinstance(it, ast.Constant)
+                          and it.value is None)) < view.ndim:
+            expanded.append(None)
+        # Per view dim: ("fix", Idx) | ("range", start, step, length); plus
+        # ("new",) for np.newaxis.
+        new_base = [list(b) for b in view.base]
+        new_shape = []
+        vmap = {}  # old vdim -> new vdim or ("fix", idx)
+        vd = 0
+        for it in expanded:
+            if isinstance(it, ast.Constant) and it.value is None:
+                new_shape.append(Idx(1))
+                continue
+            extent = as_idx(view.shape[vd])
+            if it is None:
+                vmap[vd] = ("dim", len(new_shape), Idx(0), 1)
+                new_shape.append(extent)
+            elif isinstance(it, ast.Slice):
+                start, step, length = self.slice_range(it, extent, node)
+                vmap[vd] = ("dim", len(new_shape), start, step)
+                new_shape.append(length)
+            else:
+                i = self.index_of(self.eval(it), it, extent)
+                if i.is_const() and extent.is_const():
+                    if i.const < -extent.const or i.const >= extent.const:
+                        raise self.error(f"index {i.const} is out of bounds "
+                                         f"for axis {vd} with size "
+                                         f"{extent.const}", it)
+                    if i.const < 0:
+                        i = Idx(i.const + extent.const)
+                elif i.is_const() and i.const < 0:
+                    i = extent + i
+                vmap[vd] = ("fix", i)
+            vd += 1
+        out_base = []
+        for offset, stride, v in view.base:
+            if v is None:
+                out_base.append((offset, stride, None))
+                continue
+            m = vmap[v]
+            if m[0] == "fix":
+                out_base.append((offset + m[1].scale(stride), stride, None))
+            else:
+                _, nd, start, step = m
+                out_base.append((offset + start.scale(stride), stride * step,
+                                 nd))
+        return View(view.container, out_base, new_shape)
+
+    def slice_range(self, sl, extent, node):
+        """(start Idx, step int, length Idx) of a slice over `extent`."""
+        step = 1
+        if sl.step is not None:
+            s = self.eval(sl.step)
+            if not isinstance(s, int):
+                raise self.unsupported(sl, "slice step",
+                                       "slice steps must be constants")
+            step = s
+        if step == 0:
+            raise self.error("slice step cannot be zero", sl)
+
+        def bound(expr_node, default):
+            if expr_node is None:
+                return default
+            v = self.index_of(self.eval(expr_node), expr_node, extent)
+            if v.is_const() and v.const < 0:
+                v = extent + v  # negative indices count from the end
+            return v
+
+        if step > 0:
+            start = bound(sl.lower, Idx(0))
+            stop = bound(sl.upper, extent)
+            start, stop = self.clamp(start, extent), self.clamp(stop, extent)
+            length = self.ceil_div(stop - start, step)
+        else:
+            start = bound(sl.lower, extent - 1)
+            stop = bound(sl.upper, Idx(-1)) if sl.upper is not None else None
+            if stop is None:
+                length = self.ceil_div(start + 1, -step)
+            else:
+                length = self.ceil_div(start - stop, -step)
+        return start, step, length
+
+    def clamp(self, v, extent):
+        if v.is_const() and extent.is_const():
+            return Idx(min(max(v.const, 0), extent.const))
+        return v
+
+    def ceil_div(self, v, d):
+        if v.is_const():
+            return Idx(max(0, -(-v.const // d)))
+        if d == 1:
+            return v
+        # max(0, ceil(v / d)) in a tasklet over the index values involved.
+        names = sorted(v.terms)
+        lo, hi = self.interval(v)
+
+        def body(tb, args):
+            acc = tb.index_const(v.const)
+            for n, a in zip(names, args):
+                term = a
+                if v.terms[n] != 1:
+                    term = tb.op(f"arith.muli {a}, "
+                                 f"{tb.index_const(v.terms[n])}", "index")
+                acc = tb.op(f"arith.addi {acc}, {term}", "index")
+            q = tb.op(f"arith.ceildivsi {acc}, {tb.index_const(d)}", "index")
+            return [tb.op(f"arith.maxsi {q}, {tb.index_const(0)}", "index")]
+
+        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
+                                  body)
+        self.iter_bounds[name] = (max(0, -(-lo // d)), max(0, -(-hi // d)))
+        return Idx.of(name)
+
+    def eval_UnaryOp(self, node):
+        v = self.eval(node.operand)
+        if isinstance(node.op, ast.USub):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return -v
+            if isinstance(v, Idx):
+                return -v
+            return self.unary("neg", v)
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.Not):
+            if isinstance(v, (bool, int, float)):
+                return not v
+            return self.unary("not", self.to_bool(v))
+        if isinstance(node.op, ast.Invert):
+            if isinstance(v, (bool, int)):
+                return ~v
+            e = self.to_expr(v)
+            if e.dtype == np.bool_:
+                return self.unary("not", e)
+        raise self.unsupported(node, "unary operator "
+                               + type(node.op).__name__)
+
+    def eval_BinOp(self, node):
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            if isinstance(node.op, ast.MatMult):
+                return numpy_calls.matmul(self, self.eval(node.left),
+                                          self.eval(node.right), node)
+            raise self.unsupported(node, "binary operator "
+                                   + type(node.op).__name__)
+        return self.binop(op, self.eval(node.left), self.eval(node.right))
+
+    def eval_Compare(self, node):
+        result = None
+        left = self.eval(node.left)
+        for opnode, comp in zip(node.ops, node.comparators):
+            op = _CMPOPS.get(type(opnode))
+            if op is None:
+                raise self.unsupported(node, "comparison "
+                                       + type(opnode).__name__)
+            right = self.eval(comp)
+            r = self.binop(op, left, right)
+            result = r if result is None else self.logical("and", result, r)
+            left = right
+        return result
+
+    def eval_BoolOp(self, node):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        values = [self.eval(v) for v in node.values]
+        result = values[0]
+        for v in values[1:]:
+            result = self.logical(op, result, v)
+        return result
+
+    def eval_IfExp(self, node):
+        test = self.eval(node.test)
+        if isinstance(test, (bool, int, float)):
+            return self.eval(node.body if test else node.orelse)
+        return numpy_calls.where(self, test, self.eval(node.body),
+                                 self.eval(node.orelse), node)
+
+    def eval_Call(self, node):
+        return numpy_calls.call(self, node)
+
+    # ------------------------------------------------------------------
+    # Element-wise arithmetic
+    # ------------------------------------------------------------------
+
+    def to_expr(self, v):
+        if isinstance(v, Expr):
+            return v
+        if isinstance(v, View):
+            return ViewLeaf(v)
+        if isinstance(v, Idx):
+            return ConstLeaf(v.const, np.int64) if v.is_const() else \
+                IdxLeaf(v)
+        if isinstance(v, ScalarLeafCopy):
+            return v.expr
+        if isinstance(v, (bool, np.bool_)):
+            return ConstLeaf(bool(v), np.bool_)
+        if isinstance(v, (int, np.integer)):
+            return ConstLeaf(int(v), np.int64)
+        if isinstance(v, (float, np.floating)):
+            return ConstLeaf(float(v), np.float64)
+        if isinstance(v, tuple):
+            raise self.unsupported(self.current_node, "tuple used as an array")
+        raise self.unsupported(self.current_node,
+                               f"value of type {type(v).__name__}")
+
+    def to_bool(self, v):
+        e = self.to_expr(v)
+        if e.dtype == np.bool_:
+            return e
+        return Op("cast", [e], e.shape, np.bool_)
+
+    def broadcast_shapes(self, a, b):
+        out = []
+        for k in range(max(len(a), len(b))):
+            x = a[len(a) - 1 - k] if k < len(a) else Idx(1)
+            y = b[len(b) - 1 - k] if k < len(b) else Idx(1)
+            if same_extent(x, y) or same_extent(y, 1):
+                out.append(x)
+            elif same_extent(x, 1):
+                out.append(y)
+            elif as_idx(x).is_const() and as_idx(y).is_const():
+                raise self.error("operands could not be broadcast together "
+                                 f"with shapes {_fmt_shape(a)} "
+                                 f"{_fmt_shape(b)}")
+            else:
+                # Runtime extents are taken to agree (NumPy would raise
+                # otherwise); keep the tighter static bound.
+                out.append(x if self.upper_extent(x, None) <=
+                           self.upper_extent(y, None) else y)
+        return list(reversed(out))
+
+    def result_dtype(self, op, a, b):
+        da, db = a.dtype, b.dtype
+        weak_a = isinstance(a, (ConstLeaf, IdxLeaf)) or not a.shape
+        weak_b = isinstance(b, (ConstLeaf, IdxLeaf)) or not b.shape
+        if op in ("lt", "le", "gt", "ge", "eq", "ne", "and", "or"):
+            return np.dtype(np.bool_)
+        # Value-based casting as in NumPy 1.x: a scalar does not widen an
+        # array of the same kind.
+        if weak_a and not weak_b and (is_float(db) or not is_float(da)):
+            dt = db
+        elif weak_b and not weak_a and (is_float(da) or not is_float(db)):
+            dt = da
+        else:
+            dt = np.result_type(da, db)
+        if op == "div" and not is_float(dt):
+            dt = np.dtype(np.float64)
+        if dt == np.bool_ and op in ("add", "sub", "mul", "floordiv", "mod",
+                                     "pow"):
+            dt = np.dtype(np.int64)
+        return np.dtype(dt)
+
+    def binop(self, op, a, b):
+        # Compile-time constants fold with Python semantics.
+        pa = isinstance(a, (int, float, bool)) and not isinstance(a, Idx)
+        pb = isinstance(b, (int, float, bool)) and not isinstance(b, Idx)
+        if pa and pb:
+            return _fold(op, a, b)
+        # Integer index arithmetic stays symbolic where it is affine.
+        ia = isinstance(a, (Idx, int)) and not isinstance(a, bool)
+        ib = isinstance(b, (Idx, int)) and not isinstance(b, bool)
+        if ia and ib:
+            ra = self._idx_binop(op, as_idx(a), as_idx(b))
+            if ra is not None:
+                return ra
+        ea, eb = self.to_expr(a), self.to_expr(b)
+        shape = self.broadcast_shapes(ea.shape, eb.shape)
+        return Op(op, [ea, eb], shape, self.result_dtype(op, ea, eb))
+
+    def _idx_binop(self, op, a, b):
+        if op == "add":
+            return a + b
+        if op == "sub":
+            return a - b
+        if op == "mul":
+            if a.is_const():
+                return b.scale(a.const)
+            if b.is_const():
+                return a.scale(b.const)
+            return None
+        if a.is_const() and b.is_const():
+            if op in ("lt", "le", "gt", "ge", "eq", "ne", "floordiv", "mod",
+                      "pow"):
+                return _fold(op, a.const, b.const)
+        if op in ("eq", "ne") and (a - b).is_const():
+            return _fold(op, (a - b).const, 0)
+        return None
+
+    def logical(self, op, a, b):
+        if isinstance(a, (bool, int)) and isinstance(b, (bool, int)) and \
+                not isinstance(a, Idx) and not isinstance(b, Idx):
+            return (a and b) if op == "and" else (a or b)
+        ea, eb = self.to_bool(a), self.to_bool(b)
+        shape = self.broadcast_shapes(ea.shape, eb.shape)
+        return Op(op, [ea, eb], shape, np.bool_)
+
+    def unary(self, op, v, dtype=None):
+        e = self.to_expr(v)
+        if dtype is None:
+            dtype = e.dtype
+        return Op(op, [e], e.shape, dtype)
+
+
+class ScalarLeafCopy:
+    """A scalar variable's value captured before a tuple assignment."""
+
+    def __init__(self, tr, view):
+        tmp = tr.new_transient([], view.dtype, "swap")
+        tr.store(tmp.view(), ViewLeaf(view))
+        self.expr = ViewLeaf(tmp.view())
+
+
+class _Statement:
+    """Collects the text of one statement and wraps it in a state when it
+    holds dataflow."""
+
+    def __init__(self, tr):
+        self.tr = tr
+        self.ok = False
+
+    def __enter__(self):
+        self.cm = self.tr.em.capture()
+        self.buf = self.cm.__enter__()
+        return self
+
+    def done(self):
+        self.ok = True
+
+    def __exit__(self, exc_type, exc, tb):
+        self.cm.__exit__(exc_type, exc, tb)
+        if exc_type is not None or not self.ok:
+            return False
+        em = self.tr.em
+        if not self.buf:
+            return False
+        if self.buf.dataflow:
+            with em.block("sdfg.state"):
+                em.splice(self.buf)
+        else:
+            em.splice(self.buf)
+        return False
+
+
+def _broadcast_coords(shape, coords, rank):
+    """Coordinates of a leaf of `shape` inside an output of rank `rank`."""
+    r = len(shape)
+    out = []
+    for k in range(r):
+        dim = rank - r + k
+        if same_extent(shape[k], 1):
+            out.append(Idx(0))
+        else:
+            out.append(coords[dim])
+    return out
+
+
+def _leaves(e):
+    if isinstance(e, Op):
+        for a in e.args:
+            yield from _leaves(a)
+    else:
+        yield e
+
+
+def _provably_less(a, b, tr):
+    """a < b for every iteration."""
+    d = as_idx(b) - as_idx(a)
+    try:
+        lo, _ = tr.interval(d)
+    except FrontendError:
+        return False
+    return lo > 0
+
+
+def _fmt_shape(shape):
+    return "(" + ", ".join(as_idx(e).render() for e in shape) + ")"
+
+
+def _fold(op, a, b):
+    import operator
+    ops = {
+        "add": operator.add, "sub": operator.sub, "mul": operator.mul,
+        "div": operator.truediv, "floordiv": operator.floordiv,
+        "mod": operator.mod, "pow": operator.pow, "lt": operator.lt,
+        "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+        "eq": operator.eq, "ne": operator.ne,
+    }
+    return ops[op](a, b)
+
+
+_BINOPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
+    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow",
+}
+
+_CMPOPS = {
+    ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
+    ast.NotEq: "ne",
+}
+
+
+def _construct_name(node):
+    names = {
+        "Break": "break", "Continue": "continue", "With": "with",
+        "Try": "try", "Raise": "raise", "Lambda": "lambda",
+        "ListComp": "list comprehension", "DictComp": "dict comprehension",
+        "SetComp": "set comprehension", "GeneratorExp": "generator expression",
+        "List": "list", "Dict": "dict", "Set": "set", "Global": "global",
+        "Nonlocal": "nonlocal", "FunctionDef": "nested function",
+        "ClassDef": "class definition", "Import": "import",
+        "ImportFrom": "import", "Delete": "del", "Assert": "assert",
+        "Yield": "yield", "Await": "await", "JoinedStr": "f-string",
+        "Starred": "starred expression", "NamedExpr": "walrus operator",
+    }
+    return names.get(type(node).__name__, type(node).__name__)
+
+
+def _inplace_targets(fdef):
+    """Names written through a subscript or an augmented assignment."""
+    out = set()
+    for node in ast.walk(fdef):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        for t in targets:
+            while isinstance(t, ast.Subscript):
+                t = t.value
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+            if isinstance(node, ast.AugAssign) and isinstance(t, ast.Name):
+                out.add(t.id)
+    return out
+
+
+def _count_assignments(fdef):
+    """How often each name is assigned (for loops count as one per loop)."""
+    counts = {}
+
+    def bump(name, n=1):
+        counts[name] = counts.get(name, 0) + n
+
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx,
+                                                              ast.Store):
+                        bump(n.id)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            if isinstance(node.target, ast.Name):
+                bump(node.target.id, 2)
+        elif isinstance(node, ast.For):
+            if isinstance(node.target, ast.Name):
+                bump("__for__" + node.target.id)
+    # Assignments inside loops happen repeatedly.
+    for node in ast.walk(fdef):
+        if isinstance(node, (ast.For, ast.While)):
+            for inner in ast.walk(node):
+                if inner is node:
+                    continue
+                if isinstance(inner, ast.Assign):
+                    for t in inner.targets:
+                        if isinstance(t, ast.Name):
+                            bump(t.id, 1)
+    return counts

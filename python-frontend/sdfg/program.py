@@ -1,0 +1,202 @@
+"""`sdfg.program` and `sdfg.to_mlir`: NumPy functions compiled natively.
+
+A program is specialised per call signature: array dtypes and shapes,
+the values of int and bool arguments, and the dtypes of float arguments.
+Compiled libraries are cached in memory and on disk (``$SDFG_CACHE_DIR``,
+default ``~/.cache/sdfg``), keyed by the function's source, the module
+constants it reads, the signature and the compiler binary; a second process
+reuses them without recompiling.
+"""
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import tempfile
+
+import numpy as np
+
+from . import native
+from .errors import FrontendError
+from .frontend import translate
+
+_CACHE_VERSION = "1"
+
+
+def cache_dir():
+    d = os.environ.get("SDFG_CACHE_DIR")
+    if not d:
+        d = os.path.join(os.path.expanduser("~"), ".cache", "sdfg")
+    return d
+
+
+def _arg_key(value):
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape)
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, (int, np.integer)):
+        return ("int", int(value))
+    if isinstance(value, (float, np.floating)):
+        dt = value.dtype.str if isinstance(value, np.floating) else "<f8"
+        return ("float", dt)
+    return ("other", type(value).__name__)
+
+
+def _globals_key(fn):
+    """Module-level constants the function reads (they are compiled in)."""
+    out = []
+    code = fn.__code__
+    names = set(code.co_names)
+    for n in sorted(names):
+        v = fn.__globals__.get(n)
+        if isinstance(v, (bool, int, float, str, tuple)):
+            out.append((n, repr(v)))
+    return out
+
+
+def _tool_stamp():
+    path = os.path.join(native.tools_dir(), "sdfg-translate")
+    try:
+        st = os.stat(path)
+        return f"{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        return "missing"
+
+
+class Program:
+    """A NumPy function compiled through the sdfg dialect."""
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self._compiled = {}
+        try:
+            self._source = inspect.getsource(fn)
+        except (OSError, TypeError) as e:
+            raise FrontendError(f"cannot read the source of {fn!r}: {e}")
+
+    def _key(self, args):
+        return tuple(_arg_key(a) for a in args)
+
+    def to_mlir(self, *args):
+        return translate(self.fn, _normalise(args)).text
+
+    def compile(self, *args):
+        args = _normalise(args)
+        key = self._key(args)
+        entry = self._compiled.get(key)
+        if entry is None:
+            entry = self._load_or_build(args, key)
+            self._compiled[key] = entry
+        return entry
+
+    def _load_or_build(self, args, key):
+        digest = hashlib.sha256(json.dumps(
+            [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
+             _tool_stamp()]).encode()).hexdigest()[:32]
+        directory = os.path.join(cache_dir(), digest)
+        lib = os.path.join(directory, "program.so")
+        meta_path = os.path.join(directory, "meta.json")
+        if os.path.exists(lib) and os.path.exists(meta_path):
+            with open(meta_path) as f:
+                meta = json.load(f)
+            module = native.NativeModule(None, lib, meta["abi"])
+            return _Entry(module, meta)
+        tr = translate(self.fn, args)
+        os.makedirs(cache_dir(), exist_ok=True)
+        # Build in a private directory, then rename: a crash mid-compile
+        # never leaves a half-written entry behind.
+        staging = tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
+        try:
+            abi = native.build_library(tr.text, staging)
+            meta = {
+                "name": tr.name,
+                "abi": abi,
+                "params": [[k, n, str(d) if d is not None else None,
+                            list(s) if isinstance(s, tuple) else s]
+                           for k, n, d, s in tr.signature.params],
+                "outputs": [[o[0], str(o[1]) if o[0] == "array" else o[1],
+                             list(o[2]) if o[0] == "array" else None]
+                            for o in tr.signature.outputs],
+                "returns_tuple": tr.signature.returns_tuple,
+                "returns_none": tr.signature.returns_none,
+            }
+            with open(os.path.join(staging, "meta.json"), "w") as f:
+                json.dump(meta, f)
+            try:
+                os.rename(staging, directory)
+            except OSError:
+                # Another process finished first; use its entry.
+                native.remove_tree(staging)
+        except BaseException:
+            native.remove_tree(staging)
+            raise
+        module = native.NativeModule(None, lib, meta["abi"])
+        return _Entry(module, meta)
+
+    def __call__(self, *args):
+        entry = self.compile(*args)
+        return entry.call(_normalise(args))
+
+
+class _Entry:
+    def __init__(self, module, meta):
+        self.function = getattr(module, meta["name"])
+        self.module = module
+        self.meta = meta
+
+    def call(self, args):
+        meta = self.meta
+        cargs = []
+        writeback = []
+        for (kind, name, dtype, _), value in zip(meta["params"], args):
+            if kind == "array":
+                arr = value
+                if not arr.flags.c_contiguous or not arr.flags.aligned:
+                    arr = np.ascontiguousarray(value)
+                    writeback.append((value, arr))
+                cargs.append(arr)
+            elif kind == "scalar":
+                cargs.append(np.array(value, dtype=dtype))
+        outputs = []
+        for kind, dtype, shape in meta["outputs"]:
+            if kind == "array":
+                out = np.empty(shape, dtype=dtype)
+                cargs.append(out)
+                outputs.append(out)
+            else:
+                outputs.append(None)
+        self.function(*cargs)
+        for orig, tmp in writeback:
+            orig[...] = tmp
+        results = []
+        for (kind, dtype, shape), out in zip(meta["outputs"], outputs):
+            if kind == "arg":
+                results.append(args[dtype])  # dtype holds the param index
+            elif len(shape) == 0:
+                results.append(out[()])
+            else:
+                results.append(out)
+        if meta["returns_none"]:
+            return None
+        if meta["returns_tuple"]:
+            return tuple(results)
+        return results[0]
+
+
+def _normalise(args):
+    return tuple(args)
+
+
+def program(fn):
+    """Compiles an unmodified NumPy function; usable as a decorator."""
+    if isinstance(fn, Program):
+        return fn
+    return Program(fn)
+
+
+def to_mlir(fn, *args):
+    """The sdfg-dialect text of `fn` specialised for `args`."""
+    return program(fn).to_mlir(*args)
