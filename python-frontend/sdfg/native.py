@@ -147,12 +147,18 @@ class NativeModule:
             shutil.rmtree(directory, ignore_errors=True)
 
 
+# Number of libraries this process compiled (the on-disk cache avoids it).
+compile_count = 0
+
+
 def remove_tree(path):
     shutil.rmtree(path, ignore_errors=True)
 
 
 def build_library(source, directory, opt_level=3):
     """Compiles MLIR text into `directory`/program.so; returns the ABI."""
+    global compile_count
+    compile_count += 1
     src = os.path.join(directory, "input.mlir")
     lib = os.path.join(directory, "program.so")
     abi = os.path.join(directory, "abi.json")

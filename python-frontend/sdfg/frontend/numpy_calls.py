@@ -167,7 +167,11 @@ def numpy_attribute(tr, attr, node):
 
 
 def call(tr, node):
-    func = tr.eval(node.func)
+    tr._call_func_node = node.func
+    try:
+        func = tr.eval(node.func)
+    finally:
+        tr._call_func_node = None
     args = [tr.eval(a) for a in node.args]
     for a in node.args:
         if isinstance(a, ast.Starred):

@@ -201,6 +201,11 @@ class Translator:
         if isinstance(node.value, ast.Constant) and isinstance(
                 node.value.value, str):
             return  # docstring
+        if isinstance(node.value, ast.Call):
+            raise self.unsupported(node, "call of "
+                                   + ast.unparse(node.value.func),
+                                   "only NumPy functions and array methods "
+                                   "whose result is used can be called")
         raise self.unsupported(node, "expression statement",
                                "an expression whose value is discarded has no "
                                "effect in NumPy semantics the frontend keeps")
@@ -731,6 +736,10 @@ class Translator:
         expr = self.to_expr(value)
         if is_float(expr.dtype):
             raise self.error("expected an integer, got a float", node)
+        if expr.shape:
+            raise self.unsupported(node, "indexing with an array",
+                                   "fancy (integer array) and boolean "
+                                   "indexing are not supported")
         val = self.control_scalar(expr, np.int64)
         name = self.em.fresh("n")
         self.em.line(f"{name} = sdfg.tasklet({val}) : (i64) -> index {{")
@@ -793,6 +802,12 @@ class Translator:
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g
+        if callable(g) and isinstance(self.current_node, ast.Name) and \
+                isinstance(getattr(self, "_call_func_node", None), ast.Name) \
+                and self._call_func_node is node:
+            raise self.unsupported(node, f"call of {name}",
+                                   "only NumPy functions and array methods "
+                                   "can be called")
         raise self.unsupported(node, f"global '{name}' of type "
                                f"{type(g).__name__}")
 

@@ -1,0 +1,248 @@
+"""Every unsupported construct raises sdfg.FrontendError naming the file,
+the line and the construct."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+import sdfg
+
+HERE = os.path.basename(__file__)
+A = np.ones((4, 4))
+GLOBAL_ARRAY = np.ones(4)
+
+
+def line_of(fn, marker):
+    import inspect
+    lines, first = inspect.getsourcelines(fn)
+    for k, text in enumerate(lines):
+        if marker in text:
+            return first + k
+    raise AssertionError(marker)
+
+
+def expect(fn, args, construct, marker, reason=None):
+    with pytest.raises(sdfg.FrontendError) as info:
+        sdfg.program(fn)(*args)
+    msg = str(info.value)
+    where = f"{HERE}:{line_of(fn, marker)}:"
+    assert where in msg, msg
+    if construct:
+        assert f"unsupported construct '{construct}'" in msg, msg
+    if reason:
+        assert re.search(reason, msg), msg
+    err = info.value
+    assert err.lineno == line_of(fn, marker)
+    assert err.filename.endswith(HERE)
+
+
+def k_break(A):
+    for i in range(4):
+        break  # here
+
+
+def k_continue(A):
+    for i in range(4):
+        continue  # here
+
+
+def k_try(A):
+    try:  # here
+        A[0, 0] = 1.0
+    except ValueError:
+        pass
+
+
+def k_with(A):
+    with open("x"):  # here
+        pass
+
+
+def k_lambda(A):
+    f = lambda x: x  # here
+    A[0, 0] = 1.0
+
+
+def k_listcomp(A):
+    x = [i for i in range(3)]  # here
+
+
+def k_list(A):
+    x = [1, 2, 3]  # here
+
+
+def k_dict(A):
+    x = {"a": 1}  # here
+
+
+def k_print(A):
+    print(A)  # here
+
+
+def k_call_unknown(A):
+    A[0, 0] = sorted(A)  # here
+
+
+def k_for_array(A):
+    for row in A:  # here
+        row[0] = 1.0
+
+
+def k_for_else(A):
+    for i in range(3):  # here
+        A[i, 0] = 1.0
+    else:
+        A[0, 0] = 2.0
+
+
+def k_while_else(A, n):
+    while n > 0:  # here
+        n -= 1
+    else:
+        A[0, 0] = 1.0
+
+
+def k_early_return(A):
+    for i in range(3):
+        return A  # here
+
+
+def k_global_array(A):
+    A[0, :] = GLOBAL_ARRAY  # here
+
+
+def k_nested_def(A):
+    def inner(x):  # here
+        return x
+    A[0, 0] = 1.0
+
+
+def k_linalg(A):
+    return np.linalg.inv(A)  # here
+
+
+def k_fancy(A, idx):
+    return A[idx]  # here
+
+
+def k_del(A):
+    B = A + 1.0
+    del B  # here
+
+
+def k_assert(A):
+    assert A[0, 0] > 0  # here
+
+
+def k_fstring(A):
+    s = f"{A}"  # here
+
+
+def k_star_args(*args):  # here
+    pass
+
+
+def k_kwargs_call(A):
+    return np.sum(A, dtype=np.float32)  # here
+
+
+def k_chained(A):
+    x = y = 1.0  # here
+
+
+def k_string_const(A):
+    s = "abc"  # here
+
+
+def k_range_step_variable(A):
+    for i in range(0, 4, int(A[0, 0])):  # here
+        A[i, 0] = 1.0
+
+
+def k_array_truth(A):
+    if A > 0:  # here
+        A[0, 0] = 1.0
+
+
+def k_undefined(A):
+    A[0, 0] = undefined_name  # here  # noqa: F821
+
+
+def k_shape_mismatch(A):
+    B = np.zeros((3, 5))
+    return A + B  # here
+
+
+def k_index_out_of_bounds(A):
+    return A[7, 0]  # here
+
+
+CASES = [
+    (k_break, (A,), "break", None),
+    (k_continue, (A,), "continue", None),
+    (k_try, (A,), "try", None),
+    (k_with, (A,), "with", None),
+    (k_lambda, (A,), "lambda", None),
+    (k_listcomp, (A,), "list comprehension", None),
+    (k_list, (A,), "list", None),
+    (k_dict, (A,), "dict", None),
+    (k_print, (A,), "call of print", "only NumPy functions"),
+    (k_call_unknown, (A,), "call of sorted", None),
+    (k_for_array, (A,), "for loop over Name", "range"),
+    (k_for_else, (A,), "for-else", None),
+    (k_while_else, (A, 3), "while-else", None),
+    (k_early_return, (A,), "return", "last statement"),
+    (k_global_array, (A,), "global array 'GLOBAL_ARRAY'", "arguments"),
+    (k_nested_def, (A,), "nested function", None),
+    (k_linalg, (A,), "np.linalg", None),
+    (k_fancy, (A, np.array([0, 1])), "indexing with an array", "fancy"),
+    (k_del, (A,), "del", None),
+    (k_assert, (A,), "assert", None),
+    (k_fstring, (A,), "f-string", None),
+    (k_star_args, (A,), "function signature", "positional"),
+    (k_kwargs_call, (A,), "keyword argument 'dtype'", None),
+    (k_chained, (A,), "chained assignment", None),
+    (k_string_const, (A,), "constant str", None),
+    (k_range_step_variable, (A,), "range step", "constant"),
+    (k_array_truth, (A,), None, "truth value of an array is ambiguous"),
+    (k_undefined, (A,), None, "name 'undefined_name' is not defined"),
+    (k_shape_mismatch, (A,), None, r"could not be broadcast together with "
+     r"shapes \(4, 4\) \(3, 5\)"),
+    (k_index_out_of_bounds, (A,), None, "index 7 is out of bounds for axis 0 "
+     "with size 4"),
+]
+
+
+@pytest.mark.parametrize("fn,args,construct,reason", CASES,
+                         ids=[c[0].__name__ for c in CASES])
+def test_unsupported_construct(fn, args, construct, reason, tmp_path,
+                               monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+    expect(fn, args, construct, "# here", reason)
+
+
+def test_unsupported_argument_type(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+    def f(x):
+        return x
+
+    with pytest.raises(sdfg.FrontendError, match="argument 'x' has "
+                       "unsupported type list"):
+        sdfg.program(f)([1, 2])
+    with pytest.raises(sdfg.FrontendError, match="argument 'x' has "
+                       "unsupported dtype complex128"):
+        sdfg.program(f)(np.zeros(3, complex))
+
+
+def test_wrong_argument_count(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+    def f(x, y):
+        return x
+
+    with pytest.raises(sdfg.FrontendError, match=r"f\(\) takes 2 arguments, "
+                       "got 1"):
+        sdfg.program(f)(np.zeros(3))

@@ -1,0 +1,152 @@
+"""sdfg.program behaviour beyond the corpus: caching, the CLI, argument
+handling, NumPy semantics of in-place updates and returns."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import sdfg
+from sdfg import native
+
+FRONTEND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def saxpy(a, x, y):
+    y[:] = a * x + y
+    return np.sum(y)
+
+
+def test_decorator_and_in_place_update():
+    prog = sdfg.program(saxpy)
+    x, y = np.arange(5.0), np.ones(5)
+    s = prog(2.0, x, y)
+    np.testing.assert_array_equal(y, 2.0 * np.arange(5.0) + 1)
+    assert isinstance(s, np.float64) and s == y.sum()
+
+
+def test_specialises_per_signature():
+    prog = sdfg.program(saxpy)
+    before = native.compile_count
+    prog(2.0, np.ones(4), np.ones(4))
+    prog(3.0, np.ones(4), np.ones(4))      # same signature: no rebuild
+    assert native.compile_count == before + 1
+    prog(2.0, np.ones(6), np.ones(6))      # new shape
+    prog(2.0, np.ones(4, np.float32), np.ones(4, np.float32))  # new dtype
+    assert native.compile_count == before + 3
+
+
+def test_non_contiguous_arguments_are_updated():
+    prog = sdfg.program(saxpy)
+    base = np.ones(10)
+    y = base[::2]
+    prog(1.0, np.arange(5.0), y)
+    np.testing.assert_array_equal(base[::2], np.arange(5.0) + 1)
+    np.testing.assert_array_equal(base[1::2], np.ones(5))
+
+
+def returns_argument(A, B):
+    A += B
+    return A
+
+
+def test_returning_an_argument_returns_the_same_object():
+    A, B = np.ones(3), np.ones(3)
+    out = sdfg.program(returns_argument)(A, B)
+    assert out is A and np.all(A == 2.0)
+
+
+def int_data(idx, vals):
+    out = np.zeros(4)
+    for k in range(idx.shape[0]):
+        out[idx[k]] += vals[k]
+    return out
+
+
+def test_int_arrays_as_data():
+    idx = np.array([0, 3, 3, 1, 0], dtype=np.int64)
+    vals = np.arange(5.0)
+    np.testing.assert_array_equal(sdfg.program(int_data)(idx, vals),
+                                  int_data(idx, vals))
+
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {frontend!r})
+    import numpy as np, sdfg
+    from sdfg import native
+    def kernel(A, n):
+        for t in range(n):
+            A[1:-1] = 0.5 * (A[:-2] + A[2:])
+        return A.sum()
+    A = np.linspace(0.0, 1.0, 50)
+    r = sdfg.program(kernel)(A, 7)
+    print(native.compile_count, repr(float(r)))
+""")
+
+
+def test_disk_cache_survives_processes(tmp_path, cache):
+    script = tmp_path / "k.py"
+    script.write_text(SCRIPT.format(frontend=FRONTEND))
+    env = dict(os.environ, SDFG_CACHE_DIR=str(cache))
+    first = subprocess.run([sys.executable, str(script)], env=env,
+                           capture_output=True, text=True, check=True)
+    second = subprocess.run([sys.executable, str(script)], env=env,
+                            capture_output=True, text=True, check=True)
+    n1, r1 = first.stdout.split()
+    n2, r2 = second.stdout.split()
+    assert (n1, n2) == ("1", "0")  # the second process compiled nothing
+    assert r1 == r2
+
+
+def test_interrupted_compile_leaves_no_entry(cache, monkeypatch):
+    prog = sdfg.program(saxpy)
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(native, "build_library", boom)
+    with pytest.raises(KeyboardInterrupt):
+        prog(1.0, np.ones(3), np.ones(3))
+    # Nothing half-written remains: neither an entry nor a staging folder.
+    assert not [p for p in os.listdir(cache)]
+    monkeypatch.undo()
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(cache))
+    assert prog(1.0, np.ones(3), np.ones(3)) == 6.0
+
+
+def test_to_mlir_is_valid_dialect():
+    text = sdfg.to_mlir(saxpy, 2.0, np.ones(4), np.ones(4))
+    assert text.startswith("sdfg.sdfg @saxpy(")
+    opt = os.path.join(native.tools_dir(), "sdfg-opt")
+    proc = subprocess.run([opt], input=text, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "sdfg.map" in proc.stdout
+
+
+def test_cli_prints_the_dialect(tmp_path):
+    src = tmp_path / "prog.py"
+    src.write_text("import numpy as np\n"
+                   "def f(A, n):\n"
+                   "    for i in range(n):\n"
+                   "        A[i] = A[i] * 2.0\n")
+    env = dict(os.environ, PYTHONPATH=FRONTEND)
+    proc = subprocess.run([sys.executable, "-m", "sdfg", str(src), "f",
+                           "float64[8]", "4"], env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "sdfg.sdfg @f(%A: memref<8xf64>" in proc.stdout
+    assert "sdfg.loop" in proc.stdout and "to 4 step 1" in proc.stdout
+    bad = subprocess.run([sys.executable, "-m", "sdfg", str(src), "g"],
+                         env=env, capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "defines no function 'g'" in bad.stderr
