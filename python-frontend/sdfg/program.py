@@ -56,6 +56,21 @@ def _globals_key(fn):
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _frontend_stamp():
+    """Hash of the frontend's own sources: a changed translator must not
+    reuse libraries an older one built."""
+    h = hashlib.sha256()
+    root = os.path.dirname(os.path.abspath(__file__))
+    for dirpath, dirnames, filenames in sorted(os.walk(root)):
+        dirnames.sort()
+        for f in sorted(filenames):
+            if f.endswith(".py"):
+                with open(os.path.join(dirpath, f), "rb") as fh:
+                    h.update(f.encode() + fh.read())
+    return h.hexdigest()
+
+
 def _tool_stamp():
     path = os.path.join(native.tools_dir(), "sdfg-translate")
     try:
@@ -95,7 +110,7 @@ class Program:
     def _load_or_build(self, args, key):
         digest = hashlib.sha256(json.dumps(
             [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
-             _tool_stamp()]).encode()).hexdigest()[:32]
+             _tool_stamp(), _frontend_stamp()]).encode()).hexdigest()[:32]
         directory = os.path.join(cache_dir(), digest)
         lib = os.path.join(directory, "program.so")
         meta_path = os.path.join(directory, "meta.json")

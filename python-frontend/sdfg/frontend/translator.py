@@ -224,9 +224,9 @@ class Translator:
             with self.statement() as stmt:
                 values = [self.materialize_if_view(self.eval(v))
                           for v in node.value.elts]
+                for t, v in zip(target.elts, values):
+                    self.assign(t, v, node)
                 stmt.done()
-            for t, v in zip(target.elts, values):
-                self.assign(t, v, node)
             return
         with self.statement() as stmt:
             value = self.eval(node.value)
@@ -495,10 +495,19 @@ class Translator:
         return v
 
     def materialize_if_view(self, value):
+        """Snapshots a value that reads variables, so that the assignments
+        of a tuple assignment do not see each other's effects."""
         if isinstance(value, View):
             if value.ndim == 0:
-                return ScalarLeafCopy(self, value)
+                return ScalarLeafCopy(self, ViewLeaf(value))
             return self.materialize(ViewLeaf(value), self.current_node)
+        if isinstance(value, Expr) and not isinstance(value, ConstLeaf):
+            if not value.shape:
+                return ScalarLeafCopy(self, value)
+            v = self.transient_view(value.shape, value.dtype,
+                                    self.current_node, "snapshot")
+            self.store(v, value)
+            return v
         return value
 
     # ------------------------------------------------------------------
@@ -1200,9 +1209,9 @@ class Translator:
 class ScalarLeafCopy:
     """A scalar variable's value captured before a tuple assignment."""
 
-    def __init__(self, tr, view):
-        tmp = tr.new_transient([], view.dtype, "swap")
-        tr.store(tmp.view(), ViewLeaf(view))
+    def __init__(self, tr, expr):
+        tmp = tr.new_transient([], expr.dtype, "snapshot")
+        tr.store(tmp.view(), expr)
         self.expr = ViewLeaf(tmp.view())
 
 
