@@ -6,6 +6,10 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${SDFG_BUILD_DIR:-$ROOT/build}"
 export SDFG_BUILD_DIR="$BUILD"
+# Compiled-program cache of the Python frontend: a fresh one per run.
+SDFG_CACHE_DIR="$(mktemp -d)"
+export SDFG_CACHE_DIR
+trap 'rm -rf "$SDFG_CACHE_DIR"' EXIT
 
 if [ ! -f "$BUILD/build.ninja" ]; then
   echo "No build in $BUILD: run utils/setup.sh first" >&2
