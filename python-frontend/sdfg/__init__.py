@@ -2,6 +2,7 @@
 
 - ``sdfg.program(fn)``: compile an unmodified NumPy function natively.
 - ``sdfg.to_mlir(fn, *args)``: the sdfg-dialect text for those arguments.
+- ``sdfg.grad(fn, wrt)`` / ``sdfg.vjp(fn, wrt)``: reverse-mode gradients.
 - ``sdfg.compile_mlir(text)``: compile hand-written sdfg-dialect MLIR.
 
 Unsupported Python raises ``sdfg.FrontendError`` naming file, line and
@@ -10,8 +11,8 @@ construct.
 
 from .errors import FrontendError
 from .native import NativeModule, ToolError, compile_mlir
-from .program import Program, program, to_mlir
+from .program import Gradient, Program, grad, program, to_mlir, vjp
 
-__all__ = ["FrontendError", "NativeModule", "Program", "ToolError",
-           "compile_mlir", "program", "to_mlir"]
+__all__ = ["FrontendError", "Gradient", "NativeModule", "Program",
+           "ToolError", "compile_mlir", "grad", "program", "to_mlir", "vjp"]
 __version__ = "0.1.0"

@@ -155,10 +155,23 @@ def remove_tree(path):
     shutil.rmtree(path, ignore_errors=True)
 
 
-def build_library(source, directory, opt_level=3):
-    """Compiles MLIR text into `directory`/program.so; returns the ABI."""
+def run_passes(source, passes):
+    """Runs sdfg-opt with `passes` (e.g. ["--sdfg-autodiff=output=y"])."""
+    proc = subprocess.run([_tool("sdfg-opt")] + list(passes), input=source,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ToolError(proc.stderr.strip() or
+                        f"sdfg-opt exited with {proc.returncode}")
+    return proc.stdout
+
+
+def build_library(source, directory, opt_level=3, passes=()):
+    """Compiles MLIR text into `directory`/program.so; returns the ABI.
+    `passes` run first through sdfg-opt (e.g. the autodiff pass)."""
     global compile_count
     compile_count += 1
+    if passes:
+        source = run_passes(source, passes)
     src = os.path.join(directory, "input.mlir")
     lib = os.path.join(directory, "program.so")
     abi = os.path.join(directory, "abi.json")

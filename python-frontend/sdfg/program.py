@@ -107,10 +107,13 @@ class Program:
             self._compiled[key] = entry
         return entry
 
-    def _load_or_build(self, args, key):
+    def _load_or_build(self, args, key, autodiff=None):
+        """Loads or compiles the library for `args`. With `autodiff` =
+        (output, wrt), the library holds the gradient program."""
         digest = hashlib.sha256(json.dumps(
             [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
-             _tool_stamp(), _frontend_stamp()]).encode()).hexdigest()[:32]
+             _tool_stamp(), _frontend_stamp(), repr(autodiff)]).encode()
+        ).hexdigest()[:32]
         directory = os.path.join(cache_dir(), digest)
         lib = os.path.join(directory, "program.so")
         meta_path = os.path.join(directory, "meta.json")
@@ -120,14 +123,20 @@ class Program:
             module = native.NativeModule(None, lib, meta["abi"])
             return _Entry(module, meta)
         tr = translate(self.fn, args)
+        passes = ()
+        name = tr.name
+        if autodiff is not None:
+            out, wrt = autodiff
+            passes = [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)}"]
+            name = tr.name + "_grad"
         os.makedirs(cache_dir(), exist_ok=True)
         # Build in a private directory, then rename: a crash mid-compile
         # never leaves a half-written entry behind.
         staging = tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
         try:
-            abi = native.build_library(tr.text, staging)
+            abi = native.build_library(tr.text, staging, passes=passes)
             meta = {
-                "name": tr.name,
+                "name": name,
                 "abi": abi,
                 "params": [[k, n, str(d) if d is not None else None,
                             list(s) if isinstance(s, tuple) else s]
@@ -154,6 +163,100 @@ class Program:
     def __call__(self, *args):
         entry = self.compile(*args)
         return entry.call(_normalise(args))
+
+
+class Gradient:
+    """`sdfg.grad` / `sdfg.vjp`: the gradient of one output of a NumPy
+    function with respect to some of its arguments."""
+
+    def __init__(self, fn, wrt, output, with_seed):
+        self.program = program(fn)
+        if isinstance(wrt, str):
+            wrt = [wrt]
+        self.wrt = list(wrt)
+        if not self.wrt:
+            raise ValueError("wrt must name at least one argument")
+        self.output = output
+        self.with_seed = with_seed
+        functools.update_wrapper(self, self.program.fn)
+
+    def _output_container(self, params):
+        out = self.output
+        if out == "return":
+            return "__return0"
+        if isinstance(out, str) and out.startswith("return:"):
+            k = int(out.split(":", 1)[1])
+            return f"__return{k}"
+        names = [p[1] for p in params]
+        if out not in names:
+            raise FrontendError(f"output '{out}' is not a parameter of "
+                                f"{self.program.fn.__name__} (expected "
+                                "'return', 'return:K' or a parameter name)")
+        return out
+
+    def __call__(self, *args, seed=None):
+        if self.with_seed and seed is None:
+            raise TypeError("vjp needs seed= (the cotangent of the output)")
+        if not self.with_seed and seed is not None:
+            raise TypeError("grad takes no seed; use sdfg.vjp")
+        # Never modify the caller's arrays.
+        args = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray)
+                     else a for a in args)
+        tr = translate(self.program.fn, args)
+        params = tr.signature.params
+        kinds = {p[1]: p[0] for p in params}
+        for w in self.wrt:
+            if w not in kinds:
+                raise FrontendError(f"wrt name '{w}' is not a parameter of "
+                                    f"{self.program.fn.__name__}")
+            if kinds[w] == "const":
+                raise FrontendError(f"cannot differentiate with respect to "
+                                    f"'{w}': int and bool arguments are "
+                                    "compile-time constants")
+            dt = [p[2] for p in params if p[1] == w][0]
+            if np.dtype(dt).kind != "f":
+                raise FrontendError(f"cannot differentiate with respect to "
+                                    f"'{w}' of dtype {dt}")
+        out = self._output_container(params)
+        if out.startswith("__return"):
+            k = int(out[len("__return"):])
+            outs = tr.signature.outputs
+            if tr.signature.returns_none or k >= len(outs):
+                raise FrontendError(f"output '{self.output}': "
+                                    f"{self.program.fn.__name__} returns "
+                                    f"{len(outs)} value(s)")
+            if outs[k][0] == "arg":
+                out = params[outs[k][1]][1]
+                out_dtype = params[outs[k][1]][2]
+            else:
+                out_dtype = outs[k][1]
+        else:
+            out_dtype = [p[2] for p in params if p[1] == out][0]
+        if np.dtype(out_dtype).kind != "f":
+            raise FrontendError(f"output '{self.output}' has dtype "
+                                f"{np.dtype(out_dtype)}; only float outputs "
+                                "can be differentiated")
+        key = self.program._key(args)
+        entry = self.program._compiled.get((key, out, tuple(self.wrt)))
+        if entry is None:
+            entry = self.program._load_or_build(args, key,
+                                                (out, tuple(self.wrt)))
+            self.program._compiled[(key, out, tuple(self.wrt))] = entry
+        return entry.call_gradient(args, self.wrt, out, seed)
+
+
+def grad(fn, wrt, output="return", mem=None, strategy="store-all"):
+    """d sum(output) / d wrt for each name in `wrt`, as a dict."""
+    if mem is not None or strategy != "store-all":
+        raise NotImplementedError("memory limits and recomputation "
+                                  "(--sdfg-checkpoint) are not available "
+                                  "yet; use the default store-all")
+    return Gradient(fn, wrt, output, with_seed=False)
+
+
+def vjp(fn, wrt, output="return"):
+    """Like grad, but the callable takes seed= (the output's cotangent)."""
+    return Gradient(fn, wrt, output, with_seed=True)
 
 
 class _Entry:
@@ -199,6 +302,50 @@ class _Entry:
         if meta["returns_tuple"]:
             return tuple(results)
         return results[0]
+
+
+def _call_gradient(self, args, wrt, out, seed):
+    meta = self.meta
+    cargs, arrays = [], {}
+    for (kind, name, dtype, _), value in zip(meta["params"], args):
+        if kind == "array":
+            arr = np.ascontiguousarray(value)
+            arrays[name] = arr
+            cargs.append(arr)
+        elif kind == "scalar":
+            arr = np.array(value, dtype=dtype)
+            arrays[name] = arr
+            cargs.append(arr)
+    for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
+        if kind == "array":
+            o = np.zeros(shape, dtype=dtype)
+            arrays[f"__return{k}"] = o
+            cargs.append(o)
+    target = arrays[out]
+    if seed is None:
+        seed_arr = np.ones_like(target)
+    else:
+        seed_arr = np.array(seed, dtype=target.dtype)
+        if seed_arr.shape != target.shape:
+            raise ValueError(f"seed has shape {seed_arr.shape}, the output "
+                             f"has shape {target.shape}")
+        seed_arr = np.ascontiguousarray(seed_arr)
+    grads = {}
+    for w in wrt:
+        g = seed_arr.copy() if w == out else np.zeros_like(arrays[w])
+        grads[w] = g
+        cargs.append(g)
+    if out not in grads:
+        cargs.append(seed_arr)
+    self.function(*cargs)
+    result = {}
+    for w in wrt:
+        g = grads[w]
+        result[w] = g[()] if g.ndim == 0 else g
+    return result
+
+
+_Entry.call_gradient = _call_gradient
 
 
 def _normalise(args):

@@ -2,6 +2,7 @@
 
 #include "sdfg/Conversion/Passes.h"
 #include "sdfg/Dialect/SDFG/SDFGDialect.h"
+#include "sdfg/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   mlir::sdfg::registerSDFGDialect(registry);
   mlir::sdfg::registerSDFGConversionPasses();
   mlir::sdfg::registerSDFGPipelines();
+  mlir::sdfg::registerSDFGTransformsPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "sdfg optimizer driver\n", registry));
 }

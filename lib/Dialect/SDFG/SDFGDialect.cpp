@@ -12,6 +12,7 @@ using namespace mlir;
 using namespace mlir::sdfg;
 
 #include "sdfg/Dialect/SDFG/SDFGDialect.cpp.inc"
+#include "sdfg/Dialect/SDFG/AutoDiffInterfaces.cpp.inc"
 
 void SDFGDialect::initialize() {
   addOperations<
@@ -24,4 +25,5 @@ void mlir::sdfg::registerSDFGDialect(DialectRegistry &registry) {
   // Tasklet bodies hold arith and math ops, and containers are memrefs.
   registry.insert<SDFGDialect, arith::ArithDialect, math::MathDialect,
                   memref::MemRefDialect>();
+  registerScalarAdjointModels(registry);
 }

@@ -10,8 +10,12 @@
 namespace mlir {
 class DialectRegistry;
 namespace sdfg {
-/// Registers the sdfg dialect and the dialects its regions may hold.
+/// Registers the sdfg dialect, the dialects its regions may hold, and the
+/// derivative rules of their scalar ops.
 void registerSDFGDialect(DialectRegistry &registry);
+
+/// Attaches ScalarAdjointOpInterface models to arith and math ops.
+void registerScalarAdjointModels(DialectRegistry &registry);
 } // namespace sdfg
 } // namespace mlir
 

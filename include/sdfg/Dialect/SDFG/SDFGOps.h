@@ -18,6 +18,14 @@
 #include "sdfg/Dialect/SDFG/SDFGDialect.h"
 #include "sdfg/Dialect/SDFG/SDFGEnums.h.inc"
 
+namespace mlir {
+namespace sdfg {
+class ReverseBuilder;
+} // namespace sdfg
+} // namespace mlir
+
+#include "sdfg/Dialect/SDFG/AutoDiffInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "sdfg/Dialect/SDFG/SDFGOps.h.inc"
 

@@ -16,6 +16,7 @@ include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "sdfg/Dialect/SDFG/AutoDiffInterfaces.td"
 
 class SDFG_Op<string mnemonic, list<Trait> traits = []>
     : Op<SDFG_Dialect, mnemonic, traits>;
@@ -100,6 +101,7 @@ def SDFG_SDFGOp : SDFG_Op<"sdfg", [
 //===----------------------------------------------------------------------===//
 
 def SDFG_StateOp : SDFG_Op<"state", [
+    DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>, 
     SingleBlock, NoTerminator, RecursiveMemoryEffects
   ]> {
   let summary = "A state: one dataflow graph";
@@ -123,6 +125,7 @@ def SDFG_StateOp : SDFG_Op<"state", [
 }
 
 def SDFG_LoopOp : SDFG_Op<"loop", [
+    DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>, 
     SingleBlock, NoTerminator, RecursiveMemoryEffects
   ]> {
   let summary = "A loop region";
@@ -155,6 +158,7 @@ def SDFG_LoopOp : SDFG_Op<"loop", [
 }
 
 def SDFG_IfOp : SDFG_Op<"if", [
+    DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>, 
     NoTerminator, RecursiveMemoryEffects
   ]> {
   let summary = "A conditional block with one or more branches";
@@ -178,7 +182,8 @@ def SDFG_IfOp : SDFG_Op<"if", [
   }];
 }
 
-def SDFG_WhileOp : SDFG_Op<"while", [NoTerminator, RecursiveMemoryEffects]> {
+def SDFG_WhileOp : SDFG_Op<"while", [
+    DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>, NoTerminator, RecursiveMemoryEffects]> {
   let summary = "A loop with a data-dependent trip count";
   let description = [{
     Evaluates the `cond` region (interstate scalar computations ending in
@@ -253,7 +258,8 @@ def SDFG_LoadOp : SDFG_Op<"load", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
-def SDFG_StoreOp : SDFG_Op<"store", [MemoryEffects<[MemRead, MemWrite]>]> {
+def SDFG_StoreOp : SDFG_Op<"store", [MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>]> {
   let summary = "Element write memlet, with optional write-conflict resolution";
   let description = [{
     Writes one element of a container. With `wcr`, the value is combined
@@ -272,7 +278,8 @@ def SDFG_StoreOp : SDFG_Op<"store", [MemoryEffects<[MemRead, MemWrite]>]> {
   let hasVerifier = 1;
 }
 
-def SDFG_CopyOp : SDFG_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+def SDFG_CopyOp : SDFG_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>]> {
   let summary = "Subset-to-subset memlet between containers";
   let description = [{
     Copies a subset of one container into a subset of another. Each
@@ -345,6 +352,7 @@ def SDFG_YieldOp : SDFG_Op<"yield", [
 }
 
 def SDFG_MapOp : SDFG_Op<"map", [
+    DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>, 
     SingleBlock, NoTerminator, RecursiveMemoryEffects
   ]> {
   let summary = "A parallel N-d range";
@@ -383,7 +391,8 @@ def SDFG_MapOp : SDFG_Op<"map", [
 
 class SDFG_LibraryOp<string mnemonic, list<Trait> traits = []>
     : SDFG_Op<mnemonic, !listconcat(traits, [
-        MemoryEffects<[MemRead, MemWrite]>])> {
+        MemoryEffects<[MemRead, MemWrite]>,
+        DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>])> {
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,88 @@
+//===- ReverseBuilder.h - State of one reverse-mode AD run ------*- C++ -*-===//
+//
+// The sdfg-autodiff driver builds the backward program by walking the
+// forward program in reverse and calling each op's ReverseModeOpInterface
+// rule with this builder. It holds what the rules share: the insertion
+// point, the mapping from forward to backward values, the gradient
+// container of every active container, and the tapes the forward program
+// wrote (restore-on-reverse: every overwritten value the backward program
+// reads is stored before it is overwritten, and put back when the
+// overwriting op is reversed, so rules read primal values from containers
+// as they were when the op ran).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SDFG_DIALECT_SDFG_REVERSEBUILDER_H
+#define SDFG_DIALECT_SDFG_REVERSEBUILDER_H
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace mlir {
+namespace sdfg {
+
+/// Where one execution of a forward op writes its tape: `tape[exprs(operands)
+/// ..., extra...]`, with `exprs` the normalised counters of the enclosing
+/// loops and maps (forward values as operands).
+struct TapeSlot {
+  Value tape;
+  SmallVector<Value> operands;
+  SmallVector<AffineExpr> exprs;
+};
+
+class ReverseBuilder {
+public:
+  explicit ReverseBuilder(OpBuilder &builder) : b(builder) {}
+
+  OpBuilder &b;
+  /// Forward value -> backward value (iterators, map parameters, and the
+  /// values the rules recompute).
+  IRMapping map;
+  /// Active container -> its gradient container.
+  llvm::DenseMap<Value, Value> gradients;
+  /// Forward op -> its tape slots (one per stored value or condition).
+  llvm::DenseMap<Operation *, SmallVector<TapeSlot>> tapes;
+
+  Value gradientOf(Value container) const {
+    return gradients.lookup(container);
+  }
+  Value lookup(Value fwd) const { return map.lookupOrDefault(fwd); }
+  SmallVector<Value> lookup(ValueRange fwd) const;
+
+  /// Reverses the ops of a region (in reverse order) at the insertion point.
+  LogicalResult reverseRegion(Region &fwd);
+
+  /// Recomputes a forward scalar (its loads and tasklets) at the insertion
+  /// point and returns the backward value.
+  Value recompute(Value fwd);
+
+  /// Propagates `adjoint` (the adjoint of forward scalar `fwd`) into the
+  /// loads and tasklets that computed it, accumulating into gradient
+  /// containers with wcr(add).
+  LogicalResult backprop(Value fwd, Value adjoint);
+
+  /// The tape index (map over the returned operands) of `slot` for the
+  /// current execution, followed by `extra` expressions over `extraOps`.
+  AffineMap tapeIndex(const TapeSlot &slot, ArrayRef<AffineExpr> extra,
+                      ValueRange extraOps, SmallVectorImpl<Value> &operands);
+
+  /// Small emission helpers.
+  Value constantTasklet(Location loc, Type type, double value);
+  /// `sdfg.store value, container[map(operands)]` with optional add.
+  void store(Location loc, Value value, Value container, AffineMap map,
+             ValueRange operands, bool accumulate);
+  Value load(Location loc, Value container, AffineMap map,
+             ValueRange operands);
+  /// Fills a whole container with `value` (emits a state with a map when
+  /// `inState` is false, else just the map).
+  void fill(Location loc, Value container, double value, bool inState);
+};
+
+} // namespace sdfg
+} // namespace mlir
+
+#endif // SDFG_DIALECT_SDFG_REVERSEBUILDER_H

@@ -1,0 +1,254 @@
+//===- ReverseBuilder.cpp - Shared machinery of reverse-mode rules --------===//
+
+#include "sdfg/Dialect/SDFG/ReverseBuilder.h"
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+SmallVector<Value> ReverseBuilder::lookup(ValueRange fwd) const {
+  SmallVector<Value> out;
+  for (Value v : fwd)
+    out.push_back(lookup(v));
+  return out;
+}
+
+LogicalResult ReverseBuilder::reverseRegion(Region &fwd) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : fwd.front())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops)) {
+    // Loads and tasklets are recomputed by the rules of their users.
+    if (isa<LoadOp, TaskletOp, AllocOp, ConditionOp>(op))
+      continue;
+    auto rule = dyn_cast<ReverseModeOpInterface>(op);
+    if (!rule)
+      return op->emitOpError("has no reverse-mode rule");
+    if (failed(rule.emitReverse(*this)))
+      return failure();
+  }
+  return success();
+}
+
+Value ReverseBuilder::recompute(Value fwd) {
+  if (Value mapped = map.lookupOrNull(fwd))
+    return mapped;
+  Operation *def = fwd.getDefiningOp();
+  if (!def)
+    return fwd; // a symbol or scalar argument: the same in both passes
+  IRMapping local;
+  for (Value operand : def->getOperands())
+    local.map(operand, recompute(operand));
+  Operation *clone = b.clone(*def, local);
+  for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
+    map.map(from, to);
+  return map.lookup(fwd);
+}
+
+/// Emits a tasklet over `inputs` whose body is built by `body`.
+static Value emitTasklet(OpBuilder &b, Location loc, ValueRange inputs,
+                         TypeRange results,
+                         function_ref<SmallVector<Value>(OpBuilder &,
+                                                         ArrayRef<Value>)>
+                             body) {
+  auto t = TaskletOp::create(b, loc, results, inputs);
+  Block *blk = new Block();
+  t.getBody().push_back(blk);
+  SmallVector<Value> args;
+  for (Value in : inputs)
+    args.push_back(blk->addArgument(in.getType(), loc));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(blk);
+  SmallVector<Value> outs = body(b, args);
+  YieldOp::create(b, loc, outs);
+  return results.empty() ? Value() : t.getResult(0);
+}
+
+Value ReverseBuilder::constantTasklet(Location loc, Type type, double value) {
+  return emitTasklet(b, loc, {}, {type},
+                     [&](OpBuilder &ib, ArrayRef<Value>) -> SmallVector<Value> {
+                       Attribute attr =
+                           isa<FloatType>(type)
+                               ? Attribute(ib.getFloatAttr(type, value))
+                               : Attribute(ib.getIntegerAttr(type, value));
+                       return {arith::ConstantOp::create(
+                           ib, loc, type, cast<TypedAttr>(attr))};
+                     });
+}
+
+void ReverseBuilder::store(Location loc, Value value, Value container,
+                           AffineMap m, ValueRange operands, bool accumulate) {
+  auto op = StoreOp::create(b, loc, value, container, operands, m, nullptr);
+  if (accumulate)
+    op.setWcrAttr(WCRKindAttr::get(b.getContext(), WCRKind::add));
+}
+
+Value ReverseBuilder::load(Location loc, Value container, AffineMap m,
+                           ValueRange operands) {
+  Type elt = cast<MemRefType>(container.getType()).getElementType();
+  return LoadOp::create(b, loc, elt, container, operands, m);
+}
+
+AffineMap ReverseBuilder::tapeIndex(const TapeSlot &slot,
+                                    ArrayRef<AffineExpr> extra,
+                                    ValueRange extraOps,
+                                    SmallVectorImpl<Value> &operands) {
+  operands.clear();
+  for (Value v : slot.operands)
+    operands.push_back(recompute(v));
+  unsigned shift = operands.size();
+  llvm::append_range(operands, extraOps);
+  SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
+  for (AffineExpr e : extra)
+    exprs.push_back(e.shiftDims(extraOps.size(), shift));
+  return AffineMap::get(operands.size(), 0, exprs, b.getContext());
+}
+
+void ReverseBuilder::fill(Location loc, Value container, double value,
+                          bool inState) {
+  OpBuilder::InsertionGuard guard(b);
+  if (!inState) {
+    auto state = StateOp::create(b, loc, StringRef("zero"));
+    b.setInsertionPointToStart(&state.getBody().front());
+  }
+  auto type = cast<MemRefType>(container.getType());
+  Type elt = type.getElementType();
+  if (type.getRank() == 0) {
+    Value v = constantTasklet(loc, elt, value);
+    store(loc, v, container, AffineMap::get(b.getContext()), {}, false);
+    return;
+  }
+  // Extents: static, or the dynamic sizes of the alloc that made it.
+  SmallVector<AffineExpr> ubs;
+  SmallVector<Value> operands;
+  auto alloc = container.getDefiningOp<AllocOp>();
+  unsigned dyn = 0;
+  for (int64_t s : type.getShape()) {
+    if (!ShapedType::isDynamic(s)) {
+      ubs.push_back(b.getAffineConstantExpr(s));
+      continue;
+    }
+    operands.push_back(alloc.getDynamicSizes()[dyn++]);
+    ubs.push_back(b.getAffineDimExpr(operands.size() - 1));
+  }
+  unsigned rank = type.getRank();
+  SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0));
+  MLIRContext *ctx = b.getContext();
+  auto m = MapOp::create(
+      b, loc, operands, AffineMap::get(operands.size(), 0, lbs, ctx),
+      AffineMap::get(operands.size(), 0, ubs, ctx),
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+      ScheduleKind::cpu_multicore);
+  Block *body = new Block();
+  m.getBody().push_back(body);
+  SmallVector<Value> params;
+  for (unsigned i = 0; i < rank; ++i)
+    params.push_back(body->addArgument(b.getIndexType(), loc));
+  b.setInsertionPointToStart(body);
+  Value v = constantTasklet(loc, elt, value);
+  store(loc, v, container, AffineMap::getMultiDimIdentityMap(rank, ctx),
+        params, false);
+}
+
+LogicalResult ReverseBuilder::backprop(Value fwd, Value adjoint) {
+  if (!isa<FloatType>(fwd.getType()))
+    return success();
+  Operation *def = fwd.getDefiningOp();
+  if (!def)
+    return success(); // a scalar argument or iterator: not a container
+  Location loc = def->getLoc();
+  if (auto load = dyn_cast<LoadOp>(def)) {
+    Value grad = gradientOf(load.getMemref());
+    if (!grad)
+      return success();
+    SmallVector<Value> idx;
+    for (Value v : load.getIndices())
+      idx.push_back(recompute(v));
+    store(loc, adjoint, grad, load.getMap(), idx, /*accumulate=*/true);
+    return success();
+  }
+  auto tasklet = dyn_cast<TaskletOp>(def);
+  if (!tasklet)
+    return def->emitOpError("cannot be differentiated through");
+  unsigned which = cast<OpResult>(fwd).getResultNumber();
+  SmallVector<Value> inputs;
+  for (Value in : tasklet.getInputs())
+    inputs.push_back(recompute(in));
+  inputs.push_back(adjoint);
+  Block &fbody = tasklet.getBody().front();
+  SmallVector<Type> adjTypes;
+  SmallVector<unsigned> floatInputs;
+  for (auto [i, in] : llvm::enumerate(tasklet.getInputs()))
+    if (isa<FloatType>(in.getType())) {
+      adjTypes.push_back(in.getType());
+      floatInputs.push_back(i);
+    }
+  if (floatInputs.empty())
+    return success();
+  LogicalResult status = success();
+  auto t = TaskletOp::create(b, loc, adjTypes, inputs);
+  {
+    Block *blk = new Block();
+    t.getBody().push_back(blk);
+    SmallVector<Value> args;
+    for (Value in : inputs)
+      args.push_back(blk->addArgument(in.getType(), loc));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(blk);
+    // Primal values: the forward body, cloned.
+    IRMapping primal;
+    for (auto [farg, arg] : llvm::zip(fbody.getArguments(), args))
+      primal.map(farg, arg);
+    for (Operation &op : fbody.without_terminator())
+      b.clone(op, primal);
+    // Reverse sweep over the body.
+    DenseMap<Value, Value> adj;
+    auto yield = cast<YieldOp>(fbody.getTerminator());
+    adj[yield.getValues()[which]] = args.back();
+    auto accumulate = [&](Value v, Value a) {
+      Value &slot = adj[v];
+      slot = slot ? arith::AddFOp::create(b, loc, slot, a).getResult() : a;
+    };
+    for (Operation &op :
+         llvm::reverse(llvm::make_range(fbody.begin(), --fbody.end()))) {
+      if (op.getNumResults() != 1)
+        continue;
+      Value g = adj.lookup(op.getResult(0));
+      if (!g)
+        continue;
+      auto rule = dyn_cast<ScalarAdjointOpInterface>(&op);
+      if (!rule) {
+        status = op.emitOpError("has no derivative rule (needed by "
+                                "sdfg-autodiff)");
+        break;
+      }
+      SmallVector<Value> d;
+      if (failed(rule.emitAdjoint(b, primal, g, d))) {
+        status = failure();
+        break;
+      }
+      for (auto [operand, a] : llvm::zip(op.getOperands(), d))
+        if (a)
+          accumulate(operand, a);
+    }
+    SmallVector<Value> outs;
+    for (unsigned i : floatInputs) {
+      Value a = adj.lookup(fbody.getArgument(i));
+      if (!a) {
+        Type ty = fbody.getArgument(i).getType();
+        a = arith::ConstantOp::create(b, loc, ty, b.getFloatAttr(ty, 0.0));
+      }
+      outs.push_back(a);
+    }
+    YieldOp::create(b, loc, outs);
+  }
+  if (failed(status))
+    return failure();
+  for (auto [k, i] : llvm::enumerate(floatInputs))
+    if (failed(backprop(tasklet.getInputs()[i], t.getResult(k))))
+      return failure();
+  return success();
+}

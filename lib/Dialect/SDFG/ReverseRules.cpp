@@ -1,0 +1,440 @@
+//===- ReverseRules.cpp - ReverseModeOpInterface of the sdfg ops ----------===//
+//
+// One reverse-mode rule per op. Control flow is reversed structurally
+// (loops run backwards over the same iterations, maps keep their range and
+// schedule, conditionals take the branch recorded on their tape); memlet
+// writes hand their gradient to the value written, clear the overwritten
+// gradient and restore the overwritten primal value from the tape; reads
+// accumulate into gradients with wcr(add).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Dialect/SDFG/ReverseBuilder.h"
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+/// The container an op writes, if any.
+static Value writtenContainer(Operation *op) {
+  if (auto s = dyn_cast<StoreOp>(op))
+    return s.getMemref();
+  if (auto c = dyn_cast<CopyOp>(op))
+    return c.getTarget();
+  if (auto m = dyn_cast<MatmulOp>(op))
+    return m.getC();
+  if (auto g = dyn_cast<GemvOp>(op))
+    return g.getY();
+  if (auto d = dyn_cast<DotOp>(op))
+    return d.getResult();
+  if (auto t = dyn_cast<TransposeOp>(op))
+    return t.getOutput();
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return r.getOutput();
+  return {};
+}
+
+/// Whether reversing `op` emits anything: it (or an op inside it) writes an
+/// active container or restores a taped one.
+static bool needsReverse(ReverseBuilder &rb, Operation *op) {
+  bool need = false;
+  op->walk([&](Operation *inner) {
+    if (need)
+      return;
+    if (!isa<IfOp>(inner) && rb.tapes.count(inner))
+      need = true;
+    Value w = writtenContainer(inner);
+    if (w && rb.gradientOf(w))
+      need = true;
+  });
+  return need;
+}
+
+/// Index operands of a forward op, recomputed at the insertion point.
+static SmallVector<Value> recomputeAll(ReverseBuilder &rb, ValueRange vals) {
+  SmallVector<Value> out;
+  for (Value v : vals)
+    out.push_back(rb.recompute(v));
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+LogicalResult StateOp::emitReverse(ReverseBuilder &rb) {
+  if (!needsReverse(rb, *this))
+    return success();
+  OpBuilder::InsertionGuard guard(rb.b);
+  std::string label = getLabel() ? ("reverse " + *getLabel()).str()
+                                 : std::string("reverse");
+  auto state = StateOp::create(rb.b, getLoc(), StringRef(label));
+  rb.b.setInsertionPointToStart(&state.getBody().front());
+  // Values recomputed inside this state are not visible after it.
+  IRMapping saved = rb.map;
+  LogicalResult r = rb.reverseRegion(getBody());
+  rb.map = saved;
+  return r;
+}
+
+LogicalResult LoopOp::emitReverse(ReverseBuilder &rb) {
+  if (!needsReverse(rb, *this))
+    return success();
+  for (Value v : getBoundOperands()) {
+    bool fromData = false;
+    if (Operation *def = v.getDefiningOp())
+      def->walk([&](LoadOp) { fromData = true; });
+    if (fromData || (v.getDefiningOp() &&
+                     isa<LoadOp>(v.getDefiningOp())))
+      return emitOpError("autodiff does not support loop bounds read from "
+                         "array data yet");
+  }
+  // Same iterations, backwards: from the last executed iteration
+  // lb + ((ub - lb - 1) floordiv s) * s down to lb (exclusive bound
+  // lb - s), so any step sign and size is exact.
+  AffineExpr lb = getLowerExpr(), ub = getUpperExpr();
+  int64_t s = getStepValue();
+  AffineExpr last = s > 0 ? lb + ((ub - lb - 1).floorDiv(s)) * s
+                          : lb - ((lb - ub - 1).floorDiv(-s)) * (-s);
+  AffineMap bounds =
+      AffineMap::get(getBounds().getNumDims(), 0, {last, lb - s},
+                     getContext());
+  SmallVector<Value> operands = recomputeAll(rb, getBoundOperands());
+  OpBuilder::InsertionGuard guard(rb.b);
+  auto loop =
+      LoopOp::create(rb.b, getLoc(), operands, AffineMapAttr::get(bounds),
+                     rb.b.getI64IntegerAttr(-s));
+  Block *body = new Block();
+  loop.getBody().push_back(body);
+  Value iv = body->addArgument(rb.b.getIndexType(), getLoc());
+  IRMapping saved = rb.map;
+  rb.map.map(getIterator(), iv);
+  rb.b.setInsertionPointToStart(body);
+  LogicalResult r = rb.reverseRegion(getBody());
+  rb.map = saved;
+  return r;
+}
+
+LogicalResult IfOp::emitReverse(ReverseBuilder &rb) {
+  if (!needsReverse(rb, *this))
+    return success();
+  auto it = rb.tapes.find(*this);
+  if (it == rb.tapes.end())
+    return emitOpError("autodiff found no stored condition for this branch");
+  // The branch taken is read back from the tape: re-evaluating the
+  // condition could see data the program overwrote since.
+  SmallVector<Value> conds;
+  for (const TapeSlot &slot : it->second) {
+    SmallVector<Value> operands;
+    AffineMap m = rb.tapeIndex(slot, {}, {}, operands);
+    conds.push_back(rb.load(getLoc(), slot.tape, m, operands));
+  }
+  OpBuilder::InsertionGuard guard(rb.b);
+  auto rev = IfOp::create(rb.b, getLoc(), conds, getBranches().size());
+  for (auto [fwd, bwd] : llvm::zip(getBranches(), rev.getBranches())) {
+    Block *blk = new Block();
+    bwd.push_back(blk);
+    rb.b.setInsertionPointToStart(blk);
+    IRMapping saved = rb.map;
+    LogicalResult r = rb.reverseRegion(fwd);
+    rb.map = saved;
+    if (failed(r))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult WhileOp::emitReverse(ReverseBuilder &rb) {
+  if (!needsReverse(rb, *this))
+    return success();
+  return emitOpError("autodiff of while loops (data-dependent trip counts) "
+                     "is not supported yet");
+}
+
+LogicalResult MapOp::emitReverse(ReverseBuilder &rb) {
+  if (!needsReverse(rb, *this))
+    return success();
+  SmallVector<Value> operands = recomputeAll(rb, getRangeOperands());
+  OpBuilder::InsertionGuard guard(rb.b);
+  auto map = MapOp::create(rb.b, getLoc(), operands, getLowerBoundsAttr(),
+                           getUpperBoundsAttr(), getStepsAttr(),
+                           getScheduleAttr());
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  IRMapping saved = rb.map;
+  for (BlockArgument p : getParams())
+    rb.map.map(p, body->addArgument(p.getType(), getLoc()));
+  rb.b.setInsertionPointToStart(body);
+  LogicalResult r = rb.reverseRegion(getBody());
+  rb.map = saved;
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Memlets
+//===----------------------------------------------------------------------===//
+
+/// A scalar computed by a tasklet over `inputs` in the backward program.
+static Value scalarTasklet(
+    ReverseBuilder &rb, Location loc, ValueRange inputs, Type result,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
+  auto t = TaskletOp::create(rb.b, loc, TypeRange{result}, inputs);
+  Block *blk = new Block();
+  t.getBody().push_back(blk);
+  SmallVector<Value> args;
+  for (Value in : inputs)
+    args.push_back(blk->addArgument(in.getType(), loc));
+  OpBuilder::InsertionGuard guard(rb.b);
+  rb.b.setInsertionPointToStart(blk);
+  Value v = fn(rb.b, loc, args);
+  YieldOp::create(rb.b, loc, ValueRange{v});
+  return t.getResult(0);
+}
+
+/// Checks that the loads feeding `value` still see, at `user`, the data
+/// they read: nothing between them and `user` in the same block writes the
+/// container they read. Recomputing them in the backward program relies
+/// on it.
+static LogicalResult checkRecomputable(Value value, Operation *user) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != user->getBlock())
+    return success();
+  if (auto load = dyn_cast<LoadOp>(def)) {
+    for (Operation *op = def->getNextNode(); op && op != user;
+         op = op->getNextNode()) {
+      bool writes = false;
+      op->walk([&](Operation *inner) {
+        if (writtenContainer(inner) == load.getMemref())
+          writes = true;
+      });
+      if (writes)
+        return op->emitOpError("overwrites data that a later write in the "
+                               "same state reads; autodiff needs the read "
+                               "and the overwrite in separate states");
+    }
+    return success();
+  }
+  if (auto t = dyn_cast<TaskletOp>(def))
+    for (Value in : t.getInputs())
+      if (failed(checkRecomputable(in, user)))
+        return failure();
+  return success();
+}
+
+LogicalResult StoreOp::emitReverse(ReverseBuilder &rb) {
+  Value grad = rb.gradientOf(getMemref());
+  auto tapeIt = rb.tapes.find(*this);
+  bool taped = tapeIt != rb.tapes.end();
+  if (!grad && !taped)
+    return success();
+  Location loc = getLoc();
+  OpBuilder &b = rb.b;
+  Type elt = getValue().getType();
+  SmallVector<Value> idx = recomputeAll(rb, getIndices());
+  AffineMap m = getMap();
+  std::optional<WCRKind> wcr = getWcr();
+
+  Value g;
+  if (grad) {
+    g = rb.load(loc, grad, m, idx);
+    if (!wcr || *wcr != WCRKind::add) {
+      // An overwrite (or a product/min/max) consumes the gradient; what
+      // reaches the old value is written back below.
+      Value zero = rb.constantTasklet(loc, elt, 0.0);
+      rb.store(loc, zero, grad, m, idx, /*accumulate=*/false);
+    }
+  }
+  Value old;
+  if (taped) {
+    const TapeSlot &slot = tapeIt->second.front();
+    SmallVector<Value> tops;
+    AffineMap tm = rb.tapeIndex(slot, {}, {}, tops);
+    old = rb.load(loc, slot.tape, tm, tops);
+    // Restore the element to its value before this store, so that the
+    // rules of earlier ops read the data they read in the forward pass.
+    rb.store(loc, old, getMemref(), m, idx, /*accumulate=*/false);
+  }
+  if (!grad || !isa<FloatType>(elt))
+    return success();
+  if (failed(checkRecomputable(getValue(), *this)))
+    return failure();
+  Value adjV = g;
+  if (wcr && *wcr != WCRKind::add) {
+    if (!old)
+      return emitOpError("autodiff needs the old value of this wcr target");
+    Value v = rb.recompute(getValue());
+    WCRKind kind = *wcr;
+    // Adjoints of the written value and of the old element.
+    auto pair = TaskletOp::create(b, loc, TypeRange{elt, elt},
+                                  ValueRange{g, old, v});
+    Block *blk = new Block();
+    pair.getBody().push_back(blk);
+    Value bg = blk->addArgument(elt, loc), bo = blk->addArgument(elt, loc),
+          bv = blk->addArgument(elt, loc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(blk);
+      Value dv, dold;
+      if (kind == WCRKind::mul) {
+        dv = arith::MulFOp::create(b, loc, bg, bo);
+        dold = arith::MulFOp::create(b, loc, bg, bv);
+      } else {
+        auto pred = kind == WCRKind::max ? arith::CmpFPredicate::OGE
+                                         : arith::CmpFPredicate::OLE;
+        Value took = arith::CmpFOp::create(b, loc, pred, bv, bo);
+        Value zero =
+            arith::ConstantOp::create(b, loc, elt, b.getFloatAttr(elt, 0.0));
+        dv = arith::SelectOp::create(b, loc, took, bg, zero);
+        dold = arith::SelectOp::create(b, loc, took, zero, bg);
+      }
+      YieldOp::create(b, loc, ValueRange{dv, dold});
+    }
+    adjV = pair.getResult(0);
+    rb.store(loc, pair.getResult(1), grad, m, idx, /*accumulate=*/false);
+  }
+  return rb.backprop(getValue(), adjV);
+}
+
+LogicalResult CopyOp::emitReverse(ReverseBuilder &rb) {
+  if (!rb.gradientOf(getTarget()) && !rb.tapes.count(*this))
+    return success();
+  return emitOpError("autodiff of sdfg.copy is not supported yet");
+}
+
+//===----------------------------------------------------------------------===//
+// Library ops
+//===----------------------------------------------------------------------===//
+
+/// Restores a library op's output from its tape (whole container).
+static void restoreWhole(ReverseBuilder &rb, Operation *op, Value container) {
+  auto it = rb.tapes.find(op);
+  if (it == rb.tapes.end())
+    return;
+  const TapeSlot &slot = it->second.front();
+  auto type = cast<MemRefType>(container.getType());
+  unsigned rank = type.getRank();
+  Location loc = op->getLoc();
+  OpBuilder &b = rb.b;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
+  for (int64_t s : type.getShape())
+    ubs.push_back(b.getAffineConstantExpr(s));
+  OpBuilder::InsertionGuard guard(b);
+  auto map = MapOp::create(b, loc, ValueRange{},
+                           AffineMap::get(0, 0, lbs, ctx),
+                           AffineMap::get(0, 0, ubs, ctx),
+                           b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+                           ScheduleKind::cpu_multicore);
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  SmallVector<Value> params;
+  SmallVector<AffineExpr> extra;
+  for (unsigned i = 0; i < rank; ++i) {
+    params.push_back(body->addArgument(b.getIndexType(), loc));
+    extra.push_back(b.getAffineDimExpr(i));
+  }
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> tops;
+  AffineMap tm = rb.tapeIndex(slot, extra, params, tops);
+  Value v = rb.load(loc, slot.tape, tm, tops);
+  rb.store(loc, v, container, AffineMap::getMultiDimIdentityMap(rank, ctx),
+           params, false);
+}
+
+LogicalResult MatmulOp::emitReverse(ReverseBuilder &rb) {
+  Value dC = rb.gradientOf(getC());
+  if (dC) {
+    Location loc = getLoc();
+    OpBuilder &b = rb.b;
+    bool ta = getTransposeA(), tb = getTransposeB();
+    auto emit = [&](Value x, Value y, Value out, bool tx, bool ty) {
+      MatmulOp::create(b, loc, x, y, out, tx, ty, /*accumulate=*/true);
+    };
+    // C = op(A) op(B): dop(A) = dC op(B)^T, dop(B) = op(A)^T dC.
+    if (Value dA = rb.gradientOf(getA())) {
+      if (!ta)
+        emit(dC, getB(), dA, false, !tb); // dA = dC op(B)^T
+      else
+        emit(getB(), dC, dA, tb, true); // dA = (dC op(B)^T)^T = op(B) dC^T
+    }
+    if (Value dB = rb.gradientOf(getB())) {
+      if (!tb)
+        emit(getA(), dC, dB, !ta, false); // dB = op(A)^T dC
+      else
+        emit(dC, getA(), dB, true, ta); // dB = (op(A)^T dC)^T = dC^T op(A)
+    }
+    if (!getAccumulate())
+      rb.fill(loc, dC, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getC());
+  return success();
+}
+
+LogicalResult GemvOp::emitReverse(ReverseBuilder &rb) {
+  Value dy = rb.gradientOf(getY());
+  if (dy) {
+    Location loc = getLoc();
+    OpBuilder &b = rb.b;
+    if (Value dx = rb.gradientOf(getX()))
+      GemvOp::create(b, loc, getA(), dy, dx, !getTranspose(),
+                     /*accumulate=*/true);
+    if (Value dA = rb.gradientOf(getA())) {
+      // dA[i, j] += dy[i] * x[j] (or dy[j] * x[i] when transposed).
+      auto type = getA().getType();
+      MLIRContext *ctx = b.getContext();
+      SmallVector<AffineExpr> lbs(2, b.getAffineConstantExpr(0)), ubs;
+      for (int64_t s : type.getShape())
+        ubs.push_back(b.getAffineConstantExpr(s));
+      OpBuilder::InsertionGuard guard(b);
+      auto map = MapOp::create(b, loc, ValueRange{},
+                               AffineMap::get(0, 0, lbs, ctx),
+                               AffineMap::get(0, 0, ubs, ctx),
+                               b.getDenseI64ArrayAttr({1, 1}),
+                               ScheduleKind::cpu_multicore);
+      Block *body = new Block();
+      map.getBody().push_back(body);
+      Value i = body->addArgument(b.getIndexType(), loc);
+      Value j = body->addArgument(b.getIndexType(), loc);
+      b.setInsertionPointToStart(body);
+      AffineMap first = AffineMap::get(2, 0, b.getAffineDimExpr(0), ctx);
+      AffineMap second = AffineMap::get(2, 0, b.getAffineDimExpr(1), ctx);
+      bool t = getTranspose();
+      Value g = rb.load(loc, dy, t ? second : first, {i, j});
+      Value x = rb.load(loc, getX(), t ? first : second, {i, j});
+      Value prod = scalarTasklet(
+          rb, loc, {g, x}, g.getType(),
+          [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+            return arith::MulFOp::create(ib, l, a[0], a[1]);
+          });
+      rb.store(loc, prod, dA, AffineMap::getMultiDimIdentityMap(2, ctx),
+               {i, j}, true);
+    }
+    if (!getAccumulate())
+      rb.fill(loc, dy, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getY());
+  return success();
+}
+
+static LogicalResult unsupportedLibrary(ReverseBuilder &rb, Operation *op,
+                                        Value out) {
+  if (rb.gradientOf(out))
+    return op->emitOpError("autodiff of this library op is not supported "
+                           "yet");
+  restoreWhole(rb, op, out);
+  return success();
+}
+
+LogicalResult DotOp::emitReverse(ReverseBuilder &rb) {
+  return unsupportedLibrary(rb, *this, getResult());
+}
+
+LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
+  return unsupportedLibrary(rb, *this, getOutput());
+}
+
+LogicalResult ReduceOp::emitReverse(ReverseBuilder &rb) {
+  return unsupportedLibrary(rb, *this, getOutput());
+}

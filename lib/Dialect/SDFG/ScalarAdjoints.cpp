@@ -1,0 +1,228 @@
+//===- ScalarAdjoints.cpp - Derivative rules of arith and math ops --------===//
+//
+// ScalarAdjointOpInterface external models for the scalar ops tasklets use.
+// Each rule receives the primal operands `x`, the primal result `r` and the
+// result adjoint `g`, and sets the operand adjoints `d` (null where the op
+// is not differentiable in that operand).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Dialect/SDFG/SDFGDialect.h"
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+namespace {
+
+/// Arithmetic on adjoints at one location.
+struct Emit {
+  OpBuilder &b;
+  Location loc;
+
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
+  Value cst(Type t, double v) {
+    return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
+  }
+  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+};
+
+template <typename Model, typename OpTy>
+struct AdjointModel
+    : public ScalarAdjointOpInterface::ExternalModel<Model, OpTy> {
+  LogicalResult emitAdjoint(Operation *op, OpBuilder &b, IRMapping &primal,
+                            Value g, SmallVectorImpl<Value> &d) const {
+    Emit e{b, op->getLoc()};
+    d.assign(op->getNumOperands(), Value());
+    SmallVector<Value> x;
+    for (Value v : op->getOperands())
+      x.push_back(primal.lookupOrDefault(v));
+    Value r = primal.lookupOrDefault(op->getResult(0));
+    static_cast<const Model *>(this)->rule(e, x, r, g, d);
+    return success();
+  }
+};
+
+/// Ops whose result does not depend differentiably on any operand
+/// (comparisons, integer arithmetic, casts from integers, rounding).
+template <typename OpTy>
+struct ZeroAdjoint : public AdjointModel<ZeroAdjoint<OpTy>, OpTy> {
+  void rule(Emit &, ArrayRef<Value>, Value, Value,
+            SmallVectorImpl<Value> &) const {}
+};
+
+#define SDFG_RULE(NAME, OP)                                                    \
+  struct NAME : public AdjointModel<NAME, OP> {                                \
+    void rule(Emit &e, ArrayRef<Value> x, Value r, Value g,                    \
+              SmallVectorImpl<Value> &d) const;                                \
+  };                                                                           \
+  void NAME::rule(Emit &e, ArrayRef<Value> x, Value r, Value g,                \
+                  SmallVectorImpl<Value> &d) const
+
+SDFG_RULE(AddFRule, arith::AddFOp) {
+  d[0] = g;
+  d[1] = g;
+}
+SDFG_RULE(SubFRule, arith::SubFOp) {
+  d[0] = g;
+  d[1] = e.neg(g);
+}
+SDFG_RULE(MulFRule, arith::MulFOp) {
+  d[0] = e.mul(g, x[1]);
+  d[1] = e.mul(g, x[0]);
+}
+SDFG_RULE(DivFRule, arith::DivFOp) {
+  // d(a/b) = da / b - db * (a/b) / b
+  d[0] = e.div(g, x[1]);
+  d[1] = e.neg(e.div(e.mul(g, r), x[1]));
+}
+SDFG_RULE(NegFRule, arith::NegFOp) { d[0] = e.neg(g); }
+SDFG_RULE(RemFRule, arith::RemFOp) {
+  // a - b * trunc(a / b): d/da = 1, d/db = -trunc(a / b) = -(a - r) / b.
+  d[0] = g;
+  d[1] = e.neg(e.mul(g, e.div(e.sub(x[0], r), x[1])));
+}
+SDFG_RULE(MaxRule, arith::MaximumFOp) {
+  Value first = e.cmp(arith::CmpFPredicate::OGE, x[0], x[1]);
+  Value zero = e.cst(g.getType(), 0.0);
+  d[0] = e.select(first, g, zero);
+  d[1] = e.select(first, zero, g);
+}
+SDFG_RULE(MinRule, arith::MinimumFOp) {
+  Value first = e.cmp(arith::CmpFPredicate::OLE, x[0], x[1]);
+  Value zero = e.cst(g.getType(), 0.0);
+  d[0] = e.select(first, g, zero);
+  d[1] = e.select(first, zero, g);
+}
+SDFG_RULE(SelectRule, arith::SelectOp) {
+  if (!isa<FloatType>(g.getType()))
+    return;
+  Value zero = e.cst(g.getType(), 0.0);
+  d[1] = e.select(x[0], g, zero);
+  d[2] = e.select(x[0], zero, g);
+}
+SDFG_RULE(ExtFRule, arith::ExtFOp) {
+  d[0] = arith::TruncFOp::create(e.b, e.loc, x[0].getType(), g);
+}
+SDFG_RULE(TruncFRule, arith::TruncFOp) {
+  d[0] = arith::ExtFOp::create(e.b, e.loc, x[0].getType(), g);
+}
+SDFG_RULE(ExpRule, math::ExpOp) { d[0] = e.mul(g, r); }
+SDFG_RULE(LogRule, math::LogOp) { d[0] = e.div(g, x[0]); }
+SDFG_RULE(SqrtRule, math::SqrtOp) {
+  d[0] = e.div(e.mul(g, e.cst(g.getType(), 0.5)), r);
+}
+SDFG_RULE(SinRule, math::SinOp) {
+  d[0] = e.mul(g, math::CosOp::create(e.b, e.loc, x[0]));
+}
+SDFG_RULE(CosRule, math::CosOp) {
+  d[0] = e.neg(e.mul(g, math::SinOp::create(e.b, e.loc, x[0])));
+}
+SDFG_RULE(TanRule, math::TanOp) {
+  Value one = e.cst(g.getType(), 1.0);
+  d[0] = e.mul(g, e.add(one, e.mul(r, r)));
+}
+SDFG_RULE(TanhRule, math::TanhOp) {
+  Value one = e.cst(g.getType(), 1.0);
+  d[0] = e.mul(g, e.sub(one, e.mul(r, r)));
+}
+SDFG_RULE(Atan2Rule, math::Atan2Op) {
+  // atan2(y, x): dy = x / (x^2 + y^2), dx = -y / (x^2 + y^2)
+  Value den = e.add(e.mul(x[0], x[0]), e.mul(x[1], x[1]));
+  d[0] = e.div(e.mul(g, x[1]), den);
+  d[1] = e.neg(e.div(e.mul(g, x[0]), den));
+}
+SDFG_RULE(PowFRule, math::PowFOp) {
+  // d/da a^b = b a^(b-1); d/db a^b = a^b log a (taken as 0 where a <= 0).
+  Type t = g.getType();
+  Value bm1 = e.sub(x[1], e.cst(t, 1.0));
+  Value pw = math::PowFOp::create(e.b, e.loc, x[0], bm1);
+  d[0] = e.mul(g, e.mul(x[1], pw));
+  Value zero = e.cst(t, 0.0);
+  Value pos = e.cmp(arith::CmpFPredicate::OGT, x[0], zero);
+  Value safe = e.select(pos, x[0], e.cst(t, 1.0));
+  Value lg = math::LogOp::create(e.b, e.loc, safe);
+  d[1] = e.select(pos, e.mul(g, e.mul(r, lg)), zero);
+}
+SDFG_RULE(AbsFRule, math::AbsFOp) {
+  // sign(a) * g, with 0 at a == 0 (as JAX).
+  Type t = g.getType();
+  Value zero = e.cst(t, 0.0);
+  Value pos = e.cmp(arith::CmpFPredicate::OGT, x[0], zero);
+  Value negative = e.cmp(arith::CmpFPredicate::OLT, x[0], zero);
+  d[0] = e.select(pos, g, e.select(negative, e.neg(g), zero));
+}
+
+#undef SDFG_RULE
+
+} // namespace
+
+void mlir::sdfg::registerScalarAdjointModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, arith::ArithDialect *) {
+    arith::AddFOp::attachInterface<AddFRule>(*ctx);
+    arith::SubFOp::attachInterface<SubFRule>(*ctx);
+    arith::MulFOp::attachInterface<MulFRule>(*ctx);
+    arith::DivFOp::attachInterface<DivFRule>(*ctx);
+    arith::NegFOp::attachInterface<NegFRule>(*ctx);
+    arith::RemFOp::attachInterface<RemFRule>(*ctx);
+    arith::MaximumFOp::attachInterface<MaxRule>(*ctx);
+    arith::MinimumFOp::attachInterface<MinRule>(*ctx);
+    arith::SelectOp::attachInterface<SelectRule>(*ctx);
+    arith::ExtFOp::attachInterface<ExtFRule>(*ctx);
+    arith::TruncFOp::attachInterface<TruncFRule>(*ctx);
+    arith::ConstantOp::attachInterface<ZeroAdjoint<arith::ConstantOp>>(*ctx);
+    arith::CmpFOp::attachInterface<ZeroAdjoint<arith::CmpFOp>>(*ctx);
+    arith::CmpIOp::attachInterface<ZeroAdjoint<arith::CmpIOp>>(*ctx);
+    arith::SIToFPOp::attachInterface<ZeroAdjoint<arith::SIToFPOp>>(*ctx);
+    arith::UIToFPOp::attachInterface<ZeroAdjoint<arith::UIToFPOp>>(*ctx);
+    arith::FPToSIOp::attachInterface<ZeroAdjoint<arith::FPToSIOp>>(*ctx);
+    arith::IndexCastOp::attachInterface<ZeroAdjoint<arith::IndexCastOp>>(
+        *ctx);
+    arith::AddIOp::attachInterface<ZeroAdjoint<arith::AddIOp>>(*ctx);
+    arith::SubIOp::attachInterface<ZeroAdjoint<arith::SubIOp>>(*ctx);
+    arith::MulIOp::attachInterface<ZeroAdjoint<arith::MulIOp>>(*ctx);
+    arith::FloorDivSIOp::attachInterface<ZeroAdjoint<arith::FloorDivSIOp>>(
+        *ctx);
+    arith::CeilDivSIOp::attachInterface<ZeroAdjoint<arith::CeilDivSIOp>>(
+        *ctx);
+    arith::RemSIOp::attachInterface<ZeroAdjoint<arith::RemSIOp>>(*ctx);
+    arith::MaxSIOp::attachInterface<ZeroAdjoint<arith::MaxSIOp>>(*ctx);
+    arith::MinSIOp::attachInterface<ZeroAdjoint<arith::MinSIOp>>(*ctx);
+    arith::AndIOp::attachInterface<ZeroAdjoint<arith::AndIOp>>(*ctx);
+    arith::OrIOp::attachInterface<ZeroAdjoint<arith::OrIOp>>(*ctx);
+    arith::XOrIOp::attachInterface<ZeroAdjoint<arith::XOrIOp>>(*ctx);
+    arith::ExtSIOp::attachInterface<ZeroAdjoint<arith::ExtSIOp>>(*ctx);
+    arith::ExtUIOp::attachInterface<ZeroAdjoint<arith::ExtUIOp>>(*ctx);
+    arith::TruncIOp::attachInterface<ZeroAdjoint<arith::TruncIOp>>(*ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, math::MathDialect *) {
+    math::ExpOp::attachInterface<ExpRule>(*ctx);
+    math::LogOp::attachInterface<LogRule>(*ctx);
+    math::SqrtOp::attachInterface<SqrtRule>(*ctx);
+    math::SinOp::attachInterface<SinRule>(*ctx);
+    math::CosOp::attachInterface<CosRule>(*ctx);
+    math::TanOp::attachInterface<TanRule>(*ctx);
+    math::TanhOp::attachInterface<TanhRule>(*ctx);
+    math::Atan2Op::attachInterface<Atan2Rule>(*ctx);
+    math::PowFOp::attachInterface<PowFRule>(*ctx);
+    math::AbsFOp::attachInterface<AbsFRule>(*ctx);
+    math::FloorOp::attachInterface<ZeroAdjoint<math::FloorOp>>(*ctx);
+    math::CeilOp::attachInterface<ZeroAdjoint<math::CeilOp>>(*ctx);
+    math::AbsIOp::attachInterface<ZeroAdjoint<math::AbsIOp>>(*ctx);
+    math::IPowIOp::attachInterface<ZeroAdjoint<math::IPowIOp>>(*ctx);
+  });
+}

@@ -1,0 +1,510 @@
+//===- AutoDiff.cpp - Reverse-mode AD of sdfg programs --------------------===//
+//
+// The driver of --sdfg-autodiff: activity analysis (the Critical
+// Computation Subgraph), tape placement (store-all with restore-on-reverse)
+// and the walk that calls each op's ReverseModeOpInterface rule. The rules
+// themselves live with the ops (lib/Dialect/SDFG/ReverseRules.cpp,
+// ScalarAdjoints.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Dialect/SDFG/ReverseBuilder.h"
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
+#include "sdfg/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace sdfg {
+#define GEN_PASS_DEF_AUTODIFF
+#include "sdfg/Transforms/Passes.h.inc"
+} // namespace sdfg
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+namespace {
+
+/// What one write op reads and writes (containers).
+struct WriteInfo {
+  Operation *op;
+  Value target;
+  SmallVector<Value> reads;
+  bool readsTarget = false;
+};
+
+/// Containers loaded by the loads that compute `v` (through tasklets).
+void collectReads(Value v, llvm::SetVector<Value> &out) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return;
+  if (auto load = dyn_cast<LoadOp>(def)) {
+    out.insert(load.getMemref());
+    for (Value i : load.getIndices())
+      collectReads(i, out);
+    return;
+  }
+  if (auto t = dyn_cast<TaskletOp>(def))
+    for (Value in : t.getInputs())
+      collectReads(in, out);
+}
+
+SmallVector<WriteInfo> summarize(SDFGOp op) {
+  SmallVector<WriteInfo> writes;
+  op.walk([&](Operation *inner) {
+    WriteInfo w{inner, {}, {}, false};
+    llvm::SetVector<Value> reads;
+    if (auto s = dyn_cast<StoreOp>(inner)) {
+      w.target = s.getMemref();
+      collectReads(s.getValue(), reads);
+      w.readsTarget = s.getWcr().has_value();
+    } else if (auto c = dyn_cast<CopyOp>(inner)) {
+      w.target = c.getTarget();
+      reads.insert(c.getSource());
+      w.readsTarget = c.getWcr().has_value();
+    } else if (auto m = dyn_cast<MatmulOp>(inner)) {
+      w.target = m.getC();
+      reads.insert(m.getA());
+      reads.insert(m.getB());
+      w.readsTarget = m.getAccumulate();
+    } else if (auto g = dyn_cast<GemvOp>(inner)) {
+      w.target = g.getY();
+      reads.insert(g.getA());
+      reads.insert(g.getX());
+      w.readsTarget = g.getAccumulate();
+    } else if (auto d = dyn_cast<DotOp>(inner)) {
+      w.target = d.getResult();
+      reads.insert(d.getX());
+      reads.insert(d.getY());
+      w.readsTarget = d.getAccumulate();
+    } else if (auto t = dyn_cast<TransposeOp>(inner)) {
+      w.target = t.getOutput();
+      reads.insert(t.getInput());
+      w.readsTarget = t.getAccumulate();
+    } else if (auto r = dyn_cast<ReduceOp>(inner)) {
+      w.target = r.getOutput();
+      reads.insert(r.getInput());
+      w.readsTarget = r.getAccumulate();
+    } else {
+      return;
+    }
+    w.reads.assign(reads.begin(), reads.end());
+    writes.push_back(std::move(w));
+  });
+  return writes;
+}
+
+struct Interval {
+  int64_t lo, hi;
+};
+
+/// Bounds of index values over all executions, for sizing tapes.
+class Intervals {
+public:
+  std::optional<Interval> of(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg)
+      return std::nullopt;
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto loop = dyn_cast<LoopOp>(owner)) {
+      auto lb = of(loop.getLowerExpr(), loop.getBoundOperands());
+      auto ub = of(loop.getUpperExpr(), loop.getBoundOperands());
+      if (!lb || !ub)
+        return std::nullopt;
+      if (loop.getStepValue() > 0)
+        return Interval{lb->lo, ub->hi - 1};
+      return Interval{ub->lo + 1, lb->hi};
+    }
+    if (auto map = dyn_cast<MapOp>(owner)) {
+      unsigned k = arg.getArgNumber();
+      auto lb = of(map.getLowerBounds().getResult(k), map.getRangeOperands());
+      auto ub = of(map.getUpperBounds().getResult(k), map.getRangeOperands());
+      if (!lb || !ub)
+        return std::nullopt;
+      return Interval{lb->lo, ub->hi - 1};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Interval> of(AffineExpr e, ValueRange operands) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return Interval{c.getValue(), c.getValue()};
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      return of(operands[d.getPosition()]);
+    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin)
+      return std::nullopt;
+    auto l = of(bin.getLHS(), operands), r = of(bin.getRHS(), operands);
+    if (!l || !r)
+      return std::nullopt;
+    auto floorDiv = [](int64_t a, int64_t b) {
+      return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+    };
+    switch (e.getKind()) {
+    case AffineExprKind::Add:
+      return Interval{l->lo + r->lo, l->hi + r->hi};
+    case AffineExprKind::Mul: {
+      int64_t c[4] = {l->lo * r->lo, l->lo * r->hi, l->hi * r->lo,
+                      l->hi * r->hi};
+      return Interval{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+    }
+    case AffineExprKind::FloorDiv:
+      if (r->lo != r->hi || r->lo <= 0)
+        return std::nullopt;
+      return Interval{floorDiv(l->lo, r->lo), floorDiv(l->hi, r->lo)};
+    case AffineExprKind::CeilDiv:
+      if (r->lo != r->hi || r->lo <= 0)
+        return std::nullopt;
+      return Interval{-floorDiv(-l->lo, r->lo), -floorDiv(-l->hi, r->lo)};
+    case AffineExprKind::Mod:
+      if (r->lo != r->hi || r->lo <= 0)
+        return std::nullopt;
+      return Interval{0, r->lo - 1};
+    default:
+      return std::nullopt;
+    }
+  }
+};
+
+struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
+  using AutoDiffBase::AutoDiffBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<SDFGOp> targets;
+    for (SDFGOp op : module.getOps<SDFGOp>())
+      if (!output.empty() || op.getAdOutput())
+        targets.push_back(op);
+    if (targets.empty()) {
+      module.emitError("sdfg-autodiff: no sdfg.sdfg names an output to "
+                       "differentiate; pass output=<name> or set ad_output");
+      return signalPassFailure();
+    }
+    for (SDFGOp op : targets)
+      if (failed(differentiate(op)))
+        return signalPassFailure();
+  }
+
+  LogicalResult differentiate(SDFGOp fwd);
+};
+
+/// Tape slot of an op: normalised counters of its enclosing loops and maps.
+LogicalResult makeSlot(Operation *op, Intervals &iv, TapeSlot &slot,
+                       SmallVectorImpl<int64_t> &sizes) {
+  SmallVector<Operation *> context;
+  for (Operation *p = op->getParentOp(); p && !isa<SDFGOp>(p);
+       p = p->getParentOp())
+    if (isa<LoopOp, MapOp>(p))
+      context.push_back(p);
+  std::reverse(context.begin(), context.end());
+  auto fail = [&]() {
+    return op->emitOpError(
+        "autodiff cannot size the storage for this write: the bounds of its "
+        "enclosing loops and maps must be constants or depend only on "
+        "enclosing iterators");
+  };
+  for (Operation *c : context) {
+    if (auto loop = dyn_cast<LoopOp>(c)) {
+      unsigned off = slot.operands.size();
+      slot.operands.push_back(loop.getIterator());
+      llvm::append_range(slot.operands, loop.getBoundOperands());
+      unsigned nb = loop.getBoundOperands().size();
+      AffineExpr ivE = getAffineDimExpr(off, op->getContext());
+      AffineExpr lb = loop.getLowerExpr().shiftDims(nb, off + 1);
+      int64_t s = loop.getStepValue();
+      slot.exprs.push_back(s > 0 ? (ivE - lb).floorDiv(s)
+                                 : (lb - ivE).floorDiv(-s));
+      auto lbI = iv.of(loop.getLowerExpr(), loop.getBoundOperands());
+      auto ubI = iv.of(loop.getUpperExpr(), loop.getBoundOperands());
+      if (!lbI || !ubI)
+        return fail();
+      int64_t trips = s > 0 ? (ubI->hi - lbI->lo + s - 1) / s
+                            : (lbI->hi - ubI->lo - s - 1) / -s;
+      sizes.push_back(std::max<int64_t>(trips, 0));
+      continue;
+    }
+    auto map = cast<MapOp>(c);
+    for (auto [k, p] : llvm::enumerate(map.getParams())) {
+      unsigned off = slot.operands.size();
+      slot.operands.push_back(p);
+      llvm::append_range(slot.operands, map.getRangeOperands());
+      unsigned nr = map.getRangeOperands().size();
+      AffineExpr pE = getAffineDimExpr(off, op->getContext());
+      AffineExpr lb = map.getLowerBounds().getResult(k).shiftDims(nr, off + 1);
+      int64_t s = map.getSteps()[k];
+      slot.exprs.push_back((pE - lb).floorDiv(s));
+      auto lbI =
+          iv.of(map.getLowerBounds().getResult(k), map.getRangeOperands());
+      auto ubI =
+          iv.of(map.getUpperBounds().getResult(k), map.getRangeOperands());
+      if (!lbI || !ubI)
+        return fail();
+      sizes.push_back(std::max<int64_t>((ubI->hi - lbI->lo + s - 1) / s, 0));
+    }
+  }
+  return success();
+}
+
+std::string containerName(SDFGOp op, Value c) {
+  if (auto arg = dyn_cast<BlockArgument>(c))
+    if (arg.getOwner()->getParentOp() == op)
+      return op.getArgName(arg.getArgNumber());
+  unsigned k = 0;
+  for (AllocOp a : op.getBody().getOps<AllocOp>()) {
+    if (a.getResult() == c)
+      return "transient" + std::to_string(k);
+    ++k;
+  }
+  return "?";
+}
+
+LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
+  MLIRContext *ctx = fwd.getContext();
+  std::string outName =
+      !output.empty() ? output : fwd.getAdOutput().value_or("").str();
+  BlockArgument outArg = fwd.lookupArg(outName);
+  if (!outArg)
+    return fwd.emitOpError() << "autodiff output '" << outName
+                             << "' is not an argument";
+  auto outType = dyn_cast<MemRefType>(outArg.getType());
+  if (!outType || !isa<FloatType>(outType.getElementType()))
+    return fwd.emitOpError() << "autodiff output '" << outName
+                             << "' must be a float container";
+  SmallVector<std::string> wrtNames;
+  if (!wrt.empty())
+    wrtNames.assign(wrt.begin(), wrt.end());
+  else if (auto attr = fwd.getAdWrt())
+    for (Attribute a : *attr)
+      wrtNames.push_back(cast<StringAttr>(a).str());
+  else
+    for (unsigned i = 0; i < fwd.getNumArguments(); ++i) {
+      auto m = dyn_cast<MemRefType>(fwd.getArgument(i).getType());
+      if (m && isa<FloatType>(m.getElementType()) &&
+          fwd.getArgument(i) != outArg)
+        wrtNames.push_back(fwd.getArgName(i));
+    }
+  for (const std::string &n : wrtNames) {
+    BlockArgument a = fwd.lookupArg(n);
+    if (!a)
+      return fwd.emitOpError() << "autodiff wrt name '" << n
+                               << "' is not an argument";
+    auto m = dyn_cast<MemRefType>(a.getType());
+    if (!m || !isa<FloatType>(m.getElementType()))
+      return fwd.emitOpError() << "autodiff wrt argument '" << n
+                               << "' must be a float container";
+  }
+
+  // The gradient program starts as a copy of the forward program.
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(fwd);
+  auto grad = cast<SDFGOp>(b.clone(*fwd));
+  grad.setSymName((fwd.getSymName() + suffix).str());
+  grad->removeAttr(grad.getAdOutputAttrName());
+  grad->removeAttr(grad.getAdWrtAttrName());
+  Block &body = grad.getBody().front();
+  Value out = grad.lookupArg(outName);
+
+  // --- Activity: containers that depend on wrt and influence the output.
+  SmallVector<WriteInfo> writes = summarize(grad);
+  llvm::SetVector<Value> varied, useful;
+  for (const std::string &n : wrtNames)
+    varied.insert(grad.lookupArg(n));
+  useful.insert(out);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const WriteInfo &w : writes) {
+      bool dep = w.readsTarget && varied.contains(w.target);
+      for (Value r : w.reads)
+        dep |= varied.contains(r);
+      if (dep)
+        changed |= varied.insert(w.target);
+      if (useful.contains(w.target)) {
+        for (Value r : w.reads)
+          changed |= useful.insert(r);
+      }
+    }
+  }
+  llvm::SetVector<Value> active;
+  for (Value v : varied)
+    if (useful.contains(v))
+      active.insert(v);
+
+  // --- What the backward program reads, hence what must be taped.
+  llvm::SetVector<Value> needed;
+  llvm::DenseSet<Operation *> forced;
+  for (const WriteInfo &w : writes) {
+    if (!active.contains(w.target))
+      continue;
+    if (auto s = dyn_cast<StoreOp>(w.op)) {
+      llvm::SetVector<Value> reads;
+      collectReads(s.getValue(), reads);
+      for (Value i : s.getIndices())
+        collectReads(i, reads);
+      needed.insert(reads.begin(), reads.end());
+      if (s.getWcr() && *s.getWcr() != WCRKind::add)
+        forced.insert(s);
+    } else if (isa<MatmulOp, GemvOp>(w.op)) {
+      needed.insert(w.reads.begin(), w.reads.end());
+    }
+  }
+
+  if (printCCS) {
+    SmallVector<Attribute> names, taped;
+    for (Value v : active)
+      names.push_back(StringAttr::get(ctx, containerName(grad, v)));
+    for (Value v : needed)
+      taped.push_back(StringAttr::get(ctx, containerName(grad, v)));
+    fwd->setAttr("sdfg.ccs", ArrayAttr::get(ctx, names));
+    fwd->setAttr("sdfg.needed", ArrayAttr::get(ctx, taped));
+    grad.erase();
+    return success();
+  }
+
+  // --- Gradient arguments: d_<wrt>..., then d_<output> unless it is one.
+  ReverseBuilder rb(b);
+  auto addArg = [&](Value like, const std::string &name) {
+    unsigned idx = grad.getNumArguments();
+    NamedAttrList attrs;
+    attrs.append("sdfg.name", StringAttr::get(ctx, name));
+    grad.insertArgument(idx, like.getType(), attrs.getDictionary(ctx),
+                        like.getLoc());
+    return grad.getArgument(idx);
+  };
+  for (const std::string &n : wrtNames) {
+    Value w = grad.lookupArg(n);
+    Value d = addArg(w, "d_" + n);
+    if (active.contains(w) || w == out)
+      rb.gradients[w] = d;
+  }
+  if (!rb.gradients.count(out)) {
+    Value d = addArg(out, "d_" + outName);
+    if (active.contains(out))
+      rb.gradients[out] = d;
+  }
+
+  // --- Tapes: before every write to a needed container (and every wcr
+  // min/max/mul into an active one), store the element it overwrites.
+  Intervals intervals;
+  b.setInsertionPointToStart(&body);
+  auto makeTape = [&](Operation *op, Type elt, ArrayRef<int64_t> extra,
+                      TapeSlot &slot) -> LogicalResult {
+    SmallVector<int64_t> sizes;
+    if (failed(makeSlot(op, intervals, slot, sizes)))
+      return failure();
+    llvm::append_range(sizes, extra);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&body);
+    slot.tape =
+        AllocOp::create(b, op->getLoc(), MemRefType::get(sizes, elt),
+                        ValueRange{});
+    return success();
+  };
+  for (const WriteInfo &w : writes) {
+    bool tape = needed.contains(w.target) || forced.contains(w.op);
+    if (!tape)
+      continue;
+    auto type = cast<MemRefType>(w.target.getType());
+    TapeSlot slot;
+    if (auto s = dyn_cast<StoreOp>(w.op)) {
+      if (failed(makeTape(s, type.getElementType(), {}, slot)))
+        return failure();
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(s);
+      Value old = LoadOp::create(b, s.getLoc(), type.getElementType(),
+                                 s.getMemref(), s.getIndices(), s.getMap());
+      StoreOp::create(b, s.getLoc(), old, slot.tape, slot.operands,
+                      AffineMap::get(slot.operands.size(), 0, slot.exprs, ctx),
+                      nullptr);
+    } else if (isa<MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(w.op)) {
+      if (!type.hasStaticShape())
+        return w.op->emitOpError("autodiff needs a static shape to store "
+                                 "the output of this op");
+      if (failed(makeTape(w.op, type.getElementType(), type.getShape(),
+                          slot)))
+        return failure();
+      // Copy the whole output into the tape before the op overwrites it.
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(w.op);
+      unsigned rank = type.getRank();
+      SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
+      for (int64_t s : type.getShape())
+        ubs.push_back(b.getAffineConstantExpr(s));
+      auto map = MapOp::create(
+          b, w.op->getLoc(), ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
+          AffineMap::get(0, 0, ubs, ctx),
+          b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+          ScheduleKind::cpu_multicore);
+      Block *mb = new Block();
+      map.getBody().push_back(mb);
+      SmallVector<Value> params;
+      for (unsigned i = 0; i < rank; ++i)
+        params.push_back(mb->addArgument(b.getIndexType(), w.op->getLoc()));
+      b.setInsertionPointToStart(mb);
+      Value v = LoadOp::create(b, w.op->getLoc(), type.getElementType(),
+                               w.target, params,
+                               AffineMap::getMultiDimIdentityMap(rank, ctx));
+      SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
+      llvm::append_range(tops, params);
+      SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
+      for (unsigned i = 0; i < rank; ++i)
+        exprs.push_back(b.getAffineDimExpr(slot.operands.size() + i));
+      StoreOp::create(b, w.op->getLoc(), v, slot.tape, tops,
+                      AffineMap::get(tops.size(), 0, exprs, ctx), nullptr);
+    } else {
+      return w.op->emitOpError("autodiff cannot store the data this op "
+                               "overwrites yet");
+    }
+    rb.tapes[w.op].push_back(slot);
+  }
+  // Branch conditions, stored where the branch is taken.
+  SmallVector<IfOp> ifs;
+  grad.walk([&](IfOp op) { ifs.push_back(op); });
+  for (IfOp op : ifs) {
+    for (Value c : op.getConditions()) {
+      TapeSlot slot;
+      if (failed(makeTape(op, b.getI1Type(), {}, slot)))
+        return failure();
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(op);
+      auto state = StateOp::create(b, op.getLoc(), StringRef("condition"));
+      b.setInsertionPointToStart(&state.getBody().front());
+      StoreOp::create(b, op.getLoc(), c, slot.tape, slot.operands,
+                      AffineMap::get(slot.operands.size(), 0, slot.exprs, ctx),
+                      nullptr);
+      rb.tapes[op].push_back(slot);
+    }
+  }
+
+  // --- Gradients of the other active containers: zeroed transients.
+  b.setInsertionPointToEnd(&body);
+  for (Value v : active) {
+    if (rb.gradients.count(v))
+      continue;
+    auto type = cast<MemRefType>(v.getType());
+    SmallVector<Value> dyn;
+    if (auto alloc = v.getDefiningOp<AllocOp>())
+      dyn.assign(alloc.getDynamicSizes().begin(),
+                 alloc.getDynamicSizes().end());
+    else if (!type.hasStaticShape())
+      return grad.emitOpError("autodiff needs static shapes for containers "
+                              "it differentiates through that are not "
+                              "inputs");
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(&body, body.begin());
+    rb.gradients[v] = AllocOp::create(b, grad.getLoc(), type, dyn);
+  }
+  for (Value v : active) {
+    Value g = rb.gradients.lookup(v);
+    if (g.getDefiningOp<AllocOp>())
+      rb.fill(grad.getLoc(), g, 0.0, /*inState=*/false);
+  }
+
+  // --- The backward program.
+  b.setInsertionPointToEnd(&body);
+  return rb.reverseRegion(grad.getBody());
+}
+
+} // namespace
