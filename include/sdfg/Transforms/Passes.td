@@ -38,6 +38,9 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     (the containers whose overwritten values the backward program reads),
     for inspection and tests.
   }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"",
            "Name of the container to differentiate (default: ad_output)">,

@@ -37,8 +37,9 @@ Value ReverseBuilder::recompute(Value fwd) {
   if (Value mapped = map.lookupOrNull(fwd))
     return mapped;
   Operation *def = fwd.getDefiningOp();
-  if (!def)
-    return fwd; // a symbol or scalar argument: the same in both passes
+  // Symbols, scalar arguments and containers are the same in both passes.
+  if (!def || isa<MemRefType>(fwd.getType()))
+    return fwd;
   IRMapping local;
   for (Value operand : def->getOperands())
     local.map(operand, recompute(operand));
@@ -48,35 +49,19 @@ Value ReverseBuilder::recompute(Value fwd) {
   return map.lookup(fwd);
 }
 
-/// Emits a tasklet over `inputs` whose body is built by `body`.
-static Value emitTasklet(OpBuilder &b, Location loc, ValueRange inputs,
-                         TypeRange results,
-                         function_ref<SmallVector<Value>(OpBuilder &,
-                                                         ArrayRef<Value>)>
-                             body) {
-  auto t = TaskletOp::create(b, loc, results, inputs);
+Value ReverseBuilder::constantTasklet(Location loc, Type type, double value) {
+  auto t = TaskletOp::create(b, loc, TypeRange{type}, ValueRange{});
   Block *blk = new Block();
   t.getBody().push_back(blk);
-  SmallVector<Value> args;
-  for (Value in : inputs)
-    args.push_back(blk->addArgument(in.getType(), loc));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(blk);
-  SmallVector<Value> outs = body(b, args);
-  YieldOp::create(b, loc, outs);
-  return results.empty() ? Value() : t.getResult(0);
-}
-
-Value ReverseBuilder::constantTasklet(Location loc, Type type, double value) {
-  return emitTasklet(b, loc, {}, {type},
-                     [&](OpBuilder &ib, ArrayRef<Value>) -> SmallVector<Value> {
-                       Attribute attr =
-                           isa<FloatType>(type)
-                               ? Attribute(ib.getFloatAttr(type, value))
-                               : Attribute(ib.getIntegerAttr(type, value));
-                       return {arith::ConstantOp::create(
-                           ib, loc, type, cast<TypedAttr>(attr))};
-                     });
+  TypedAttr attr = isa<FloatType>(type)
+                       ? TypedAttr(b.getFloatAttr(type, value))
+                       : TypedAttr(b.getIntegerAttr(type, (int64_t)value));
+  SmallVector<Value, 1> results = {
+      arith::ConstantOp::create(b, loc, type, attr).getResult()};
+  YieldOp::create(b, loc, results);
+  return t.getResult(0);
 }
 
 void ReverseBuilder::store(Location loc, Value value, Value container,
