@@ -406,6 +406,16 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
   };
   for (const WriteInfo &w : writes) {
     bool tape = needed.contains(w.target) || forced.contains(w.op);
+    // A wcr accumulation inside a map has no order to replay: its rule
+    // uses the accumulated value instead, and the container is restored by
+    // the write that initialised it.
+    if (auto s = dyn_cast<StoreOp>(w.op); s && s.getWcr() &&
+                                          s->getParentOfType<MapOp>()) {
+      if (*s.getWcr() == WCRKind::mul && active.contains(w.target))
+        return s.emitOpError("autodiff of wcr(mul) inside a map is not "
+                             "supported yet");
+      tape = false;
+    }
     if (!tape)
       continue;
     auto type = cast<MemRefType>(w.target.getType());

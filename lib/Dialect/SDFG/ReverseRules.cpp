@@ -237,6 +237,28 @@ LogicalResult StoreOp::emitReverse(ReverseBuilder &rb) {
   std::optional<WCRKind> wcr = getWcr();
 
   Value g;
+  bool inMap = (*this)->getParentOfType<MapOp>() != nullptr;
+  if (grad && wcr && *wcr != WCRKind::add && !taped && inMap) {
+    // min/max accumulated by a map: the elements equal to the result get
+    // its gradient (the container still holds the accumulated value; the
+    // write that initialised it consumes the gradient when reversed).
+    g = rb.load(loc, grad, m, idx);
+    Value acc = rb.load(loc, getMemref(), m, idx);
+    if (failed(checkRecomputable(getValue(), *this)))
+      return failure();
+    Value v = rb.recompute(getValue());
+    Value dv = scalarTasklet(
+        rb, loc, {g, acc, v}, elt,
+        [&](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+          Value hit =
+              arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ, a[2],
+                                    a[1]);
+          Value zero = arith::ConstantOp::create(ib, l, elt,
+                                                 ib.getFloatAttr(elt, 0.0));
+          return arith::SelectOp::create(ib, l, hit, a[0], zero);
+        });
+    return rb.backprop(getValue(), dv);
+  }
   if (grad) {
     g = rb.load(loc, grad, m, idx);
     if (!wcr || *wcr != WCRKind::add) {
