@@ -242,7 +242,10 @@ class Gradient:
             entry = self.program._load_or_build(args, key,
                                                 (out, tuple(self.wrt)))
             self.program._compiled[(key, out, tuple(self.wrt))] = entry
-        return entry.call_gradient(args, self.wrt, out, seed)
+        result = entry.call_gradient(args, self.wrt, out, seed)
+        # The forward results computed on the way (what `fn` returns).
+        self.last_value = entry.last_value
+        return result
 
 
 def grad(fn, wrt, output="return", mem=None, strategy="store-all"):
@@ -338,6 +341,19 @@ def _call_gradient(self, args, wrt, out, seed):
     if out not in grads:
         cargs.append(seed_arr)
     self.function(*cargs)
+    values = []
+    for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
+        if kind == "arg":
+            values.append(arrays[meta["params"][dtype][1]])
+        else:
+            o = arrays[f"__return{k}"]
+            values.append(o[()] if o.ndim == 0 else o)
+    if meta["returns_none"]:
+        self.last_value = None
+    elif meta["returns_tuple"]:
+        self.last_value = tuple(values)
+    else:
+        self.last_value = values[0]
     result = {}
     for w in wrt:
         g = grads[w]

@@ -1,0 +1,236 @@
+"""Gradients from sdfg.grad / sdfg.vjp against central finite differences
+(float64, random directions) and against analytic derivatives."""
+
+import copy
+import inspect
+
+import numpy as np
+import pytest
+
+import sdfg
+from corpus.kernels import KERNELS
+
+# Kernels the autodiff cannot handle yet, with the reason it reports.
+UNSUPPORTED = {
+    "newton_sqrt": "while loops",
+    "power_iteration": "while loops",
+    "haar_wavelet": "cannot size the storage",
+}
+# Piecewise-linear kernels: jitter the integer inputs to avoid ties, where
+# the derivative does not exist.
+JITTER = {"floyd_warshall"}
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def _inputs(name):
+    fn, inputs = KERNELS[name]
+    args = inputs(np.random.default_rng(0))
+    if name in JITTER:
+        jitter = np.random.default_rng(5)
+        args = tuple(a + 1e-3 * jitter.random(a.shape)
+                     if isinstance(a, np.ndarray) else a for a in args)
+    return fn, args
+
+
+def _output_spec(fn, args):
+    """The first float result, else the first float argument updated in
+    place."""
+    run = copy.deepcopy(args)
+    r = fn(*run)
+    if r is not None:
+        first = r[0] if isinstance(r, tuple) else r
+        if np.asarray(first).dtype.kind == "f":
+            return "return:0" if isinstance(r, tuple) else "return"
+    names = list(inspect.signature(fn).parameters)
+    for n, before, after in zip(names, args, run):
+        if isinstance(before, np.ndarray) and before.dtype.kind == "f" and \
+                not np.array_equal(before, after):
+            return n
+    return None
+
+
+def _sum_output(fn, args, spec):
+    names = list(inspect.signature(fn).parameters)
+    run = copy.deepcopy(list(args))
+    r = fn(*run)
+    if spec == "return":
+        return float(np.sum(r))
+    if spec.startswith("return:"):
+        return float(np.sum(r[int(spec[7:])]))
+    return float(np.sum(run[names.index(spec)]))
+
+
+def _float64_kernels():
+    out = []
+    for name in sorted(KERNELS):
+        fn, args = _inputs(name)
+        if any(isinstance(a, np.ndarray) and a.dtype != np.float64
+               and a.dtype.kind == "f" for a in args):
+            continue
+        if name in UNSUPPORTED or _output_spec(fn, args) is None:
+            continue
+        out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("name", _float64_kernels())
+def test_gradient_matches_finite_differences(name):
+    fn, args = _inputs(name)
+    names = list(inspect.signature(fn).parameters)
+    spec = _output_spec(fn, args)
+    wrt = [n for n, a in zip(names, args)
+           if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    caller = copy.deepcopy(args)
+    g = sdfg.grad(fn, wrt, output=spec)(*caller)
+    # The caller's arrays are untouched.
+    for before, after in zip(args, caller):
+        if isinstance(before, np.ndarray):
+            np.testing.assert_array_equal(before, after)
+    assert set(g) == set(wrt)
+    for w in wrt:
+        a = args[names.index(w)]
+        assert g[w].shape == a.shape and g[w].dtype == a.dtype
+    rng = np.random.default_rng(1)
+    for _ in range(2):
+        dirs = {w: rng.standard_normal(args[names.index(w)].shape)
+                for w in wrt}
+        h = 1e-6
+
+        def shifted(s):
+            a = list(copy.deepcopy(args))
+            for w in wrt:
+                a[names.index(w)] = a[names.index(w)] + s * h * dirs[w]
+            return _sum_output(fn, a, spec)
+
+        fd = (shifted(1.0) - shifted(-1.0)) / (2 * h)
+        ad = sum(float(np.sum(g[w] * dirs[w])) for w in wrt)
+        assert abs(fd - ad) <= 1e-6 * max(abs(fd), 1.0), (fd, ad)
+
+
+@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
+def test_unsupported_kernels_say_why(name):
+    fn, args = _inputs(name)
+    names = list(inspect.signature(fn).parameters)
+    wrt = [n for n, a in zip(names, args)
+           if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    with pytest.raises(sdfg.ToolError, match=UNSUPPORTED[name]):
+        sdfg.grad(fn, wrt, output=_output_spec(fn, args))(*args)
+
+
+# ----------------------------------------------------------------------------
+# Exact derivatives of small programs
+# ----------------------------------------------------------------------------
+
+def products(x, y, a):
+    return np.sum(x * y) + a * np.sum(x)
+
+
+def test_analytic_products():
+    x, y = np.arange(1.0, 5.0), np.arange(2.0, 6.0)
+    g = sdfg.grad(products, ["x", "y", "a"])(x, y, 3.0)
+    np.testing.assert_array_equal(g["x"], y + 3.0)
+    np.testing.assert_array_equal(g["y"], x)
+    assert isinstance(g["a"], float) and g["a"] == x.sum()
+
+
+def chain(A, B):
+    return A @ B
+
+
+def test_analytic_matmul():
+    rng = np.random.default_rng(2)
+    A, B = rng.random((4, 3)), rng.random((3, 5))
+    g = sdfg.grad(chain, ["A", "B"])(A, B)
+    ones = np.ones((4, 5))
+    np.testing.assert_allclose(g["A"], ones @ B.T, rtol=1e-14)
+    np.testing.assert_allclose(g["B"], A.T @ ones, rtol=1e-14)
+
+
+def overwrite(x):
+    y = np.zeros_like(x)
+    y[:] = x * x
+    y[:] = np.sin(y)  # overwrites y: the first value must be stored
+    return y
+
+
+def test_analytic_overwrite():
+    x = np.linspace(0.1, 1.0, 7)
+    g = sdfg.grad(overwrite, ["x"])(x)
+    np.testing.assert_allclose(g["x"], np.cos(x * x) * 2 * x, rtol=1e-14)
+
+
+def strided_loops(x, out):
+    n = x.shape[0]
+    for i in range(n - 1, 0, -3):
+        out[i] = out[i - 1] * x[i] + x[i] ** 2
+
+
+def test_negative_step_loop_gradient():
+    x = np.linspace(0.5, 1.5, 10)
+    out = np.linspace(1.0, 2.0, 10)
+    g = sdfg.grad(strided_loops, ["x", "out"], output="out")(x, out)
+    expected_x = np.zeros(10)
+    expected_out = np.ones(10)
+    for i in range(9, 0, -3):
+        expected_x[i] = out[i - 1] + 2 * x[i]
+        expected_out[i] = 0.0  # overwritten
+        expected_out[i - 1] += x[i]
+    np.testing.assert_allclose(g["x"], expected_x, rtol=1e-14)
+    np.testing.assert_allclose(g["out"], expected_out, rtol=1e-14)
+
+
+def branchy(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            s += x[i] * x[i]
+        else:
+            s -= 3.0 * x[i]
+        x[i] = 0.0  # the condition's data is overwritten afterwards
+    return s
+
+
+def test_conditions_are_stored():
+    x = np.array([0.1, 0.7, 0.3, 0.9])
+    g = sdfg.grad(branchy, ["x"])(x)
+    np.testing.assert_allclose(g["x"], np.where(x > 0.5, 2 * x, -3.0),
+                               rtol=1e-14)
+
+
+def test_vjp_uses_the_seed_and_reports_the_value():
+    rng = np.random.default_rng(3)
+    A, B = rng.random((4, 3)), rng.random((3, 5))
+    seed = rng.random((4, 5))
+    v = sdfg.vjp(chain, ["A"])
+    g = v(A, B, seed=seed)
+    np.testing.assert_allclose(g["A"], seed @ B.T, rtol=1e-14)
+    np.testing.assert_allclose(v.last_value, sdfg.program(chain)(A, B),
+                               rtol=0, atol=0)
+
+
+# ----------------------------------------------------------------------------
+# Errors
+# ----------------------------------------------------------------------------
+
+def int_output(x):
+    return np.zeros(3, dtype=np.int64)
+
+
+def test_errors():
+    x = np.ones(3)
+    with pytest.raises(sdfg.FrontendError, match="wrt name 'z' is not a "
+                       "parameter"):
+        sdfg.grad(products, ["z"])(x, x, 1.0)
+    with pytest.raises(sdfg.FrontendError, match="only float outputs"):
+        sdfg.grad(int_output, ["x"])(x)
+    with pytest.raises(sdfg.FrontendError, match="output 'w' is not a "
+                       "parameter"):
+        sdfg.grad(products, ["x"], output="w")(x, x, 1.0)
+    with pytest.raises(TypeError, match="seed"):
+        sdfg.vjp(products, ["x"])(x, x, 1.0)
+    with pytest.raises(NotImplementedError, match="sdfg-checkpoint"):
+        sdfg.grad(products, ["x"], mem=10)
