@@ -38,6 +38,56 @@ struct WriteInfo {
   bool readsTarget = false;
 };
 
+/// Whether the derivative rule of a tasklet-body op reads the primal values
+/// of its operands (linear ops do not).
+bool readsPrimals(Operation *op) {
+  return !isa<arith::AddFOp, arith::SubFOp, arith::NegFOp, arith::ExtFOp,
+              arith::TruncFOp, arith::ConstantOp>(op);
+}
+
+/// Containers whose values the backward program reads when it recomputes
+/// and differentiates `v`: through linear arithmetic only the indices are
+/// needed; `valueNeeded` says whether `v`'s own value is.
+void collectNeededReads(Value v, bool valueNeeded,
+                        llvm::SetVector<Value> &out) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return;
+  if (auto load = dyn_cast<LoadOp>(def)) {
+    if (valueNeeded)
+      out.insert(load.getMemref());
+    for (Value i : load.getIndices())
+      collectNeededReads(i, true, out);
+    return;
+  }
+  auto t = dyn_cast<TaskletOp>(def);
+  if (!t)
+    return;
+  Block &body = t.getBody().front();
+  llvm::DenseSet<Value> needed;
+  SmallVector<Value> work;
+  auto mark = [&](Value x) {
+    if (needed.insert(x).second)
+      work.push_back(x);
+  };
+  if (valueNeeded)
+    mark(cast<YieldOp>(body.getTerminator())
+             .getValues()[cast<OpResult>(v).getResultNumber()]);
+  for (Operation &op : body.without_terminator())
+    if (readsPrimals(&op))
+      for (Value operand : op.getOperands())
+        mark(operand);
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (Operation *d = x.getDefiningOp())
+      for (Value operand : d->getOperands())
+        mark(operand);
+  }
+  for (auto [arg, in] : llvm::zip(body.getArguments(), t.getInputs()))
+    collectNeededReads(in, needed.contains(arg) || !isa<FloatType>(in.getType()),
+                       out);
+}
+
 /// Containers loaded by the loads that compute `v` (through tasklets).
 void collectReads(Value v, llvm::SetVector<Value> &out) {
   Operation *def = v.getDefiningOp();
@@ -342,9 +392,10 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       continue;
     if (auto s = dyn_cast<StoreOp>(w.op)) {
       llvm::SetVector<Value> reads;
-      collectReads(s.getValue(), reads);
+      bool valueNeeded = s.getWcr() && *s.getWcr() != WCRKind::add;
+      collectNeededReads(s.getValue(), valueNeeded, reads);
       for (Value i : s.getIndices())
-        collectReads(i, reads);
+        collectNeededReads(i, true, reads);
       needed.insert(reads.begin(), reads.end());
       if (s.getWcr() && *s.getWcr() != WCRKind::add)
         forced.insert(s);

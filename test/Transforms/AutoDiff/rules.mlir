@@ -1,0 +1,140 @@
+// RUN: sdfg-opt %s --sdfg-autodiff -split-input-file | FileCheck %s
+
+// Reads accumulate into gradients with wcr(add); the gradient program gets
+// d_<wrt> and d_<output> arguments; tasklets are differentiated by the
+// ScalarAdjointOpInterface rules (d sin(x*x) = cos(x*x) * 2x).
+// CHECK-LABEL: sdfg.sdfg @square_grad(
+// CHECK-SAME: %d_x: memref<8xf64> {sdfg.name = "d_x"}, %d_s: memref<f64> {sdfg.name = "d_s"})
+// CHECK: sdfg.state "reverse" {
+// CHECK: sdfg.map (%[[P:.*]]) = (0) to (8) step (1) schedule(cpu_multicore) {
+// CHECK: %[[G:.*]] = sdfg.load %d_s[] : memref<f64>
+// CHECK: %[[X:.*]] = sdfg.load %x[%[[P]]] : memref<8xf64>
+// CHECK: %[[D:.*]] = sdfg.tasklet(%[[X]], %[[G]])
+// CHECK: math.cos
+// CHECK: sdfg.store %[[D]], %d_x[%[[P]]] wcr(add) : memref<8xf64>
+// Nothing is stored for a value the backward pass does not read.
+// CHECK-NOT: sdfg.alloc
+sdfg.sdfg @square(%x: memref<8xf64> {sdfg.name = "x"},
+                  %s: memref<f64> {sdfg.name = "s"})
+    attributes {ad_output = "s", ad_wrt = ["x"]} {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (8) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %x[%i] : memref<8xf64>
+      %r = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%v: f64):
+        %m = arith.mulf %v, %v : f64
+        %e = math.sin %m : f64
+        sdfg.yield %e : f64
+      }
+      sdfg.store %r, %s[] wcr(add) : memref<f64>
+    }
+  }
+}
+
+// -----
+
+// Loops run backwards over exactly the forward iterations, from the last
+// executed one (lb + ((ub - lb - 1) floordiv s) * s), for any step; values
+// overwritten in the loop are stored per iteration in a tape sized by the
+// trip count (here ceil((10 - 1) / 3) = 3), and restored when reversed;
+// the overwritten gradient is cleared.
+// CHECK-LABEL: sdfg.sdfg @strided_grad(
+// CHECK: %[[TAPE:.*]] = sdfg.alloc() : memref<3xf64>
+// CHECK: sdfg.loop %[[I:.*]] = 1 to 10 step 3 {
+// CHECK: sdfg.store %{{.*}}, %[[TAPE]][(%[[I]] - 1) floordiv 3] : memref<3xf64>
+// CHECK: sdfg.loop %[[R:.*]] = 7 to -2 step -3 {
+// CHECK: %[[G:.*]] = sdfg.load %d_A[%[[R]]] : memref<10xf64>
+// CHECK: sdfg.store %{{.*}}, %d_A[%[[R]]] : memref<10xf64>
+// CHECK: %[[T:.*]] = sdfg.load %[[TAPE]][(%[[R]] - 1) floordiv 3] : memref<3xf64>
+// CHECK: sdfg.store %[[T]], %A[%[[R]]] : memref<10xf64>
+// CHECK: sdfg.store %{{.*}}, %d_A[%[[R]] - 1] wcr(add) : memref<10xf64>
+sdfg.sdfg @strided(%A: memref<10xf64> {sdfg.name = "A"})
+    attributes {ad_output = "A", ad_wrt = ["A"]} {
+  sdfg.loop %i = 1 to 10 step 3 {
+    sdfg.state {
+      %a = sdfg.load %A[%i - 1] : memref<10xf64>
+      %b = sdfg.load %A[%i] : memref<10xf64>
+      %r = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+      ^bb0(%u: f64, %v: f64):
+        %m = arith.mulf %u, %v : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %A[%i] : memref<10xf64>
+    }
+  }
+}
+
+// -----
+
+// Negative steps reverse too: range(9, -1, -2) visits 9, 7, 5, 3, 1; the
+// backward loop starts at 1 and stops before 11.
+// CHECK-LABEL: sdfg.sdfg @down_grad(
+// CHECK: sdfg.loop %{{.*}} = 9 to -1 step -2 {
+// CHECK: sdfg.loop %{{.*}} = 1 to 11 step 2 {
+sdfg.sdfg @down(%A: memref<10xf64> {sdfg.name = "A"},
+                %B: memref<10xf64> {sdfg.name = "B"})
+    attributes {ad_output = "B", ad_wrt = ["A"]} {
+  sdfg.loop %i = 9 to -1 step -2 {
+    sdfg.state {
+      %a = sdfg.load %A[%i] : memref<10xf64>
+      %r = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%u: f64):
+        %m = math.exp %u : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %B[%i] : memref<10xf64>
+    }
+  }
+}
+
+// -----
+
+// Branch conditions are stored where the branch is taken and read back in
+// the backward pass (not re-evaluated on data that may have changed).
+// CHECK-LABEL: sdfg.sdfg @cond_grad(
+// CHECK: %[[CT:.*]] = sdfg.alloc() : memref<4xi1>
+// CHECK: sdfg.state "condition" {
+// CHECK: sdfg.store %{{.*}}, %[[CT]][%{{.*}}] : memref<4xi1>
+// CHECK: sdfg.if
+// CHECK: sdfg.loop %[[R:.*]] = 3 to -1 step -1 {
+// CHECK: %[[C:.*]] = sdfg.load %[[CT]][%[[R]]] : memref<4xi1>
+// CHECK: sdfg.if %[[C]] {
+sdfg.sdfg @cond(%x: memref<4xf64> {sdfg.name = "x"},
+                %y: memref<4xf64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  sdfg.loop %i = 0 to 4 step 1 {
+    %v = sdfg.load %x[%i] : memref<4xf64>
+    %c = sdfg.tasklet(%v) : (f64) -> i1 {
+    ^bb0(%u: f64):
+      %z = arith.constant 0.0 : f64
+      %b = arith.cmpf ogt, %u, %z : f64
+      sdfg.yield %b : i1
+    }
+    sdfg.if %c {
+      sdfg.state {
+        %a = sdfg.load %x[%i] : memref<4xf64>
+        %r = sdfg.tasklet(%a) : (f64) -> f64 {
+        ^bb0(%u: f64):
+          %m = arith.mulf %u, %u : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %r, %y[%i] : memref<4xf64>
+      }
+    }
+  }
+}
+
+// -----
+
+// Matmul gradients call BLAS: dA += dC B^T, dB += A^T dC; dC is cleared.
+// CHECK-LABEL: sdfg.sdfg @mm_grad(
+// CHECK: sdfg.matmul %d_C, %B -> %d_A {accumulate, transpose_b}
+// CHECK: sdfg.matmul %A, %d_C -> %d_B {accumulate, transpose_a}
+sdfg.sdfg @mm(%A: memref<4x3xf64> {sdfg.name = "A"},
+              %B: memref<3x5xf64> {sdfg.name = "B"},
+              %C: memref<4x5xf64> {sdfg.name = "C"})
+    attributes {ad_output = "C", ad_wrt = ["A", "B"]} {
+  sdfg.state {
+    sdfg.matmul %A, %B -> %C : memref<4x3xf64>, memref<3x5xf64> -> memref<4x5xf64>
+  }
+}
