@@ -84,8 +84,8 @@ void collectNeededReads(Value v, bool valueNeeded,
         mark(operand);
   }
   for (auto [arg, in] : llvm::zip(body.getArguments(), t.getInputs()))
-    collectNeededReads(in, needed.contains(arg) || !isa<FloatType>(in.getType()),
-                       out);
+    collectNeededReads(
+        in, needed.contains(arg) || !isa<FloatType>(in.getType()), out);
 }
 
 /// Containers loaded by the loads that compute `v` (through tasklets).
@@ -228,7 +228,7 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
     ModuleOp module = getOperation();
     SmallVector<SDFGOp> targets;
     for (SDFGOp op : module.getOps<SDFGOp>())
-      if (!output.empty() || op.getAdOutput())
+      if (!output.empty() || op.getAdOutput() || op.lookupArg("__return0"))
         targets.push_back(op);
     if (targets.empty()) {
       module.emitError("sdfg-autodiff: no sdfg.sdfg names an output to "
@@ -315,16 +315,17 @@ std::string containerName(SDFGOp op, Value c) {
 
 LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
   MLIRContext *ctx = fwd.getContext();
+  // Default: ad_output, else the (first) return value of the frontend.
   std::string outName =
-      !output.empty() ? output : fwd.getAdOutput().value_or("").str();
+      !output.empty() ? output : fwd.getAdOutput().value_or("__return0").str();
   BlockArgument outArg = fwd.lookupArg(outName);
   if (!outArg)
-    return fwd.emitOpError() << "autodiff output '" << outName
-                             << "' is not an argument";
+    return fwd.emitOpError()
+           << "autodiff output '" << outName << "' is not an argument";
   auto outType = dyn_cast<MemRefType>(outArg.getType());
   if (!outType || !isa<FloatType>(outType.getElementType()))
-    return fwd.emitOpError() << "autodiff output '" << outName
-                             << "' must be a float container";
+    return fwd.emitOpError()
+           << "autodiff output '" << outName << "' must be a float container";
   SmallVector<std::string> wrtNames;
   if (!wrt.empty())
     wrtNames.assign(wrt.begin(), wrt.end());
@@ -341,12 +342,12 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
   for (const std::string &n : wrtNames) {
     BlockArgument a = fwd.lookupArg(n);
     if (!a)
-      return fwd.emitOpError() << "autodiff wrt name '" << n
-                               << "' is not an argument";
+      return fwd.emitOpError()
+             << "autodiff wrt name '" << n << "' is not an argument";
     auto m = dyn_cast<MemRefType>(a.getType());
     if (!m || !isa<FloatType>(m.getElementType()))
-      return fwd.emitOpError() << "autodiff wrt argument '" << n
-                               << "' must be a float container";
+      return fwd.emitOpError()
+             << "autodiff wrt argument '" << n << "' must be a float container";
   }
 
   // The gradient program starts as a copy of the forward program.
@@ -450,9 +451,8 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     llvm::append_range(sizes, extra);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&body);
-    slot.tape =
-        AllocOp::create(b, op->getLoc(), MemRefType::get(sizes, elt),
-                        ValueRange{});
+    slot.tape = AllocOp::create(b, op->getLoc(), MemRefType::get(sizes, elt),
+                                ValueRange{});
     return success();
   };
   for (const WriteInfo &w : writes) {
@@ -460,8 +460,8 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     // A wcr accumulation inside a map has no order to replay: its rule
     // uses the accumulated value instead, and the container is restored by
     // the write that initialised it.
-    if (auto s = dyn_cast<StoreOp>(w.op); s && s.getWcr() &&
-                                          s->getParentOfType<MapOp>()) {
+    if (auto s = dyn_cast<StoreOp>(w.op);
+        s && s.getWcr() && s->getParentOfType<MapOp>()) {
       if (*s.getWcr() == WCRKind::mul && active.contains(w.target))
         return s.emitOpError("autodiff of wcr(mul) inside a map is not "
                              "supported yet");
@@ -485,8 +485,7 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       if (!type.hasStaticShape())
         return w.op->emitOpError("autodiff needs a static shape to store "
                                  "the output of this op");
-      if (failed(makeTape(w.op, type.getElementType(), type.getShape(),
-                          slot)))
+      if (failed(makeTape(w.op, type.getElementType(), type.getShape(), slot)))
         return failure();
       // Copy the whole output into the tape before the op overwrites it.
       OpBuilder::InsertionGuard guard(b);
@@ -506,9 +505,9 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       for (unsigned i = 0; i < rank; ++i)
         params.push_back(mb->addArgument(b.getIndexType(), w.op->getLoc()));
       b.setInsertionPointToStart(mb);
-      Value v = LoadOp::create(b, w.op->getLoc(), type.getElementType(),
-                               w.target, params,
-                               AffineMap::getMultiDimIdentityMap(rank, ctx));
+      Value v =
+          LoadOp::create(b, w.op->getLoc(), type.getElementType(), w.target,
+                         params, AffineMap::getMultiDimIdentityMap(rank, ctx));
       SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
       llvm::append_range(tops, params);
       SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());

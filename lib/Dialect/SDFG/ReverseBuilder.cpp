@@ -122,11 +122,11 @@ void ReverseBuilder::fill(Location loc, Value container, double value,
   unsigned rank = type.getRank();
   SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0));
   MLIRContext *ctx = b.getContext();
-  auto m = MapOp::create(
-      b, loc, operands, AffineMap::get(operands.size(), 0, lbs, ctx),
-      AffineMap::get(operands.size(), 0, ubs, ctx),
-      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-      ScheduleKind::cpu_multicore);
+  auto m = MapOp::create(b, loc, operands,
+                         AffineMap::get(operands.size(), 0, lbs, ctx),
+                         AffineMap::get(operands.size(), 0, ubs, ctx),
+                         b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+                         ScheduleKind::cpu_multicore);
   Block *body = new Block();
   m.getBody().push_back(body);
   SmallVector<Value> params;
@@ -134,8 +134,8 @@ void ReverseBuilder::fill(Location loc, Value container, double value,
     params.push_back(body->addArgument(b.getIndexType(), loc));
   b.setInsertionPointToStart(body);
   Value v = constantTasklet(loc, elt, value);
-  store(loc, v, container, AffineMap::getMultiDimIdentityMap(rank, ctx),
-        params, false);
+  store(loc, v, container, AffineMap::getMultiDimIdentityMap(rank, ctx), params,
+        false);
 }
 
 LogicalResult ReverseBuilder::backprop(Value fwd, Value adjoint) {

@@ -68,8 +68,8 @@ LogicalResult StateOp::emitReverse(ReverseBuilder &rb) {
   if (!needsReverse(rb, *this))
     return success();
   OpBuilder::InsertionGuard guard(rb.b);
-  std::string label = getLabel() ? ("reverse " + *getLabel()).str()
-                                 : std::string("reverse");
+  std::string label =
+      getLabel() ? ("reverse " + *getLabel()).str() : std::string("reverse");
   auto state = StateOp::create(rb.b, getLoc(), StringRef(label));
   rb.b.setInsertionPointToStart(&state.getBody().front());
   // Values recomputed inside this state are not visible after it.
@@ -86,8 +86,7 @@ LogicalResult LoopOp::emitReverse(ReverseBuilder &rb) {
     bool fromData = false;
     if (Operation *def = v.getDefiningOp())
       def->walk([&](LoadOp) { fromData = true; });
-    if (fromData || (v.getDefiningOp() &&
-                     isa<LoadOp>(v.getDefiningOp())))
+    if (fromData || (v.getDefiningOp() && isa<LoadOp>(v.getDefiningOp())))
       return emitOpError("autodiff does not support loop bounds read from "
                          "array data yet");
   }
@@ -99,8 +98,7 @@ LogicalResult LoopOp::emitReverse(ReverseBuilder &rb) {
   AffineExpr last = s > 0 ? lb + ((ub - lb - 1).floorDiv(s)) * s
                           : lb - ((lb - ub - 1).floorDiv(-s)) * (-s);
   AffineMap bounds =
-      AffineMap::get(getBounds().getNumDims(), 0, {last, lb - s},
-                     getContext());
+      AffineMap::get(getBounds().getNumDims(), 0, {last, lb - s}, getContext());
   SmallVector<Value> operands = recomputeAll(rb, getBoundOperands());
   OpBuilder::InsertionGuard guard(rb.b);
   auto loop =
@@ -158,9 +156,9 @@ LogicalResult MapOp::emitReverse(ReverseBuilder &rb) {
     return success();
   SmallVector<Value> operands = recomputeAll(rb, getRangeOperands());
   OpBuilder::InsertionGuard guard(rb.b);
-  auto map = MapOp::create(rb.b, getLoc(), operands, getLowerBoundsAttr(),
-                           getUpperBoundsAttr(), getStepsAttr(),
-                           getScheduleAttr());
+  auto map =
+      MapOp::create(rb.b, getLoc(), operands, getLowerBoundsAttr(),
+                    getUpperBoundsAttr(), getStepsAttr(), getScheduleAttr());
   Block *body = new Block();
   map.getBody().push_back(body);
   IRMapping saved = rb.map;
@@ -177,9 +175,9 @@ LogicalResult MapOp::emitReverse(ReverseBuilder &rb) {
 //===----------------------------------------------------------------------===//
 
 /// A scalar computed by a tasklet over `inputs` in the backward program.
-static Value scalarTasklet(
-    ReverseBuilder &rb, Location loc, ValueRange inputs, Type result,
-    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
+static Value
+scalarTasklet(ReverseBuilder &rb, Location loc, ValueRange inputs, Type result,
+              function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
   auto t = TaskletOp::create(rb.b, loc, TypeRange{result}, inputs);
   Block *blk = new Block();
   t.getBody().push_back(blk);
@@ -250,11 +248,10 @@ LogicalResult StoreOp::emitReverse(ReverseBuilder &rb) {
     Value dv = scalarTasklet(
         rb, loc, {g, acc, v}, elt,
         [&](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
-          Value hit =
-              arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ, a[2],
-                                    a[1]);
-          Value zero = arith::ConstantOp::create(ib, l, elt,
-                                                 ib.getFloatAttr(elt, 0.0));
+          Value hit = arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ,
+                                            a[2], a[1]);
+          Value zero =
+              arith::ConstantOp::create(ib, l, elt, ib.getFloatAttr(elt, 0.0));
           return arith::SelectOp::create(ib, l, hit, a[0], zero);
         });
     return rb.backprop(getValue(), dv);
@@ -289,8 +286,8 @@ LogicalResult StoreOp::emitReverse(ReverseBuilder &rb) {
     Value v = rb.recompute(getValue());
     WCRKind kind = *wcr;
     // Adjoints of the written value and of the old element.
-    auto pair = TaskletOp::create(b, loc, TypeRange{elt, elt},
-                                  ValueRange{g, old, v});
+    auto pair =
+        TaskletOp::create(b, loc, TypeRange{elt, elt}, ValueRange{g, old, v});
     Block *blk = new Block();
     pair.getBody().push_back(blk);
     Value bg = blk->addArgument(elt, loc), bo = blk->addArgument(elt, loc),
@@ -344,11 +341,11 @@ static void restoreWhole(ReverseBuilder &rb, Operation *op, Value container) {
   for (int64_t s : type.getShape())
     ubs.push_back(b.getAffineConstantExpr(s));
   OpBuilder::InsertionGuard guard(b);
-  auto map = MapOp::create(b, loc, ValueRange{},
-                           AffineMap::get(0, 0, lbs, ctx),
-                           AffineMap::get(0, 0, ubs, ctx),
-                           b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-                           ScheduleKind::cpu_multicore);
+  auto map =
+      MapOp::create(b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
+                    AffineMap::get(0, 0, ubs, ctx),
+                    b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+                    ScheduleKind::cpu_multicore);
   Block *body = new Block();
   map.getBody().push_back(body);
   SmallVector<Value> params;
@@ -410,11 +407,10 @@ LogicalResult GemvOp::emitReverse(ReverseBuilder &rb) {
       for (int64_t s : type.getShape())
         ubs.push_back(b.getAffineConstantExpr(s));
       OpBuilder::InsertionGuard guard(b);
-      auto map = MapOp::create(b, loc, ValueRange{},
-                               AffineMap::get(0, 0, lbs, ctx),
-                               AffineMap::get(0, 0, ubs, ctx),
-                               b.getDenseI64ArrayAttr({1, 1}),
-                               ScheduleKind::cpu_multicore);
+      auto map = MapOp::create(
+          b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
+          AffineMap::get(0, 0, ubs, ctx), b.getDenseI64ArrayAttr({1, 1}),
+          ScheduleKind::cpu_multicore);
       Block *body = new Block();
       map.getBody().push_back(body);
       Value i = body->addArgument(b.getIndexType(), loc);
@@ -430,8 +426,8 @@ LogicalResult GemvOp::emitReverse(ReverseBuilder &rb) {
           [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
             return arith::MulFOp::create(ib, l, a[0], a[1]);
           });
-      rb.store(loc, prod, dA, AffineMap::getMultiDimIdentityMap(2, ctx),
-               {i, j}, true);
+      rb.store(loc, prod, dA, AffineMap::getMultiDimIdentityMap(2, ctx), {i, j},
+               true);
     }
     if (!getAccumulate())
       rb.fill(loc, dy, 0.0, /*inState=*/true);

@@ -11,8 +11,8 @@
 using namespace mlir;
 using namespace mlir::sdfg;
 
-#include "sdfg/Dialect/SDFG/SDFGDialect.cpp.inc"
 #include "sdfg/Dialect/SDFG/AutoDiffInterfaces.cpp.inc"
+#include "sdfg/Dialect/SDFG/SDFGDialect.cpp.inc"
 
 void SDFGDialect::initialize() {
   addOperations<

@@ -190,15 +190,13 @@ void mlir::sdfg::registerScalarAdjointModels(DialectRegistry &registry) {
     arith::SIToFPOp::attachInterface<ZeroAdjoint<arith::SIToFPOp>>(*ctx);
     arith::UIToFPOp::attachInterface<ZeroAdjoint<arith::UIToFPOp>>(*ctx);
     arith::FPToSIOp::attachInterface<ZeroAdjoint<arith::FPToSIOp>>(*ctx);
-    arith::IndexCastOp::attachInterface<ZeroAdjoint<arith::IndexCastOp>>(
-        *ctx);
+    arith::IndexCastOp::attachInterface<ZeroAdjoint<arith::IndexCastOp>>(*ctx);
     arith::AddIOp::attachInterface<ZeroAdjoint<arith::AddIOp>>(*ctx);
     arith::SubIOp::attachInterface<ZeroAdjoint<arith::SubIOp>>(*ctx);
     arith::MulIOp::attachInterface<ZeroAdjoint<arith::MulIOp>>(*ctx);
     arith::FloorDivSIOp::attachInterface<ZeroAdjoint<arith::FloorDivSIOp>>(
         *ctx);
-    arith::CeilDivSIOp::attachInterface<ZeroAdjoint<arith::CeilDivSIOp>>(
-        *ctx);
+    arith::CeilDivSIOp::attachInterface<ZeroAdjoint<arith::CeilDivSIOp>>(*ctx);
     arith::RemSIOp::attachInterface<ZeroAdjoint<arith::RemSIOp>>(*ctx);
     arith::MaxSIOp::attachInterface<ZeroAdjoint<arith::MaxSIOp>>(*ctx);
     arith::MinSIOp::attachInterface<ZeroAdjoint<arith::MinSIOp>>(*ctx);

@@ -75,8 +75,7 @@ public:
   /// `sdfg.store value, container[map(operands)]` with optional add.
   void store(Location loc, Value value, Value container, AffineMap map,
              ValueRange operands, bool accumulate);
-  Value load(Location loc, Value container, AffineMap map,
-             ValueRange operands);
+  Value load(Location loc, Value container, AffineMap map, ValueRange operands);
   /// Fills a whole container with `value` (emits a state with a map when
   /// `inState` is false, else just the map).
   void fill(Location loc, Value container, double value, bool inState);
