@@ -400,8 +400,12 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       needed.insert(reads.begin(), reads.end());
       if (s.getWcr() && *s.getWcr() != WCRKind::add)
         forced.insert(s);
-    } else if (isa<MatmulOp, GemvOp>(w.op)) {
+    } else if (isa<MatmulOp, GemvOp, DotOp>(w.op)) {
       needed.insert(w.reads.begin(), w.reads.end());
+    } else if (auto r = dyn_cast<ReduceOp>(w.op);
+               r && r.getKind() != ReduceKind::add) {
+      needed.insert(r.getInput());
+      needed.insert(r.getOutput());
     }
   }
 
@@ -491,29 +495,31 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(w.op);
       unsigned rank = type.getRank();
-      SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
-      for (int64_t s : type.getShape())
-        ubs.push_back(b.getAffineConstantExpr(s));
-      auto map = MapOp::create(
-          b, w.op->getLoc(), ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
-          AffineMap::get(0, 0, ubs, ctx),
-          b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-          ScheduleKind::cpu_multicore);
-      Block *mb = new Block();
-      map.getBody().push_back(mb);
+      Location loc = w.op->getLoc();
       SmallVector<Value> params;
-      for (unsigned i = 0; i < rank; ++i)
-        params.push_back(mb->addArgument(b.getIndexType(), w.op->getLoc()));
-      b.setInsertionPointToStart(mb);
-      Value v =
-          LoadOp::create(b, w.op->getLoc(), type.getElementType(), w.target,
-                         params, AffineMap::getMultiDimIdentityMap(rank, ctx));
+      if (rank > 0) {
+        SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
+        for (int64_t s : type.getShape())
+          ubs.push_back(b.getAffineConstantExpr(s));
+        auto map =
+            MapOp::create(b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
+                          AffineMap::get(0, 0, ubs, ctx),
+                          b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+                          ScheduleKind::cpu_multicore);
+        Block *mb = new Block();
+        map.getBody().push_back(mb);
+        for (unsigned i = 0; i < rank; ++i)
+          params.push_back(mb->addArgument(b.getIndexType(), loc));
+        b.setInsertionPointToStart(mb);
+      }
+      Value v = LoadOp::create(b, loc, type.getElementType(), w.target, params,
+                               AffineMap::getMultiDimIdentityMap(rank, ctx));
       SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
       llvm::append_range(tops, params);
       SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
       for (unsigned i = 0; i < rank; ++i)
         exprs.push_back(b.getAffineDimExpr(slot.operands.size() + i));
-      StoreOp::create(b, w.op->getLoc(), v, slot.tape, tops,
+      StoreOp::create(b, loc, v, slot.tape, tops,
                       AffineMap::get(tops.size(), 0, exprs, ctx), nullptr);
     } else {
       return w.op->emitOpError("autodiff cannot store the data this op "
@@ -538,6 +544,49 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
                       nullptr);
       rb.tapes[op].push_back(slot);
     }
+  }
+
+  // --- The backward program rewinds the containers it restores; keep the
+  // forward results: each written argument is copied to fwd_<name>.
+  b.setInsertionPointToEnd(&body);
+  unsigned numOriginal = fwd.getNumArguments();
+  llvm::SetVector<Value> writtenArgs;
+  for (const WriteInfo &w : writes)
+    if (auto arg = dyn_cast<BlockArgument>(w.target))
+      if (arg.getOwner() == &body && arg.getArgNumber() < numOriginal)
+        writtenArgs.insert(arg);
+  for (Value arg : writtenArgs) {
+    auto type = cast<MemRefType>(arg.getType());
+    if (!type.hasStaticShape())
+      return grad.emitOpError("autodiff needs static shapes for written "
+                              "arguments");
+    std::string name =
+        "fwd_" + grad.getArgName(cast<BlockArgument>(arg).getArgNumber());
+    Value copy = addArg(arg, name);
+    OpBuilder::InsertionGuard guard(b);
+    auto state = StateOp::create(b, grad.getLoc(), StringRef("results"));
+    b.setInsertionPointToStart(&state.getBody().front());
+    unsigned rank = type.getRank();
+    SmallVector<Value> params;
+    if (rank > 0) {
+      SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
+      for (int64_t s : type.getShape())
+        ubs.push_back(b.getAffineConstantExpr(s));
+      auto map = MapOp::create(
+          b, grad.getLoc(), ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
+          AffineMap::get(0, 0, ubs, ctx),
+          b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+          ScheduleKind::cpu_multicore);
+      Block *mb = new Block();
+      map.getBody().push_back(mb);
+      for (unsigned i = 0; i < rank; ++i)
+        params.push_back(mb->addArgument(b.getIndexType(), grad.getLoc()));
+      b.setInsertionPointToStart(mb);
+    }
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    Value v = LoadOp::create(b, grad.getLoc(), type.getElementType(), arg,
+                             params, id);
+    StoreOp::create(b, grad.getLoc(), v, copy, params, id, nullptr);
   }
 
   // --- Gradients of the other active containers: zeroed transients.

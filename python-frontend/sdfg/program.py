@@ -72,12 +72,14 @@ def _frontend_stamp():
 
 
 def _tool_stamp():
-    path = os.path.join(native.tools_dir(), "sdfg-translate")
-    try:
-        st = os.stat(path)
-        return f"{st.st_size}:{st.st_mtime_ns}"
-    except OSError:
-        return "missing"
+    stamps = []
+    for tool in ("sdfg-opt", "sdfg-translate"):
+        try:
+            st = os.stat(os.path.join(native.tools_dir(), tool))
+            stamps.append(f"{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            stamps.append("missing")
+    return ",".join(stamps)
 
 
 class Program:
@@ -340,14 +342,21 @@ def _call_gradient(self, args, wrt, out, seed):
         cargs.append(g)
     if out not in grads:
         cargs.append(seed_arr)
+    # The gradient program rewinds what it wrote; the forward results come
+    # back in fwd_<name> buffers.
+    forward = {}
+    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
+    for a in abi[0]["args"]:
+        if a["name"].startswith("fwd_"):
+            name = a["name"][4:]
+            forward[name] = np.zeros_like(arrays[name])
+            cargs.append(forward[name])
     self.function(*cargs)
     values = []
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
-        if kind == "arg":
-            values.append(arrays[meta["params"][dtype][1]])
-        else:
-            o = arrays[f"__return{k}"]
-            values.append(o[()] if o.ndim == 0 else o)
+        name = meta["params"][dtype][1] if kind == "arg" else f"__return{k}"
+        o = forward.get(name, arrays[name])
+        values.append(o[()] if o.ndim == 0 else o)
     if meta["returns_none"]:
         self.last_value = None
     elif meta["returns_tuple"]:

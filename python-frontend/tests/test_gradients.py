@@ -238,3 +238,19 @@ def test_errors():
         sdfg.vjp(products, ["x"])(x, x, 1.0)
     with pytest.raises(NotImplementedError, match="sdfg-checkpoint"):
         sdfg.grad(products, ["x"], mem=10)
+
+
+def smooth_in_place(A, T):
+    for t in range(T):
+        A[1:-1] = 0.25 * A[:-2] + 0.5 * A[1:-1] * A[1:-1] + 0.25 * A[2:]
+    return A
+
+
+def test_forward_results_of_in_place_updates_are_kept():
+    A = np.linspace(0.0, 1.0, 12)
+    g = sdfg.grad(smooth_in_place, ["A"])
+    grads = g(A, 3)
+    np.testing.assert_array_equal(A, np.linspace(0.0, 1.0, 12))
+    expected = sdfg.program(smooth_in_place)(A.copy(), 3)
+    np.testing.assert_array_equal(g.last_value, expected)
+    assert grads["A"].shape == A.shape

@@ -13,7 +13,10 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     forward program followed by the backward program. Its arguments are the
     original ones, then `d_<w>` for each differentiated input `w` (`wrt`
     option, else `ad_wrt`, else every float container argument), then
-    `d_<output>` unless the output is also an input. On entry `d_<output>`
+    `d_<output>` unless the output is also an input, then `fwd_<a>` for
+    every argument `a` the program writes: the backward program rewinds
+    the arguments to their values on entry, and `fwd_<a>` receives the
+    forward result. On entry `d_<output>`
     holds the cotangent seed (ones for the gradient of `sum(output)`) and
     the `d_<w>` hold zeros; on exit the `d_<w>` hold the vector-Jacobian
     product.

@@ -337,24 +337,26 @@ static void restoreWhole(ReverseBuilder &rb, Operation *op, Value container) {
   Location loc = op->getLoc();
   OpBuilder &b = rb.b;
   MLIRContext *ctx = b.getContext();
-  SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
-  for (int64_t s : type.getShape())
-    ubs.push_back(b.getAffineConstantExpr(s));
   OpBuilder::InsertionGuard guard(b);
-  auto map =
-      MapOp::create(b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
-                    AffineMap::get(0, 0, ubs, ctx),
-                    b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-                    ScheduleKind::cpu_multicore);
-  Block *body = new Block();
-  map.getBody().push_back(body);
   SmallVector<Value> params;
   SmallVector<AffineExpr> extra;
-  for (unsigned i = 0; i < rank; ++i) {
-    params.push_back(body->addArgument(b.getIndexType(), loc));
-    extra.push_back(b.getAffineDimExpr(i));
+  if (rank > 0) {
+    SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
+    for (int64_t s : type.getShape())
+      ubs.push_back(b.getAffineConstantExpr(s));
+    auto map =
+        MapOp::create(b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
+                      AffineMap::get(0, 0, ubs, ctx),
+                      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+                      ScheduleKind::cpu_multicore);
+    Block *body = new Block();
+    map.getBody().push_back(body);
+    for (unsigned i = 0; i < rank; ++i) {
+      params.push_back(body->addArgument(b.getIndexType(), loc));
+      extra.push_back(b.getAffineDimExpr(i));
+    }
+    b.setInsertionPointToStart(body);
   }
-  b.setInsertionPointToStart(body);
   SmallVector<Value> tops;
   AffineMap tm = rb.tapeIndex(slot, extra, params, tops);
   Value v = rb.load(loc, slot.tape, tm, tops);
@@ -436,23 +438,128 @@ LogicalResult GemvOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
-static LogicalResult unsupportedLibrary(ReverseBuilder &rb, Operation *op,
-                                        Value out) {
-  if (rb.gradientOf(out))
-    return op->emitOpError("autodiff of this library op is not supported "
-                           "yet");
-  restoreWhole(rb, op, out);
+/// A map over the whole of `type` (static shape) at the insertion point;
+/// returns its parameters with the builder inside the body.
+static SmallVector<Value> openMap(ReverseBuilder &rb, Location loc,
+                                  MemRefType type, ScheduleKind schedule) {
+  OpBuilder &b = rb.b;
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = type.getRank();
+  SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
+  for (int64_t s : type.getShape())
+    ubs.push_back(b.getAffineConstantExpr(s));
+  auto map = MapOp::create(
+      b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
+      AffineMap::get(0, 0, ubs, ctx),
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)), schedule);
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  SmallVector<Value> params;
+  for (unsigned i = 0; i < rank; ++i)
+    params.push_back(body->addArgument(b.getIndexType(), loc));
+  b.setInsertionPointToStart(body);
+  return params;
+}
+
+static LogicalResult requireStatic(Operation *op, Value v) {
+  if (!cast<MemRefType>(v.getType()).hasStaticShape())
+    return op->emitOpError("autodiff of this op needs static shapes");
   return success();
 }
 
 LogicalResult DotOp::emitReverse(ReverseBuilder &rb) {
-  return unsupportedLibrary(rb, *this, getResult());
+  Value dr = rb.gradientOf(getResult());
+  if (dr) {
+    Location loc = getLoc();
+    if (failed(requireStatic(*this, getX())))
+      return failure();
+    MLIRContext *ctx = getContext();
+    AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+    AffineMap elem = AffineMap::getMultiDimIdentityMap(1, ctx);
+    // dx[i] += dr * y[i]; dy[i] += dr * x[i]
+    for (auto [self, other] :
+         {std::pair(getX(), getY()), std::pair(getY(), getX())}) {
+      Value g = rb.gradientOf(self);
+      if (!g)
+        continue;
+      OpBuilder::InsertionGuard guard(rb.b);
+      SmallVector<Value> p =
+          openMap(rb, loc, getX().getType(), ScheduleKind::sequential);
+      Value d = rb.load(loc, dr, scalar, p);
+      Value o = rb.load(loc, other, elem, p);
+      Value prod = scalarTasklet(
+          rb, loc, {d, o}, d.getType(),
+          [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+            return arith::MulFOp::create(ib, l, a[0], a[1]);
+          });
+      rb.store(loc, prod, g, elem, p, /*accumulate=*/true);
+    }
+    if (!getAccumulate())
+      rb.fill(loc, dr, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getResult());
+  return success();
 }
 
 LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
-  return unsupportedLibrary(rb, *this, getOutput());
+  Value dOut = rb.gradientOf(getOutput());
+  if (dOut) {
+    if (Value dIn = rb.gradientOf(getInput()))
+      TransposeOp::create(rb.b, getLoc(), dOut, dIn, /*accumulate=*/true);
+    if (!getAccumulate())
+      rb.fill(getLoc(), dOut, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getOutput());
+  return success();
 }
 
 LogicalResult ReduceOp::emitReverse(ReverseBuilder &rb) {
-  return unsupportedLibrary(rb, *this, getOutput());
+  Value dOut = rb.gradientOf(getOutput());
+  if (dOut) {
+    Location loc = getLoc();
+    if (failed(requireStatic(*this, getInput())))
+      return failure();
+    if (getAccumulate() && getKind() != ReduceKind::add)
+      return emitOpError("autodiff of an accumulating min/max reduction is "
+                         "not supported yet");
+    MemRefType in = getInput().getType();
+    MLIRContext *ctx = getContext();
+    unsigned rank = in.getRank();
+    bool keepDims = getOutput().getType().getRank() == in.getRank();
+    SmallVector<AffineExpr> outIdx;
+    for (unsigned d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(getAxes(), (int64_t)d);
+      if (!reduced)
+        outIdx.push_back(getAffineDimExpr(d, ctx));
+      else if (keepDims)
+        outIdx.push_back(getAffineConstantExpr(0, ctx));
+    }
+    AffineMap toOut = AffineMap::get(rank, 0, outIdx, ctx);
+    AffineMap ident = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    if (Value dIn = rb.gradientOf(getInput())) {
+      OpBuilder::InsertionGuard guard(rb.b);
+      SmallVector<Value> p = openMap(rb, loc, in, ScheduleKind::cpu_multicore);
+      Value g = rb.load(loc, dOut, toOut, p);
+      Value contrib = g;
+      if (getKind() != ReduceKind::add) {
+        // Elements equal to the extremum receive its gradient.
+        Value x = rb.load(loc, getInput(), ident, p);
+        Value r = rb.load(loc, getOutput(), toOut, p);
+        contrib = scalarTasklet(
+            rb, loc, {g, x, r}, g.getType(),
+            [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+              Value hit = arith::CmpFOp::create(
+                  ib, l, arith::CmpFPredicate::OEQ, a[1], a[2]);
+              Value zero = arith::ConstantOp::create(
+                  ib, l, a[0].getType(), ib.getFloatAttr(a[0].getType(), 0.0));
+              return arith::SelectOp::create(ib, l, hit, a[0], zero);
+            });
+      }
+      rb.store(loc, contrib, dIn, ident, p, /*accumulate=*/true);
+    }
+    if (!getAccumulate())
+      rb.fill(loc, dOut, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getOutput());
+  return success();
 }
