@@ -4,7 +4,7 @@
 // d_<wrt> and d_<output> arguments; tasklets are differentiated by the
 // ScalarAdjointOpInterface rules (d sin(x*x) = cos(x*x) * 2x).
 // CHECK-LABEL: sdfg.sdfg @square_grad(
-// CHECK-SAME: %d_x: memref<8xf64> {sdfg.name = "d_x"}, %d_s: memref<f64> {sdfg.name = "d_s"})
+// CHECK-SAME: %d_x: memref<8xf64> {sdfg.name = "d_x"}, %d_s: memref<f64> {sdfg.name = "d_s"}, %fwd_s: memref<f64> {sdfg.name = "fwd_s"})
 // CHECK: sdfg.state "reverse" {
 // CHECK: sdfg.map (%[[P:.*]]) = (0) to (8) step (1) schedule(cpu_multicore) {
 // CHECK: %[[G:.*]] = sdfg.load %d_s[] : memref<f64>
@@ -136,5 +136,31 @@ sdfg.sdfg @mm(%A: memref<4x3xf64> {sdfg.name = "A"},
     attributes {ad_output = "C", ad_wrt = ["A", "B"]} {
   sdfg.state {
     sdfg.matmul %A, %B -> %C : memref<4x3xf64>, memref<3x5xf64> -> memref<4x5xf64>
+  }
+}
+
+// -----
+
+// Written arguments are rewound by the backward program; their forward
+// results are copied to fwd_<name> between the two passes.
+// CHECK-LABEL: sdfg.sdfg @results_grad(
+// CHECK-SAME: %fwd_y: memref<3xf64> {sdfg.name = "fwd_y"})
+// CHECK: sdfg.state "results" {
+// CHECK: %[[V:.*]] = sdfg.load %y[%[[P:.*]]] : memref<3xf64>
+// CHECK: sdfg.store %[[V]], %fwd_y[%[[P]]] : memref<3xf64>
+// CHECK: sdfg.state "reverse"
+sdfg.sdfg @results(%x: memref<3xf64> {sdfg.name = "x"},
+                   %y: memref<3xf64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (3) step (1) schedule(sequential) {
+      %a = sdfg.load %x[%i] : memref<3xf64>
+      %r = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%u: f64):
+        %m = math.tanh %u : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[%i] : memref<3xf64>
+    }
   }
 }
