@@ -180,6 +180,7 @@ class Gradient:
             raise ValueError("wrt must name at least one argument")
         self.output = output
         self.with_seed = with_seed
+        self._checked = {}  # signature -> (compiled entry, output container)
         functools.update_wrapper(self, self.program.fn)
 
     def _output_container(self, params):
@@ -204,6 +205,13 @@ class Gradient:
         # Never modify the caller's arrays.
         args = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray)
                      else a for a in args)
+        key = self.program._key(args)
+        cached = self._checked.get(key)
+        if cached is not None:
+            entry, out = cached
+            result = entry.call_gradient(args, self.wrt, out, seed)
+            self.last_value = entry.last_value
+            return result
         tr = translate(self.program.fn, args)
         params = tr.signature.params
         kinds = {p[1]: p[0] for p in params}
@@ -238,12 +246,8 @@ class Gradient:
             raise FrontendError(f"output '{self.output}' has dtype "
                                 f"{np.dtype(out_dtype)}; only float outputs "
                                 "can be differentiated")
-        key = self.program._key(args)
-        entry = self.program._compiled.get((key, out, tuple(self.wrt)))
-        if entry is None:
-            entry = self.program._load_or_build(args, key,
-                                                (out, tuple(self.wrt)))
-            self.program._compiled[(key, out, tuple(self.wrt))] = entry
+        entry = self.program._load_or_build(args, key, (out, tuple(self.wrt)))
+        self._checked[key] = (entry, out)
         result = entry.call_gradient(args, self.wrt, out, seed)
         # The forward results computed on the way (what `fn` returns).
         self.last_value = entry.last_value

@@ -151,14 +151,46 @@ LogicalResult WhileOp::emitReverse(ReverseBuilder &rb) {
                      "is not supported yet");
 }
 
+/// Whether two iterations of `map` may read the same element of a
+/// container (so that the reversed map accumulates into it concurrently):
+/// some load's indices are not one distinct parameter per dimension.
+static bool hasConflictingReads(MapOp map) {
+  bool conflict = false;
+  map.walk([&](LoadOp load) {
+    AffineMap m = load.getMap();
+    llvm::SmallDenseSet<Value> params;
+    unsigned used = 0;
+    for (AffineExpr e : m.getResults()) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d)
+        continue;
+      Value v = load.getIndices()[d.getPosition()];
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        if (arg.getOwner()->getParentOp() == map.getOperation() &&
+            params.insert(v).second)
+          ++used;
+    }
+    if (used != map.getNumParams())
+      conflict = true;
+  });
+  return conflict;
+}
+
 LogicalResult MapOp::emitReverse(ReverseBuilder &rb) {
   if (!needsReverse(rb, *this))
     return success();
   SmallVector<Value> operands = recomputeAll(rb, getRangeOperands());
   OpBuilder::InsertionGuard guard(rb.b);
-  auto map =
-      MapOp::create(rb.b, getLoc(), operands, getLowerBoundsAttr(),
-                    getUpperBoundsAttr(), getStepsAttr(), getScheduleAttr());
+  // Gradient reads become accumulations into neighbouring elements
+  // (stencils): in parallel they need an atomic per element, which on x86
+  // is a compare-and-swap loop for floats. Such maps run sequentially, where
+  // the accumulations vectorise.
+  ScheduleKind schedule = getSchedule();
+  if (schedule == ScheduleKind::cpu_multicore && hasConflictingReads(*this))
+    schedule = ScheduleKind::sequential;
+  auto map = MapOp::create(rb.b, getLoc(), operands, getLowerBoundsAttr(),
+                           getUpperBoundsAttr(), getStepsAttr(),
+                           ScheduleKindAttr::get(getContext(), schedule));
   Block *body = new Block();
   map.getBody().push_back(body);
   IRMapping saved = rb.map;
@@ -326,6 +358,20 @@ LogicalResult CopyOp::emitReverse(ReverseBuilder &rb) {
 // Library ops
 //===----------------------------------------------------------------------===//
 
+/// `container[idx] += value` where no other iteration of the enclosing map
+/// touches the element: a plain read-modify-write, not an atomic wcr.
+static void accumulateUnique(ReverseBuilder &rb, Location loc, Value value,
+                             Value container, AffineMap map,
+                             ValueRange operands) {
+  Value old = rb.load(loc, container, map, operands);
+  Value sum =
+      scalarTasklet(rb, loc, {old, value}, value.getType(),
+                    [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+                      return arith::AddFOp::create(ib, l, a[0], a[1]);
+                    });
+  rb.store(loc, sum, container, map, operands, /*accumulate=*/false);
+}
+
 /// Restores a library op's output from its tape (whole container).
 static void restoreWhole(ReverseBuilder &rb, Operation *op, Value container) {
   auto it = rb.tapes.find(op);
@@ -428,8 +474,8 @@ LogicalResult GemvOp::emitReverse(ReverseBuilder &rb) {
           [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
             return arith::MulFOp::create(ib, l, a[0], a[1]);
           });
-      rb.store(loc, prod, dA, AffineMap::getMultiDimIdentityMap(2, ctx), {i, j},
-               true);
+      accumulateUnique(rb, loc, prod, dA,
+                       AffineMap::getMultiDimIdentityMap(2, ctx), {i, j});
     }
     if (!getAccumulate())
       rb.fill(loc, dy, 0.0, /*inState=*/true);
@@ -555,7 +601,7 @@ LogicalResult ReduceOp::emitReverse(ReverseBuilder &rb) {
               return arith::SelectOp::create(ib, l, hit, a[0], zero);
             });
       }
-      rb.store(loc, contrib, dIn, ident, p, /*accumulate=*/true);
+      accumulateUnique(rb, loc, contrib, dIn, ident, p);
     }
     if (!getAccumulate())
       rb.fill(loc, dOut, 0.0, /*inState=*/true);
