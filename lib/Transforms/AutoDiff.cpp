@@ -427,18 +427,25 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     unsigned idx = grad.getNumArguments();
     NamedAttrList attrs;
     attrs.append("sdfg.name", StringAttr::get(ctx, name));
-    grad.insertArgument(idx, like.getType(), attrs.getDictionary(ctx),
-                        like.getLoc());
-    return grad.getArgument(idx);
+    if (failed(grad.insertArgument(idx, like.getType(),
+                                   attrs.getDictionary(ctx), like.getLoc()))) {
+      grad.emitOpError("autodiff cannot add argument ") << name;
+      return Value();
+    }
+    return Value(grad.getArgument(idx));
   };
   for (const std::string &n : wrtNames) {
     Value w = grad.lookupArg(n);
     Value d = addArg(w, "d_" + n);
+    if (!d)
+      return failure();
     if (active.contains(w) || w == out)
       rb.gradients[w] = d;
   }
   if (!rb.gradients.count(out)) {
     Value d = addArg(out, "d_" + outName);
+    if (!d)
+      return failure();
     if (active.contains(out))
       rb.gradients[out] = d;
   }
@@ -496,22 +503,7 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       b.setInsertionPoint(w.op);
       unsigned rank = type.getRank();
       Location loc = w.op->getLoc();
-      SmallVector<Value> params;
-      if (rank > 0) {
-        SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
-        for (int64_t s : type.getShape())
-          ubs.push_back(b.getAffineConstantExpr(s));
-        auto map =
-            MapOp::create(b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
-                          AffineMap::get(0, 0, ubs, ctx),
-                          b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-                          ScheduleKind::cpu_multicore);
-        Block *mb = new Block();
-        map.getBody().push_back(mb);
-        for (unsigned i = 0; i < rank; ++i)
-          params.push_back(mb->addArgument(b.getIndexType(), loc));
-        b.setInsertionPointToStart(mb);
-      }
+      SmallVector<Value> params = rb.openMap(loc, type.getShape(), true);
       Value v = LoadOp::create(b, loc, type.getElementType(), w.target, params,
                                AffineMap::getMultiDimIdentityMap(rank, ctx));
       SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
@@ -563,26 +555,14 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     std::string name =
         "fwd_" + grad.getArgName(cast<BlockArgument>(arg).getArgNumber());
     Value copy = addArg(arg, name);
+    if (!copy)
+      return failure();
     OpBuilder::InsertionGuard guard(b);
     auto state = StateOp::create(b, grad.getLoc(), StringRef("results"));
     b.setInsertionPointToStart(&state.getBody().front());
     unsigned rank = type.getRank();
-    SmallVector<Value> params;
-    if (rank > 0) {
-      SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
-      for (int64_t s : type.getShape())
-        ubs.push_back(b.getAffineConstantExpr(s));
-      auto map = MapOp::create(
-          b, grad.getLoc(), ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
-          AffineMap::get(0, 0, ubs, ctx),
-          b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-          ScheduleKind::cpu_multicore);
-      Block *mb = new Block();
-      map.getBody().push_back(mb);
-      for (unsigned i = 0; i < rank; ++i)
-        params.push_back(mb->addArgument(b.getIndexType(), grad.getLoc()));
-      b.setInsertionPointToStart(mb);
-    }
+    SmallVector<Value> params =
+        rb.openMap(grad.getLoc(), type.getShape(), true);
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
     Value v = LoadOp::create(b, grad.getLoc(), type.getElementType(), arg,
                              params, id);

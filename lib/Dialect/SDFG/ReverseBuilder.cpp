@@ -92,6 +92,36 @@ AffineMap ReverseBuilder::tapeIndex(const TapeSlot &slot,
   return AffineMap::get(operands.size(), 0, exprs, b.getContext());
 }
 
+SmallVector<Value> ReverseBuilder::openMap(Location loc,
+                                           ArrayRef<AffineExpr> extents,
+                                           ValueRange operands, bool parallel) {
+  unsigned rank = extents.size();
+  if (rank == 0)
+    return {};
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0));
+  auto map = MapOp::create(
+      b, loc, operands, AffineMap::get(operands.size(), 0, lbs, ctx),
+      AffineMap::get(operands.size(), 0, extents, ctx),
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
+      parallel ? ScheduleKind::cpu_multicore : ScheduleKind::sequential);
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  SmallVector<Value> params;
+  for (unsigned i = 0; i < rank; ++i)
+    params.push_back(body->addArgument(b.getIndexType(), loc));
+  b.setInsertionPointToStart(body);
+  return params;
+}
+
+SmallVector<Value>
+ReverseBuilder::openMap(Location loc, ArrayRef<int64_t> shape, bool parallel) {
+  SmallVector<AffineExpr> extents;
+  for (int64_t s : shape)
+    extents.push_back(b.getAffineConstantExpr(s));
+  return openMap(loc, extents, {}, parallel);
+}
+
 void ReverseBuilder::fill(Location loc, Value container, double value,
                           bool inState) {
   OpBuilder::InsertionGuard guard(b);
@@ -100,42 +130,24 @@ void ReverseBuilder::fill(Location loc, Value container, double value,
     b.setInsertionPointToStart(&state.getBody().front());
   }
   auto type = cast<MemRefType>(container.getType());
-  Type elt = type.getElementType();
-  if (type.getRank() == 0) {
-    Value v = constantTasklet(loc, elt, value);
-    store(loc, v, container, AffineMap::get(b.getContext()), {}, false);
-    return;
-  }
   // Extents: static, or the dynamic sizes of the alloc that made it.
-  SmallVector<AffineExpr> ubs;
+  SmallVector<AffineExpr> extents;
   SmallVector<Value> operands;
   auto alloc = container.getDefiningOp<AllocOp>();
   unsigned dyn = 0;
   for (int64_t s : type.getShape()) {
     if (!ShapedType::isDynamic(s)) {
-      ubs.push_back(b.getAffineConstantExpr(s));
+      extents.push_back(b.getAffineConstantExpr(s));
       continue;
     }
     operands.push_back(alloc.getDynamicSizes()[dyn++]);
-    ubs.push_back(b.getAffineDimExpr(operands.size() - 1));
+    extents.push_back(b.getAffineDimExpr(operands.size() - 1));
   }
-  unsigned rank = type.getRank();
-  SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0));
-  MLIRContext *ctx = b.getContext();
-  auto m = MapOp::create(b, loc, operands,
-                         AffineMap::get(operands.size(), 0, lbs, ctx),
-                         AffineMap::get(operands.size(), 0, ubs, ctx),
-                         b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-                         ScheduleKind::cpu_multicore);
-  Block *body = new Block();
-  m.getBody().push_back(body);
-  SmallVector<Value> params;
-  for (unsigned i = 0; i < rank; ++i)
-    params.push_back(body->addArgument(b.getIndexType(), loc));
-  b.setInsertionPointToStart(body);
-  Value v = constantTasklet(loc, elt, value);
-  store(loc, v, container, AffineMap::getMultiDimIdentityMap(rank, ctx), params,
-        false);
+  SmallVector<Value> params = openMap(loc, extents, operands, true);
+  Value v = constantTasklet(loc, type.getElementType(), value);
+  store(loc, v, container,
+        AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext()),
+        params, false);
 }
 
 LogicalResult ReverseBuilder::backprop(Value fwd, Value adjoint) {

@@ -381,33 +381,23 @@ static void restoreWhole(ReverseBuilder &rb, Operation *op, Value container) {
   auto type = cast<MemRefType>(container.getType());
   unsigned rank = type.getRank();
   Location loc = op->getLoc();
-  OpBuilder &b = rb.b;
-  MLIRContext *ctx = b.getContext();
-  OpBuilder::InsertionGuard guard(b);
-  SmallVector<Value> params;
+  MLIRContext *ctx = rb.b.getContext();
+  OpBuilder::InsertionGuard guard(rb.b);
+  SmallVector<Value> params = rb.openMap(loc, type.getShape(), true);
   SmallVector<AffineExpr> extra;
-  if (rank > 0) {
-    SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
-    for (int64_t s : type.getShape())
-      ubs.push_back(b.getAffineConstantExpr(s));
-    auto map =
-        MapOp::create(b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
-                      AffineMap::get(0, 0, ubs, ctx),
-                      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-                      ScheduleKind::cpu_multicore);
-    Block *body = new Block();
-    map.getBody().push_back(body);
-    for (unsigned i = 0; i < rank; ++i) {
-      params.push_back(body->addArgument(b.getIndexType(), loc));
-      extra.push_back(b.getAffineDimExpr(i));
-    }
-    b.setInsertionPointToStart(body);
-  }
+  for (unsigned i = 0; i < rank; ++i)
+    extra.push_back(rb.b.getAffineDimExpr(i));
   SmallVector<Value> tops;
   AffineMap tm = rb.tapeIndex(slot, extra, params, tops);
   Value v = rb.load(loc, slot.tape, tm, tops);
   rb.store(loc, v, container, AffineMap::getMultiDimIdentityMap(rank, ctx),
            params, false);
+}
+
+static LogicalResult requireStatic(Operation *op, Value v) {
+  if (!cast<MemRefType>(v.getType()).hasStaticShape())
+    return op->emitOpError("autodiff of this op needs static shapes");
+  return success();
 }
 
 LogicalResult MatmulOp::emitReverse(ReverseBuilder &rb) {
@@ -449,21 +439,12 @@ LogicalResult GemvOp::emitReverse(ReverseBuilder &rb) {
                      /*accumulate=*/true);
     if (Value dA = rb.gradientOf(getA())) {
       // dA[i, j] += dy[i] * x[j] (or dy[j] * x[i] when transposed).
-      auto type = getA().getType();
+      if (failed(requireStatic(*this, getA())))
+        return failure();
       MLIRContext *ctx = b.getContext();
-      SmallVector<AffineExpr> lbs(2, b.getAffineConstantExpr(0)), ubs;
-      for (int64_t s : type.getShape())
-        ubs.push_back(b.getAffineConstantExpr(s));
       OpBuilder::InsertionGuard guard(b);
-      auto map = MapOp::create(
-          b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
-          AffineMap::get(0, 0, ubs, ctx), b.getDenseI64ArrayAttr({1, 1}),
-          ScheduleKind::cpu_multicore);
-      Block *body = new Block();
-      map.getBody().push_back(body);
-      Value i = body->addArgument(b.getIndexType(), loc);
-      Value j = body->addArgument(b.getIndexType(), loc);
-      b.setInsertionPointToStart(body);
+      SmallVector<Value> p = rb.openMap(loc, getA().getType().getShape(), true);
+      Value i = p[0], j = p[1];
       AffineMap first = AffineMap::get(2, 0, b.getAffineDimExpr(0), ctx);
       AffineMap second = AffineMap::get(2, 0, b.getAffineDimExpr(1), ctx);
       bool t = getTranspose();
@@ -484,35 +465,6 @@ LogicalResult GemvOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
-/// A map over the whole of `type` (static shape) at the insertion point;
-/// returns its parameters with the builder inside the body.
-static SmallVector<Value> openMap(ReverseBuilder &rb, Location loc,
-                                  MemRefType type, ScheduleKind schedule) {
-  OpBuilder &b = rb.b;
-  MLIRContext *ctx = b.getContext();
-  unsigned rank = type.getRank();
-  SmallVector<AffineExpr> lbs(rank, b.getAffineConstantExpr(0)), ubs;
-  for (int64_t s : type.getShape())
-    ubs.push_back(b.getAffineConstantExpr(s));
-  auto map = MapOp::create(
-      b, loc, ValueRange{}, AffineMap::get(0, 0, lbs, ctx),
-      AffineMap::get(0, 0, ubs, ctx),
-      b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)), schedule);
-  Block *body = new Block();
-  map.getBody().push_back(body);
-  SmallVector<Value> params;
-  for (unsigned i = 0; i < rank; ++i)
-    params.push_back(body->addArgument(b.getIndexType(), loc));
-  b.setInsertionPointToStart(body);
-  return params;
-}
-
-static LogicalResult requireStatic(Operation *op, Value v) {
-  if (!cast<MemRefType>(v.getType()).hasStaticShape())
-    return op->emitOpError("autodiff of this op needs static shapes");
-  return success();
-}
-
 LogicalResult DotOp::emitReverse(ReverseBuilder &rb) {
   Value dr = rb.gradientOf(getResult());
   if (dr) {
@@ -530,7 +482,7 @@ LogicalResult DotOp::emitReverse(ReverseBuilder &rb) {
         continue;
       OpBuilder::InsertionGuard guard(rb.b);
       SmallVector<Value> p =
-          openMap(rb, loc, getX().getType(), ScheduleKind::sequential);
+          rb.openMap(loc, getX().getType().getShape(), false);
       Value d = rb.load(loc, dr, scalar, p);
       Value o = rb.load(loc, other, elem, p);
       Value prod = scalarTasklet(
@@ -584,7 +536,7 @@ LogicalResult ReduceOp::emitReverse(ReverseBuilder &rb) {
     AffineMap ident = AffineMap::getMultiDimIdentityMap(rank, ctx);
     if (Value dIn = rb.gradientOf(getInput())) {
       OpBuilder::InsertionGuard guard(rb.b);
-      SmallVector<Value> p = openMap(rb, loc, in, ScheduleKind::cpu_multicore);
+      SmallVector<Value> p = rb.openMap(loc, in.getShape(), true);
       Value g = rb.load(loc, dOut, toOut, p);
       Value contrib = g;
       if (getKind() != ReduceKind::add) {

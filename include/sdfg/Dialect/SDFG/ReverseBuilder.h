@@ -76,6 +76,16 @@ public:
   void store(Location loc, Value value, Value container, AffineMap map,
              ValueRange operands, bool accumulate);
   Value load(Location loc, Value container, AffineMap map, ValueRange operands);
+  /// Opens a map over `0 <= p < extent` per dimension (extents are affine
+  /// expressions over `operands`) at the insertion point and moves the
+  /// builder into its body; returns the parameters. With no dimension it
+  /// emits nothing and returns no parameters.
+  SmallVector<Value> openMap(Location loc, ArrayRef<AffineExpr> extents,
+                             ValueRange operands, bool parallel);
+  /// The same over a static shape.
+  SmallVector<Value> openMap(Location loc, ArrayRef<int64_t> shape,
+                             bool parallel);
+
   /// Fills a whole container with `value` (emits a state with a map when
   /// `inState` is false, else just the map).
   void fill(Location loc, Value container, double value, bool inState);
