@@ -244,12 +244,12 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
 };
 
 /// Tape slot of an op: normalised counters of its enclosing loops and maps.
-LogicalResult makeSlot(Operation *op, Intervals &iv, TapeSlot &slot,
-                       SmallVectorImpl<int64_t> &sizes) {
+LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
+                       TapeSlot &slot, SmallVectorImpl<int64_t> &sizes) {
   SmallVector<Operation *> context;
   for (Operation *p = op->getParentOp(); p && !isa<SDFGOp>(p);
        p = p->getParentOp())
-    if (isa<LoopOp, MapOp>(p))
+    if (isa<LoopOp, MapOp, WhileOp>(p))
       context.push_back(p);
   std::reverse(context.begin(), context.end());
   auto fail = [&]() {
@@ -259,6 +259,14 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, TapeSlot &slot,
         "enclosing iterators");
   };
   for (Operation *c : context) {
+    if (isa<WhileOp>(c)) {
+      // One slot per iteration, up to the capacity.
+      slot.operands.push_back(rb.whileLoops.lookup(c).second);
+      slot.exprs.push_back(
+          getAffineDimExpr(slot.operands.size() - 1, op->getContext()));
+      sizes.push_back(rb.whileCapacity);
+      continue;
+    }
     if (auto loop = dyn_cast<LoopOp>(c)) {
       unsigned off = slot.operands.size();
       slot.operands.push_back(loop.getIterator());
@@ -359,6 +367,102 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
   grad->removeAttr(grad.getAdWrtAttrName());
   Block &body = grad.getBody().front();
   Value out = grad.lookupArg(outName);
+  ReverseBuilder rb(b);
+  rb.whileCapacity = whileCapacity;
+  auto addArgOfType = [&](Type type, const std::string &name) {
+    unsigned idx = grad.getNumArguments();
+    NamedAttrList attrs;
+    attrs.append("sdfg.name", StringAttr::get(ctx, name));
+    if (failed(grad.insertArgument(idx, type, attrs.getDictionary(ctx),
+                                   grad.getLoc()))) {
+      grad.emitOpError("autodiff cannot add argument ") << name;
+      return Value();
+    }
+    return Value(grad.getArgument(idx));
+  };
+  auto addArg = [&](Value like, const std::string &name) {
+    return addArgOfType(like.getType(), name);
+  };
+
+  // --- While loops: count the iterations of each execution; the count is
+  // a tape dimension and the trip count of the reversed loop. Counters are
+  // restored like any overwritten value, so nested executions reverse
+  // with their own counts. ad_status reports an overflow of the capacity.
+  SmallVector<WhileOp> whiles;
+  grad.walk([&](WhileOp w) { whiles.push_back(w); });
+  Value status;
+  if (!whiles.empty()) {
+    status = addArgOfType(MemRefType::get({}, b.getI64Type()), "ad_status");
+    if (!status)
+      return failure();
+  }
+  Type i64 = b.getI64Type();
+  MemRefType counterType = MemRefType::get({}, i64);
+  AffineMap scalar = AffineMap::get(ctx);
+  llvm::SetVector<Value> counters;
+  for (WhileOp w : whiles) {
+    Location loc = w.getLoc();
+    Value counter;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&body);
+      counter = AllocOp::create(b, loc, counterType, ValueRange{});
+    }
+    counters.insert(counter);
+    OpBuilder::InsertionGuard guard(b);
+    // counter = 0 before the loop.
+    b.setInsertionPoint(w);
+    auto init = StateOp::create(b, loc, StringRef("count"));
+    b.setInsertionPointToStart(&init.getBody().front());
+    rb.store(loc, rb.constantTasklet(loc, i64, 0.0), counter, scalar, {},
+             false);
+    // The iteration index, capped, at the start of the body.
+    Block &wb = w.getBody().front();
+    b.setInsertionPointToStart(&wb);
+    Value c = rb.load(loc, counter, scalar, {});
+    int64_t cap = whileCapacity;
+    auto idxT =
+        TaskletOp::create(b, loc, TypeRange{b.getIndexType()}, ValueRange{c});
+    {
+      Block *tb = new Block();
+      idxT.getBody().push_back(tb);
+      Value arg = tb->addArgument(i64, loc);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(tb);
+      Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), arg);
+      Value last = arith::ConstantIndexOp::create(b, loc, cap - 1);
+      Value m = arith::MinSIOp::create(b, loc, i, last);
+      YieldOp::create(b, loc, ValueRange{m});
+    }
+    rb.whileLoops[w] = {counter, idxT.getResult(0)};
+    // counter += 1 at the end of the body.
+    b.setInsertionPointToEnd(&wb);
+    auto inc = StateOp::create(b, loc, StringRef("count"));
+    b.setInsertionPointToStart(&inc.getBody().front());
+    Value one = rb.constantTasklet(loc, i64, 1.0);
+    rb.store(loc, one, counter, scalar, {}, /*accumulate=*/true);
+    // After the loop: ad_status = max(ad_status, counter > capacity).
+    b.setInsertionPointAfter(w);
+    auto check = StateOp::create(b, loc, StringRef("capacity"));
+    b.setInsertionPointToStart(&check.getBody().front());
+    Value total = rb.load(loc, counter, scalar, {});
+    auto flagT = TaskletOp::create(b, loc, TypeRange{i64}, ValueRange{total});
+    {
+      Block *tb = new Block();
+      flagT.getBody().push_back(tb);
+      Value arg = tb->addArgument(i64, loc);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(tb);
+      Value capV = arith::ConstantIntOp::create(b, loc, cap, 64);
+      Value over =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, arg, capV);
+      Value flag = arith::ExtUIOp::create(b, loc, i64, over);
+      YieldOp::create(b, loc, ValueRange{flag});
+    }
+    auto st = StoreOp::create(b, loc, flagT.getResult(0), status, ValueRange{},
+                              scalar, nullptr);
+    st.setWcrAttr(WCRKindAttr::get(ctx, WCRKind::max));
+  }
 
   // --- Activity: containers that depend on wrt and influence the output.
   SmallVector<WriteInfo> writes = summarize(grad);
@@ -409,6 +513,9 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     }
   }
 
+  // The reversed while loops read their counters.
+  needed.insert(counters.begin(), counters.end());
+
   if (printCCS) {
     SmallVector<Attribute> names, taped;
     for (Value v : active)
@@ -422,18 +529,6 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
   }
 
   // --- Gradient arguments: d_<wrt>..., then d_<output> unless it is one.
-  ReverseBuilder rb(b);
-  auto addArg = [&](Value like, const std::string &name) {
-    unsigned idx = grad.getNumArguments();
-    NamedAttrList attrs;
-    attrs.append("sdfg.name", StringAttr::get(ctx, name));
-    if (failed(grad.insertArgument(idx, like.getType(),
-                                   attrs.getDictionary(ctx), like.getLoc()))) {
-      grad.emitOpError("autodiff cannot add argument ") << name;
-      return Value();
-    }
-    return Value(grad.getArgument(idx));
-  };
   for (const std::string &n : wrtNames) {
     Value w = grad.lookupArg(n);
     Value d = addArg(w, "d_" + n);
@@ -457,7 +552,7 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
   auto makeTape = [&](Operation *op, Type elt, ArrayRef<int64_t> extra,
                       TapeSlot &slot) -> LogicalResult {
     SmallVector<int64_t> sizes;
-    if (failed(makeSlot(op, intervals, slot, sizes)))
+    if (failed(makeSlot(op, intervals, rb, slot, sizes)))
       return failure();
     llvm::append_range(sizes, extra);
     OpBuilder::InsertionGuard guard(b);

@@ -314,22 +314,19 @@ class _Entry:
 
 
 def _call_gradient(self, args, wrt, out, seed):
+    """Calls a gradient program; its C arguments are found by name in the
+    ABI description: parameters and outputs, d_<x> gradients (d_<output>
+    is the seed), fwd_<x> forward results, ad_status."""
     meta = self.meta
-    cargs, arrays = [], {}
+    arrays = {}
     for (kind, name, dtype, _), value in zip(meta["params"], args):
         if kind == "array":
-            arr = np.ascontiguousarray(value)
-            arrays[name] = arr
-            cargs.append(arr)
+            arrays[name] = np.ascontiguousarray(value)
         elif kind == "scalar":
-            arr = np.array(value, dtype=dtype)
-            arrays[name] = arr
-            cargs.append(arr)
+            arrays[name] = np.array(value, dtype=dtype)
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         if kind == "array":
-            o = np.zeros(shape, dtype=dtype)
-            arrays[f"__return{k}"] = o
-            cargs.append(o)
+            arrays[f"__return{k}"] = np.zeros(shape, dtype=dtype)
     target = arrays[out]
     if seed is None:
         seed_arr = np.ones_like(target)
@@ -339,23 +336,32 @@ def _call_gradient(self, args, wrt, out, seed):
             raise ValueError(f"seed has shape {seed_arr.shape}, the output "
                              f"has shape {target.shape}")
         seed_arr = np.ascontiguousarray(seed_arr)
-    grads = {}
-    for w in wrt:
-        g = seed_arr.copy() if w == out else np.zeros_like(arrays[w])
-        grads[w] = g
-        cargs.append(g)
-    if out not in grads:
-        cargs.append(seed_arr)
-    # The gradient program rewinds what it wrote; the forward results come
-    # back in fwd_<name> buffers.
+    grads = {w: (seed_arr.copy() if w == out else np.zeros_like(arrays[w]))
+             for w in wrt}
     forward = {}
+    status = np.zeros((), np.int64)
     abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
+    cargs = []
     for a in abi[0]["args"]:
-        if a["name"].startswith("fwd_"):
-            name = a["name"][4:]
-            forward[name] = np.zeros_like(arrays[name])
-            cargs.append(forward[name])
+        name = a["name"]
+        if name in arrays:
+            cargs.append(arrays[name])
+        elif name == "ad_status":
+            cargs.append(status)
+        elif name.startswith("fwd_"):
+            forward[name[4:]] = np.zeros_like(arrays[name[4:]])
+            cargs.append(forward[name[4:]])
+        elif name.startswith("d_") and name[2:] in grads:
+            cargs.append(grads[name[2:]])
+        elif name == "d_" + out:
+            cargs.append(seed_arr)
+        else:
+            raise AssertionError(f"unexpected gradient argument {name}")
     self.function(*cargs)
+    if status != 0:
+        raise RuntimeError(
+            "a while loop ran more iterations than the gradient program "
+            "stores (its while-capacity); the gradient is not valid")
     values = []
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         name = meta["params"][dtype][1] if kind == "arg" else f"__return{k}"

@@ -12,8 +12,6 @@ from corpus.kernels import KERNELS
 
 # Kernels the autodiff cannot handle yet, with the reason it reports.
 UNSUPPORTED = {
-    "newton_sqrt": "while loops",
-    "power_iteration": "while loops",
     "haar_wavelet": "cannot size the storage",
 }
 # Kernels whose output is float32 whatever their inputs (np.float32 in the

@@ -77,3 +77,56 @@ def test_library_op_gradients(gradient):
         fd = (plus - minus) / (2 * h)
         ad = sum(float(np.sum(g * d)) for g, d in zip((dA, dx, dB), dirs))
         assert abs(fd - ad) <= 1e-7 * abs(fd), (fd, ad)
+
+
+WHILE = """
+sdfg.sdfg @halve(%x: memref<f64> {sdfg.name = "x"},
+                 %y: memref<f64> {sdfg.name = "y"}) {
+  sdfg.state {
+    %v = sdfg.load %x[] : memref<f64>
+    sdfg.store %v, %y[] : memref<f64>
+  }
+  sdfg.while {
+    %v = sdfg.load %y[] : memref<f64>
+    %c = sdfg.tasklet(%v) : (f64) -> i1 {
+    ^bb0(%u: f64):
+      %one = arith.constant 1.5 : f64
+      %b = arith.cmpf ogt, %u, %one : f64
+      sdfg.yield %b : i1
+    }
+    sdfg.condition %c
+  } do {
+    sdfg.state {
+      %v = sdfg.load %y[] : memref<f64>
+      %r = sdfg.tasklet(%v) : (f64) -> f64 {
+      ^bb0(%u: f64):
+        %m = math.sqrt %u : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[] : memref<f64>
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("capacity,start", [(64, 1000.0), (2, 1000.0)])
+def test_while_loop_gradient_and_capacity(capacity, start):
+    text = native.run_passes(WHILE, [
+        f"--sdfg-autodiff=output=y wrt=x while-capacity={capacity}"])
+    mod = sdfg.compile_mlir(text)
+    x, y = np.array(start), np.zeros(())
+    status, dx, dy, fy = (np.zeros((), np.int64), np.zeros(()), np.ones(()),
+                          np.zeros(()))
+    mod.halve_grad(x, y, status, dx, dy, fy)
+    n = 0
+    v = start
+    while v > 1.5:
+        v = np.sqrt(v)
+        n += 1
+    if n > capacity:
+        assert status == 1  # reported, not silently wrong
+        return
+    assert status == 0 and fy == v
+    # y = x ** (1 / 2**n)
+    assert dx == pytest.approx(start ** (0.5 ** n - 1) * 0.5 ** n, rel=1e-12)

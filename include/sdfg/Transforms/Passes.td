@@ -16,7 +16,10 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     `d_<output>` unless the output is also an input, then `fwd_<a>` for
     every argument `a` the program writes: the backward program rewinds
     the arguments to their values on entry, and `fwd_<a>` receives the
-    forward result. On entry `d_<output>`
+    forward result. Programs with `sdfg.while` loops also get `ad_status`
+    (an i64 the caller zeroes): it becomes 1 when a while loop ran more
+    iterations than `while-capacity`, the number of iterations the stored
+    values cover. On entry `d_<output>`
     holds the cotangent seed (ones for the gradient of `sum(output)`) and
     the `d_<w>` hold zeros; on exit the `d_<w>` hold the vector-Jacobian
     product.
@@ -52,6 +55,10 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
                "ad_wrt, else every float container argument)">,
     Option<"suffix", "suffix", "std::string", /*default=*/"\"_grad\"",
            "Suffix of the gradient program's name">,
+    Option<"whileCapacity", "while-capacity", "int64_t", /*default=*/"4096",
+           "Iterations of one execution of an sdfg.while that the stored "
+           "values can cover; more sets ad_status to 1 (the gradient is then "
+           "not valid)">,
     Option<"printCCS", "print-ccs", "bool", /*default=*/"false",
            "Only annotate each sdfg.sdfg with its active containers "
            "(sdfg.ccs attribute) and the containers it tapes">

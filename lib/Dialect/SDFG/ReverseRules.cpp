@@ -52,6 +52,10 @@ static bool needsReverse(ReverseBuilder &rb, Operation *op) {
   return need;
 }
 
+static Value
+scalarTasklet(ReverseBuilder &rb, Location loc, ValueRange inputs, Type result,
+              function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn);
+
 /// Index operands of a forward op, recomputed at the insertion point.
 static SmallVector<Value> recomputeAll(ReverseBuilder &rb, ValueRange vals) {
   SmallVector<Value> out;
@@ -147,8 +151,40 @@ LogicalResult IfOp::emitReverse(ReverseBuilder &rb) {
 LogicalResult WhileOp::emitReverse(ReverseBuilder &rb) {
   if (!needsReverse(rb, *this))
     return success();
-  return emitOpError("autodiff of while loops (data-dependent trip counts) "
-                     "is not supported yet");
+  auto it = rb.whileLoops.find(*this);
+  if (it == rb.whileLoops.end())
+    return emitOpError("autodiff found no iteration count for this loop");
+  auto [counter, index] = it->second;
+  Location loc = getLoc();
+  OpBuilder &b = rb.b;
+  // The iterations this execution ran (the counter is restored per
+  // execution like any overwritten value), capped by the tape capacity.
+  Value count =
+      rb.load(loc, counter, AffineMap::get(b.getContext()), ValueRange{});
+  int64_t cap = rb.whileCapacity;
+  Value trips = scalarTasklet(
+      rb, loc, {count}, b.getIndexType(),
+      [cap](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+        Value i = arith::IndexCastOp::create(ib, l, ib.getIndexType(), a[0]);
+        Value c = arith::ConstantIndexOp::create(ib, l, cap);
+        return arith::MinSIOp::create(ib, l, i, c);
+      });
+  AffineExpr d0 = b.getAffineDimExpr(0);
+  AffineMap bounds = AffineMap::get(1, 0, {d0 - 1, b.getAffineConstantExpr(-1)},
+                                    b.getContext());
+  OpBuilder::InsertionGuard guard(b);
+  auto loop =
+      LoopOp::create(b, loc, ValueRange{trips}, AffineMapAttr::get(bounds),
+                     b.getI64IntegerAttr(-1));
+  Block *body = new Block();
+  loop.getBody().push_back(body);
+  Value iv = body->addArgument(b.getIndexType(), loc);
+  IRMapping saved = rb.map;
+  rb.map.map(index, iv);
+  b.setInsertionPointToStart(body);
+  LogicalResult r = rb.reverseRegion(getBody());
+  rb.map = saved;
+  return r;
 }
 
 /// Whether two iterations of `map` may read the same element of a

@@ -46,6 +46,11 @@ public:
   llvm::DenseMap<Value, Value> gradients;
   /// Forward op -> its tape slots (one per stored value or condition).
   llvm::DenseMap<Operation *, SmallVector<TapeSlot>> tapes;
+  /// Forward sdfg.while -> (its iteration counter container, the index
+  /// value of the current iteration in its body), and the number of
+  /// iterations the tapes cover.
+  llvm::DenseMap<Operation *, std::pair<Value, Value>> whileLoops;
+  int64_t whileCapacity = 0;
 
   Value gradientOf(Value container) const {
     return gradients.lookup(container);
