@@ -88,6 +88,18 @@ void collectNeededReads(Value v, bool valueNeeded,
         in, needed.contains(arg) || !isa<FloatType>(in.getType()), out);
 }
 
+/// Whether `v` is computed from array data (a load, through tasklets).
+bool dependsOnData(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<LoadOp>(def))
+    return true;
+  if (auto t = dyn_cast<TaskletOp>(def))
+    return llvm::any_of(t.getInputs(), dependsOnData);
+  return false;
+}
+
 /// Containers loaded by the loads that compute `v` (through tasklets).
 void collectReads(Value v, llvm::SetVector<Value> &out) {
   Operation *def = v.getDefiningOp();
@@ -244,6 +256,31 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
 };
 
 /// Tape slot of an op: normalised counters of its enclosing loops and maps.
+/// An upper bound for map parameter `p` from a store that indexes a
+/// dimension with `p + c` (coefficient 1): the parameter stays within that
+/// dimension. Used when the map's bound is computed from data.
+std::optional<Interval> extentFromAccess(Operation *op, Value p, int64_t lo) {
+  auto store = dyn_cast<StoreOp>(op);
+  if (!store)
+    return std::nullopt;
+  MemRefType t = store.getMemref().getType();
+  for (auto [d, e] : llvm::enumerate(store.getMap().getResults())) {
+    if (t.isDynamicDim(d))
+      continue;
+    AffineExpr rest = e;
+    for (auto [k, operand] : llvm::enumerate(store.getIndices()))
+      if (operand == p)
+        rest = rest - getAffineDimExpr(k, op->getContext());
+    // e - p must not mention p any more and must be a constant c >= -lo.
+    auto c = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(rest, store.getIndices().size(), 0));
+    if (c && e.isFunctionOfDim(llvm::find(store.getIndices(), p) -
+                               store.getIndices().begin()))
+      return Interval{lo, t.getDimSize(d) - c.getValue()};
+  }
+  return std::nullopt;
+}
+
 LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
                        TapeSlot &slot, SmallVectorImpl<int64_t> &sizes) {
   SmallVector<Operation *> context;
@@ -300,6 +337,8 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
           iv.of(map.getLowerBounds().getResult(k), map.getRangeOperands());
       auto ubI =
           iv.of(map.getUpperBounds().getResult(k), map.getRangeOperands());
+      if (lbI && !ubI)
+        ubI = extentFromAccess(op, p, lbI->lo);
       if (!lbI || !ubI)
         return fail();
       sizes.push_back(std::max<int64_t>((ubI->hi - lbI->lo + s - 1) / s, 0));
@@ -630,6 +669,34 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
                       AffineMap::get(slot.operands.size(), 0, slot.exprs, ctx),
                       nullptr);
       rb.tapes[op].push_back(slot);
+    }
+  }
+
+  // Loop and map bounds computed from data, stored where they are used.
+  SmallVector<Operation *> ranged;
+  grad.walk([&](Operation *op) {
+    if (isa<LoopOp, MapOp>(op))
+      ranged.push_back(op);
+  });
+  for (Operation *op : ranged) {
+    ValueRange bounds = isa<LoopOp>(op) ? cast<LoopOp>(op).getBoundOperands()
+                                        : cast<MapOp>(op).getRangeOperands();
+    for (Value v : bounds) {
+      if (!dependsOnData(v))
+        continue;
+      TapeSlot slot;
+      if (failed(makeTape(op, b.getIndexType(), {}, slot)))
+        return failure();
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(op);
+      if (isa<LoopOp>(op)) {
+        auto state = StateOp::create(b, op->getLoc(), StringRef("bounds"));
+        b.setInsertionPointToStart(&state.getBody().front());
+      }
+      StoreOp::create(b, op->getLoc(), v, slot.tape, slot.operands,
+                      AffineMap::get(slot.operands.size(), 0, slot.exprs, ctx),
+                      nullptr);
+      rb.boundTapes[op].push_back({v, slot});
     }
   }
 

@@ -16,6 +16,17 @@ SmallVector<Value> ReverseBuilder::lookup(ValueRange fwd) const {
   return out;
 }
 
+void ReverseBuilder::loadBounds(Operation *fwdOp) {
+  auto it = boundTapes.find(fwdOp);
+  if (it == boundTapes.end())
+    return;
+  for (auto &[operand, slot] : it->second) {
+    SmallVector<Value> operands;
+    AffineMap m = tapeIndex(slot, {}, {}, operands);
+    map.map(operand, load(fwdOp->getLoc(), slot.tape, m, operands));
+  }
+}
+
 LogicalResult ReverseBuilder::reverseRegion(Region &fwd) {
   SmallVector<Operation *> ops;
   for (Operation &op : fwd.front())

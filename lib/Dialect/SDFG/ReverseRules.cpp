@@ -86,14 +86,7 @@ LogicalResult StateOp::emitReverse(ReverseBuilder &rb) {
 LogicalResult LoopOp::emitReverse(ReverseBuilder &rb) {
   if (!needsReverse(rb, *this))
     return success();
-  for (Value v : getBoundOperands()) {
-    bool fromData = false;
-    if (Operation *def = v.getDefiningOp())
-      def->walk([&](LoadOp) { fromData = true; });
-    if (fromData || (v.getDefiningOp() && isa<LoadOp>(v.getDefiningOp())))
-      return emitOpError("autodiff does not support loop bounds read from "
-                         "array data yet");
-  }
+  rb.loadBounds(*this);
   // Same iterations, backwards: from the last executed iteration
   // lb + ((ub - lb - 1) floordiv s) * s down to lb (exclusive bound
   // lb - s), so any step sign and size is exact.
@@ -215,6 +208,7 @@ static bool hasConflictingReads(MapOp map) {
 LogicalResult MapOp::emitReverse(ReverseBuilder &rb) {
   if (!needsReverse(rb, *this))
     return success();
+  rb.loadBounds(*this);
   SmallVector<Value> operands = recomputeAll(rb, getRangeOperands());
   OpBuilder::InsertionGuard guard(rb.b);
   // Gradient reads become accumulations into neighbouring elements

@@ -164,3 +164,37 @@ sdfg.sdfg @results(%x: memref<3xf64> {sdfg.name = "x"},
     }
   }
 }
+
+// -----
+
+// A loop bound read from data is stored where the loop starts and read
+// back by the reversed loop (the data may change inside the loop).
+// CHECK-LABEL: sdfg.sdfg @databound_grad(
+// CHECK: %[[BT:.*]] = sdfg.alloc() : memref<index>
+// CHECK: sdfg.state "bounds" {
+// CHECK: sdfg.store %[[N:.*]], %[[BT]][] : memref<index>
+// CHECK: sdfg.loop %{{.*}} = 0 to %[[N]] step 1 {
+// CHECK: %[[M:.*]] = sdfg.load %[[BT]][] : memref<index>
+// CHECK: sdfg.loop %{{.*}} = %[[M]] - 1 to -1 step -1 {
+sdfg.sdfg @databound(%x: memref<8xf64> {sdfg.name = "x"},
+                     %n: memref<i64> {sdfg.name = "n"},
+                     %y: memref<f64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  %c = sdfg.load %n[] : memref<i64>
+  %nb = sdfg.tasklet(%c) : (i64) -> index {
+  ^bb0(%u: i64):
+    %i = arith.index_cast %u : i64 to index
+    sdfg.yield %i : index
+  }
+  sdfg.loop %i = 0 to %nb step 1 {
+    sdfg.state {
+      %v = sdfg.load %x[%i] : memref<8xf64>
+      %r = sdfg.tasklet(%v) : (f64) -> f64 {
+      ^bb0(%u: f64):
+        %m = arith.mulf %u, %u : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[] wcr(add) : memref<f64>
+    }
+  }
+}

@@ -51,6 +51,15 @@ public:
   /// iterations the tapes cover.
   llvm::DenseMap<Operation *, std::pair<Value, Value>> whileLoops;
   int64_t whileCapacity = 0;
+  /// Forward loop/map -> (bound operand computed from data, its tape): the
+  /// reversed op reads the bound the forward op used, not the data as it
+  /// is when the op is reversed.
+  llvm::DenseMap<Operation *, SmallVector<std::pair<Value, TapeSlot>>>
+      boundTapes;
+
+  /// Maps the data-dependent bound operands of `fwdOp` to their stored
+  /// values, loaded at the insertion point.
+  void loadBounds(Operation *fwdOp);
 
   Value gradientOf(Value container) const {
     return gradients.lookup(container);
