@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/ReverseBuilder.h"
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 #include "sdfg/Transforms/Passes.h"
@@ -543,6 +544,8 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       needed.insert(reads.begin(), reads.end());
       if (s.getWcr() && *s.getWcr() != WCRKind::add)
         forced.insert(s);
+    } else if (isa<CopyOp>(w.op)) {
+      // Copies are linear: their gradient needs no primal values.
     } else if (isa<MatmulOp, GemvOp, DotOp>(w.op)) {
       needed.insert(w.reads.begin(), w.reads.end());
     } else if (auto r = dyn_cast<ReduceOp>(w.op);
@@ -644,6 +647,35 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       llvm::append_range(tops, params);
       SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
       for (unsigned i = 0; i < rank; ++i)
+        exprs.push_back(b.getAffineDimExpr(slot.operands.size() + i));
+      StoreOp::create(b, loc, v, slot.tape, tops,
+                      AffineMap::get(tops.size(), 0, exprs, ctx), nullptr);
+    } else if (auto copy = dyn_cast<CopyOp>(w.op)) {
+      Subset dst = copy.getTargetSubsetInfo();
+      SmallVector<int64_t> extents;
+      for (std::optional<int64_t> e : dst.getConstantShape()) {
+        if (!e)
+          return copy.emitOpError("autodiff needs constant extents to store "
+                                  "what this copy overwrites");
+        extents.push_back(*e);
+      }
+      if (failed(makeTape(copy, type.getElementType(), extents, slot)))
+        return failure();
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(copy);
+      Location loc = copy.getLoc();
+      SmallVector<Value> params =
+          rb.openSubset(loc, dst, copy.getIndices(), true);
+      SmallVector<Value> idx(copy.getIndices().begin(),
+                             copy.getIndices().end());
+      llvm::append_range(idx, params);
+      AffineMap elem =
+          ReverseBuilder::subsetElement(dst, copy.getIndices().size(), ctx);
+      Value v = rb.load(loc, copy.getTarget(), elem, idx);
+      SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
+      llvm::append_range(tops, params);
+      SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
+      for (unsigned i = 0; i < params.size(); ++i)
         exprs.push_back(b.getAffineDimExpr(slot.operands.size() + i));
       StoreOp::create(b, loc, v, slot.tape, tops,
                       AffineMap::get(tops.size(), 0, exprs, ctx), nullptr);

@@ -130,3 +130,67 @@ def test_while_loop_gradient_and_capacity(capacity, start):
     assert status == 0 and fy == v
     # y = x ** (1 / 2**n)
     assert dx == pytest.approx(start ** (0.5 ** n - 1) * 0.5 ** n, rel=1e-12)
+
+
+COPY = """
+sdfg.sdfg @cp(%A: memref<6x4xf64> {sdfg.name = "A"},
+              %v: memref<4xf64> {sdfg.name = "v"},
+              %out: memref<f64> {sdfg.name = "out"}) {
+  %t = sdfg.alloc() : memref<3xf64>
+  sdfg.state {
+    sdfg.map (%i) = (0) to (3) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c = arith.constant 0.0 : f64
+        sdfg.yield %c : f64
+      }
+      sdfg.store %z, %t[%i] : memref<3xf64>
+    }
+  }
+  sdfg.loop %k = 0 to 3 step 1 {
+    sdfg.state {
+      sdfg.copy %A[2 * %k, 0 : 4 : 2] to %t[0 : 2] : memref<6x4xf64> to memref<3xf64>
+      sdfg.copy %A[2 * %k + 1, 1 : 4 : 2] to %t[1 : 3] wcr(add) : memref<6x4xf64> to memref<3xf64>
+    }
+    sdfg.state {
+      sdfg.map (%i) = (0) to (3) step (1) schedule(sequential) {
+        %a = sdfg.load %t[%i] : memref<3xf64>
+        %b = sdfg.load %v[%i] : memref<4xf64>
+        %r = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          %s = arith.mulf %m, %x : f64
+          sdfg.yield %s : f64
+        }
+        sdfg.store %r, %out[] wcr(add) : memref<f64>
+      }
+    }
+  }
+}
+"""
+
+
+def copy_reference(A, v):
+    out = 0.0
+    t = np.zeros(3)
+    for k in range(3):
+        t[0:2] = A[2 * k, 0:4:2]
+        t[1:3] += A[2 * k + 1, 1:4:2]
+        out += np.sum(t * v[:3] * t)
+    return out
+
+
+def test_copy_gradients():
+    text = native.run_passes(COPY, ["--sdfg-autodiff=output=out wrt=A,v"])
+    mod = sdfg.compile_mlir(text)
+    rng = np.random.default_rng(4)
+    A, v = rng.random((6, 4)), rng.random(4)
+    dA, dv = np.zeros_like(A), np.zeros_like(v)
+    out, seed, fwd = np.zeros(()), np.ones(()), np.zeros(())
+    mod.cp_grad(A.copy(), v.copy(), out, dA, dv, seed, fwd)
+    h = 1e-6
+    for _ in range(3):
+        dirA, dirv = rng.standard_normal(A.shape), rng.standard_normal(4)
+        fd = (copy_reference(A + h * dirA, v + h * dirv) -
+              copy_reference(A - h * dirA, v - h * dirv)) / (2 * h)
+        ad = float(np.sum(dA * dirA) + np.sum(dv * dirv))
+        assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)

@@ -1,6 +1,7 @@
 //===- ReverseBuilder.cpp - Shared machinery of reverse-mode rules --------===//
 
 #include "sdfg/Dialect/SDFG/ReverseBuilder.h"
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -131,6 +132,31 @@ ReverseBuilder::openMap(Location loc, ArrayRef<int64_t> shape, bool parallel) {
   for (int64_t s : shape)
     extents.push_back(b.getAffineConstantExpr(s));
   return openMap(loc, extents, {}, parallel);
+}
+
+AffineMap ReverseBuilder::subsetElement(const Subset &subset,
+                                        unsigned numOperands,
+                                        MLIRContext *ctx) {
+  SmallVector<AffineExpr> exprs;
+  unsigned k = 0;
+  for (const SubsetDim &d : subset.getDims()) {
+    if (!d.isRange) {
+      exprs.push_back(d.lo);
+      continue;
+    }
+    exprs.push_back(d.lo + getAffineDimExpr(numOperands + k++, ctx) * d.step);
+  }
+  return AffineMap::get(numOperands + k, 0, exprs, ctx);
+}
+
+SmallVector<Value> ReverseBuilder::openSubset(Location loc,
+                                              const Subset &subset,
+                                              ValueRange operands,
+                                              bool parallel) {
+  SmallVector<AffineExpr> extents;
+  for (unsigned d : subset.getRangeDims())
+    extents.push_back(subset.getExtent(d));
+  return openMap(loc, extents, operands, parallel);
 }
 
 void ReverseBuilder::fill(Location loc, Value container, double value,

@@ -379,9 +379,51 @@ LogicalResult StoreOp::emitReverse(ReverseBuilder &rb) {
 }
 
 LogicalResult CopyOp::emitReverse(ReverseBuilder &rb) {
-  if (!rb.gradientOf(getTarget()) && !rb.tapes.count(*this))
+  Value dB = rb.gradientOf(getTarget());
+  auto tapeIt = rb.tapes.find(*this);
+  if (!dB && tapeIt == rb.tapes.end())
     return success();
-  return emitOpError("autodiff of sdfg.copy is not supported yet");
+  Location loc = getLoc();
+  MLIRContext *ctx = getContext();
+  Subset src = getSourceSubsetInfo(), dst = getTargetSubsetInfo();
+  SmallVector<Value> ops = recomputeAll(rb, getIndices());
+  unsigned n = ops.size();
+  AffineMap srcElem = ReverseBuilder::subsetElement(src, n, ctx);
+  AffineMap dstElem = ReverseBuilder::subsetElement(dst, n, ctx);
+  std::optional<WCRKind> wcr = getWcr();
+  if (dB) {
+    if (wcr && *wcr != WCRKind::add)
+      return emitOpError("autodiff of sdfg.copy with wcr(")
+             << stringifyWCRKind(*wcr) << ") is not supported yet";
+    // dA[src] += dB[dst]; an overwrite clears dB[dst].
+    OpBuilder::InsertionGuard guard(rb.b);
+    SmallVector<Value> params = rb.openSubset(loc, dst, ops, false);
+    SmallVector<Value> idx(ops);
+    llvm::append_range(idx, params);
+    Value g = rb.load(loc, dB, dstElem, idx);
+    if (Value dA = rb.gradientOf(getSource()))
+      rb.store(loc, g, dA, srcElem, idx, /*accumulate=*/true);
+    if (!wcr) {
+      Value zero = rb.constantTasklet(loc, g.getType(), 0.0);
+      rb.store(loc, zero, dB, dstElem, idx, /*accumulate=*/false);
+    }
+  }
+  if (tapeIt != rb.tapes.end()) {
+    // Put back the overwritten target elements.
+    const TapeSlot &slot = tapeIt->second.front();
+    OpBuilder::InsertionGuard guard(rb.b);
+    SmallVector<Value> params = rb.openSubset(loc, dst, ops, true);
+    SmallVector<AffineExpr> extra;
+    for (unsigned i = 0; i < params.size(); ++i)
+      extra.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<Value> tops;
+    AffineMap tm = rb.tapeIndex(slot, extra, params, tops);
+    Value old = rb.load(loc, slot.tape, tm, tops);
+    SmallVector<Value> idx(ops);
+    llvm::append_range(idx, params);
+    rb.store(loc, old, getTarget(), dstElem, idx, /*accumulate=*/false);
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -15,6 +15,8 @@
 #ifndef SDFG_DIALECT_SDFG_REVERSEBUILDER_H
 #define SDFG_DIALECT_SDFG_REVERSEBUILDER_H
 
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
+
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -99,6 +101,16 @@ public:
   /// The same over a static shape.
   SmallVector<Value> openMap(Location loc, ArrayRef<int64_t> shape,
                              bool parallel);
+
+  /// The element of `subset` at `params` (one per range dimension, in
+  /// order) as a map over `numOperands` subset operands followed by the
+  /// params.
+  static AffineMap subsetElement(const Subset &subset, unsigned numOperands,
+                                 MLIRContext *ctx);
+  /// Opens a map over the range dimensions of `subset` (its expressions over
+  /// `operands`); returns the params.
+  SmallVector<Value> openSubset(Location loc, const Subset &subset,
+                                ValueRange operands, bool parallel);
 
   /// Fills a whole container with `value` (emits a state with a map when
   /// `inState` is false, else just the map).
