@@ -321,7 +321,6 @@ class Translator:
             cond = self.control_scalar(self.eval(node.test), np.bool_,
                                        in_while_condition=True)
             self.em.line(f"sdfg.condition {cond}")
-        self.em.indent -= 0
         # Re-open for the body: `} do {`.
         self.em.buffer.lines[-1] = self.em.buffer.lines[-1] + " do {"
         self.em.indent += 1
@@ -456,9 +455,6 @@ class Translator:
                                    f"'{name}'")
         if expr.shape:
             view.shape = list(expr.shape)
-            if any(not isinstance(e, Idx) or not e.is_const()
-                   for e in expr.shape) and len(container.shape) > 0:
-                pass
         elif container.dtype != expr.dtype and is_float(expr.dtype) \
                 and not is_float(container.dtype):
             raise self.unsupported(node, f"variable '{name}' changing from "
@@ -833,8 +829,6 @@ class Translator:
 
     def eval_Tuple(self, node):
         return tuple(self.eval(e) for e in node.elts)
-
-    eval_List = None  # lists are not supported (only shape tuples)
 
     def eval_Attribute(self, node):
         base = self.eval(node.value)
