@@ -11,12 +11,16 @@
 // The contiguous inner loop of the sequential map is vectorised.
 // LLVM: define void @scale_rows
 // LLVM: fmul <{{[0-9]+}} x double>
+// Calls to math functions in vectorised loops use glibc's libmvec.
+// LLVM: define void @waves
+// LLVM: call <{{[0-9]+}} x double> @_ZGV{{.*}}_sin
 // LLVM-NOT: define void @
 // O0: define void @axpy
 // O0-NOT: <{{[0-9]+}} x double>
 
 // OBJ-DAG: T axpy
 // OBJ-DAG: T scale_rows
+// OBJ-DAG: T waves
 // OBJ-DAG: U __kmpc_fork_call
 // SO-DAG: T axpy
 // SO-DAG: T scale_rows
@@ -67,6 +71,20 @@ sdfg.sdfg @scale_rows(%A: memref<?x?xf64>, %N: index, %M: index) {
         sdfg.yield %m : f64
       }
       sdfg.store %r, %A[%i, %j] : memref<?x?xf64>
+    }
+  }
+}
+
+sdfg.sdfg @waves(%A: memref<1024xf64>, %B: memref<1024xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (1024) step (1) schedule(sequential) {
+      %a = sdfg.load %A[%i] : memref<1024xf64>
+      %r = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%x: f64):
+        %y = math.sin %x : f64
+        sdfg.yield %y : f64
+      }
+      sdfg.store %r, %B[%i] : memref<1024xf64>
     }
   }
 }
