@@ -30,8 +30,8 @@ int64_t CheckpointModel::peakBytes(const std::vector<bool> &recompute) const {
 
 /// Adds, for every timeline point, "memory at the point <= limit", with the
 /// limit a constant (`limitVar` < 0) or a variable.
-static void addMemoryConstraints(const CheckpointModel &model,
-                                 ILPProblem &ilp, double limit, int limitVar) {
+static void addMemoryConstraints(const CheckpointModel &model, ILPProblem &ilp,
+                                 double limit, int limitVar) {
   for (const auto &timeline : model.timelines)
     for (const TimelinePoint &p : timeline) {
       // base + sum_stored bytes_c (1 - r_c) + sum_recomputed extra_c r_c
@@ -108,8 +108,7 @@ CheckpointPlan mlir::sdfg::solveCheckpointModel(const CheckpointModel &model,
   ILPSolution lsol = solveILP(least);
   if (lsol.status != ILPSolution::Status::Optimal &&
       lsol.status != ILPSolution::Status::Feasible) {
-    plan.error = "cannot compute the smallest feasible limit: " +
-                 lsol.message;
+    plan.error = "cannot compute the smallest feasible limit: " + lsol.message;
     return plan;
   }
   std::vector<bool> best(n);

@@ -51,9 +51,9 @@ ILPSolution mlir::sdfg::solveILP(const ILPProblem &problem) {
         coefs.push_back(dense[j]);
         cols.push_back(j + 1);
       }
-    int type = c.sense == ILPProblem::Sense::LessEqual   ? LE
+    int type = c.sense == ILPProblem::Sense::LessEqual      ? LE
                : c.sense == ILPProblem::Sense::GreaterEqual ? GE
-                                                  : EQ;
+                                                            : EQ;
     if (!add_constraintex(lp.get(), static_cast<int>(coefs.size()),
                           coefs.data(), cols.data(), type, c.rhs)) {
       result.message = "lp_solve rejected a constraint";

@@ -49,9 +49,7 @@ public:
   long getTimeLimitSeconds() const { return timeLimit; }
 
   const std::vector<Variable> &getVariables() const { return variables; }
-  const std::vector<Constraint> &getConstraints() const {
-    return constraints;
-  }
+  const std::vector<Constraint> &getConstraints() const { return constraints; }
 
 private:
   std::vector<Variable> variables;
