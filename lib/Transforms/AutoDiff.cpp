@@ -89,6 +89,24 @@ void collectNeededReads(Value v, bool valueNeeded,
         in, needed.contains(arg) || !isa<FloatType>(in.getType()), out);
 }
 
+/// Whether an op before `store`'s outermost map, in the same block, writes
+/// `target` without wcr (an initialisation whose reversal restores it).
+bool initialisedBefore(StoreOp store, Value target) {
+  Operation *outer = store;
+  while (outer->getParentOp() && isa<MapOp>(outer->getParentOp()))
+    outer = outer->getParentOp();
+  for (Operation *op = outer->getPrevNode(); op; op = op->getPrevNode()) {
+    bool init = false;
+    op->walk([&](StoreOp s) {
+      if (s.getMemref() == target && !s.getWcr())
+        init = true;
+    });
+    if (init)
+      return true;
+  }
+  return false;
+}
+
 /// Whether `v` is computed from array data (a load, through tasklets).
 bool dependsOnData(Value v) {
   Operation *def = v.getDefiningOp();
@@ -613,6 +631,11 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       if (*s.getWcr() == WCRKind::mul && active.contains(w.target))
         return s.emitOpError("autodiff of wcr(mul) inside a map is not "
                              "supported yet");
+      if (tape && !initialisedBefore(s, w.target))
+        return s.emitOpError(
+            "autodiff needs this accumulation's target initialised (written "
+            "without wcr) earlier in the same state, because the backward "
+            "pass reads its values and a map has no order to replay");
       tape = false;
     }
     if (!tape)

@@ -22,3 +22,29 @@ sdfg.sdfg @symbolic_trip_count(%x: memref<?xf64> {sdfg.name = "x"}, %n: index)
 module {
   sdfg.sdfg @nothing(%x: memref<4xf64>) {}
 }
+
+// -----
+
+// The backward pass reads %s (it multiplies %y), and the map accumulates
+// into it without initialising it in the same state: refused.
+sdfg.sdfg @uninitialised_accumulation(%x: memref<4xf64> {sdfg.name = "x"},
+                                      %s: memref<f64> {sdfg.name = "s"},
+                                      %y: memref<f64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %a = sdfg.load %x[%i] : memref<4xf64>
+      // expected-error @+1 {{autodiff needs this accumulation's target initialised}}
+      sdfg.store %a, %s[] wcr(add) : memref<f64>
+    }
+  }
+  sdfg.state {
+    %a = sdfg.load %s[] : memref<f64>
+    %r = sdfg.tasklet(%a) : (f64) -> f64 {
+    ^bb0(%u: f64):
+      %m = arith.mulf %u, %u : f64
+      sdfg.yield %m : f64
+    }
+    sdfg.store %r, %y[] : memref<f64>
+  }
+}
