@@ -179,6 +179,14 @@ def k_index_out_of_bounds(A):
     return A[7, 0]  # here
 
 
+def k_runtime_size(A):
+    n = 0
+    while n < A.shape[0]:
+        n += 1
+    B = np.zeros(n)  # here
+    return B
+
+
 CASES = [
     (k_break, (A,), "break", None),
     (k_continue, (A,), "continue", None),
@@ -212,6 +220,7 @@ CASES = [
      r"shapes \(4, 4\) \(3, 5\)"),
     (k_index_out_of_bounds, (A,), None, "index 7 is out of bounds for axis 0 "
      "with size 4"),
+    (k_runtime_size, (A,), "array whose size depends on runtime data", None),
 ]
 
 

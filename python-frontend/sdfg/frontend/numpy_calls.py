@@ -445,14 +445,15 @@ def reduce(tr, name, value, axis, keepdims, node):
 
 
 def create(tr, name, shape, dtype, fill, node):
-    if isinstance(shape, (int, Idx)):
-        shape = (shape,)
     if not isinstance(shape, tuple):
-        raise tr.unsupported(node, f"np.{name} with a non-tuple shape")
+        shape = (shape,)
     extents = []
     for s in shape:
         if isinstance(s, (int, Idx)) and not isinstance(s, bool):
             extents.append(as_idx(s))
+        elif isinstance(s, (View, Expr)) and not is_float(
+                tr.to_expr(s).dtype):
+            extents.append(tr.index_of(s, node))  # an int computed at run time
         else:
             raise tr.unsupported(node, "array shape that is not an integer")
     dtype = np.dtype(dtype)

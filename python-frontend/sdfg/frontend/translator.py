@@ -23,6 +23,9 @@ from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Op, ScalarLeaf,
 
 # Element counts below this run sequentially: forking threads costs more.
 PARALLEL_THRESHOLD = 4096
+# Transients are sized by the largest extent their shape can take; beyond
+# this the shape is not really bounded (it depends on runtime data).
+MAX_TRANSIENT_ELEMENTS = 1 << 28
 
 SUPPORTED_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
 
@@ -476,6 +479,14 @@ class Translator:
     def transient_view(self, shape, dtype, node, hint="tmp"):
         """A transient holding `shape` (Idx extents, maybe symbolic)."""
         static = [self.upper_extent(e, node) for e in shape]
+        total = 1
+        for e in static:
+            total *= e
+        if total > MAX_TRANSIENT_ELEMENTS:
+            raise self.unsupported(
+                node, "array whose size depends on runtime data",
+                "its size cannot be bounded at compile time (compute it from "
+                "argument shapes or int arguments instead)")
         c = self.new_transient(static, dtype, hint)
         v = c.view()
         v.shape = [as_idx(e) for e in shape]
