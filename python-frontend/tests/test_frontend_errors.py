@@ -187,6 +187,14 @@ def k_runtime_size(A):
     return B
 
 
+def k_shape_index(A):
+    return A.shape[2]  # here
+
+
+def k_bad_dtype(A):
+    return np.zeros((2, 2), dtype=A.sum)  # here
+
+
 CASES = [
     (k_break, (A,), "break", None),
     (k_continue, (A,), "continue", None),
@@ -221,6 +229,8 @@ CASES = [
     (k_index_out_of_bounds, (A,), None, "index 7 is out of bounds for axis 0 "
      "with size 4"),
     (k_runtime_size, (A,), "array whose size depends on runtime data", None),
+    (k_shape_index, (A,), None, "tuple index 2 out of range"),
+    (k_bad_dtype, (A,), "dtype argument", "NumPy type"),
 ]
 
 

@@ -318,7 +318,7 @@ def method_call(tr, obj, name, args, kwargs, node):
     if name == "astype":
         (dtype,) = args
         e = tr.to_expr(obj)
-        return Op("cast", [e], e.shape, dtype)
+        return Op("cast", [e], e.shape, _dtype(tr, dtype, node))
     if name in _BINARY:
         return elementwise(tr, _BINARY[name], [obj] + args, node)
     raise tr.unsupported(node, f"array method .{name}()")
@@ -444,6 +444,18 @@ def reduce(tr, name, value, axis, keepdims, node):
     return ViewLeaf(out)
 
 
+def _dtype(tr, dtype, node):
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise tr.unsupported(node, "dtype argument",
+                             "dtype must be a NumPy type such as np.float64 "
+                             "or A.dtype")
+    if dt.type not in (np.float64, np.float32, np.int64, np.int32, np.bool_):
+        raise tr.unsupported(node, f"dtype {dt}")
+    return dt
+
+
 def create(tr, name, shape, dtype, fill, node):
     if not isinstance(shape, tuple):
         shape = (shape,)
@@ -456,7 +468,7 @@ def create(tr, name, shape, dtype, fill, node):
             extents.append(tr.index_of(s, node))  # an int computed at run time
         else:
             raise tr.unsupported(node, "array shape that is not an integer")
-    dtype = np.dtype(dtype)
+    dtype = _dtype(tr, dtype, node)
     view = tr.transient_view(extents, dtype, node, name)
     if name in ("zeros", "ones", "full"):
         value = {"zeros": 0, "ones": 1}.get(name, fill)

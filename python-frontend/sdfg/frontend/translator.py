@@ -48,7 +48,17 @@ class Translation:
 
 
 def translate(fn, args, name=None):
-    return Translator(fn, args, name).run()
+    tr = Translator(fn, args, name)
+    try:
+        return tr.run()
+    except FrontendError:
+        raise
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError,
+            ZeroDivisionError, OverflowError) as e:
+        # A program the checks above did not anticipate: report where, as
+        # every other rejection does, rather than a traceback.
+        raise tr.error(f"cannot translate this construct "
+                       f"({type(e).__name__}: {e})") from e
 
 
 class _NumpyModule:
@@ -883,6 +893,9 @@ class Translator:
         if isinstance(base, tuple):
             idx = self.eval(node.slice)
             if isinstance(idx, int):
+                if not -len(base) <= idx < len(base):
+                    raise self.error(f"tuple index {idx} out of range for a "
+                                     f"tuple of length {len(base)}", node)
                 return base[idx]
             raise self.unsupported(node, "non-constant tuple index")
         if isinstance(base, Expr):
