@@ -23,8 +23,9 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
       iterations accumulate correctly;
     * `sdfg.matmul`, `sdfg.gemv` and `sdfg.dot` call CBLAS (OpenBLAS);
       transposes and reductions become loop nests;
-    * transients are allocated once at function entry (64-byte aligned)
-      and freed at exit.
+    * transients are allocated (64-byte aligned) before the first
+      top-level op that uses them and freed after the last one; never
+      inside loops.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -54,7 +54,6 @@ public:
                           ValueRange indices);
 
   IRMapping mapping;
-  SmallVector<Value> transients;
 
 private:
   LogicalResult lowerLoop(LoopOp op);

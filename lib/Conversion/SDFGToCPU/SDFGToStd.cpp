@@ -156,14 +156,9 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](MapOp m) { return lowerMap(m); })
       .Case([&](TaskletOp t) { return lowerTasklet(t); })
       .Case([&](CopyOp c) { return lowerCopy(c); })
-      .Case([&](AllocOp a) {
-        SmallVector<Value> sizes;
-        for (Value v : a.getDynamicSizes())
-          sizes.push_back(mapping.lookup(v));
-        auto alloc = memref::AllocOp::create(b, loc, a.getType(), sizes,
-                                             b.getI64IntegerAttr(64));
-        mapping.map(a.getResult(), alloc.getResult());
-        transients.push_back(alloc);
+      .Case([&](AllocOp) {
+        // Allocated where first used and freed after the last use, by
+        // lowerSDFG (transients have no value outside that span).
         return success();
       })
       .Case([&](LoadOp l) {
@@ -435,10 +430,45 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module) {
       lowering.mapping.map(arg, entry->getArgument(pos++));
     }
   }
-  if (failed(lowering.lowerRegion(sdfgOp.getBody())))
-    return failure();
-  for (Value t : lowering.transients)
-    memref::DeallocOp::create(b, loc, t);
+  // Transients live from the top-level op that first uses them to the one
+  // that last does: memory is allocated when needed and returned as soon as
+  // possible (a gradient program frees forward temporaries before the
+  // backward pass allocates its own).
+  Block &body = sdfgOp.getBody().front();
+  SmallVector<Operation *> top;
+  for (Operation &op : body)
+    top.push_back(&op);
+  DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(top))
+    position[op] = i;
+  DenseMap<unsigned, SmallVector<AllocOp>> allocAt, freeAfter;
+  for (AllocOp alloc : body.getOps<AllocOp>()) {
+    std::optional<unsigned> first, last;
+    for (Operation *user : alloc->getUsers()) {
+      Operation *anc = body.findAncestorOpInBlock(*user);
+      unsigned p = position.lookup(anc);
+      first = first ? std::min(*first, p) : p;
+      last = last ? std::max(*last, p) : p;
+    }
+    if (!first)
+      continue; // never used: never allocated
+    allocAt[*first].push_back(alloc);
+    freeAfter[*last].push_back(alloc);
+  }
+  for (auto [i, op] : llvm::enumerate(top)) {
+    for (AllocOp a : allocAt.lookup(i)) {
+      SmallVector<Value> sizes;
+      for (Value v : a.getDynamicSizes())
+        sizes.push_back(lowering.mapping.lookup(v));
+      auto alloc = memref::AllocOp::create(b, a.getLoc(), a.getType(), sizes,
+                                           b.getI64IntegerAttr(64));
+      lowering.mapping.map(a.getResult(), alloc.getResult());
+    }
+    if (failed(lowering.lowerOp(op)))
+      return failure();
+    for (AllocOp a : freeAfter.lookup(i))
+      memref::DeallocOp::create(b, a.getLoc(), lowering.mapping.lookup(a));
+  }
   func::ReturnOp::create(b, loc);
   sdfgOp.erase();
   return success();

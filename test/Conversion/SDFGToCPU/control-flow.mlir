@@ -130,3 +130,31 @@ sdfg.sdfg @while(%X: memref<f64>) {
     }
   }
 }
+
+// -----
+
+// A transient is allocated before the first top-level op that uses it and
+// freed after the last: %a is gone before %b exists.
+// CHECK-LABEL: func.func @lifetimes
+// CHECK: %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xf64>
+// CHECK: scf.for
+// CHECK: memref.dealloc %[[A]]
+// CHECK: %[[B:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xf64>
+// CHECK: scf.for
+// CHECK: memref.dealloc %[[B]]
+// CHECK-NEXT: return
+// An unused transient is never allocated.
+// CHECK-NOT: memref.alloc
+sdfg.sdfg @lifetimes(%x: memref<16xf64>, %y: memref<16xf64>) {
+  %a = sdfg.alloc() : memref<16xf64>
+  %b = sdfg.alloc() : memref<16xf64>
+  %unused = sdfg.alloc() : memref<1024xf64>
+  sdfg.state {
+    sdfg.copy %x[0 : 16] to %a[0 : 16] : memref<16xf64> to memref<16xf64>
+    sdfg.copy %a[0 : 16] to %y[0 : 16] : memref<16xf64> to memref<16xf64>
+  }
+  sdfg.state {
+    sdfg.copy %y[0 : 16] to %b[0 : 16] : memref<16xf64> to memref<16xf64>
+    sdfg.copy %b[0 : 16] to %x[0 : 16] : memref<16xf64> to memref<16xf64>
+  }
+}

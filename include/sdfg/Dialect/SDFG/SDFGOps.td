@@ -222,10 +222,12 @@ def SDFG_ConditionOp : SDFG_Op<"condition", [HasParent<"WhileOp">]> {
 def SDFG_AllocOp : SDFG_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
   let summary = "A transient container";
   let description = [{
-    Allocates a transient container that lives for the whole SDFG. Dynamic
-    sizes are given as index operands, one per `?` dimension. Only allowed
-    directly in the body of `sdfg.sdfg`, so code generation never allocates
-    inside loops.
+    Declares a transient container. Its contents are undefined until
+    written; code generation allocates it before the first top-level op of
+    the SDFG that uses it and frees it after the last one, so memory is held
+    only while needed and never allocated inside loops. Dynamic sizes are
+    given as index operands, one per `?` dimension. Only allowed directly in
+    the body of `sdfg.sdfg`.
 
     ```mlir
     %tmp = sdfg.alloc(%N) : memref<?x4xf64>
