@@ -67,6 +67,8 @@ private:
   OpBuilder &b;
   /// Number of enclosing maps that run in parallel.
   unsigned parallelDepth = 0;
+  /// Number of those whose wcr writes may collide (need atomics).
+  unsigned atomicDepth = 0;
 
   /// Declares (once) an external C function.
   func::FuncOp getOrDeclare(Location loc, StringRef name, FunctionType type);

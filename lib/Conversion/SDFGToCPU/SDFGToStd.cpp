@@ -63,7 +63,7 @@ void Lowering::emitWrite(Location loc, Value val, Value memref,
     memref::StoreOp::create(b, loc, val, memref, indices);
     return;
   }
-  if (parallelDepth == 0) {
+  if (atomicDepth == 0) {
     Value cur = memref::LoadOp::create(b, loc, memref, indices);
     memref::StoreOp::create(b, loc, combine(loc, *wcr, cur, val), memref,
                             indices);
@@ -280,11 +280,16 @@ LogicalResult Lowering::lowerMap(MapOp op) {
     b.setInsertionPoint(loop.getBody()->getTerminator());
     mapping.map(op.getParams()[d], loop.getInductionVar());
   }
+  bool atomic = parallel && !op.getDisjointWcr();
   if (parallel)
     ++parallelDepth;
+  if (atomic)
+    ++atomicDepth;
   LogicalResult result = lowerRegion(op.getBody());
   if (parallel)
     --parallelDepth;
+  if (atomic)
+    --atomicDepth;
   return result;
 }
 

@@ -14,6 +14,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::sdfg;
 
@@ -205,6 +207,101 @@ static bool hasConflictingReads(MapOp map) {
   return conflict;
 }
 
+/// Reverses `map` as `colors` parallel sweeps over its first dimension,
+/// one after the other in the same state: sweep c runs param0 = c,
+/// c + colors, c + 2 colors, ...
+LogicalResult MapOp::emitColoredReverse(ReverseBuilder &rb, ValueRange operands,
+                                        int64_t colors) {
+  OpBuilder &b = rb.b;
+  Location loc = getLoc();
+  MLIRContext *ctx = getContext();
+  unsigned n = operands.size();
+  for (int64_t c = 0; c < colors; ++c) {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<AffineExpr> lbs, ubs;
+    for (auto [k, e] : llvm::enumerate(getLowerBounds().getResults()))
+      lbs.push_back(k == 0 ? b.getAffineConstantExpr(0) : e);
+    for (auto [k, e] : llvm::enumerate(getUpperBounds().getResults()))
+      ubs.push_back(k == 0 ? (e - c).ceilDiv(colors) : e);
+    auto map = MapOp::create(
+        b, loc, operands, AffineMapAttr::get(AffineMap::get(n, 0, lbs, ctx)),
+        AffineMapAttr::get(AffineMap::get(n, 0, ubs, ctx)), getStepsAttr(),
+        ScheduleKindAttr::get(ctx, ScheduleKind::cpu_multicore),
+        b.getUnitAttr());
+    Block *body = new Block();
+    map.getBody().push_back(body);
+    SmallVector<Value> params;
+    for (BlockArgument p : getParams())
+      params.push_back(body->addArgument(p.getType(), loc));
+    b.setInsertionPointToStart(body);
+    // param0 = c + q * colors
+    Value p0 = scalarTasklet(
+        rb, loc, {params[0]}, b.getIndexType(),
+        [colors, c](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+          Value stride = arith::ConstantIndexOp::create(ib, l, colors);
+          Value offset = arith::ConstantIndexOp::create(ib, l, c);
+          Value m = arith::MulIOp::create(ib, l, a[0], stride);
+          return arith::AddIOp::create(ib, l, m, offset);
+        });
+    IRMapping saved = rb.map;
+    rb.map.map(getParams()[0], p0);
+    for (unsigned k = 1; k < params.size(); ++k)
+      rb.map.map(getParams()[k], params[k]);
+    LogicalResult r = rb.reverseRegion(getBody());
+    rb.map = saved;
+    if (failed(r))
+      return failure();
+  }
+  return success();
+}
+
+/// For a map whose every memlet indexes some dimension of its container as
+/// `param0 + c` (the same dimension for every memlet of a container), the
+/// spread max(c) - min(c): iterations whose param0 differ by more than that
+/// touch disjoint elements. std::nullopt otherwise.
+static std::optional<int64_t> rowSpread(MapOp map) {
+  Value p0 = map.getParams()[0];
+  int64_t lo = std::numeric_limits<int64_t>::max();
+  int64_t hi = std::numeric_limits<int64_t>::min();
+  bool ok = true;
+  llvm::DenseMap<Value, unsigned> rowDim;
+  auto check = [&](Value container, AffineMap m, ValueRange indices) {
+    auto pos = llvm::find(indices, p0);
+    if (pos == indices.end()) {
+      ok = false; // every iteration touches the same elements
+      return;
+    }
+    unsigned k = pos - indices.begin();
+    AffineExpr p = getAffineDimExpr(k, map.getContext());
+    for (auto [d, e] : llvm::enumerate(m.getResults())) {
+      if (!e.isFunctionOfDim(k))
+        continue;
+      auto c = dyn_cast<AffineConstantExpr>(
+          simplifyAffineExpr(e - p, indices.size(), 0));
+      auto [it, inserted] = rowDim.try_emplace(container, d);
+      if (!c || it->second != d) {
+        ok = false;
+        return;
+      }
+      lo = std::min(lo, c.getValue());
+      hi = std::max(hi, c.getValue());
+      return;
+    }
+    ok = false;
+  };
+  map.walk([&](Operation *op) {
+    if (auto l = dyn_cast<LoadOp>(op))
+      check(l.getMemref(), l.getMap(), l.getIndices());
+    else if (auto s = dyn_cast<StoreOp>(op))
+      check(s.getMemref(), s.getMap(), s.getIndices());
+    else if (isa<CopyOp>(op) || (op != map && isa<MapOp>(op)))
+      ok = false;
+  });
+  if (!ok || lo > hi)
+    return std::nullopt;
+  return hi - lo;
+}
+
 LogicalResult MapOp::emitReverse(ReverseBuilder &rb) {
   if (!needsReverse(rb, *this))
     return success();
@@ -212,12 +309,19 @@ LogicalResult MapOp::emitReverse(ReverseBuilder &rb) {
   SmallVector<Value> operands = recomputeAll(rb, getRangeOperands());
   OpBuilder::InsertionGuard guard(rb.b);
   // Gradient reads become accumulations into neighbouring elements
-  // (stencils): in parallel they need an atomic per element, which on x86
-  // is a compare-and-swap loop for floats. Such maps run sequentially, where
-  // the accumulations vectorise.
+  // (stencils): in parallel they would need an atomic per element, which
+  // on x86 is a compare-and-swap loop for floats. When every memlet offsets
+  // the first parameter by c in [lo, hi], iterations hi - lo + 1 apart never
+  // collide: the map runs as hi - lo + 1 parallel sweeps without atomics.
+  // Otherwise it runs sequentially, where the accumulations vectorise.
   ScheduleKind schedule = getSchedule();
-  if (schedule == ScheduleKind::cpu_multicore && hasConflictingReads(*this))
+  if (schedule == ScheduleKind::cpu_multicore && hasConflictingReads(*this)) {
+    std::optional<int64_t> spread = rowSpread(*this);
+    auto lb0 = dyn_cast<AffineConstantExpr>(getLowerBounds().getResult(0));
+    if (spread && lb0 && lb0.getValue() == 0 && getSteps()[0] == 1)
+      return emitColoredReverse(rb, operands, *spread + 1);
     schedule = ScheduleKind::sequential;
+  }
   auto map = MapOp::create(rb.b, getLoc(), operands, getLowerBoundsAttr(),
                            getUpperBoundsAttr(), getStepsAttr(),
                            ScheduleKindAttr::get(getContext(), schedule));

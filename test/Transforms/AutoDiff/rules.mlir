@@ -198,3 +198,31 @@ sdfg.sdfg @databound(%x: memref<8xf64> {sdfg.name = "x"},
     }
   }
 }
+
+// -----
+
+// A parallel stencil's reversal accumulates into neighbours (offsets -1..1
+// in the first dimension): it runs as 3 parallel sweeps over rows 3 apart,
+// which never collide, so no atomics are needed (disjoint_wcr).
+// CHECK-LABEL: sdfg.sdfg @stencil_grad(
+// CHECK: sdfg.state "reverse" {
+// CHECK-COUNT-3: schedule(cpu_multicore) attributes {disjoint_wcr}
+// CHECK-NOT: schedule(cpu_multicore) attributes {disjoint_wcr}
+sdfg.sdfg @stencil(%x: memref<66xf64> {sdfg.name = "x"},
+                   %y: memref<64xf64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (64) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %x[%i] : memref<66xf64>
+      %b = sdfg.load %x[%i + 1] : memref<66xf64>
+      %c = sdfg.load %x[%i + 2] : memref<66xf64>
+      %r = sdfg.tasklet(%a, %b, %c) : (f64, f64, f64) -> f64 {
+      ^bb0(%u: f64, %v: f64, %w: f64):
+        %m = arith.mulf %u, %v : f64
+        %s = arith.addf %m, %w : f64
+        sdfg.yield %s : f64
+      }
+      sdfg.store %r, %y[%i] : memref<64xf64>
+    }
+  }
+}

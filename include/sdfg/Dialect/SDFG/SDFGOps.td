@@ -363,7 +363,9 @@ def SDFG_MapOp : SDFG_Op<"map", [
     independent. Bounds are affine expressions over index values in scope
     (lower inclusive, upper exclusive), steps positive constants. The
     schedule says where the map runs: `sequential`, `cpu_multicore` (OpenMP
-    threads) or `gpu_device` (a GPU kernel).
+    threads) or `gpu_device` (a GPU kernel). `disjoint_wcr` asserts that the
+    wcr writes of distinct iterations touch distinct elements, so parallel
+    code needs no atomics for them.
 
     ```mlir
     sdfg.map (%i, %j) = (1, 1) to (%N - 1, %N - 1) step (1, 1)
@@ -374,13 +376,19 @@ def SDFG_MapOp : SDFG_Op<"map", [
                        AffineMapAttr:$lower_bounds,
                        AffineMapAttr:$upper_bounds,
                        DenseI64ArrayAttr:$steps,
-                       SDFG_ScheduleKind:$schedule);
+                       SDFG_ScheduleKind:$schedule,
+                       UnitAttr:$disjoint_wcr);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     unsigned getNumParams() { return getBody().getNumArguments(); }
+    /// Reverse-mode helper: this map's reversal as `colors` parallel
+    /// sweeps over its first dimension (see ReverseRules.cpp).
+    ::mlir::LogicalResult emitColoredReverse(::mlir::sdfg::ReverseBuilder &rb,
+                                             ::mlir::ValueRange operands,
+                                             int64_t colors);
     ::mlir::Block::BlockArgListType getParams() {
       return getBody().getArguments();
     }
