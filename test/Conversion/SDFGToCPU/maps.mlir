@@ -82,3 +82,22 @@ sdfg.sdfg @tasklet(%A: memref<4xf64>) {
     }
   }
 }
+
+// -----
+
+// disjoint_wcr: distinct iterations accumulate into distinct elements, so
+// the parallel map uses plain read-modify-writes.
+// CHECK-LABEL: func.func @disjoint
+// CHECK: scf.parallel
+// CHECK: %[[OLD:.*]] = memref.load
+// CHECK: arith.addf %[[OLD]]
+// CHECK: memref.store
+// CHECK-NOT: atomic
+sdfg.sdfg @disjoint(%A: memref<64xf64>, %G: memref<64xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (64) step (1) schedule(cpu_multicore) attributes {disjoint_wcr} {
+      %a = sdfg.load %A[%i] : memref<64xf64>
+      sdfg.store %a, %G[%i] wcr(add) : memref<64xf64>
+    }
+  }
+}
