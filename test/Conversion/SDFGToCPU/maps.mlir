@@ -89,9 +89,10 @@ sdfg.sdfg @tasklet(%A: memref<4xf64>) {
 // the parallel map uses plain read-modify-writes.
 // CHECK-LABEL: func.func @disjoint
 // CHECK: scf.parallel
-// CHECK: %[[OLD:.*]] = memref.load
-// CHECK: arith.addf %[[OLD]]
-// CHECK: memref.store
+// CHECK: %[[A:.*]] = memref.load %{{.*}}[%[[I:.*]]] : memref<64xf64>
+// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]]] : memref<64xf64>
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[A]] : f64
+// CHECK: memref.store %[[NEW]]
 // CHECK-NOT: atomic
 sdfg.sdfg @disjoint(%A: memref<64xf64>, %G: memref<64xf64>) {
   sdfg.state {
