@@ -202,9 +202,8 @@ class Gradient:
             raise TypeError("vjp needs seed= (the cotangent of the output)")
         if not self.with_seed and seed is not None:
             raise TypeError("grad takes no seed; use sdfg.vjp")
-        # Never modify the caller's arrays.
-        args = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray)
-                     else a for a in args)
+        # The caller's arrays are never modified: the ones the program
+        # writes are copied in _call_gradient.
         key = self.program._key(args)
         cached = self._checked.get(key)
         if cached is not None:
@@ -318,15 +317,23 @@ def _call_gradient(self, args, wrt, out, seed):
     ABI description: parameters and outputs, d_<x> gradients (d_<output>
     is the seed), fwd_<x> forward results, ad_status."""
     meta = self.meta
+    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
+    # The program writes exactly the arguments it returns as fwd_<name>:
+    # those are copied so that the caller's arrays stay untouched; the
+    # others are passed as they are (read only).
+    written = {a["name"][4:] for a in abi[0]["args"]
+               if a["name"].startswith("fwd_")}
     arrays = {}
     for (kind, name, dtype, _), value in zip(meta["params"], args):
         if kind == "array":
-            arrays[name] = np.ascontiguousarray(value)
+            arrays[name] = (np.array(value, copy=True, order="C")
+                            if name in written
+                            else np.ascontiguousarray(value))
         elif kind == "scalar":
             arrays[name] = np.array(value, dtype=dtype)
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         if kind == "array":
-            arrays[f"__return{k}"] = np.zeros(shape, dtype=dtype)
+            arrays[f"__return{k}"] = np.empty(shape, dtype=dtype)
     target = arrays[out]
     if seed is None:
         seed_arr = np.ones_like(target)
@@ -340,7 +347,6 @@ def _call_gradient(self, args, wrt, out, seed):
              for w in wrt}
     forward = {}
     status = np.zeros((), np.int64)
-    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
     cargs = []
     for a in abi[0]["args"]:
         name = a["name"]
@@ -349,7 +355,7 @@ def _call_gradient(self, args, wrt, out, seed):
         elif name == "ad_status":
             cargs.append(status)
         elif name.startswith("fwd_"):
-            forward[name[4:]] = np.zeros_like(arrays[name[4:]])
+            forward[name[4:]] = np.empty_like(arrays[name[4:]])
             cargs.append(forward[name[4:]])
         elif name.startswith("d_") and name[2:] in grads:
             cargs.append(grads[name[2:]])
