@@ -29,14 +29,14 @@ CheckpointModel paperExample() {
   int64_t base = 6 * a; // C, D, their gradients, the tapes of D, s
   std::vector<TimelinePoint> t;
   // Forward: each Ai allocated in turn.
-  t.push_back({base, {0}, {{0, a}}});
-  t.push_back({base, {0, 1}, {{1, a}}});
-  t.push_back({base, {0, 1, 2}, {{2, a}}});
+  t.push_back({base, {{0, a}}, {{0, a}}});
+  t.push_back({base, {{0, a}, {1, a}}, {{1, a}}});
+  t.push_back({base, {{0, a}, {1, a}, {2, a}}, {{2, a}}});
   // Backward: uses of A2, A1, A0 in turn; a recomputed Ai is live only at
   // its own use.
-  t.push_back({base + a, {0, 1, 2}, {{2, a}}});
-  t.push_back({base + a, {0, 1}, {{1, a}}});
-  t.push_back({base + a, {0}, {{0, a}}});
+  t.push_back({base + a, {{0, a}, {1, a}, {2, a}}, {{2, a}}});
+  t.push_back({base + a, {{0, a}, {1, a}}, {{1, a}}});
+  t.push_back({base + a, {{0, a}}, {{0, a}}});
   m.timelines.push_back(t);
   return m;
 }
@@ -85,7 +85,7 @@ std::pair<double, bool> bruteForce(const CheckpointModel &m, int64_t limit,
       if (r[i])
         cost += m.candidates[i].recomputeCost;
     }
-    if (m.peakBytes(r) <= limit && cost < bestCost) {
+    if (m.admissible(r) && m.peakBytes(r) <= limit && cost < bestCost) {
       bestCost = cost;
       best = r;
     }
@@ -109,7 +109,7 @@ CheckpointModel randomModel(std::mt19937 &rng, unsigned n, unsigned points,
       for (unsigned i = 0; i < n; ++i) {
         int c = coin(rng);
         if (c == 1)
-          pt.liveIfStored.push_back(i);
+          pt.liveIfStored.push_back({i, m.candidates[i].bytes});
         else if (c == 2)
           pt.liveIfRecomputed.push_back({i, bytes(rng) / 2});
       }
@@ -117,7 +117,29 @@ CheckpointModel randomModel(std::mt19937 &rng, unsigned n, unsigned points,
     }
     m.timelines.push_back(tl);
   }
+  // A few pairs that cannot both be recomputed.
+  std::uniform_int_distribution<unsigned> pick(0, n - 1);
+  for (unsigned k = 0; k < n / 3; ++k) {
+    unsigned a = pick(rng), b = pick(rng);
+    if (a != b)
+      m.exclusive.push_back({a, b});
+  }
   return m;
+}
+
+TEST(CheckpointModel, ExclusivePairsAreNotBothRecomputed) {
+  // Two candidates, each alone too big: only recomputing both would fit,
+  // which the pair forbids.
+  CheckpointModel m;
+  m.candidates = {{"x", 10, 1.0}, {"y", 10, 1.0}};
+  m.timelines = {{{5, {{0, 10}, {1, 10}}, {}}}};
+  CheckpointPlan free = solveCheckpointModel(m, 5);
+  ASSERT_TRUE(free.feasible);
+  EXPECT_EQ(free.recompute, (std::vector<bool>{true, true}));
+  m.exclusive.push_back({0, 1});
+  CheckpointPlan p = solveCheckpointModel(m, 5);
+  EXPECT_FALSE(p.feasible);
+  EXPECT_EQ(p.minFeasibleBytes, 15);
 }
 
 TEST(CheckpointModel, MatchesExhaustiveSearch) {
@@ -142,7 +164,8 @@ TEST(CheckpointModel, MatchesExhaustiveSearch) {
         std::vector<bool> r(6);
         for (unsigned i = 0; i < 6; ++i)
           r[i] = (mask >> i) & 1;
-        least = std::min(least, m.peakBytes(r));
+        if (m.admissible(r))
+          least = std::min(least, m.peakBytes(r));
       }
       EXPECT_EQ(plan.minFeasibleBytes, least) << "trial " << trial;
     }
@@ -169,7 +192,7 @@ CheckpointModel programLikeModel(std::mt19937 &rng, unsigned n,
   for (unsigned i = 0; i < n; ++i) {
     unsigned use = 2 * steps - 1 - produced[i];
     for (unsigned t = produced[i]; t <= use; ++t)
-      tl[t].liveIfStored.push_back(i);
+      tl[t].liveIfStored.push_back({i, m.candidates[i].bytes});
     tl[use].liveIfRecomputed.push_back({i, m.candidates[i].bytes});
   }
   m.timelines.push_back(tl);

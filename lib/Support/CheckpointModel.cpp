@@ -17,15 +17,28 @@ int64_t CheckpointModel::peakBytes(const std::vector<bool> &recompute) const {
   for (const auto &timeline : timelines)
     for (const TimelinePoint &p : timeline) {
       int64_t total = p.baseBytes;
-      for (unsigned c : p.liveIfStored)
+      for (auto [c, bytes] : p.liveIfStored)
         if (!recompute[c])
-          total += candidates[c].bytes;
+          total += bytes;
       for (auto [c, bytes] : p.liveIfRecomputed)
         if (recompute[c])
           total += bytes;
       peak = std::max(peak, total);
     }
   return peak;
+}
+
+bool CheckpointModel::admissible(const std::vector<bool> &recompute) const {
+  for (auto [a, b] : exclusive)
+    if (recompute[a] && recompute[b])
+      return false;
+  return true;
+}
+
+/// r_a + r_b <= 1 for every exclusive pair.
+static void addExclusions(const CheckpointModel &model, ILPProblem &ilp) {
+  for (auto [a, b] : model.exclusive)
+    ilp.addConstraint({{a, 1.0}, {b, 1.0}}, ILPProblem::Sense::LessEqual, 1.0);
 }
 
 /// Adds, for every timeline point, "memory at the point <= limit", with the
@@ -38,8 +51,8 @@ static void addMemoryConstraints(const CheckpointModel &model, ILPProblem &ilp,
       //   <= limit
       double rhs = limit - static_cast<double>(p.baseBytes);
       std::vector<std::pair<unsigned, double>> terms;
-      for (unsigned c : p.liveIfStored) {
-        double bytes = static_cast<double>(model.candidates[c].bytes);
+      for (auto [c, stored] : p.liveIfStored) {
+        double bytes = static_cast<double>(stored);
         rhs -= bytes;
         terms.push_back({c, -bytes});
       }
@@ -65,6 +78,7 @@ CheckpointPlan mlir::sdfg::solveCheckpointModel(const CheckpointModel &model,
     for (const Candidate &c : model.candidates)
       ilp.addBinary(c.recomputeCost, c.name);
     addMemoryConstraints(model, ilp, limit, -1);
+    addExclusions(model, ilp);
     ilp.setTimeLimitSeconds(kTimeLimitSeconds);
     sol = solveILP(ilp);
     if (sol.status != ILPSolution::Status::Optimal &&
@@ -104,6 +118,7 @@ CheckpointPlan mlir::sdfg::solveCheckpointModel(const CheckpointModel &model,
     least.addBinary(0.0, c.name);
   int limitVar = least.addContinuous(1.0, 0.0, 1e18, "limit");
   addMemoryConstraints(model, least, 0.0, limitVar);
+  addExclusions(model, least);
   least.setTimeLimitSeconds(kTimeLimitSeconds);
   ILPSolution lsol = solveILP(least);
   if (lsol.status != ILPSolution::Status::Optimal &&

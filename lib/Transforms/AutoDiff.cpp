@@ -11,6 +11,7 @@
 #include "sdfg/Dialect/SDFG/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/ReverseBuilder.h"
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
+#include "sdfg/Transforms/Differentiate.h"
 #include "sdfg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -266,12 +267,20 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
                        "differentiate; pass output=<name> or set ad_output");
       return signalPassFailure();
     }
+    DifferentiateOptions opts;
+    opts.output = output;
+    opts.wrt.assign(wrt.begin(), wrt.end());
+    opts.suffix = suffix;
+    opts.whileCapacity = whileCapacity;
+    opts.printCCS = printCCS;
+    if (whileCapacity <= 0) {
+      module.emitError("sdfg-autodiff: while-capacity must be positive");
+      return signalPassFailure();
+    }
     for (SDFGOp op : targets)
-      if (failed(differentiate(op)))
+      if (failed(differentiate(op, opts)))
         return signalPassFailure();
   }
-
-  LogicalResult differentiate(SDFGOp fwd);
 };
 
 /// Tape slot of an op: normalised counters of its enclosing loops and maps.
@@ -366,24 +375,270 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
   return success();
 }
 
-std::string containerName(SDFGOp op, Value c) {
+/// The container `op` itself writes, if any.
+Value writeTarget(Operation *op) {
+  if (auto s = dyn_cast<StoreOp>(op))
+    return s.getMemref();
+  if (auto c = dyn_cast<CopyOp>(op))
+    return c.getTarget();
+  if (auto m = dyn_cast<MatmulOp>(op))
+    return m.getC();
+  if (auto g = dyn_cast<GemvOp>(op))
+    return g.getY();
+  if (auto d = dyn_cast<DotOp>(op))
+    return d.getResult();
+  if (auto t = dyn_cast<TransposeOp>(op))
+    return t.getOutput();
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return r.getOutput();
+  return {};
+}
+
+bool subtreeWrites(Operation *op, Value c) {
+  bool found = false;
+  op->walk([&](Operation *inner) { found |= writeTarget(inner) == c; });
+  return found;
+}
+
+double numElements(Value container) {
+  auto t = cast<MemRefType>(container.getType());
+  double n = 1;
+  for (int64_t d : t.getShape())
+    n *= ShapedType::isDynamic(d) ? 1 : d;
+  return n;
+}
+
+/// Static cost of one execution of a state: arithmetic operations plus
+/// elements loaded and stored (the paper's FLOPs-and-bytes estimate), each
+/// counted once per iteration of the maps around it.
+double stateCost(StateOp state, Intervals &iv) {
+  double cost = 0;
+  state.walk([&](Operation *op) {
+    double elems = 1;
+    for (Operation *p = op->getParentOp(); p && p != state;
+         p = p->getParentOp()) {
+      auto map = dyn_cast<MapOp>(p);
+      if (!map)
+        continue;
+      for (unsigned k = 0; k < map.getParams().size(); ++k) {
+        auto lb =
+            iv.of(map.getLowerBounds().getResult(k), map.getRangeOperands());
+        auto ub =
+            iv.of(map.getUpperBounds().getResult(k), map.getRangeOperands());
+        int64_t s = map.getSteps()[k];
+        if (lb && ub)
+          elems *= std::max<int64_t>((ub->hi - lb->lo + s - 1) / s, 0);
+      }
+    }
+    if (isa<LoadOp, StoreOp>(op))
+      cost += elems;
+    else if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+             !isa<arith::ConstantOp>(op))
+      cost += elems;
+    else if (auto m = dyn_cast<MatmulOp>(op))
+      cost += 2 * numElements(m.getC()) *
+                  cast<MemRefType>(m.getA().getType()).getShape().back() +
+              numElements(m.getA()) + numElements(m.getB());
+    else if (auto g = dyn_cast<GemvOp>(op))
+      cost += 3 * numElements(g.getA());
+    else if (auto d = dyn_cast<DotOp>(op))
+      cost += 4 * numElements(d.getX());
+    else if (auto t = dyn_cast<TransposeOp>(op))
+      cost += 2 * numElements(t.getInput());
+    else if (auto r = dyn_cast<ReduceOp>(op))
+      cost += 2 * numElements(r.getInput());
+    else if (auto c = dyn_cast<CopyOp>(op))
+      cost += 2 * numElements(c.getTarget());
+  });
+  return cost;
+}
+
+/// How often `op` runs: the trip counts of the loops around it (while loops
+/// count as their capacity).
+double executions(Operation *op, Intervals &iv, int64_t whileCapacity) {
+  double n = 1;
+  for (Operation *p = op->getParentOp(); p && !isa<SDFGOp>(p);
+       p = p->getParentOp()) {
+    if (isa<WhileOp>(p))
+      n *= static_cast<double>(whileCapacity);
+    auto loop = dyn_cast<LoopOp>(p);
+    if (!loop)
+      continue;
+    auto lb = iv.of(loop.getLowerExpr(), loop.getBoundOperands());
+    auto ub = iv.of(loop.getUpperExpr(), loop.getBoundOperands());
+    int64_t s = loop.getStepValue();
+    if (lb && ub)
+      n *= std::max<int64_t>(s > 0 ? (ub->hi - lb->lo + s - 1) / s
+                                   : (lb->hi - ub->lo - s - 1) / -s,
+                             0);
+  }
+  return n;
+}
+
+/// Describes every forwarded transient: whether the backward program can
+/// recompute it by re-running its writers, and at what cost.
+LogicalResult
+analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
+                  const llvm::SetVector<Value> &needed,
+                  llvm::DenseMap<Value, SmallVector<Operation *>> &readersOf,
+                  const llvm::DenseSet<Operation *> &forced,
+                  const llvm::SetVector<Value> &counters, Intervals &iv,
+                  int64_t whileCapacity, std::vector<RecomputeCandidate> &out) {
+  Block &body = grad.getBody().front();
+  llvm::DenseSet<Value> written;
+  for (const WriteInfo &w : writes)
+    written.insert(w.target);
+  for (Value x : needed) {
+    if (!x.getDefiningOp<AllocOp>() || counters.contains(x))
+      continue;
+    RecomputeCandidate c;
+    c.name = containerName(grad, x);
+    c.container = x;
+    std::string why;
+    auto reject = [&](const Twine &reason) {
+      if (why.empty())
+        why = reason.str();
+    };
+    SmallVector<StateOp> states;
+    for (const WriteInfo &w : writes) {
+      if (w.target != x)
+        continue;
+      auto st = w.op->getParentOfType<StateOp>();
+      if (forced.contains(w.op))
+        reject("it is written with wcr(min/max/mul)");
+      else if (!st)
+        reject("it is written outside a state");
+      else if (w.readsTarget && !(isa<StoreOp>(w.op) &&
+                                  initialisedBefore(cast<StoreOp>(w.op), x)))
+        reject("a write accumulates into values written elsewhere");
+      if (st && !llvm::is_contained(states, st))
+        states.push_back(st);
+    }
+    llvm::SetVector<Value> inputs;
+    SmallVector<Operation *> nexts;
+    for (StateOp st : states) {
+      st.walk([&](Operation *inner) {
+        Value t = writeTarget(inner);
+        if (t && t != x)
+          reject("its writer also writes '" + containerName(grad, t) + "'");
+        if (auto l = dyn_cast<LoadOp>(inner); l && l.getMemref() == x)
+          reject("its writer reads it");
+        for (Value v : inner->getOperands()) {
+          Operation *owner = v.getParentRegion()->getParentOp();
+          if (st->isAncestor(owner) || v.getParentBlock() == &body)
+            continue;
+          auto arg = dyn_cast<BlockArgument>(v);
+          if (!arg || !isa<LoopOp>(owner))
+            reject("its writer uses values computed outside it");
+        }
+      });
+      // The writer's scope: up to the next op that writes x again.
+      Operation *next = nullptr, *last = nullptr;
+      for (Operation *op = st->getNextNode(); op; op = op->getNextNode()) {
+        if (subtreeWrites(op, x)) {
+          next = op;
+          break;
+        }
+        for (Operation *r : readersOf[x])
+          if (op->isAncestor(r))
+            last = op;
+      }
+      nexts.push_back(next);
+      c.writers.push_back({st, last});
+      llvm::SetVector<Value> reads;
+      collectContainerReads(st, reads);
+      for (Value y : reads) {
+        if (y == x)
+          continue;
+        inputs.insert(y);
+        for (Operation *op = st->getNextNode();
+             last && op != last->getNextNode(); op = op->getNextNode())
+          if (subtreeWrites(op, y))
+            reject("its writer's input '" + containerName(grad, y) +
+                   "' is overwritten before the value is last read");
+        if (written.contains(y) && !needed.contains(y))
+          reject("its writer's input '" + containerName(grad, y) +
+                 "' is overwritten later and not stored");
+      }
+      c.cost += executions(st, iv, whileCapacity) * stateCost(st, iv);
+    }
+    // Every read must see the value of a writer in its own scope; a value
+    // carried into a later loop iteration or around a branch is not
+    // recomputed by re-running one writer.
+    for (Operation *r : readersOf[x]) {
+      bool covered = false;
+      for (auto [k, w] : llvm::enumerate(c.writers)) {
+        Operation *a = w.first->getBlock()->findAncestorOpInBlock(*r);
+        covered |= a && w.first->isBeforeInBlock(a) &&
+                   (!nexts[k] || a->isBeforeInBlock(nexts[k]));
+      }
+      if (!covered)
+        reject("a reader sees a value written in another scope (carried "
+               "across loop iterations or branches)");
+    }
+    c.inputs.assign(inputs.begin(), inputs.end());
+    c.eligible = why.empty();
+    c.reason = why;
+    out.push_back(std::move(c));
+  }
+  return success();
+}
+
+} // namespace
+
+void mlir::sdfg::collectContainerReads(Operation *op,
+                                       llvm::SetVector<Value> &out) {
+  op->walk([&](Operation *inner) {
+    if (auto l = dyn_cast<LoadOp>(inner))
+      out.insert(l.getMemref());
+    else if (auto c = dyn_cast<CopyOp>(inner))
+      out.insert(c.getSource());
+    else if (auto m = dyn_cast<MatmulOp>(inner))
+      out.insert_range(ValueRange{m.getA(), m.getB()});
+    else if (auto g = dyn_cast<GemvOp>(inner))
+      out.insert_range(ValueRange{g.getA(), g.getX()});
+    else if (auto d = dyn_cast<DotOp>(inner))
+      out.insert_range(ValueRange{d.getX(), d.getY()});
+    else if (auto t = dyn_cast<TransposeOp>(inner))
+      out.insert(t.getInput());
+    else if (auto r = dyn_cast<ReduceOp>(inner))
+      out.insert(r.getInput());
+  });
+}
+
+std::string mlir::sdfg::containerName(SDFGOp op, Value c) {
   if (auto arg = dyn_cast<BlockArgument>(c))
     if (arg.getOwner()->getParentOp() == op)
       return op.getArgName(arg.getArgNumber());
   unsigned k = 0;
   for (AllocOp a : op.getBody().getOps<AllocOp>()) {
-    if (a.getResult() == c)
-      return "transient" + std::to_string(k);
+    if (a.getResult() == c) {
+      if (!a.getName())
+        return "transient" + std::to_string(k);
+      // Names given twice are told apart by their order.
+      unsigned same = 0, before = 0;
+      for (AllocOp o : op.getBody().getOps<AllocOp>())
+        if (o.getName() == a.getName()) {
+          ++same;
+          if (o == a)
+            before = same - 1;
+        }
+      std::string n = a.getName()->str();
+      return same > 1 ? n + "#" + std::to_string(before) : n;
+    }
     ++k;
   }
   return "?";
 }
 
-LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
+static LogicalResult differentiateImpl(SDFGOp fwd,
+                                       const DifferentiateOptions &opts,
+                                       DifferentiateResult &result) {
   MLIRContext *ctx = fwd.getContext();
   // Default: ad_output, else the (first) return value of the frontend.
-  std::string outName =
-      !output.empty() ? output : fwd.getAdOutput().value_or("__return0").str();
+  std::string outName = !opts.output.empty()
+                            ? opts.output
+                            : fwd.getAdOutput().value_or("__return0").str();
   BlockArgument outArg = fwd.lookupArg(outName);
   if (!outArg)
     return fwd.emitOpError()
@@ -393,8 +648,8 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     return fwd.emitOpError()
            << "autodiff output '" << outName << "' must be a float container";
   SmallVector<std::string> wrtNames;
-  if (!wrt.empty())
-    wrtNames.assign(wrt.begin(), wrt.end());
+  if (!opts.wrt.empty())
+    wrtNames.assign(opts.wrt.begin(), opts.wrt.end());
   else if (auto attr = fwd.getAdWrt())
     for (Attribute a : *attr)
       wrtNames.push_back(cast<StringAttr>(a).str());
@@ -420,13 +675,14 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
   OpBuilder b(ctx);
   b.setInsertionPointAfter(fwd);
   auto grad = cast<SDFGOp>(b.clone(*fwd));
-  grad.setSymName((fwd.getSymName() + suffix).str());
+  result.grad = grad;
+  grad.setSymName((fwd.getSymName() + opts.suffix).str());
   grad->removeAttr(grad.getAdOutputAttrName());
   grad->removeAttr(grad.getAdWrtAttrName());
   Block &body = grad.getBody().front();
   Value out = grad.lookupArg(outName);
   ReverseBuilder rb(b);
-  rb.whileCapacity = whileCapacity;
+  rb.whileCapacity = opts.whileCapacity;
   auto addArgOfType = [&](Type type, const std::string &name) {
     unsigned idx = grad.getNumArguments();
     NamedAttrList attrs;
@@ -478,7 +734,7 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     Block &wb = w.getBody().front();
     b.setInsertionPointToStart(&wb);
     Value c = rb.load(loc, counter, scalar, {});
-    int64_t cap = whileCapacity;
+    int64_t cap = opts.whileCapacity;
     auto idxT =
         TaskletOp::create(b, loc, TypeRange{b.getIndexType()}, ValueRange{c});
     {
@@ -547,36 +803,41 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     if (useful.contains(v))
       active.insert(v);
 
-  // --- What the backward program reads, hence what must be taped.
+  // --- What the backward program reads, hence what must be taped; and
+  // which forward writes' reversals read each container.
   llvm::SetVector<Value> needed;
   llvm::DenseSet<Operation *> forced;
+  llvm::DenseMap<Value, SmallVector<Operation *>> readersOf;
   for (const WriteInfo &w : writes) {
     if (!active.contains(w.target))
       continue;
+    llvm::SetVector<Value> reads;
     if (auto s = dyn_cast<StoreOp>(w.op)) {
-      llvm::SetVector<Value> reads;
       bool valueNeeded = s.getWcr() && *s.getWcr() != WCRKind::add;
       collectNeededReads(s.getValue(), valueNeeded, reads);
       for (Value i : s.getIndices())
         collectNeededReads(i, true, reads);
-      needed.insert(reads.begin(), reads.end());
       if (s.getWcr() && *s.getWcr() != WCRKind::add)
         forced.insert(s);
     } else if (isa<CopyOp>(w.op)) {
       // Copies are linear: their gradient needs no primal values.
     } else if (isa<MatmulOp, GemvOp, DotOp>(w.op)) {
-      needed.insert(w.reads.begin(), w.reads.end());
+      reads.insert(w.reads.begin(), w.reads.end());
     } else if (auto r = dyn_cast<ReduceOp>(w.op);
                r && r.getKind() != ReduceKind::add) {
-      needed.insert(r.getInput());
-      needed.insert(r.getOutput());
+      reads.insert(r.getInput());
+      reads.insert(r.getOutput());
+    }
+    for (Value r : reads) {
+      needed.insert(r);
+      readersOf[r].push_back(w.op);
     }
   }
 
   // The reversed while loops read their counters.
   needed.insert(counters.begin(), counters.end());
 
-  if (printCCS) {
+  if (opts.printCCS) {
     SmallVector<Attribute> names, taped;
     for (Value v : active)
       names.push_back(StringAttr::get(ctx, containerName(grad, v)));
@@ -585,6 +846,7 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     fwd->setAttr("sdfg.ccs", ArrayAttr::get(ctx, names));
     fwd->setAttr("sdfg.needed", ArrayAttr::get(ctx, taped));
     grad.erase();
+    result.grad = nullptr;
     return success();
   }
 
@@ -605,9 +867,52 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       rb.gradients[out] = d;
   }
 
+  // --- Forwarded transients: each may be recomputed instead of stored.
+  Intervals intervals;
+  if (failed(analyseCandidates(grad, writes, needed, readersOf, forced,
+                               counters, intervals, opts.whileCapacity,
+                               result.candidates)))
+    return failure();
+  llvm::DenseMap<Value, unsigned> candidateIndex;
+  for (auto [k, c] : llvm::enumerate(result.candidates))
+    candidateIndex[c.container] = k;
+  llvm::DenseSet<Value> recomputed;
+  for (const auto &entry : opts.recompute) {
+    StringRef n = entry.getKey();
+    auto it =
+        llvm::find_if(result.candidates,
+                      [&](const RecomputeCandidate &c) { return c.name == n; });
+    if (it == result.candidates.end()) {
+      std::string known;
+      for (const RecomputeCandidate &c : result.candidates)
+        known += (known.empty() ? "" : ", ") + c.name;
+      return fwd.emitOpError()
+             << "cannot recompute '" << n
+             << "': it is not a transient the backward program reads "
+                "(those are: "
+             << (known.empty() ? std::string("none") : known) << ")";
+    }
+    if (!it->eligible)
+      return fwd.emitOpError()
+             << "cannot recompute '" << n << "': " << it->reason;
+    recomputed.insert(it->container);
+  }
+  for (const RecomputeCandidate &c : result.candidates) {
+    if (!recomputed.contains(c.container))
+      continue;
+    for (Value in : c.inputs)
+      if (recomputed.contains(in))
+        return fwd.emitOpError()
+               << "cannot recompute both '" << c.name << "' and '"
+               << containerName(grad, in) << "': recomputing '" << c.name
+               << "' reads the stored values of '" << containerName(grad, in)
+               << "'";
+  }
+
   // --- Tapes: before every write to a needed container (and every wcr
   // min/max/mul into an active one), store the element it overwrites.
-  Intervals intervals;
+  // The first write of a transient outside loops overwrites nothing.
+  llvm::DenseSet<Value> writtenBefore;
   b.setInsertionPointToStart(&body);
   auto makeTape = [&](Operation *op, Type elt, ArrayRef<int64_t> extra,
                       TapeSlot &slot) -> LogicalResult {
@@ -622,7 +927,13 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     return success();
   };
   for (const WriteInfo &w : writes) {
+    bool first = writtenBefore.insert(w.target).second;
     bool tape = needed.contains(w.target) || forced.contains(w.op);
+    if (recomputed.contains(w.target))
+      tape = false;
+    if (first && !forced.contains(w.op) && w.target.getDefiningOp<AllocOp>() &&
+        !w.op->getParentOfType<LoopOp>() && !w.op->getParentOfType<WhileOp>())
+      tape = false;
     // A wcr accumulation inside a map has no order to replay: its rule
     // uses the accumulated value instead, and the container is restored by
     // the write that initialised it.
@@ -707,6 +1018,8 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
                                "overwrites yet");
     }
     rb.tapes[w.op].push_back(slot);
+    if (auto it = candidateIndex.find(w.target); it != candidateIndex.end())
+      result.candidates[it->second].tapes.push_back(slot.tape);
   }
   // Branch conditions, stored where the branch is taken.
   SmallVector<IfOp> ifs;
@@ -754,6 +1067,8 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
       rb.boundTapes[op].push_back({v, slot});
     }
   }
+
+  result.forwardEnd = &body.back();
 
   // --- The backward program rewinds the containers it restores; keep the
   // forward results: each written argument is copied to fwd_<name>.
@@ -804,15 +1119,106 @@ LogicalResult AutoDiffPass::differentiate(SDFGOp fwd) {
     b.setInsertionPoint(&body, body.begin());
     rb.gradients[v] = AllocOp::create(b, grad.getLoc(), type, dyn);
   }
+  SmallVector<std::pair<Value, Operation *>> fills;
   for (Value v : active) {
     Value g = rb.gradients.lookup(v);
-    if (g.getDefiningOp<AllocOp>())
-      rb.fill(grad.getLoc(), g, 0.0, /*inState=*/false);
+    if (!g.getDefiningOp<AllocOp>())
+      continue;
+    Operation *last = &body.back();
+    rb.fill(grad.getLoc(), g, 0.0, /*inState=*/false);
+    fills.push_back({g, last->getNextNode()});
   }
+
+  // --- Recomputation: re-run each writer of a recomputed container just
+  // before the backward program first reads the value it wrote (the
+  // reversal of its last forward reader in the writer's scope), into a
+  // fresh container, so the forward one dies with the forward program.
+  llvm::DenseMap<Operation *, SmallVector<std::pair<unsigned, StateOp>>>
+      anchorsAt;
+  for (auto [k, c] : llvm::enumerate(result.candidates))
+    for (auto [writer, last] : c.writers)
+      if (last)
+        anchorsAt[last].push_back({static_cast<unsigned>(k), writer});
+  llvm::DenseMap<Value, Value> fresh;
+  for (Value x : recomputed) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&body);
+    auto alloc = x.getDefiningOp<AllocOp>();
+    auto copy = AllocOp::create(b, alloc.getLoc(), alloc.getType(),
+                                alloc.getDynamicSizes());
+    copy.setNameAttr(b.getStringAttr(containerName(grad, x) + ".recomputed"));
+    fresh[x] = copy;
+  }
+  rb.beforeReverse = [&](Operation *op) {
+    auto it = anchorsAt.find(op);
+    if (it == anchorsAt.end())
+      return;
+    for (auto [k, writer] : it->second) {
+      RecomputeCandidate &c = result.candidates[k];
+      if (recomputed.contains(c.container)) {
+        IRMapping m = rb.map;
+        Operation *clone = b.clone(*writer, m);
+        clone->setAttr(writer.getLabelAttrName(),
+                       b.getStringAttr("recompute " + c.name));
+      } else if (opts.markAnchors) {
+        c.anchors.push_back(
+            StateOp::create(b, op->getLoc(), StringRef("checkpoint-anchor")));
+      }
+    }
+  };
 
   // --- The backward program.
   b.setInsertionPointToEnd(&body);
-  return rb.reverseRegion(grad.getBody());
+  if (failed(rb.reverseRegion(grad.getBody())))
+    return failure();
+  rb.beforeReverse = nullptr;
+
+  // The backward program reads the recomputed containers.
+  for (auto [x, y] : fresh)
+    for (Operation *op = result.forwardEnd->getNextNode(); op;
+         op = op->getNextNode())
+      op->walk([&, x = x, y = y](Operation *inner) {
+        inner->replaceUsesOfWith(x, y);
+      });
+
+  // Gradient containers are zeroed just before their first use, so they
+  // occupy memory only from there on.
+  for (auto [g, fill] : fills) {
+    for (Operation *op = fill->getNextNode(); op; op = op->getNextNode()) {
+      bool uses = false;
+      op->walk([&, g = g](Operation *inner) {
+        uses |= llvm::is_contained(inner->getOperands(), g);
+      });
+      if (uses) {
+        fill->moveBefore(op);
+        break;
+      }
+    }
+  }
+
+  // What sdfg-checkpoint needs to differentiate the program again.
+  SmallVector<Attribute> wrtAttrs;
+  for (const std::string &n : wrtNames)
+    wrtAttrs.push_back(b.getStringAttr(n));
+  grad->setAttr(
+      "sdfg.ad",
+      b.getDictionaryAttr(
+          {b.getNamedAttr("of", FlatSymbolRefAttr::get(fwd.getSymNameAttr())),
+           b.getNamedAttr("output", b.getStringAttr(outName)),
+           b.getNamedAttr("wrt", b.getArrayAttr(wrtAttrs)),
+           b.getNamedAttr("suffix", b.getStringAttr(opts.suffix)),
+           b.getNamedAttr("while_capacity",
+                          b.getI64IntegerAttr(opts.whileCapacity))}));
+  return success();
 }
 
-} // namespace
+FailureOr<DifferentiateResult>
+mlir::sdfg::differentiate(SDFGOp fwd, const DifferentiateOptions &opts) {
+  DifferentiateResult result;
+  if (failed(differentiateImpl(fwd, opts, result))) {
+    if (result.grad)
+      result.grad.erase();
+    return failure();
+  }
+  return result;
+}

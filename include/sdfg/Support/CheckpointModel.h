@@ -32,8 +32,9 @@ struct Candidate {
 struct TimelinePoint {
   /// Bytes live whatever the decisions.
   int64_t baseBytes = 0;
-  /// Candidates whose stored copy is live here (counted when stored).
-  std::vector<unsigned> liveIfStored;
+  /// Bytes live here when a candidate is stored (the container itself
+  /// and the values stored for it).
+  std::vector<std::pair<unsigned, int64_t>> liveIfStored;
   /// Extra bytes live here when a candidate is recomputed (its
   /// recomputation's temporaries, or the container itself when it is live
   /// again after recomputation).
@@ -44,6 +45,12 @@ struct CheckpointModel {
   std::vector<Candidate> candidates;
   /// One timeline per control-flow path; every one must fit.
   std::vector<std::vector<TimelinePoint>> timelines;
+  /// Pairs that cannot both be recomputed (recomputing one re-runs code
+  /// that reads the other as it was stored).
+  std::vector<std::pair<unsigned, unsigned>> exclusive;
+
+  /// Whether the decisions respect `exclusive`.
+  bool admissible(const std::vector<bool> &recompute) const;
 
   /// Peak bytes over all timelines for the given decisions (true =
   /// recompute).

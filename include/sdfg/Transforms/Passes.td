@@ -65,4 +65,65 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
+  let summary = "Store or recompute forwarded values under a memory limit";
+  let description = [{
+    Runs after `sdfg-autodiff` on every gradient program it made (they carry
+    an `sdfg.ad` attribute naming their forward program, which must still
+    be in the module) and rebuilds it so that it fits in the memory limit
+    `mem` as fast as possible.
+
+    The backward program reads some values the forward program computed
+    (forwarded containers). Each forwarded transient is either stored (kept
+    alive from the forward into the backward program, and its overwritten
+    values taped) or recomputed: the backward program re-runs the state
+    that wrote it, into a fresh container, just before it first reads that
+    value, so the forward container dies with the forward program. Values
+    written inside loops and branches are recomputed per iteration and per
+    branch, inside the reversed loop or branch. A transient can be
+    recomputed when its writers are states that write only it, every read
+    sees a value written in the reader's own scope (no value carried across
+    iterations), and the writers' inputs are not overwritten before the
+    value is last read (or are stored themselves); the report says why
+    others cannot.
+
+    `strategy=ilp` (the default) solves the paper's integer linear program
+    with lp_solve: one binary per candidate; a memory timeline with one
+    point per top-level op of the gradient program, where transients live
+    from the first to the last top-level op that uses them (exactly how
+    code generation allocates them); stored and recomputed variants as
+    terms in the decision variables; pairs that cannot both be recomputed
+    excluded; minimum total recomputation cost (arithmetic operations and
+    elements moved, times executions) with every point at most `mem`.
+    Memory is what the gradient program allocates itself (transients,
+    tapes, gradients of transients); its arguments belong to the caller.
+    Because allocation is per top-level op, all control-flow paths share
+    one timeline. An infeasible limit is an error that states the smallest
+    feasible one.
+
+    `strategy=store-all` keeps the autodiff result; `strategy=recompute-all`
+    recomputes every candidate it can; `recompute=A,B` chooses by name.
+    With `mem` the chosen plan is checked against the limit. `sizes=N=100`
+    gives values to index arguments that size dynamic containers. With
+    `report=true` a remark lists every forwarded container (size, cost,
+    decision) and the predicted peak. The decision is also recorded on the
+    gradient program as the `sdfg.checkpoint` attribute.
+  }];
+  let options = [
+    Option<"mem", "mem", "std::string", /*default=*/"",
+           "Memory limit of the gradient program: a number of MiB, or with a "
+           "unit (B, KiB, MiB, GiB)">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"ilp\"",
+           "ilp, store-all or recompute-all">,
+    ListOption<"recompute", "recompute", "std::string",
+               "Forwarded transients to recompute (overrides strategy)">,
+    ListOption<"sizes", "sizes", "std::string",
+               "NAME=VALUE values of index arguments that size dynamic "
+               "containers">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit remarks with every forwarded container, its size, "
+           "recomputation cost and decision, and the predicted peak memory">
+  ];
+}
+
 #endif // SDFG_TRANSFORMS_PASSES_TD

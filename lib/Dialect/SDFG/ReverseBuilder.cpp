@@ -39,6 +39,8 @@ LogicalResult ReverseBuilder::reverseRegion(Region &fwd) {
     auto rule = dyn_cast<ReverseModeOpInterface>(op);
     if (!rule)
       return op->emitOpError("has no reverse-mode rule");
+    if (beforeReverse)
+      beforeReverse(op);
     if (failed(rule.emitReverse(*this)))
       return failure();
   }

@@ -483,7 +483,17 @@ class Translator:
         ssa = self.em.fresh("T")
         clean = "".join(ch if ch.isalnum() else "_" for ch in hint)
         c = Container(ssa, shape, dtype, "transient", clean)
-        self.em.allocs.append(f"{ssa} = sdfg.alloc() : {c.mlir_type}")
+        # A unique name (the variable's, numbered when it is rebound or
+        # shadows an argument) for reports and `recompute=`.
+        if not hasattr(self, "_transient_names"):
+            self._transient_names = {a.arg for a in self.fdef.args.args}
+        name, k = clean, 0
+        while name in self._transient_names:
+            k += 1
+            name = f"{clean}_{k}"
+        self._transient_names.add(name)
+        self.em.allocs.append(
+            f"{ssa} = sdfg.alloc() {{name = \"{name}\"}} : {c.mlir_type}")
         return c
 
     def transient_view(self, shape, dtype, node, hint="tmp"):

@@ -24,6 +24,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <functional>
+
 namespace mlir {
 namespace sdfg {
 
@@ -58,6 +60,11 @@ public:
   /// is when the op is reversed.
   llvm::DenseMap<Operation *, SmallVector<std::pair<Value, TapeSlot>>>
       boundTapes;
+
+  /// Called before each forward op of a reversed region is reversed, at
+  /// the insertion point of its reversal (the checkpoint recomputations
+  /// go there).
+  std::function<void(Operation *)> beforeReverse;
 
   /// Maps the data-dependent bound operands of `fwdOp` to their stored
   /// values, loaded at the insertion point.

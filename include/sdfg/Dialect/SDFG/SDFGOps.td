@@ -227,13 +227,17 @@ def SDFG_AllocOp : SDFG_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
     the SDFG that uses it and frees it after the last one, so memory is held
     only while needed and never allocated inside loops. Dynamic sizes are
     given as index operands, one per `?` dimension. Only allowed directly in
-    the body of `sdfg.sdfg`.
+    the body of `sdfg.sdfg`. The optional `name` (the frontend's variable
+    name) is how reports and pass options such as `sdfg-checkpoint`'s
+    `recompute=` refer to it; unnamed transients are `transient<k>`, in
+    order of declaration.
 
     ```mlir
-    %tmp = sdfg.alloc(%N) : memref<?x4xf64>
+    %tmp = sdfg.alloc(%N) {name = "tmp"} : memref<?x4xf64>
     ```
   }];
-  let arguments = (ins Variadic<Index>:$dynamic_sizes);
+  let arguments = (ins Variadic<Index>:$dynamic_sizes,
+                       OptionalAttr<StrAttr>:$name);
   let results = (outs SDFG_Container:$result);
   let assemblyFormat = "`(` $dynamic_sizes `)` attr-dict `:` type($result)";
   let hasVerifier = 1;
