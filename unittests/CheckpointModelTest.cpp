@@ -142,6 +142,17 @@ TEST(CheckpointModel, ExclusivePairsAreNotBothRecomputed) {
   EXPECT_EQ(p.minFeasibleBytes, 15);
 }
 
+TEST(CheckpointModel, NoCandidates) {
+  CheckpointModel m;
+  m.timelines = {{{7, {}, {}}, {9, {}, {}}}};
+  CheckpointPlan ok = solveCheckpointModel(m, 9);
+  EXPECT_TRUE(ok.feasible);
+  EXPECT_EQ(ok.peakBytes, 9);
+  CheckpointPlan no = solveCheckpointModel(m, 8);
+  EXPECT_FALSE(no.feasible);
+  EXPECT_EQ(no.minFeasibleBytes, 9);
+}
+
 TEST(CheckpointModel, MatchesExhaustiveSearch) {
   std::mt19937 rng(42);
   for (int trial = 0; trial < 60; ++trial) {

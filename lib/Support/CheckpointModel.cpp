@@ -68,6 +68,15 @@ CheckpointPlan mlir::sdfg::solveCheckpointModel(const CheckpointModel &model,
                                                 int64_t memLimitBytes) {
   CheckpointPlan plan;
   unsigned n = model.candidates.size();
+  if (n == 0) {
+    // Nothing to decide (lp_solve rejects an empty problem).
+    plan.peakBytes = model.peakBytes({});
+    plan.feasible = plan.peakBytes <= memLimitBytes;
+    plan.optimal = true;
+    if (!plan.feasible)
+      plan.minFeasibleBytes = plan.peakBytes;
+    return plan;
+  }
   // The solver works in floating point with a relative feasibility
   // tolerance; a plan that misses the limit by a few bytes is re-solved
   // with the limit tightened by the excess, until it fits exactly.

@@ -475,6 +475,96 @@ double executions(Operation *op, Intervals &iv, int64_t whileCapacity) {
   return n;
 }
 
+/// Whether one execution of `op` (a write inside `state`) overwrites every
+/// element of `x`: re-running its state then reproduces all of `x`, not
+/// just the part this write touched.
+bool coversWhole(Operation *op, Value x, StateOp state) {
+  auto type = cast<MemRefType>(x.getType());
+  if (isa<MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(op))
+    return true;
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    if (copy.getWcr() || !type.hasStaticShape())
+      return false;
+    Subset dst = copy.getTargetSubsetInfo();
+    for (auto [d, dim] : llvm::enumerate(dst.getDims())) {
+      auto lo = dyn_cast<AffineConstantExpr>(dim.lo);
+      auto hi = dyn_cast<AffineConstantExpr>(dim.hi);
+      if (!dim.isRange || dim.step != 1 || !lo || !hi || lo.getValue() != 0 ||
+          hi.getValue() != type.getDimSize(d))
+        return false;
+    }
+    return true;
+  }
+  auto store = dyn_cast<StoreOp>(op);
+  if (!store || store.getWcr())
+    return false;
+  // Each dimension indexed by its own parameter of a map in the state
+  // that runs over exactly that dimension.
+  llvm::SmallDenseSet<Value> used;
+  for (auto [d, e] : llvm::enumerate(store.getMap().getResults())) {
+    auto dimE = dyn_cast<AffineDimExpr>(e);
+    if (!dimE || type.isDynamicDim(d))
+      return false;
+    Value p = store.getIndices()[dimE.getPosition()];
+    auto arg = dyn_cast<BlockArgument>(p);
+    auto map = arg ? dyn_cast<MapOp>(arg.getOwner()->getParentOp()) : MapOp();
+    if (!map || !state->isAncestor(map) || !used.insert(p).second)
+      return false;
+    unsigned k = arg.getArgNumber();
+    auto lo = dyn_cast<AffineConstantExpr>(map.getLowerBounds().getResult(k));
+    auto hi = dyn_cast<AffineConstantExpr>(map.getUpperBounds().getResult(k));
+    if (!lo || !hi || lo.getValue() != 0 ||
+        hi.getValue() != type.getDimSize(d) || map.getSteps()[k] != 1)
+      return false;
+  }
+  return true;
+}
+
+/// Whether the first access to `z` in `state` (in program order) is a
+/// write of all of it: then what the state reads of `z` it wrote itself.
+bool firstAccessCovers(StateOp state, Value z) {
+  std::optional<bool> result;
+  state.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (result)
+      return WalkResult::skip();
+    if (writeTarget(op) == z) {
+      result = coversWhole(op, z, state);
+      return WalkResult::skip();
+    }
+    llvm::SetVector<Value> reads;
+    if (isa<LoadOp, CopyOp, MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(op))
+      mlir::sdfg::collectContainerReads(op, reads);
+    if (reads.contains(z))
+      result = false;
+    return WalkResult::advance();
+  });
+  return result.value_or(false);
+}
+
+/// Removes from a recomputed copy of a state the writes into tapes and the
+/// loads, tasklets and maps left without a purpose.
+void dropTapeWrites(Operation *clone, const llvm::DenseSet<Value> &tapes) {
+  SmallVector<Operation *> dead;
+  clone->walk([&](StoreOp s) {
+    if (tapes.contains(s.getMemref()))
+      dead.push_back(s);
+  });
+  for (Operation *op : dead)
+    op->erase();
+  for (bool changed = true; changed;) {
+    changed = false;
+    dead.clear();
+    clone->walk([&](Operation *op) {
+      if ((isa<LoadOp, TaskletOp>(op) && op->use_empty()) ||
+          (isa<MapOp>(op) && op->getRegion(0).front().empty()))
+        dead.push_back(op);
+    });
+    for (Operation *op : dead)
+      op->erase();
+    changed = !dead.empty();
+  }
+}
+
 /// Describes every forwarded transient: whether the backward program can
 /// recompute it by re-running its writers, and at what cost.
 LogicalResult
@@ -508,21 +598,40 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
         reject("it is written with wcr(min/max/mul)");
       else if (!st)
         reject("it is written outside a state");
-      else if (w.readsTarget && !(isa<StoreOp>(w.op) &&
-                                  initialisedBefore(cast<StoreOp>(w.op), x)))
-        reject("a write accumulates into values written elsewhere");
       if (st && !llvm::is_contained(states, st))
         states.push_back(st);
     }
     llvm::SetVector<Value> inputs;
     SmallVector<Operation *> nexts;
     for (StateOp st : states) {
+      // Re-running the state reproduces x if the state overwrites all of
+      // it before reading it; other containers it writes the same way go
+      // to scratch copies during the recomputation.
+      llvm::SetVector<Value> produced;
       st.walk([&](Operation *inner) {
-        Value t = writeTarget(inner);
-        if (t && t != x)
-          reject("its writer also writes '" + containerName(grad, t) + "'");
-        if (auto l = dyn_cast<LoadOp>(inner); l && l.getMemref() == x)
-          reject("its writer reads it");
+        if (Value t = writeTarget(inner))
+          produced.insert(t);
+      });
+      SmallVector<Value> scratch;
+      for (Value z : produced) {
+        if (firstAccessCovers(st, z)) {
+          if (z != x)
+            scratch.push_back(z);
+          continue;
+        }
+        if (z == x)
+          reject("a writer updates only part of it, or reads it first");
+        else
+          reject("its writer also updates part of '" + containerName(grad, z) +
+                 "'");
+      }
+      for (Value z : scratch)
+        if (!cast<MemRefType>(z.getType()).hasStaticShape() &&
+            !z.getDefiningOp<AllocOp>())
+          reject("its writer also writes '" + containerName(grad, z) +
+                 "', of dynamic shape");
+      c.scratch.push_back(scratch);
+      st.walk([&](Operation *inner) {
         for (Value v : inner->getOperands()) {
           Operation *owner = v.getParentRegion()->getParentOp();
           if (st->isAncestor(owner) || v.getParentBlock() == &body)
@@ -548,7 +657,7 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
       llvm::SetVector<Value> reads;
       collectContainerReads(st, reads);
       for (Value y : reads) {
-        if (y == x)
+        if (produced.contains(y))
           continue;
         inputs.insert(y);
         for (Operation *op = st->getNextNode();
@@ -886,14 +995,14 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       std::string known;
       for (const RecomputeCandidate &c : result.candidates)
         known += (known.empty() ? "" : ", ") + c.name;
-      return fwd.emitOpError()
+      return emitError(fwd.getLoc())
              << "cannot recompute '" << n
              << "': it is not a transient the backward program reads "
                 "(those are: "
              << (known.empty() ? std::string("none") : known) << ")";
     }
     if (!it->eligible)
-      return fwd.emitOpError()
+      return emitError(fwd.getLoc())
              << "cannot recompute '" << n << "': " << it->reason;
     recomputed.insert(it->container);
   }
@@ -902,7 +1011,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       continue;
     for (Value in : c.inputs)
       if (recomputed.contains(in))
-        return fwd.emitOpError()
+        return emitError(fwd.getLoc())
                << "cannot recompute both '" << c.name << "' and '"
                << containerName(grad, in) << "': recomputing '" << c.name
                << "' reads the stored values of '" << containerName(grad, in)
@@ -1133,36 +1242,56 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   // before the backward program first reads the value it wrote (the
   // reversal of its last forward reader in the writer's scope), into a
   // fresh container, so the forward one dies with the forward program.
-  llvm::DenseMap<Operation *, SmallVector<std::pair<unsigned, StateOp>>>
+  llvm::DenseMap<Operation *, SmallVector<std::pair<unsigned, unsigned>>>
       anchorsAt;
   for (auto [k, c] : llvm::enumerate(result.candidates))
-    for (auto [writer, last] : c.writers)
-      if (last)
-        anchorsAt[last].push_back({static_cast<unsigned>(k), writer});
+    for (auto [i, w] : llvm::enumerate(c.writers))
+      if (w.second)
+        anchorsAt[w.second].push_back(
+            {static_cast<unsigned>(k), static_cast<unsigned>(i)});
   llvm::DenseMap<Value, Value> fresh;
-  for (Value x : recomputed) {
+  auto copyOf = [&](Value x, const std::string &name) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&body);
-    auto alloc = x.getDefiningOp<AllocOp>();
-    auto copy = AllocOp::create(b, alloc.getLoc(), alloc.getType(),
-                                alloc.getDynamicSizes());
-    copy.setNameAttr(b.getStringAttr(containerName(grad, x) + ".recomputed"));
-    fresh[x] = copy;
-  }
+    SmallVector<Value> dyn;
+    if (auto alloc = x.getDefiningOp<AllocOp>())
+      dyn.assign(alloc.getDynamicSizes().begin(),
+                 alloc.getDynamicSizes().end());
+    auto copy =
+        AllocOp::create(b, x.getLoc(), cast<MemRefType>(x.getType()), dyn);
+    copy.setNameAttr(b.getStringAttr(name));
+    return copy.getResult();
+  };
+  for (Value x : recomputed)
+    fresh[x] = copyOf(x, containerName(grad, x) + ".recomputed");
+  // The writers now hold the forward program's tape writes; their
+  // recomputations must not repeat them.
+  llvm::DenseSet<Value> tapeValues;
+  for (auto &[op, slots] : rb.tapes)
+    for (const TapeSlot &slot : slots)
+      tapeValues.insert(slot.tape);
+  for (auto &[op, bounds] : rb.boundTapes)
+    for (auto &[v, slot] : bounds)
+      tapeValues.insert(slot.tape);
   rb.beforeReverse = [&](Operation *op) {
     auto it = anchorsAt.find(op);
     if (it == anchorsAt.end())
       return;
-    for (auto [k, writer] : it->second) {
+    for (auto [k, i] : it->second) {
       RecomputeCandidate &c = result.candidates[k];
+      StateOp writer = c.writers[i].first;
       if (recomputed.contains(c.container)) {
         IRMapping m = rb.map;
+        for (Value z : c.scratch[i])
+          m.map(z, copyOf(z, containerName(grad, z) + ".scratch"));
         Operation *clone = b.clone(*writer, m);
         clone->setAttr(writer.getLabelAttrName(),
                        b.getStringAttr("recompute " + c.name));
+        dropTapeWrites(clone, tapeValues);
       } else if (opts.markAnchors) {
         c.anchors.push_back(
             StateOp::create(b, op->getLoc(), StringRef("checkpoint-anchor")));
+        c.anchorWriters.push_back(i);
       }
     }
   };

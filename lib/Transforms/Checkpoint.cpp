@@ -150,6 +150,14 @@ FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
   return bytes;
 }
 
+/// Bytes of a container of static shape.
+FailureOr<int64_t> staticBytes(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  Type elt = type.getElementType();
+  int64_t bytes = elt.isIndex() ? 8 : (elt.getIntOrFloatBitWidth() + 7) / 8;
+  return bytes * type.getNumElements();
+}
+
 void CheckpointPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (strategy != "ilp" && strategy != "store-all" &&
@@ -300,10 +308,20 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
         readBack = true;
       }
     }
-    for (Operation *a : c.anchors) {
+    for (auto [a, w] : llvm::zip(c.anchors, c.anchorWriters)) {
       unsigned s = tl.stepOf.lookup(topLevel(a));
       firstAnchor = std::min(firstAnchor, s);
       lastAnchor = std::max(lastAnchor, s);
+      // Scratch copies of what the writer also writes live during the
+      // recomputation only.
+      for (Value z : c.scratch[w]) {
+        FailureOr<int64_t> zb = z.getDefiningOp<AllocOp>()
+                                    ? containerBytes(ref, z, symbols)
+                                    : staticBytes(z);
+        if (failed(zb))
+          return failure();
+        add(recomputed, s, s, *zb);
+      }
     }
     add(recomputed, first, lastFwd, xb);
     if (readBack && firstAnchor < numSteps)

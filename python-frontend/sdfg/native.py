@@ -160,7 +160,10 @@ def run_passes(source, passes):
     proc = subprocess.run([_tool("sdfg-opt")] + list(passes), input=source,
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        raise ToolError(proc.stderr.strip() or
+        # The diagnostics, without the echo of the source line they point
+        # at (the input is generated).
+        errors = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+        raise ToolError("\n".join(errors) or proc.stderr.strip() or
                         f"sdfg-opt exited with {proc.returncode}")
     return proc.stdout
 

@@ -13,6 +13,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import tempfile
 
 import numpy as np
@@ -21,7 +22,7 @@ from . import native
 from .errors import FrontendError
 from .frontend import translate
 
-_CACHE_VERSION = "1"
+_CACHE_VERSION = "2"
 
 
 def cache_dir():
@@ -125,20 +126,26 @@ class Program:
             module = native.NativeModule(None, lib, meta["abi"])
             return _Entry(module, meta)
         tr = translate(self.fn, args)
-        passes = ()
+        source = tr.text
         name = tr.name
+        checkpoint = None
         if autodiff is not None:
-            out, wrt = autodiff
+            out, wrt, plan = autodiff
             passes = [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)}"]
+            if plan is not None:
+                passes.append(_checkpoint_option(*plan))
+            source = native.run_passes(source, passes)
+            checkpoint = _read_checkpoint(source)
             name = tr.name + "_grad"
         os.makedirs(cache_dir(), exist_ok=True)
         # Build in a private directory, then rename: a crash mid-compile
         # never leaves a half-written entry behind.
         staging = tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
         try:
-            abi = native.build_library(tr.text, staging, passes=passes)
+            abi = native.build_library(source, staging)
             meta = {
                 "name": name,
+                "checkpoint": checkpoint,
                 "abi": abi,
                 "params": [[k, n, str(d) if d is not None else None,
                             list(s) if isinstance(s, tuple) else s]
@@ -167,11 +174,61 @@ class Program:
         return entry.call(_normalise(args))
 
 
+_STRATEGIES = ("store-all", "recompute-all", "ilp")
+
+
+def _checkpoint_option(mem, strategy, recompute):
+    parts = [f"strategy={strategy}"]
+    if mem is not None:
+        parts.append(f"mem={float(mem)!r}MiB")
+    if recompute:
+        parts.append("recompute=" + ",".join(recompute))
+    return "--sdfg-checkpoint=" + " ".join(parts)
+
+
+def _read_checkpoint(source):
+    """The sdfg.checkpoint attribute of the gradient program, as a dict."""
+    m = re.search(r"sdfg\.checkpoint = \{(.*?)\}", source)
+    if m is None:
+        return None
+    text = m.group(1)
+    info = {k: int(v) for k, v in re.findall(r"(\w+) = (-?\d+) : i64", text)}
+    for key in ("recompute", "store"):
+        lst = re.search(key + r" = \[(.*?)\]", text)
+        info[key] = re.findall(r'"([^"]*)"', lst.group(1)) if lst else []
+    st = re.search(r'strategy = "([^"]*)"', text)
+    info["strategy"] = st.group(1) if st else None
+    return info
+
+
 class Gradient:
     """`sdfg.grad` / `sdfg.vjp`: the gradient of one output of a NumPy
     function with respect to some of its arguments."""
 
-    def __init__(self, fn, wrt, output, with_seed):
+    def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
+                 recompute=None):
+        if strategy is None:
+            strategy = "ilp" if mem is not None else "store-all"
+        if strategy not in _STRATEGIES:
+            raise ValueError(f"strategy must be one of {_STRATEGIES}, not "
+                             f"{strategy!r}")
+        if mem is not None:
+            if isinstance(mem, bool) or not isinstance(mem, (int, float)) \
+                    or not mem > 0:
+                raise ValueError(f"mem must be a positive number of MiB, "
+                                 f"not {mem!r}")
+        if strategy == "ilp" and mem is None and not recompute:
+            raise ValueError("strategy='ilp' needs mem= (the limit in MiB)")
+        if isinstance(recompute, str):
+            recompute = [recompute]
+        recompute = tuple(recompute or ())
+        self._plan = None
+        if mem is not None or strategy != "store-all" or recompute:
+            self._plan = (mem, strategy, recompute)
+        #: The checkpoint decision of the last compiled gradient: peak and
+        #: limit in bytes, containers recomputed and stored (None without
+        #: mem/strategy).
+        self.checkpoint = None
         self.program = program(fn)
         if isinstance(wrt, str):
             wrt = [wrt]
@@ -210,6 +267,7 @@ class Gradient:
             entry, out = cached
             result = entry.call_gradient(args, self.wrt, out, seed)
             self.last_value = entry.last_value
+            self.checkpoint = entry.meta.get("checkpoint")
             return result
         tr = translate(self.program.fn, args)
         params = tr.signature.params
@@ -245,26 +303,33 @@ class Gradient:
             raise FrontendError(f"output '{self.output}' has dtype "
                                 f"{np.dtype(out_dtype)}; only float outputs "
                                 "can be differentiated")
-        entry = self.program._load_or_build(args, key, (out, tuple(self.wrt)))
+        entry = self.program._load_or_build(
+            args, key, (out, tuple(self.wrt), self._plan))
         self._checked[key] = (entry, out)
+        self.checkpoint = entry.meta.get("checkpoint")
         result = entry.call_gradient(args, self.wrt, out, seed)
         # The forward results computed on the way (what `fn` returns).
         self.last_value = entry.last_value
         return result
 
 
-def grad(fn, wrt, output="return", mem=None, strategy="store-all"):
-    """d sum(output) / d wrt for each name in `wrt`, as a dict."""
-    if mem is not None or strategy != "store-all":
-        raise NotImplementedError("memory limits and recomputation "
-                                  "(--sdfg-checkpoint) are not available "
-                                  "yet; use the default store-all")
-    return Gradient(fn, wrt, output, with_seed=False)
+def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None):
+    """d sum(output) / d wrt for each name in `wrt`, as a dict.
+
+    `mem` is a memory limit in MiB for what the gradient program allocates
+    besides its arguments (--sdfg-checkpoint); `strategy` is "store-all"
+    (the default without `mem`), "ilp" (the default with `mem`: the fastest
+    plan within the limit) or "recompute-all"; `recompute` names forwarded
+    arrays to recompute by hand. An infeasible limit raises ToolError with
+    the smallest feasible one."""
+    return Gradient(fn, wrt, output, with_seed=False, mem=mem,
+                    strategy=strategy, recompute=recompute)
 
 
-def vjp(fn, wrt, output="return"):
+def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None):
     """Like grad, but the callable takes seed= (the output's cotangent)."""
-    return Gradient(fn, wrt, output, with_seed=True)
+    return Gradient(fn, wrt, output, with_seed=True, mem=mem,
+                    strategy=strategy, recompute=recompute)
 
 
 class _Entry:

@@ -65,8 +65,12 @@ struct RecomputeCandidate {
   /// scope that reads the value written (null when nothing does): the
   /// recomputation runs just before that op's reversal.
   SmallVector<std::pair<StateOp, Operation *>> writers;
-  /// With markAnchors: the anchor states (one per writer).
+  /// Per writer: the other containers it writes (before reading them);
+  /// the recomputation writes them to scratch copies.
+  SmallVector<SmallVector<Value>> scratch;
+  /// With markAnchors: the anchor states, and the writer of each.
   SmallVector<Operation *> anchors;
+  SmallVector<unsigned> anchorWriters;
 };
 
 struct DifferentiateResult {
