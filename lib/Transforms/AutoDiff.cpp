@@ -1262,8 +1262,11 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     copy.setNameAttr(b.getStringAttr(name));
     return copy.getResult();
   };
-  for (Value x : recomputed)
-    fresh[x] = copyOf(x, containerName(grad, x) + ".recomputed");
+  // In candidate order, so that the output does not depend on pointers.
+  for (const RecomputeCandidate &c : result.candidates)
+    if (recomputed.contains(c.container))
+      fresh[c.container] =
+          copyOf(c.container, containerName(grad, c.container) + ".recomputed");
   // The writers now hold the forward program's tape writes; their
   // recomputations must not repeat them.
   llvm::DenseSet<Value> tapeValues;

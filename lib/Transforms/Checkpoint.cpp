@@ -162,7 +162,7 @@ void CheckpointPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (strategy != "ilp" && strategy != "store-all" &&
       strategy != "recompute-all") {
-    module.emitError("sdfg-checkpoint: unknown strategy '")
+    emitError(module.getLoc(), "sdfg-checkpoint: unknown strategy '")
         << strategy << "' (expected ilp, store-all or recompute-all)";
     return signalPassFailure();
   }
@@ -170,14 +170,14 @@ void CheckpointPass::runOnOperation() {
   if (!mem.empty()) {
     limit = parseMemory(mem);
     if (!limit) {
-      module.emitError("sdfg-checkpoint: cannot read mem='")
+      emitError(module.getLoc(), "sdfg-checkpoint: cannot read mem='")
           << mem << "' (expected a number of MiB, or a number with B, KiB, "
           << "MiB or GiB)";
       return signalPassFailure();
     }
   }
   if (strategy == "ilp" && !limit && recompute.empty()) {
-    module.emitError("sdfg-checkpoint: strategy=ilp needs a memory limit "
+    emitError(module.getLoc(), "sdfg-checkpoint: strategy=ilp needs a memory limit "
                      "(mem=<MiB>)");
     return signalPassFailure();
   }
@@ -186,7 +186,7 @@ void CheckpointPass::runOnOperation() {
     auto [name, value] = StringRef(entry).split('=');
     int64_t v;
     if (name.empty() || value.getAsInteger(10, v) || v < 0) {
-      module.emitError("sdfg-checkpoint: cannot read sizes entry '")
+      emitError(module.getLoc(), "sdfg-checkpoint: cannot read sizes entry '")
           << entry << "' (expected NAME=VALUE with a non-negative integer)";
       return signalPassFailure();
     }
@@ -197,7 +197,7 @@ void CheckpointPass::runOnOperation() {
     if (op->hasAttr("sdfg.ad"))
       grads.push_back(op);
   if (grads.empty()) {
-    module.emitError("sdfg-checkpoint: no gradient program in the module; "
+    emitError(module.getLoc(), "sdfg-checkpoint: no gradient program in the module; "
                      "run --sdfg-autodiff first");
     return signalPassFailure();
   }
