@@ -207,6 +207,9 @@ class Gradient:
 
     def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
                  recompute=None):
+        # An explicit strategy runs --sdfg-checkpoint (even store-all, which
+        # then reports its peak in .checkpoint).
+        explicit = strategy is not None
         if strategy is None:
             strategy = "ilp" if mem is not None else "store-all"
         if strategy not in _STRATEGIES:
@@ -223,7 +226,7 @@ class Gradient:
             recompute = [recompute]
         recompute = tuple(recompute or ())
         self._plan = None
-        if mem is not None or strategy != "store-all" or recompute:
+        if mem is not None or explicit or recompute:
             self._plan = (mem, strategy, recompute)
         #: The checkpoint decision of the last compiled gradient: peak and
         #: limit in bytes, containers recomputed and stored (None without
