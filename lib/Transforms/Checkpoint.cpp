@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sdfg/Support/CheckpointModel.h"
+#include "sdfg/Transforms/CheckpointModelBuilder.h"
 #include "sdfg/Transforms/Differentiate.h"
 #include "sdfg/Transforms/Passes.h"
 
@@ -72,44 +73,6 @@ std::optional<int64_t> parseMemory(StringRef text) {
   return static_cast<int64_t>(value * scale);
 }
 
-/// Top-level ops of a gradient program and, for each transient, the first
-/// and last of them that use it: code generation allocates a transient
-/// before its first top-level use and frees it after the last.
-struct Timeline {
-  SmallVector<Operation *> steps;
-  llvm::DenseMap<Operation *, unsigned> stepOf;
-  llvm::MapVector<Value, std::pair<unsigned, unsigned>> live;
-};
-
-Timeline buildTimeline(SDFGOp op) {
-  Timeline t;
-  Block &body = op.getBody().front();
-  for (Operation &top : body) {
-    if (isa<AllocOp>(top))
-      continue;
-    unsigned i = t.steps.size();
-    t.steps.push_back(&top);
-    t.stepOf[&top] = i;
-    top.walk([&](Operation *inner) {
-      for (Value v : inner->getOperands()) {
-        if (!v.getDefiningOp<AllocOp>() || v.getParentBlock() != &body)
-          continue;
-        auto [it, fresh] = t.live.insert({v, {i, i}});
-        if (!fresh)
-          it->second.second = i;
-      }
-    });
-  }
-  return t;
-}
-
-/// The top-level op of `op`'s program that contains it.
-Operation *topLevel(Operation *op) {
-  while (!isa<SDFGOp>(op->getParentOp()))
-    op = op->getParentOp();
-  return op;
-}
-
 struct CheckpointPass : public sdfg::impl::CheckpointBase<CheckpointPass> {
   using CheckpointBase::CheckpointBase;
 
@@ -117,46 +80,6 @@ struct CheckpointPass : public sdfg::impl::CheckpointBase<CheckpointPass> {
   LogicalResult checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                            const llvm::StringMap<int64_t> &symbols);
 };
-
-/// Bytes of a transient; dynamic sizes from index arguments named in
-/// `sizes=`.
-FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
-                                  const llvm::StringMap<int64_t> &symbols) {
-  auto alloc = v.getDefiningOp<AllocOp>();
-  MemRefType type = alloc.getType();
-  Type elt = type.getElementType();
-  int64_t bytes = elt.isIndex() ? 8 : (elt.getIntOrFloatBitWidth() + 7) / 8;
-  unsigned dyn = 0;
-  for (int64_t d : type.getShape()) {
-    if (!ShapedType::isDynamic(d)) {
-      bytes *= d;
-      continue;
-    }
-    Value size = alloc.getDynamicSizes()[dyn++];
-    auto arg = dyn_cast<BlockArgument>(size);
-    std::string name = arg && arg.getOwner()->getParentOp() == op
-                           ? op.getArgName(arg.getArgNumber())
-                           : std::string();
-    auto it = symbols.find(name);
-    if (name.empty() || it == symbols.end())
-      return alloc.emitOpError()
-             << "sdfg-checkpoint needs the size of this container: give its "
-                "dynamic size "
-             << (name.empty() ? std::string("(an index argument)")
-                              : "'" + name + "'")
-             << " a value with sizes=NAME=VALUE";
-    bytes *= it->second;
-  }
-  return bytes;
-}
-
-/// Bytes of a container of static shape.
-FailureOr<int64_t> staticBytes(Value v) {
-  auto type = cast<MemRefType>(v.getType());
-  Type elt = type.getElementType();
-  int64_t bytes = elt.isIndex() ? 8 : (elt.getIntOrFloatBitWidth() + 7) / 8;
-  return bytes * type.getNumElements();
-}
 
 void CheckpointPass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -177,8 +100,9 @@ void CheckpointPass::runOnOperation() {
     }
   }
   if (strategy == "ilp" && !limit && recompute.empty()) {
-    emitError(module.getLoc(), "sdfg-checkpoint: strategy=ilp needs a memory limit "
-                     "(mem=<MiB>)");
+    emitError(module.getLoc(),
+              "sdfg-checkpoint: strategy=ilp needs a memory limit "
+              "(mem=<MiB>)");
     return signalPassFailure();
   }
   llvm::StringMap<int64_t> symbols;
@@ -197,8 +121,9 @@ void CheckpointPass::runOnOperation() {
     if (op->hasAttr("sdfg.ad"))
       grads.push_back(op);
   if (grads.empty()) {
-    emitError(module.getLoc(), "sdfg-checkpoint: no gradient program in the module; "
-                     "run --sdfg-autodiff first");
+    emitError(module.getLoc(),
+              "sdfg-checkpoint: no gradient program in the module; "
+              "run --sdfg-autodiff first");
     return signalPassFailure();
   }
   for (SDFGOp grad : grads)
@@ -238,114 +163,12 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   if (failed(storeAll))
     return failure();
   SDFGOp ref = storeAll->grad;
-  Timeline tl = buildTimeline(ref);
-  unsigned numSteps = tl.steps.size();
-  unsigned fwdEnd = tl.stepOf.lookup(storeAll->forwardEnd);
-
-  llvm::DenseMap<Value, int64_t> bytesOf;
-  for (auto &[v, range] : tl.live) {
-    FailureOr<int64_t> b = containerBytes(ref, v, symbols);
-    if (failed(b))
-      return failure();
-    bytesOf[v] = *b;
-  }
-
-  // Candidates of the model: the forwarded transients that can be
-  // recomputed. Their containers and tapes leave the base.
-  CheckpointModel model;
-  SmallVector<unsigned> modelIndex; // model candidate -> storeAll candidate
-  llvm::DenseMap<Value, unsigned> candidateOf;
-  llvm::DenseSet<Value> variable;
-  for (auto [k, c] : llvm::enumerate(storeAll->candidates)) {
-    if (!c.eligible || !tl.live.count(c.container))
-      continue;
-    candidateOf[c.container] = model.candidates.size();
-    modelIndex.push_back(k);
-    model.candidates.push_back(
-        {c.name, bytesOf.lookup(c.container), std::max(c.cost, 1.0)});
-    variable.insert(c.container);
-    variable.insert(c.tapes.begin(), c.tapes.end());
-  }
-  std::vector<TimelinePoint> points(numSteps);
-  for (auto &[v, range] : tl.live)
-    if (!variable.contains(v))
-      for (unsigned i = range.first; i <= range.second; ++i)
-        points[i].baseBytes += bytesOf.lookup(v);
-  for (auto [m, k] : llvm::enumerate(modelIndex)) {
-    const RecomputeCandidate &c = storeAll->candidates[k];
-    unsigned idx = m;
-    std::vector<int64_t> stored(numSteps), recomputed(numSteps);
-    auto add = [&](std::vector<int64_t> &into, unsigned from, unsigned to,
-                   int64_t bytes) {
-      for (unsigned i = from; i <= to && i < numSteps; ++i)
-        into[i] += bytes;
-    };
-    Value x = c.container;
-    auto [first, last] = tl.live.lookup(x);
-    int64_t xb = bytesOf.lookup(x);
-    add(stored, first, last, xb);
-    for (Value t : c.tapes)
-      if (tl.live.count(t)) {
-        auto [tf, tlast] = tl.live.lookup(t);
-        add(stored, tf, tlast, bytesOf.lookup(t));
-      }
-    // Recomputed: the forward container lives through its forward uses; the
-    // fresh one from the first recomputation to the last backward read.
-    unsigned lastFwd = first, firstAnchor = numSteps, lastAnchor = 0;
-    unsigned lastRead = 0;
-    bool readBack = false;
-    for (unsigned i = first; i <= last; ++i) {
-      bool uses = false;
-      llvm::SetVector<Value> reads;
-      tl.steps[i]->walk([&](Operation *inner) {
-        uses |= llvm::is_contained(inner->getOperands(), x);
-      });
-      collectContainerReads(tl.steps[i], reads);
-      if (uses && i <= fwdEnd)
-        lastFwd = i;
-      if (i > fwdEnd && reads.contains(x)) {
-        lastRead = i;
-        readBack = true;
-      }
-    }
-    for (auto [a, w] : llvm::zip(c.anchors, c.anchorWriters)) {
-      unsigned s = tl.stepOf.lookup(topLevel(a));
-      firstAnchor = std::min(firstAnchor, s);
-      lastAnchor = std::max(lastAnchor, s);
-      // Scratch copies of what the writer also writes live during the
-      // recomputation only.
-      for (Value z : c.scratch[w]) {
-        FailureOr<int64_t> zb = z.getDefiningOp<AllocOp>()
-                                    ? containerBytes(ref, z, symbols)
-                                    : staticBytes(z);
-        if (failed(zb))
-          return failure();
-        add(recomputed, s, s, *zb);
-      }
-    }
-    add(recomputed, first, lastFwd, xb);
-    if (readBack && firstAnchor < numSteps)
-      add(recomputed, std::min(firstAnchor, lastRead), lastRead, xb);
-    // The writers' transient inputs must live until the last
-    // recomputation.
-    for (Value y : c.inputs) {
-      if (!tl.live.count(y) || candidateOf.count(y))
-        continue;
-      unsigned yLast = tl.live.lookup(y).second;
-      if (firstAnchor < numSteps && yLast < lastAnchor)
-        add(recomputed, yLast + 1, lastAnchor, bytesOf.lookup(y));
-    }
-    for (unsigned i = 0; i < numSteps; ++i) {
-      if (stored[i])
-        points[i].liveIfStored.push_back({idx, stored[i]});
-      if (recomputed[i])
-        points[i].liveIfRecomputed.push_back({idx, recomputed[i]});
-    }
-    for (Value y : c.inputs)
-      if (auto it = candidateOf.find(y); it != candidateOf.end())
-        model.exclusive.push_back({idx, it->second});
-  }
-  model.timelines.push_back(std::move(points));
+  FailureOr<CheckpointProblem> problem =
+      buildCheckpointModel(*storeAll, symbols);
+  if (failed(problem))
+    return failure();
+  CheckpointModel &model = problem->model;
+  const llvm::DenseMap<Value, int64_t> &bytesOf = problem->bytes;
 
   // Decide.
   unsigned n = model.candidates.size();
@@ -419,18 +242,10 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
     result = planned->grad;
   }
   // The program as built, measured the same way as the model.
-  Timeline final = buildTimeline(result);
-  std::vector<int64_t> usage(final.steps.size());
-  for (auto &[v, range] : final.live) {
-    FailureOr<int64_t> b = containerBytes(result, v, symbols);
-    if (failed(b))
-      return failure();
-    for (unsigned i = range.first; i <= range.second; ++i)
-      usage[i] += *b;
-  }
-  int64_t peak = 0;
-  for (int64_t u : usage)
-    peak = std::max(peak, u);
+  FailureOr<int64_t> measured = transientPeakBytes(result, symbols);
+  if (failed(measured))
+    return failure();
+  int64_t peak = *measured;
   if (limit && peak > *limit)
     return result.emitOpError("sdfg-checkpoint: the gradient program needs ")
            << formatBytes(peak) << " (" << peak
