@@ -23,8 +23,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python-frontend"))
+sys.path.insert(0, os.path.join(ROOT, "utils", "example"))
 
 import numpy as np  # noqa: E402
+
+from paper_ilp import paper_ilp as paper  # noqa: E402
 
 MiB = 2.0 ** 20
 
@@ -32,18 +35,6 @@ MiB = 2.0 ** 20
 # --------------------------------------------------------------------------
 # Kernels
 # --------------------------------------------------------------------------
-
-def paper(C, D):
-    A0 = np.multiply(C, D)
-    sin0 = np.sin(A0)
-    D = D * 6
-    A1 = np.multiply(C, D)
-    sin1 = np.sin(A1)
-    D = D * 3
-    A2 = np.multiply(C, D)
-    sin2 = np.sin(A2)
-    return np.sum(sin0 + sin1 + sin2)
-
 
 def nonlinear_diffusion(u, steps: int):
     # du/dt = div(D(u) grad u) with D(u) = 1 / (1 + u^2).
