@@ -411,9 +411,9 @@ double numElements(Value container) {
 /// Static cost of one execution of a state: arithmetic operations plus
 /// elements loaded and stored (the paper's FLOPs-and-bytes estimate), each
 /// counted once per iteration of the maps around it.
-double stateCost(StateOp state, Intervals &iv) {
+double stateCost(Operation *state, Intervals &iv) {
   double cost = 0;
-  state.walk([&](Operation *op) {
+  state->walk([&](Operation *op) {
     double elems = 1;
     for (Operation *p = op->getParentOp(); p && p != state;
          p = p->getParentOp()) {
@@ -541,6 +541,31 @@ bool firstAccessCovers(StateOp state, Value z) {
   return result.value_or(false);
 }
 
+/// firstAccessCovers for a writer: a state, or a conditional whose branches
+/// are states (each branch on its own; with `mustWrite`, every branch must
+/// write all of `z`).
+bool unitCovers(Operation *unit, Value z, bool mustWrite) {
+  if (auto st = dyn_cast<StateOp>(unit))
+    return firstAccessCovers(st, z);
+  for (Region &r : cast<IfOp>(unit).getBranches()) {
+    std::optional<bool> covers;
+    for (Operation &op : r.front()) {
+      auto st = dyn_cast<StateOp>(op);
+      if (!st)
+        return false;
+      llvm::SetVector<Value> reads;
+      collectContainerReads(st, reads);
+      if (reads.contains(z) || subtreeWrites(st, z)) {
+        covers = firstAccessCovers(st, z);
+        break;
+      }
+    }
+    if (covers ? !*covers : mustWrite)
+      return false;
+  }
+  return true;
+}
+
 /// Removes from a recomputed copy of a state the writes into tapes and the
 /// loads, tasklets and maps left without a purpose.
 void dropTapeWrites(Operation *clone, const llvm::DenseSet<Value> &tapes) {
@@ -581,113 +606,139 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
   for (Value x : needed) {
     if (!x.getDefiningOp<AllocOp>() || counters.contains(x))
       continue;
-    RecomputeCandidate c;
-    c.name = containerName(grad, x);
-    c.container = x;
-    std::string why;
-    auto reject = [&](const Twine &reason) {
-      if (why.empty())
-        why = reason.str();
-    };
-    SmallVector<StateOp> states;
-    for (const WriteInfo &w : writes) {
-      if (w.target != x)
-        continue;
-      auto st = w.op->getParentOfType<StateOp>();
-      if (forced.contains(w.op))
-        reject("it is written with wcr(min/max/mul)");
-      else if (!st)
-        reject("it is written outside a state");
-      if (st && !llvm::is_contained(states, st))
-        states.push_back(st);
-    }
-    llvm::SetVector<Value> inputs;
-    SmallVector<Operation *> nexts;
-    for (StateOp st : states) {
-      // Re-running the state reproduces x if the state overwrites all of
-      // it before reading it; other containers it writes the same way go
-      // to scratch copies during the recomputation.
-      llvm::SetVector<Value> produced;
-      st.walk([&](Operation *inner) {
-        if (Value t = writeTarget(inner))
-          produced.insert(t);
-      });
-      SmallVector<Value> scratch;
-      for (Value z : produced) {
-        if (firstAccessCovers(st, z)) {
-          if (z != x)
-            scratch.push_back(z);
+    // Writers in branches are first taken as the states themselves (their
+    // readers in the same branch); failing that, as the whole conditional.
+    auto analyse = [&](bool promote) {
+      RecomputeCandidate c;
+      c.name = containerName(grad, x);
+      c.container = x;
+      std::string why;
+      auto reject = [&](const Twine &reason) {
+        if (why.empty())
+          why = reason.str();
+      };
+      // The writers: states, or an sdfg.if whose branches are states (then
+      // the whole conditional is re-run, on its stored condition).
+      SmallVector<Operation *> states;
+      for (const WriteInfo &w : writes) {
+        if (w.target != x)
           continue;
-        }
-        if (z == x)
-          reject("a writer updates only part of it, or reads it first");
-        else
-          reject("its writer also updates part of '" + containerName(grad, z) +
-                 "'");
+        Operation *st = w.op->getParentOfType<StateOp>();
+        if (forced.contains(w.op))
+          reject("it is written with wcr(min/max/mul)");
+        else if (!st)
+          reject("it is written outside a state");
+        if (promote && st && isa<IfOp>(st->getParentOp()))
+          st = st->getParentOp();
+        if (st && !llvm::is_contained(states, st))
+          states.push_back(st);
       }
-      for (Value z : scratch)
-        if (!cast<MemRefType>(z.getType()).hasStaticShape() &&
-            !z.getDefiningOp<AllocOp>())
-          reject("its writer also writes '" + containerName(grad, z) +
-                 "', of dynamic shape");
-      c.scratch.push_back(scratch);
-      st.walk([&](Operation *inner) {
-        for (Value v : inner->getOperands()) {
-          Operation *owner = v.getParentRegion()->getParentOp();
-          if (st->isAncestor(owner) || v.getParentBlock() == &body)
+      llvm::SetVector<Value> inputs;
+      SmallVector<Operation *> nexts;
+      for (Operation *st : states) {
+        if (auto ifOp = dyn_cast<IfOp>(st)) {
+          if (ifOp.getBranches().size() == ifOp.getConditions().size())
+            reject("it is written in a conditional without an else branch");
+          for (Region &r : ifOp.getBranches())
+            for (Operation &op : r.front())
+              if (!isa<StateOp>(op))
+                reject("its writer is a branch that contains control flow");
+        }
+        // Re-running the state reproduces x if the state overwrites all of
+        // it before reading it; other containers it writes the same way go
+        // to scratch copies during the recomputation.
+        llvm::SetVector<Value> produced;
+        st->walk([&](Operation *inner) {
+          if (Value t = writeTarget(inner))
+            produced.insert(t);
+        });
+        SmallVector<Value> scratch;
+        for (Value z : produced) {
+          if (unitCovers(st, z, /*mustWrite=*/z == x)) {
+            if (z != x)
+              scratch.push_back(z);
             continue;
-          auto arg = dyn_cast<BlockArgument>(v);
-          if (!arg || !isa<LoopOp>(owner))
-            reject("its writer uses values computed outside it");
+          }
+          if (z == x)
+            reject("a writer updates only part of it, or reads it first");
+          else
+            reject("its writer also updates part of '" +
+                   containerName(grad, z) + "'");
         }
-      });
-      // The writer's scope: up to the next op that writes x again.
-      Operation *next = nullptr, *last = nullptr;
-      for (Operation *op = st->getNextNode(); op; op = op->getNextNode()) {
-        if (subtreeWrites(op, x)) {
-          next = op;
-          break;
+        for (Value z : scratch)
+          if (!cast<MemRefType>(z.getType()).hasStaticShape() &&
+              !z.getDefiningOp<AllocOp>())
+            reject("its writer also writes '" + containerName(grad, z) +
+                   "', of dynamic shape");
+        c.scratch.push_back(scratch);
+        st->walk([&](Operation *inner) {
+          // A conditional's own conditions are read back from their tape.
+          if (inner == st && isa<IfOp>(st))
+            return;
+          for (Value v : inner->getOperands()) {
+            Operation *owner = v.getParentRegion()->getParentOp();
+            if (st->isAncestor(owner) || v.getParentBlock() == &body)
+              continue;
+            auto arg = dyn_cast<BlockArgument>(v);
+            if (!arg || !isa<LoopOp>(owner))
+              reject("its writer uses values computed outside it");
+          }
+        });
+        // The writer's scope: up to the next op that writes x again.
+        Operation *next = nullptr, *last = nullptr;
+        for (Operation *op = st->getNextNode(); op; op = op->getNextNode()) {
+          if (subtreeWrites(op, x)) {
+            next = op;
+            break;
+          }
+          for (Operation *r : readersOf[x])
+            if (op->isAncestor(r))
+              last = op;
         }
-        for (Operation *r : readersOf[x])
-          if (op->isAncestor(r))
-            last = op;
-      }
-      nexts.push_back(next);
-      c.writers.push_back({st, last});
-      llvm::SetVector<Value> reads;
-      collectContainerReads(st, reads);
-      for (Value y : reads) {
-        if (produced.contains(y))
-          continue;
-        inputs.insert(y);
-        for (Operation *op = st->getNextNode();
-             last && op != last->getNextNode(); op = op->getNextNode())
-          if (subtreeWrites(op, y))
+        nexts.push_back(next);
+        c.writers.push_back({st, last});
+        llvm::SetVector<Value> reads;
+        collectContainerReads(st, reads);
+        for (Value y : reads) {
+          if (produced.contains(y))
+            continue;
+          inputs.insert(y);
+          for (Operation *op = st->getNextNode();
+               last && op != last->getNextNode(); op = op->getNextNode())
+            if (subtreeWrites(op, y))
+              reject("its writer's input '" + containerName(grad, y) +
+                     "' is overwritten before the value is last read");
+          if (written.contains(y) && !needed.contains(y))
             reject("its writer's input '" + containerName(grad, y) +
-                   "' is overwritten before the value is last read");
-        if (written.contains(y) && !needed.contains(y))
-          reject("its writer's input '" + containerName(grad, y) +
-                 "' is overwritten later and not stored");
+                   "' is overwritten later and not stored");
+        }
+        c.cost += executions(st, iv, whileCapacity) * stateCost(st, iv);
       }
-      c.cost += executions(st, iv, whileCapacity) * stateCost(st, iv);
-    }
-    // Every read must see the value of a writer in its own scope; a value
-    // carried into a later loop iteration or around a branch is not
-    // recomputed by re-running one writer.
-    for (Operation *r : readersOf[x]) {
-      bool covered = false;
-      for (auto [k, w] : llvm::enumerate(c.writers)) {
-        Operation *a = w.first->getBlock()->findAncestorOpInBlock(*r);
-        covered |= a && w.first->isBeforeInBlock(a) &&
-                   (!nexts[k] || a->isBeforeInBlock(nexts[k]));
+      // Every read must see the value of a writer in its own scope; a value
+      // carried into a later loop iteration or around a branch is not
+      // recomputed by re-running one writer.
+      for (Operation *r : readersOf[x]) {
+        bool covered = false;
+        for (auto [k, w] : llvm::enumerate(c.writers)) {
+          Operation *a = w.first->getBlock()->findAncestorOpInBlock(*r);
+          covered |= a && w.first->isBeforeInBlock(a) &&
+                     (!nexts[k] || a->isBeforeInBlock(nexts[k]));
+        }
+        if (!covered)
+          reject("a reader sees a value written in another scope (carried "
+                 "across loop iterations or branches)");
       }
-      if (!covered)
-        reject("a reader sees a value written in another scope (carried "
-               "across loop iterations or branches)");
+      c.inputs.assign(inputs.begin(), inputs.end());
+      c.eligible = why.empty();
+      c.reason = why;
+      return c;
+    };
+    RecomputeCandidate c = analyse(false);
+    if (!c.eligible) {
+      RecomputeCandidate whole = analyse(true);
+      if (whole.eligible)
+        c = std::move(whole);
     }
-    c.inputs.assign(inputs.begin(), inputs.end());
-    c.eligible = why.empty();
-    c.reason = why;
     out.push_back(std::move(c));
   }
   return success();
@@ -1282,14 +1333,39 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       return;
     for (auto [k, i] : it->second) {
       RecomputeCandidate &c = result.candidates[k];
-      StateOp writer = c.writers[i].first;
+      Operation *writer = c.writers[i].first;
       if (recomputed.contains(c.container)) {
         IRMapping m = rb.map;
         for (Value z : c.scratch[i])
           m.map(z, copyOf(z, containerName(grad, z) + ".scratch"));
-        Operation *clone = b.clone(*writer, m);
-        clone->setAttr(writer.getLabelAttrName(),
-                       b.getStringAttr("recompute " + c.name));
+        StringAttr label = b.getStringAttr("recompute " + c.name);
+        Operation *clone;
+        if (auto ifOp = dyn_cast<IfOp>(writer)) {
+          // The branch taken in the forward program, from its tape.
+          SmallVector<Value> conds;
+          for (const TapeSlot &slot : rb.tapes[ifOp]) {
+            SmallVector<Value> operands;
+            AffineMap im = rb.tapeIndex(slot, {}, {}, operands);
+            conds.push_back(rb.load(ifOp.getLoc(), slot.tape, im, operands));
+          }
+          auto copy =
+              IfOp::create(b, ifOp.getLoc(), conds, ifOp.getBranches().size());
+          for (auto [from, to] :
+               llvm::zip(ifOp.getBranches(), copy.getBranches())) {
+            Block *blk = new Block();
+            to.push_back(blk);
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(blk);
+            for (Operation &op : from.front())
+              b.clone(op, m)->setAttr(StateOp::getLabelAttrName(OperationName(
+                                          StateOp::getOperationName(), ctx)),
+                                      label);
+          }
+          clone = copy;
+        } else {
+          clone = b.clone(*writer, m);
+          clone->setAttr(cast<StateOp>(writer).getLabelAttrName(), label);
+        }
         dropTapeWrites(clone, tapeValues);
       } else if (opts.markAnchors) {
         c.anchors.push_back(

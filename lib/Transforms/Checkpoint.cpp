@@ -215,12 +215,15 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
     decision = plan.recompute;
     optimal = plan.optimal;
   }
-  if (!model.admissible(decision)) {
-    ref.erase();
-    return emitError(gradLoc, "sdfg-checkpoint: the containers chosen "
-                              "cannot all be recomputed: one re-runs code "
-                              "that reads another as stored");
-  }
+  for (auto [a, b] : model.exclusive)
+    if (decision[a] && decision[b]) {
+      ref.erase();
+      return emitError(gradLoc, "sdfg-checkpoint: cannot recompute both '")
+             << model.candidates[a].name << "' and '"
+             << model.candidates[b].name << "': recomputing '"
+             << model.candidates[a].name << "' re-runs code that reads '"
+             << model.candidates[b].name << "' as stored";
+    }
   int64_t predicted = model.peakBytes(decision);
 
   // Build the chosen program.

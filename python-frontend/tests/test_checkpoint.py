@@ -128,7 +128,7 @@ def test_bad_arguments():
 
 def time_loop(u, steps: int):
     # tmp is computed in the loop and read under a branch; flux is written
-    # in both branches (not recomputed: its writer is a branch).
+    # in both branches (recomputing it re-runs the conditional).
     for t in range(steps):
         tmp = np.tanh(u)
         if t % 2 == 0:
@@ -146,6 +146,11 @@ def test_values_inside_loops_and_branches_are_recomputed():
     _assert_same(g(u.copy(), 6), ref)
     assert "tmp" in g.checkpoint["recompute"]
     assert g.checkpoint["peak_bytes"] < g.checkpoint["store_all_peak_bytes"]
+    g = sdfg.grad(time_loop, ["u"], recompute=["flux"])
+    _assert_same(g(u.copy(), 6), ref)
+    assert g.checkpoint["recompute"] == ["flux"]
+    with pytest.raises(sdfg.ToolError, match="cannot recompute both"):
+        sdfg.grad(time_loop, ["u"], recompute=["flux", "tmp"])(u.copy(), 6)
     # And the gradient itself is right.
     h, d = 1e-6, np.random.default_rng(5).standard_normal(64)
     fd = (time_loop(u + h * d, 6) - time_loop(u - h * d, 6)) / (2 * h)

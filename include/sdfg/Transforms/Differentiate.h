@@ -61,10 +61,10 @@ struct RecomputeCandidate {
   /// Containers its writers read (they must hold their forward values when
   /// the backward program re-runs the writers).
   SmallVector<Value> inputs;
-  /// Its writers (states that write only it), each with the last op of its
-  /// scope that reads the value written (null when nothing does): the
-  /// recomputation runs just before that op's reversal.
-  SmallVector<std::pair<StateOp, Operation *>> writers;
+  /// Its writers (states, or conditionals whose branches are states), each
+  /// with the last op of its scope that reads the value written (null when
+  /// nothing does): the recomputation runs just before that op's reversal.
+  SmallVector<std::pair<Operation *, Operation *>> writers;
   /// Per writer: the other containers it writes (before reading them);
   /// the recomputation writes them to scratch copies.
   SmallVector<SmallVector<Value>> scratch;
