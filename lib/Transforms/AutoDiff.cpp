@@ -501,10 +501,19 @@ bool coversWhole(Operation *op, Value x, StateOp state) {
   // Each dimension indexed by its own parameter of a map in the state
   // that runs over exactly that dimension.
   llvm::SmallDenseSet<Value> used;
+  auto alloc = x.getDefiningOp<AllocOp>();
+  unsigned dynIndex = 0;
   for (auto [d, e] : llvm::enumerate(store.getMap().getResults())) {
     auto dimE = dyn_cast<AffineDimExpr>(e);
-    if (!dimE || type.isDynamicDim(d))
+    if (!dimE)
       return false;
+    // A dynamic extent: the map must run up to the allocation's size value.
+    Value dynSize;
+    if (type.isDynamicDim(d)) {
+      if (!alloc)
+        return false;
+      dynSize = alloc.getDynamicSizes()[dynIndex++];
+    }
     Value p = store.getIndices()[dimE.getPosition()];
     auto arg = dyn_cast<BlockArgument>(p);
     auto map = arg ? dyn_cast<MapOp>(arg.getOwner()->getParentOp()) : MapOp();
@@ -512,9 +521,17 @@ bool coversWhole(Operation *op, Value x, StateOp state) {
       return false;
     unsigned k = arg.getArgNumber();
     auto lo = dyn_cast<AffineConstantExpr>(map.getLowerBounds().getResult(k));
-    auto hi = dyn_cast<AffineConstantExpr>(map.getUpperBounds().getResult(k));
-    if (!lo || !hi || lo.getValue() != 0 ||
-        hi.getValue() != type.getDimSize(d) || map.getSteps()[k] != 1)
+    if (!lo || lo.getValue() != 0 || map.getSteps()[k] != 1)
+      return false;
+    AffineExpr upper = map.getUpperBounds().getResult(k);
+    if (dynSize) {
+      auto hiDim = dyn_cast<AffineDimExpr>(upper);
+      if (!hiDim || map.getRangeOperands()[hiDim.getPosition()] != dynSize)
+        return false;
+      continue;
+    }
+    auto hi = dyn_cast<AffineConstantExpr>(upper);
+    if (!hi || hi.getValue() != type.getDimSize(d))
       return false;
   }
   return true;
@@ -604,8 +621,22 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
   for (const WriteInfo &w : writes)
     written.insert(w.target);
   for (Value x : needed) {
-    if (!x.getDefiningOp<AllocOp>() || counters.contains(x))
+    if (counters.contains(x))
       continue;
+    if (!x.getDefiningOp<AllocOp>()) {
+      // Arguments updated in place are listed (their tapes are what they
+      // cost); their earlier values are not recomputable by re-running
+      // one writer.
+      if (written.contains(x)) {
+        RecomputeCandidate c;
+        c.name = containerName(grad, x);
+        c.container = x;
+        c.reason = "an argument updated in place: its values before each "
+                   "update are stored";
+        out.push_back(std::move(c));
+      }
+      continue;
+    }
     // Writers in branches are first taken as the states themselves (their
     // readers in the same branch); failing that, as the whole conditional.
     auto analyse = [&](bool promote) {

@@ -168,6 +168,10 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   if (failed(problem))
     return failure();
   CheckpointModel &model = problem->model;
+  // For the report, while the store-all program is alive.
+  SmallVector<bool> isArgument;
+  for (const RecomputeCandidate &c : storeAll->candidates)
+    isArgument.push_back(!c.container.getDefiningOp<AllocOp>());
   const llvm::DenseMap<Value, int64_t> &bytesOf = problem->bytes;
 
   // Decide.
@@ -278,18 +282,23 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   result->setAttr("sdfg.checkpoint", b.getDictionaryAttr(summary));
 
   if (report) {
-    for (const RecomputeCandidate &c : storeAll->candidates) {
+    for (auto [k, c] : llvm::enumerate(storeAll->candidates)) {
       bool re = opts.recompute.contains(c.name);
       int64_t tapeBytes = 0;
       for (Value t : c.tapes)
         tapeBytes += bytesOf.lookup(t);
-      InFlightDiagnostic d =
-          emitRemark(result.getLoc())
-          << "'" << c.name << "': " << formatBytes(bytesOf.lookup(c.container));
+      bool isArg = isArgument[k];
+      InFlightDiagnostic d = emitRemark(result.getLoc())
+                             << "'" << c.name << "': ";
+      if (isArg)
+        d << "argument";
+      else
+        d << formatBytes(bytesOf.lookup(c.container));
       if (tapeBytes)
         d << " + " << formatBytes(tapeBytes) << " of overwritten values";
-      d << ", recompute cost " << formatNumber("%.3g", c.cost) << ": "
-        << (re ? "recompute" : "store");
+      if (!isArg)
+        d << ", recompute cost " << formatNumber("%.3g", c.cost);
+      d << ": " << (re ? "recompute" : "store");
       if (!c.eligible)
         d << " (cannot recompute: " << c.reason << ")";
     }

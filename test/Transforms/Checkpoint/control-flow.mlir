@@ -14,6 +14,7 @@
 // RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=10000B" | FileCheck %s --check-prefix=FLUX
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=8000B" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
 
+// CHECK: remark: 'u': argument + 2.9 KiB of overwritten values: store (cannot recompute: an argument updated in place: its values before each update are stored)
 // CHECK: remark: 'tmp': 512 B + 3.0 KiB of overwritten values, recompute cost {{.*}}: recompute
 // CHECK: remark: 'flux': 496 B + 5.8 KiB of overwritten values, recompute cost {{.*}}: store{{$}}
 // CHECK: remark: peak memory 10.7 KiB (storing everything: 13.7 KiB)
@@ -43,9 +44,9 @@
 // CHECK-NOT: sdfg.state "recompute
 // CHECK: sdfg.load %[[RE]]
 
-// FITS: recompute = [], store = ["tmp", "flux"], store_all_peak_bytes = 14022
+// FITS: recompute = [], store = ["u", "tmp", "flux"], store_all_peak_bytes = 14022
 // TIGHT: peak_bytes = 10950 : i64, recompute = ["tmp"]
-// FLUX: sdfg.checkpoint = {limit_bytes = 10000 : i64, model_peak_bytes = 8070 : i64, peak_bytes = 8070 : i64, recompute = ["flux"], store = ["tmp"]
+// FLUX: sdfg.checkpoint = {limit_bytes = 10000 : i64, model_peak_bytes = 8070 : i64, peak_bytes = 8070 : i64, recompute = ["flux"], store = ["u", "tmp"]
 // The reversed loop re-runs the conditional, taking the stored branch.
 // FLUX: %[[FRESH:.*]] = sdfg.alloc() {name = "flux.recomputed"}
 // FLUX: sdfg.loop %[[T:.*]] = 5 to -1 step -1 {
