@@ -195,9 +195,10 @@ mlir::sdfg::buildCheckpointModel(const DifferentiateResult &storeAll,
     if (readBack && firstAnchor < numSteps)
       add(recomputed, std::min(firstAnchor, lastRead), lastRead, xb);
     // The writers' transient inputs must live until the last
-    // recomputation.
+    // recomputation. (An input that is a candidate is then stored: the
+    // pair is exclusive, so its store-all range is the one extended.)
     for (Value y : c.inputs) {
-      if (!tl.live.count(y) || candidateOf.count(y))
+      if (!tl.live.count(y))
         continue;
       unsigned yLast = tl.live.lookup(y).second;
       if (firstAnchor < numSteps && yLast < lastAnchor)
