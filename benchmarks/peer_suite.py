@@ -2,8 +2,13 @@
 
     benchmarks/peers/setup.sh                        # once: venv with JAX,
                                                      # PyTorch, matplotlib
-    benchmarks/.venv/bin/python benchmarks/peer_suite.py [--size S|L]
+    /usr/bin/python3 benchmarks/peer_suite.py [--size S|L]
         [--kernels a,b,...] [--repeat 5] [--threads 2] [--out DIR]
+
+The suite itself runs under the system Python, whose NumPy shares Debian's
+OpenBLAS with our compiled programs (two OpenBLAS builds in one process
+spin against each other's thread pools); JAX and PyTorch run in child
+processes of the venv's Python, which also draws the plots.
 
 Per kernel of benchmarks/peers/sizes.py, side by side in one process: NumPy
 forward; our forward (sdfg.program) and gradient (sdfg.grad, store-all);
@@ -52,6 +57,7 @@ def _parse():
     p.add_argument("--peer-timeout", type=float, default=300,
                    help="seconds for one peer's check and timing")
     p.add_argument("--peer-child", default="", help=argparse.SUPPRESS)
+    p.add_argument("--plot-only", default="", help=argparse.SUPPRESS)
     return p.parse_args()
 
 
@@ -88,6 +94,7 @@ if ARGS.peer_child:  # only the children run the peers
 
 MiB = 2.0 ** 20
 FD_TOL = 1e-5
+VENV_PYTHON = os.path.join(HERE, ".venv", "bin", "python")
 
 
 # --------------------------------------------------------------------------
@@ -224,7 +231,9 @@ def torch_setup(name, args, wrt):
 
 def run_peer(name, peer, fd):
     """Checks and times one peer in a child process; returns row fields."""
-    cmd = [sys.executable, os.path.abspath(__file__), "--peer-child",
+    if not os.path.exists(VENV_PYTHON):
+        return {f"{peer}_note": "no venv: run benchmarks/peers/setup.sh"}
+    cmd = [VENV_PYTHON, os.path.abspath(__file__), "--peer-child",
            f"{name}:{peer}:{fd[0]!r},{fd[1]!r}", "--size", ARGS.size, "--repeat",
            str(ARGS.repeat), "--threads", str(ARGS.threads)]
     try:
@@ -460,13 +469,37 @@ def targets(rows):
     return out
 
 
+def read_rows(out):
+    """results.csv back into typed rows (for --plot-only)."""
+    def typed(v):
+        if v in ("", "None"):
+            return None
+        if v in ("True", "False"):
+            return v == "True"
+        try:
+            return int(v)
+        except ValueError:
+            pass
+        try:
+            return float(v)
+        except ValueError:
+            return v
+    with open(os.path.join(out, "results.csv")) as f:
+        return [{k: typed(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
 def plots(rows, out):
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib not available: no plots", file=sys.stderr)
+        # The system Python has no matplotlib; the venv's draws them.
+        if os.path.exists(VENV_PYTHON) and not ARGS.plot_only:
+            subprocess.run([VENV_PYTHON, os.path.abspath(__file__),
+                            "--plot-only", out], check=False)
+        else:
+            print("matplotlib not available: no plots", file=sys.stderr)
         return
     names = [r["kernel"] for r in rows]
     x = np.arange(len(rows))
@@ -537,5 +570,7 @@ def main():
 if __name__ == "__main__":
     if ARGS.peer_child:
         peer_child(ARGS.peer_child)
+    elif ARGS.plot_only:
+        plots(read_rows(ARGS.plot_only), ARGS.plot_only)
     else:
         main()
