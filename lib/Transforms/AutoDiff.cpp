@@ -75,10 +75,36 @@ void collectNeededReads(Value v, bool valueNeeded,
   if (valueNeeded)
     mark(cast<YieldOp>(body.getTerminator())
              .getValues()[cast<OpResult>(v).getResultNumber()]);
-  for (Operation &op : body.without_terminator())
-    if (readsPrimals(&op))
-      for (Value operand : op.getOperands())
-        mark(operand);
+  // Whether a value depends on the tasklet's inputs (else it is computed
+  // from constants and carries no gradient).
+  llvm::DenseMap<Value, bool> varying;
+  for (BlockArgument a : body.getArguments())
+    varying[a] = true;
+  for (Operation &op : body.without_terminator()) {
+    bool any = false;
+    for (Value operand : op.getOperands())
+      any |= varying.lookup(operand);
+    for (Value r : op.getResults())
+      varying[r] = any;
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (!readsPrimals(&op))
+      continue;
+    // d(a*b) = b da + a db and d(a/b) = da / b - a db / b^2: a factor's
+    // value is read only to propagate into the other factor, so a product
+    // or quotient by a constant needs only the constant.
+    if (isa<arith::MulFOp, arith::DivFOp>(op)) {
+      Value a = op.getOperand(0), b = op.getOperand(1);
+      bool va = varying.lookup(a), vb = varying.lookup(b);
+      if (vb)
+        mark(a);
+      if (va || (vb && isa<arith::DivFOp>(op)))
+        mark(b);
+      continue;
+    }
+    for (Value operand : op.getOperands())
+      mark(operand);
+  }
   while (!work.empty()) {
     Value x = work.pop_back_val();
     if (Operation *d = x.getDefiningOp())

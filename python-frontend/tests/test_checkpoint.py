@@ -135,7 +135,7 @@ def time_loop(u, steps: int):
             flux = np.exp(-tmp[1:-1]) * (tmp[2:] - tmp[:-2])
         else:
             flux = np.sin(tmp[1:-1]) * tmp[2:]
-        u[1:-1] += 0.1 * flux
+        u[1:-1] += 0.1 * flux * flux
     return np.sum(u * u)
 
 

@@ -7,7 +7,7 @@
 // first), the ILP takes the cheaper tmp when it fits and flux below that.
 // Source (python-frontend): for t in range(6): tmp = np.tanh(u); if t%2==0:
 // flux = np.exp(-tmp[1:-1])*(tmp[2:]-tmp[:-2]) else: flux =
-// np.sin(tmp[1:-1])*tmp[2:]; u[1:-1] += 0.1*flux; return np.sum(u*u)
+// np.sin(tmp[1:-1])*tmp[2:]; u[1:-1] += 0.1*flux*flux; return np.sum(u*u)
 // RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=recompute-all report=true" 2>&1 | FileCheck %s
 // RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=14022B" | FileCheck %s --check-prefix=FITS
 // RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=12000B" | FileCheck %s --check-prefix=TIGHT
@@ -64,7 +64,7 @@ sdfg.sdfg @time_loop(%u: memref<64xf64> {sdfg.name = "u"},
     %__return0: memref<f64> {sdfg.name = "__return0"}) {
   %T2 = sdfg.alloc() {name = "tmp"} : memref<64xf64>
   %T25 = sdfg.alloc() {name = "flux"} : memref<62xf64>
-  %T55 = sdfg.alloc() {name = "sum"} : memref<f64>
+  %T58 = sdfg.alloc() {name = "sum"} : memref<f64>
   sdfg.loop %i1 = 0 to 6 step 1 {
     sdfg.state {
       sdfg.map (%p3) = (0) to (64) step (1) schedule(sequential) {
@@ -132,35 +132,37 @@ sdfg.sdfg @time_loop(%u: memref<64xf64> {sdfg.name = "u"},
       sdfg.map (%p46) = (0) to (62) step (1) schedule(sequential) {
         %l47 = sdfg.load %u[%p46 + 1] : memref<64xf64>
         %l48 = sdfg.load %T25[%p46] : memref<62xf64>
-        %t49 = sdfg.tasklet(%l47, %l48) : (f64, f64) -> f64 {
-        ^bb0(%a50: f64, %a51: f64):
-          %c52 = arith.constant 1.00000000000000006e-01 : f64
-          %x53 = arith.mulf %c52, %a51 : f64
-          %x54 = arith.addf %a50, %x53 : f64
-          sdfg.yield %x54 : f64
+        %l49 = sdfg.load %T25[%p46] : memref<62xf64>
+        %t50 = sdfg.tasklet(%l47, %l48, %l49) : (f64, f64, f64) -> f64 {
+        ^bb0(%a51: f64, %a52: f64, %a53: f64):
+          %c54 = arith.constant 1.00000000000000006e-01 : f64
+          %x55 = arith.mulf %c54, %a52 : f64
+          %x56 = arith.mulf %x55, %a53 : f64
+          %x57 = arith.addf %a51, %x56 : f64
+          sdfg.yield %x57 : f64
         }
-        sdfg.store %t49, %u[%p46 + 1] : memref<64xf64>
+        sdfg.store %t50, %u[%p46 + 1] : memref<64xf64>
       }
     }
   }
   sdfg.state {
-    %t56 = sdfg.tasklet() : () -> f64 {
-      %c57 = arith.constant 0.00000000000000000e+00 : f64
-      sdfg.yield %c57 : f64
+    %t59 = sdfg.tasklet() : () -> f64 {
+      %c60 = arith.constant 0.00000000000000000e+00 : f64
+      sdfg.yield %c60 : f64
     }
-    sdfg.store %t56, %T55[] : memref<f64>
-    sdfg.map (%p58) = (0) to (64) step (1) schedule(sequential) {
-      %l59 = sdfg.load %u[%p58] : memref<64xf64>
-      %l60 = sdfg.load %u[%p58] : memref<64xf64>
-      %t61 = sdfg.tasklet(%l59, %l60) : (f64, f64) -> f64 {
-      ^bb0(%a62: f64, %a63: f64):
-        %x64 = arith.mulf %a62, %a63 : f64
-        sdfg.yield %x64 : f64
+    sdfg.store %t59, %T58[] : memref<f64>
+    sdfg.map (%p61) = (0) to (64) step (1) schedule(sequential) {
+      %l62 = sdfg.load %u[%p61] : memref<64xf64>
+      %l63 = sdfg.load %u[%p61] : memref<64xf64>
+      %t64 = sdfg.tasklet(%l62, %l63) : (f64, f64) -> f64 {
+      ^bb0(%a65: f64, %a66: f64):
+        %x67 = arith.mulf %a65, %a66 : f64
+        sdfg.yield %x67 : f64
       }
-      sdfg.store %t61, %T55[] wcr(add) : memref<f64>
+      sdfg.store %t64, %T58[] wcr(add) : memref<f64>
     }
-    %l65 = sdfg.load %T55[] : memref<f64>
-    sdfg.store %l65, %__return0[] : memref<f64>
+    %l68 = sdfg.load %T58[] : memref<f64>
+    sdfg.store %l68, %__return0[] : memref<f64>
   }
 }
 
