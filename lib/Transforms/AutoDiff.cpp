@@ -401,28 +401,9 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
   return success();
 }
 
-/// The container `op` itself writes, if any.
-Value writeTarget(Operation *op) {
-  if (auto s = dyn_cast<StoreOp>(op))
-    return s.getMemref();
-  if (auto c = dyn_cast<CopyOp>(op))
-    return c.getTarget();
-  if (auto m = dyn_cast<MatmulOp>(op))
-    return m.getC();
-  if (auto g = dyn_cast<GemvOp>(op))
-    return g.getY();
-  if (auto d = dyn_cast<DotOp>(op))
-    return d.getResult();
-  if (auto t = dyn_cast<TransposeOp>(op))
-    return t.getOutput();
-  if (auto r = dyn_cast<ReduceOp>(op))
-    return r.getOutput();
-  return {};
-}
-
 bool subtreeWrites(Operation *op, Value c) {
   bool found = false;
-  op->walk([&](Operation *inner) { found |= writeTarget(inner) == c; });
+  op->walk([&](Operation *inner) { found |= getWrittenContainer(inner) == c; });
   return found;
 }
 
@@ -570,7 +551,7 @@ bool firstAccessCovers(StateOp state, Value z) {
   state.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (result)
       return WalkResult::skip();
-    if (writeTarget(op) == z) {
+    if (getWrittenContainer(op) == z) {
       result = coversWhole(op, z, state);
       return WalkResult::skip();
     }
@@ -706,7 +687,7 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
         // to scratch copies during the recomputation.
         llvm::SetVector<Value> produced;
         st->walk([&](Operation *inner) {
-          if (Value t = writeTarget(inner))
+          if (Value t = getWrittenContainer(inner))
             produced.insert(t);
         });
         SmallVector<Value> scratch;

@@ -19,25 +19,6 @@
 using namespace mlir;
 using namespace mlir::sdfg;
 
-/// The container an op writes, if any.
-static Value writtenContainer(Operation *op) {
-  if (auto s = dyn_cast<StoreOp>(op))
-    return s.getMemref();
-  if (auto c = dyn_cast<CopyOp>(op))
-    return c.getTarget();
-  if (auto m = dyn_cast<MatmulOp>(op))
-    return m.getC();
-  if (auto g = dyn_cast<GemvOp>(op))
-    return g.getY();
-  if (auto d = dyn_cast<DotOp>(op))
-    return d.getResult();
-  if (auto t = dyn_cast<TransposeOp>(op))
-    return t.getOutput();
-  if (auto r = dyn_cast<ReduceOp>(op))
-    return r.getOutput();
-  return {};
-}
-
 /// Whether reversing `op` emits anything: it (or an op inside it) writes an
 /// active container or restores a taped one.
 static bool needsReverse(ReverseBuilder &rb, Operation *op) {
@@ -47,7 +28,7 @@ static bool needsReverse(ReverseBuilder &rb, Operation *op) {
       return;
     if (!isa<IfOp>(inner) && rb.tapes.count(inner))
       need = true;
-    Value w = writtenContainer(inner);
+    Value w = getWrittenContainer(inner);
     if (w && rb.gradientOf(w))
       need = true;
   });
@@ -370,7 +351,7 @@ static LogicalResult checkRecomputable(Value value, Operation *user) {
          op = op->getNextNode()) {
       bool writes = false;
       op->walk([&](Operation *inner) {
-        if (writtenContainer(inner) == load.getMemref())
+        if (getWrittenContainer(inner) == load.getMemref())
           writes = true;
       });
       if (writes)

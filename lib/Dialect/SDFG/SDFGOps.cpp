@@ -993,3 +993,21 @@ LogicalResult ReduceOp::verify() {
 
 #define GET_OP_CLASSES
 #include "sdfg/Dialect/SDFG/SDFGOps.cpp.inc"
+
+Value mlir::sdfg::getWrittenContainer(Operation *op) {
+  if (auto s = dyn_cast<StoreOp>(op))
+    return s.getMemref();
+  if (auto c = dyn_cast<CopyOp>(op))
+    return c.getTarget();
+  if (auto m = dyn_cast<MatmulOp>(op))
+    return m.getC();
+  if (auto g = dyn_cast<GemvOp>(op))
+    return g.getY();
+  if (auto d = dyn_cast<DotOp>(op))
+    return d.getResult();
+  if (auto t = dyn_cast<TransposeOp>(op))
+    return t.getOutput();
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return r.getOutput();
+  return {};
+}

@@ -29,4 +29,12 @@ class ReverseBuilder;
 #define GET_OP_CLASSES
 #include "sdfg/Dialect/SDFG/SDFGOps.h.inc"
 
+namespace mlir {
+namespace sdfg {
+/// The container `op` itself writes (a store, copy or library op's
+/// output), or null.
+Value getWrittenContainer(Operation *op);
+} // namespace sdfg
+} // namespace mlir
+
 #endif // SDFG_DIALECT_SDFG_SDFGOPS_H
