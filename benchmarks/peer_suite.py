@@ -94,6 +94,11 @@ if ARGS.peer_child:  # only the children run the peers
 
 MiB = 2.0 ** 20
 FD_TOL = 1e-5
+# Two tools whose directional derivatives agree this closely compute the
+# same gradient: if both disagree with finite differences, the FD is what
+# is off (a sum that is constant in the inputs, a branch flipped by h).
+AGREE_TOL = 1e-9
+QUIET = 0.3
 VENV_PYTHON = os.path.join(HERE, ".venv", "bin", "python")
 
 
@@ -111,8 +116,13 @@ def progress(i, n, name, stage):
 
 def median_time(fn, prepare, repeat):
     """Median wall time of fn(*prepare()) over `repeat` runs after one
-    warm-up; prepare() runs outside the timed region."""
+    warm-up; prepare() runs outside the timed region. After the warm-up the
+    process idles for QUIET seconds: OpenBLAS worker threads spin for about
+    0.1 s after their last call (numpy's FD runs, compiles), and on a
+    2-core machine one spinning thread halves an OpenMP team's speed and
+    stalls its barriers - measured up to 14x on a 0.25 ms kernel."""
     fn(*prepare())
+    time.sleep(QUIET)
     times = []
     for _ in range(repeat):
         a = prepare()
@@ -184,7 +194,32 @@ def check(grads, dirs, fds):
     ad = sum(float(np.sum(np.asarray(grads[w], dtype=np.float64) * dirs[w]))
              for w in dirs)
     err = min(abs(ad - fd) / max(abs(fd), 1.0) for fd in fds)
-    return err <= FD_TOL, err
+    return err <= FD_TOL, err, ad
+
+
+def agree(a, b):
+    return a is not None and b is not None and \
+        abs(a - b) <= AGREE_TOL * max(abs(a), abs(b), 1.0)
+
+
+def reconcile(row):
+    """A tool that misses FD but agrees with another tool is right (the FD
+    is unreliable there); one that agrees with no one is wrong and loses
+    its time."""
+    tools = ("ours", "jax", "torch")
+    for t in tools:
+        if row.get(f"{t}_ok") is not False:
+            continue
+        mates = [u for u in tools if u != t and
+                 agree(row.get(f"{t}_ad"), row.get(f"{u}_ad"))]
+        if mates:
+            row[f"{t}_ok"] = True
+            row[f"{t}_fd_note"] = "FD unreliable: agrees with " + \
+                ", ".join(mates)
+            if t != "ours":
+                row[f"{t}_note"] = ""
+        else:
+            row[f"{t}_grad"] = None
 
 
 # --------------------------------------------------------------------------
@@ -270,13 +305,15 @@ def peer_child(spec):
         run64, prep64, _ = setup(name, args64, wrt)
         grads = {w: np.asarray(o.detach() if hasattr(o, "detach") else o)
                  for w, o in zip(wrt, run64(*prep64()))}
-        ok, err = check(grads, dirs, fd)
+        ok, err, ad = check(grads, dirs, fd)
         out[f"{peer}_ok"], out[f"{peer}_err"] = ok, err
+        out[f"{peer}_ad"] = ad
         if not ok:
             out[f"{peer}_note"] = f"wrong gradient (rel. error {err:.1e})"
-        else:
-            run, prepare, _ = setup(name, args, wrt)
-            out[f"{peer}_grad"] = median_time(run, prepare, ARGS.repeat)
+        # Timed even when FD disagrees: the parent keeps the time only if
+        # another tool computes the same gradient (reconcile).
+        run, prepare, _ = setup(name, args, wrt)
+        out[f"{peer}_grad"] = median_time(run, prepare, ARGS.repeat)
     print(json.dumps(out))
 
 
@@ -329,10 +366,8 @@ def bench(name, size, repeat, step):
     row["peak_store_all"] = g.checkpoint["peak_bytes"]
     # Correctness in float64 (float32 kernels are timed in float32).
     g64 = sdfg.grad(fn, wrt, output=spec)
-    ok, err = check(g64(*copy.deepcopy(args64)), dirs, fd)
-    row["ours_ok"], row["ours_err"] = ok, err
-    if not ok:
-        row["ours_grad"] = None
+    ok, err, ad = check(g64(*copy.deepcopy(args64)), dirs, fd)
+    row["ours_ok"], row["ours_err"], row["ours_ad"] = ok, err, ad
 
     # ILP at a limit between recompute-all and store-all.
     step("ours: ILP below store-all")
@@ -366,6 +401,7 @@ def bench(name, size, repeat, step):
             continue
         step(f"{peer}: check and time")
         row.update(run_peer(name, peer, fd))
+    reconcile(row)
     return row
 
 
@@ -461,6 +497,13 @@ def targets(rows):
                    "kernels; slower on: " + (", ".join(slower) or "none") +
                    "; loop kernels under 10x: " + (", ".join(loops) or
                                                    "none"))
+    unreliable = [f"{r['kernel']} ({t}: {r[f'{t}_fd_note'][16:]})"
+                  for r in rows for t in ("ours", "jax", "torch")
+                  if r.get(f"{t}_fd_note")]
+    if unreliable:
+        out.append("- finite differences unreliable, gradient accepted "
+                   "because independent tools agree to "
+                   f"{AGREE_TOL:.0e}: " + ", ".join(unreliable))
     wrong = [r["kernel"] for r in rows if not r["ours_ok"]]
     out.append("- wrong gradients (ours): " + (", ".join(wrong) or "none"))
     for p in ("jax", "torch"):

@@ -49,17 +49,32 @@ public:
   void emitWrite(Location loc, Value val, Value memref, ValueRange indices,
                  std::optional<WCRKind> wcr);
 
+  /// Combines a register reduction's stored value into its accumulator.
+  Value accumulate(Location loc, StoreOp s, Value acc);
   /// Atomically applies `kind` with a compare-and-swap loop.
   void emitCompareAndSwap(Location loc, WCRKind kind, Value val, Value memref,
                           ValueRange indices);
 
   IRMapping mapping;
 
+  /// WCR stores of `map`'s body that can accumulate in a register: they
+  /// sit directly in the body, write an element that does not depend on
+  /// the map's parameters, and nothing else in the map touches their
+  /// container (MapReductions.cpp).
+  static SmallVector<StoreOp> findRegisterReductions(MapOp map);
+
 private:
   LogicalResult lowerLoop(LoopOp op);
   LogicalResult lowerIf(IfOp op, unsigned branch);
   LogicalResult lowerWhile(WhileOp op);
   LogicalResult lowerMap(MapOp op);
+  /// Lowers a map with register reductions: loops carry one accumulator
+  /// per reduction, combined into memory once after them (once per chunk,
+  /// atomically, when the map runs in parallel).
+  LogicalResult lowerReductionMap(MapOp op, ArrayRef<StoreOp> reductions,
+                                  bool parallel, SmallVector<Value> lbs,
+                                  SmallVector<Value> ubs,
+                                  ArrayRef<Value> steps);
   LogicalResult lowerCopy(CopyOp op);
   LogicalResult lowerTasklet(TaskletOp op);
 
@@ -69,6 +84,14 @@ private:
   unsigned parallelDepth = 0;
   /// Number of those whose wcr writes may collide (need atomics).
   unsigned atomicDepth = 0;
+  /// The sdfg parameter the enclosing parallel map distributes over
+  /// threads (its first); null outside parallel maps.
+  Value distributed;
+  /// Whether `s` writes elements no other thread writes: one of its
+  /// indices is the distributed parameter plus a constant.
+  bool writesThreadPrivate(StoreOp s);
+  /// The running accumulator of each register reduction being lowered.
+  llvm::DenseMap<Operation *, Value> accumulators;
 
   /// Declares (once) an external C function.
   func::FuncOp getOrDeclare(Location loc, StringRef name, FunctionType type);

@@ -135,6 +135,22 @@ void Lowering::emitCompareAndSwap(Location loc, WCRKind kind, Value val,
   scf::YieldOp::create(b, loc, after->getArgument(0));
 }
 
+bool Lowering::writesThreadPrivate(StoreOp s) {
+  if (!distributed)
+    return false;
+  AffineMap m = s.getMap();
+  for (auto [k, v] : llvm::enumerate(s.getIndices())) {
+    if (v != distributed)
+      continue;
+    AffineExpr param = getAffineDimExpr(k, s.getContext());
+    for (AffineExpr e : m.getResults())
+      if (isa<AffineConstantExpr>(
+              simplifyAffineExpr(e - param, m.getNumDims(), m.getNumSymbols())))
+        return true;
+  }
+  return false;
+}
+
 //===----------------------------------------------------------------------===//
 // Control flow and dataflow
 //===----------------------------------------------------------------------===//
@@ -169,9 +185,18 @@ LogicalResult Lowering::lowerOp(Operation *op) {
         return success();
       })
       .Case([&](StoreOp s) {
+        auto acc = accumulators.find(s);
+        if (acc != accumulators.end()) {
+          acc->second = accumulate(loc, s, acc->second);
+          return success();
+        }
         SmallVector<Value> idx = expandMap(loc, s.getMap(), s.getIndices());
+        unsigned depth = atomicDepth;
+        if (s.getWcr() && depth > 0 && writesThreadPrivate(s))
+          atomicDepth = 0;
         emitWrite(loc, mapping.lookup(s.getValue()),
                   mapping.lookup(s.getMemref()), idx, s.getWcr());
+        atomicDepth = depth;
         return success();
       })
       .Case([&](MatmulOp m) { return lowerMatmul(m); })
@@ -269,6 +294,9 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   unsigned first = 0;
   bool parallel =
       op.getSchedule() != ScheduleKind::sequential && parallelDepth == 0;
+  SmallVector<StoreOp> reductions = findRegisterReductions(op);
+  if (!reductions.empty() && op.getNumParams() > 0)
+    return lowerReductionMap(op, reductions, parallel, lbs, ubs, steps);
   if (parallel) {
     auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
     b.setInsertionPoint(par.getBody()->getTerminator());
@@ -281,13 +309,18 @@ LogicalResult Lowering::lowerMap(MapOp op) {
     mapping.map(op.getParams()[d], loop.getInductionVar());
   }
   bool atomic = parallel && !op.getDisjointWcr();
-  if (parallel)
+  Value outer = distributed;
+  if (parallel) {
+    distributed = op.getParams()[0];
     ++parallelDepth;
+  }
   if (atomic)
     ++atomicDepth;
   LogicalResult result = lowerRegion(op.getBody());
-  if (parallel)
+  if (parallel) {
+    distributed = outer;
     --parallelDepth;
+  }
   if (atomic)
     --atomicDepth;
   return result;

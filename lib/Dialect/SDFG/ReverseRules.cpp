@@ -169,6 +169,15 @@ LogicalResult WhileOp::emitReverse(ReverseBuilder &rb) {
 static bool hasConflictingReads(MapOp map) {
   bool conflict = false;
   map.walk([&](LoadOp load) {
+    // The gradient of an element every iteration reads (a scalar
+    // coefficient) accumulates in a register, combined once per chunk
+    // by the lowering: no conflict worth serialising the map for.
+    Region &body = map.getBody();
+    if (load->getParentOp() == map.getOperation() &&
+        llvm::none_of(load.getIndices(), [&](Value v) {
+          return body.isAncestor(v.getParentRegion());
+        }))
+      return;
     AffineMap m = load.getMap();
     llvm::SmallDenseSet<Value> params;
     unsigned used = 0;

@@ -2,17 +2,51 @@
 
 // The outermost parallel map distributes its first dimension with
 // scf.parallel; its other dimensions and nested maps become sequential
-// loops inside it; WCR writes in it are atomic.
+// loops inside it. A WCR write that other threads may hit (S[j]: every i
+// writes it) is atomic; one indexed by the distributed parameter (T[i, j])
+// is not.
 // CHECK-LABEL: func.func @parallel
 // CHECK: scf.parallel (%[[I:.*]]) = (%c1) to
 // CHECK: scf.for %[[J:.*]] = %c0 to
-// CHECK: scf.for %[[K:.*]] =
 // CHECK-NOT: scf.parallel
-// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[I]]] : (f64, memref<?xf64>) -> f64
-// CHECK: memref.atomic_rmw maxs %{{.*}}, %{{.*}}[] : (i32, memref<i32>) -> i32
-sdfg.sdfg @parallel(%A: memref<?x?xf64>, %S: memref<?xf64>, %M: memref<i32>, %N: index, %v: i32) {
+// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[J]]] : (f64, memref<?xf64>) -> f64
+// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]]
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]]
+// CHECK: memref.store %[[NEW]], %{{.*}}[%[[I]], %[[J]]]
+// CHECK-NOT: atomic
+// CHECK: scf.reduce
+sdfg.sdfg @parallel(%A: memref<?x?xf64>, %S: memref<?xf64>, %T: memref<?x?xf64>, %N: index) {
   sdfg.state {
     sdfg.map (%i, %j) = (1, 0) to (%N, %N) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%i, %j] : memref<?x?xf64>
+      sdfg.store %a, %S[%j] wcr(add) : memref<?xf64>
+      sdfg.store %a, %T[%i, %j] wcr(add) : memref<?x?xf64>
+    }
+  }
+}
+
+// -----
+
+// Register reductions: a WCR write of one element in every iteration
+// accumulates in loop-carried values (float sums reassociable, so they
+// vectorise) and meets memory once. Nested in the parallel map, S[i] is
+// the thread's own element (plain combine) while M[] is shared (atomic).
+// CHECK-LABEL: func.func @nested_reduction
+// CHECK: scf.parallel (%[[I:.*]]) = (%c1) to
+// CHECK: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f64
+// CHECK: %[[MIN:.*]] = arith.constant -2147483648 : i32
+// CHECK: %[[R:.*]]:2 = scf.for %{{.*}} = %c0{{.*}} to %[[I]] step %{{.*}} iter_args(%[[S:.*]] = %[[ZERO]], %[[M:.*]] = %[[MIN]]) -> (f64, i32) {
+// CHECK:   %[[A:.*]] = memref.load
+// CHECK:   %[[S2:.*]] = arith.addf %[[S]], %[[A]] fastmath<reassoc> : f64
+// CHECK:   %[[M2:.*]] = arith.maxsi %[[M]], %{{.*}} : i32
+// CHECK:   scf.yield %[[S2]], %[[M2]] : f64, i32
+// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]]] : memref<?xf64>
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[R]]#0 : f64
+// CHECK: memref.store %[[NEW]], %{{.*}}[%[[I]]] : memref<?xf64>
+// CHECK: memref.atomic_rmw maxs %[[R]]#1, %{{.*}}[] : (i32, memref<i32>) -> i32
+sdfg.sdfg @nested_reduction(%A: memref<?x?xf64>, %S: memref<?xf64>, %M: memref<i32>, %N: index, %v: i32) {
+  sdfg.state {
+    sdfg.map (%i) = (1) to (%N) step (1) schedule(cpu_multicore) {
       sdfg.map (%k) = (0) to (%i) step (1) schedule(cpu_multicore) {
         %a = sdfg.load %A[%i, %k] : memref<?x?xf64>
         sdfg.store %a, %S[%i] wcr(add) : memref<?xf64>
@@ -24,14 +58,59 @@ sdfg.sdfg @parallel(%A: memref<?x?xf64>, %S: memref<?xf64>, %M: memref<i32>, %N:
 
 // -----
 
+// An outermost parallel reduction runs in 64 chunks of its first
+// dimension, each summing privately over all dimensions and combining
+// once (atomically) into the element.
+// CHECK-LABEL: func.func @chunked
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[TRIPS:.*]] = arith.ceildivsi
+// CHECK: %[[PER:.*]] = arith.ceildivsi %[[TRIPS]], %[[C64]]
+// CHECK: scf.parallel (%[[K:.*]]) = (%{{.*}}) to (%[[C64]])
+// CHECK: %[[LO:.*]] = arith.addi
+// CHECK: %[[HI:.*]] = arith.minsi
+// CHECK: %[[R:.*]] = scf.for %{{.*}} = %[[LO]] to %[[HI]] {{.*}} iter_args
+// CHECK:   scf.for {{.*}} iter_args
+// CHECK:     arith.addf {{.*}} fastmath<reassoc> : f64
+// CHECK: memref.atomic_rmw addf %[[R]], %{{.*}}[] : (f64, memref<f64>) -> f64
+// CHECK: scf.reduce
+sdfg.sdfg @chunked(%A: memref<?x8xf64>, %S: memref<f64>, %N: index) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (%N, 8) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%i, %j] : memref<?x8xf64>
+      sdfg.store %a, %S[] wcr(add) : memref<f64>
+    }
+  }
+}
+
+// -----
+
+// Not a register reduction when the map also reads the element: each
+// write goes to memory (atomically in parallel).
+// CHECK-LABEL: func.func @read_too
+// CHECK-NOT: iter_args
+// CHECK: memref.atomic_rmw addf
+sdfg.sdfg @read_too(%A: memref<?xf64>, %S: memref<f64>, %N: index) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (%N) step (1) schedule(cpu_multicore) {
+      %s = sdfg.load %S[] : memref<f64>
+      sdfg.store %s, %A[%i] : memref<?xf64>
+      sdfg.store %s, %S[] wcr(add) : memref<f64>
+    }
+  }
+}
+
+// -----
+
 // Float max/min/mul have no LLVM atomic: a compare-and-swap loop on the
-// element's bits.
+// element's bits (here for each chunk's partial maximum).
 // CHECK-LABEL: func.func @cas
 // CHECK: scf.parallel
+// CHECK: %[[PART:.*]] = scf.for {{.*}} iter_args
+// CHECK: arith.maximumf
 // CHECK: llvm.load %{{.*}} atomic monotonic
 // CHECK: scf.while (%[[OLD:.*]] = %{{.*}}) : (i64) -> i64 {
 // CHECK: %[[F:.*]] = arith.bitcast %[[OLD]] : i64 to f64
-// CHECK: %[[NEW:.*]] = arith.maximumf %[[F]], %{{.*}} : f64
+// CHECK: %[[NEW:.*]] = arith.maximumf %[[F]], %[[PART]] : f64
 // CHECK: arith.bitcast %[[NEW]] : f64 to i64
 // CHECK: llvm.cmpxchg
 sdfg.sdfg @cas(%A: memref<?xf64>, %M: memref<f64>, %N: index) {
@@ -45,12 +124,15 @@ sdfg.sdfg @cas(%A: memref<?xf64>, %M: memref<f64>, %N: index) {
 
 // -----
 
-// Sequential maps: plain loops, WCR as load-combine-store.
+// Sequential maps: plain loops; the product accumulates in a register
+// (identity 1.0) and is combined into memory after the loop.
 // CHECK-LABEL: func.func @sequential
 // CHECK-NOT: scf.parallel
-// CHECK: scf.for
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[P:.*]] = %[[ONE]])
+// CHECK: arith.mulf %[[P]], %{{.*}} fastmath<reassoc> : f64
 // CHECK: %[[OLD:.*]] = memref.load %{{.*}}[] : memref<f64>
-// CHECK: %[[NEW:.*]] = arith.mulf %[[OLD]], %{{.*}} : f64
+// CHECK: %[[NEW:.*]] = arith.mulf %[[OLD]], %[[R]] : f64
 // CHECK: memref.store %[[NEW]], %{{.*}}[] : memref<f64>
 // CHECK-NOT: atomic
 sdfg.sdfg @sequential(%A: memref<?xf64>, %P: memref<f64>, %N: index) {
