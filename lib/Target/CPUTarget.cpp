@@ -4,10 +4,14 @@
 #include "sdfg/Conversion/Passes.h"
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -27,6 +31,25 @@ void mlir::sdfg::registerCPUTranslations(DialectRegistry &registry) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
+}
+
+void mlir::sdfg::registerGPUTranslations(DialectRegistry &registry) {
+  registerCPUTranslations(registry);
+  registerGPUDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
+  registerNVVMDialectTranslation(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+}
+
+void mlir::sdfg::writeKernelAssembly(ModuleOp module, llvm::raw_ostream &os) {
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute a : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(a);
+      os << "// gpu.binary @" << binary.getName() << " (" << object.getTarget()
+         << ")\n"
+         << object.getObject().getValue() << "\n";
+    }
+  });
 }
 
 /// NumPy's name for a scalar type.
@@ -75,6 +98,14 @@ void mlir::sdfg::writeABIDescription(ModuleOp module, llvm::raw_ostream &os) {
 LogicalResult mlir::sdfg::lowerToLLVMDialect(ModuleOp module) {
   PassManager pm(module.getContext());
   buildLowerToCPUPipeline(pm);
+  return pm.run(module);
+}
+
+LogicalResult
+mlir::sdfg::lowerToLLVMDialectForGPU(ModuleOp module,
+                                     const LowerToGPUOptions &options) {
+  PassManager pm(module.getContext());
+  buildLowerToGPUPipeline(pm, options);
   return pm.run(module);
 }
 
@@ -162,10 +193,22 @@ LogicalResult mlir::sdfg::emitObjectFile(llvm::Module &module,
 
 LogicalResult mlir::sdfg::linkSharedLibrary(StringRef objectPath,
                                             StringRef outputPath,
-                                            std::string &error) {
+                                            std::string &error, bool gpu) {
   SmallVector<StringRef> args = {
       SDFG_CLANG_PATH, "-shared",  "-fopenmp",   "-o",
       outputPath,      objectPath, "-lopenblas", "-lm"};
+#ifdef SDFG_GPU_RUNTIME_DIR
+  if (gpu) {
+    args.append({"-L" SDFG_GPU_RUNTIME_DIR, "-lsdfg_gpu_runtime",
+                 "-Wl,-rpath," SDFG_GPU_RUNTIME_DIR});
+  }
+#else
+  if (gpu) {
+    error = "this build has no GPU runtime (no CUDA toolkit at configure "
+            "time)";
+    return failure();
+  }
+#endif
   int rc = llvm::sys::ExecuteAndWait(SDFG_CLANG_PATH, args, std::nullopt, {}, 0,
                                      0, &error);
   if (rc != 0) {

@@ -27,7 +27,7 @@
 using namespace mlir;
 
 namespace {
-enum class EmitKind { LLVMIR, Object, Shared };
+enum class EmitKind { LLVMIR, Object, Shared, PTX };
 } // namespace
 
 static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
@@ -42,7 +42,10 @@ static llvm::cl::opt<EmitKind> emitKind(
                      clEnumValN(EmitKind::Object, "obj",
                                 "object file for the host"),
                      clEnumValN(EmitKind::Shared, "shared",
-                                "shared library (links OpenMP and OpenBLAS)")));
+                                "shared library (links OpenMP and OpenBLAS)"),
+                     clEnumValN(EmitKind::PTX, "ptx",
+                                "the PTX of every GPU kernel module "
+                                "(--target=gpu)")));
 static llvm::cl::opt<bool>
     noLower("no-lower", llvm::cl::desc("Input is already in the LLVM dialect"),
             llvm::cl::init(false));
@@ -56,6 +59,15 @@ static llvm::cl::opt<unsigned> optLevel("O",
                                                        "level (0-3)"),
                                         llvm::cl::Prefix, llvm::cl::init(3));
 
+static llvm::cl::opt<std::string>
+    target("target",
+           llvm::cl::desc("cpu (OpenMP, OpenBLAS) or gpu (NVIDIA kernels, "
+                          "cuBLAS, the sdfg GPU runtime)"),
+           llvm::cl::init("cpu"));
+static llvm::cl::opt<std::string>
+    gpuChip("gpu-chip", llvm::cl::desc("GPU architecture (--target=gpu)"),
+            llvm::cl::init("sm_90"));
+
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "sdfg-translate: error: " << msg << "\n";
   return 1;
@@ -68,14 +80,20 @@ int main(int argc, char **argv) {
                                     "sdfg to LLVM IR / object / library\n");
   if (optLevel > 3)
     return fail("-O must be 0, 1, 2 or 3");
-  if (emitKind != EmitKind::LLVMIR && outputFilename == "-")
+  if (target != "cpu" && target != "gpu")
+    return fail("--target must be cpu or gpu, not '" + target + "'");
+  bool gpu = target == "gpu";
+  if (emitKind == EmitKind::PTX && (!gpu || noLower))
+    return fail("-emit=ptx needs --target=gpu on sdfg input");
+  if ((emitKind == EmitKind::Object || emitKind == EmitKind::Shared) &&
+      outputFilename == "-")
     return fail("-emit=obj and -emit=shared need an output file (-o)");
 
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
   sdfg::registerSDFGDialect(registry);
-  sdfg::registerCPUTranslations(registry);
+  sdfg::registerGPUTranslations(registry);
   MLIRContext context(registry);
 
   std::string error;
@@ -95,8 +113,26 @@ int main(int argc, char **argv) {
     sdfg::writeABIDescription(*module, out->os());
     out->keep();
   }
-  if (!noLower && failed(sdfg::lowerToLLVMDialect(*module)))
-    return 1;
+  if (!noLower) {
+    if (gpu) {
+      sdfg::LowerToGPUOptions options;
+      options.chip = gpuChip;
+      if (emitKind == EmitKind::PTX)
+        options.format = sdfg::GPUBinaryFormat::isa;
+      if (failed(sdfg::lowerToLLVMDialectForGPU(*module, options)))
+        return 1;
+      if (emitKind == EmitKind::PTX) {
+        auto out = openOutputFile(outputFilename, &error);
+        if (!out)
+          return fail(error);
+        sdfg::writeKernelAssembly(*module, out->os());
+        out->keep();
+        return 0;
+      }
+    } else if (failed(sdfg::lowerToLLVMDialect(*module))) {
+      return 1;
+    }
+  }
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -133,7 +169,7 @@ int main(int argc, char **argv) {
     if (failed(sdfg::emitObjectFile(*llvmModule, os, error)))
       return fail(error);
   }
-  if (failed(sdfg::linkSharedLibrary(objPath, outputFilename, error)))
+  if (failed(sdfg::linkSharedLibrary(objPath, outputFilename, error, gpu)))
     return fail("linking " + outputFilename + " failed: " + error);
   return 0;
 }

@@ -4,6 +4,7 @@
 #define SDFG_CONVERSION_PASSES_H
 
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
 class OpPassManager;
@@ -19,7 +20,37 @@ namespace sdfg {
 /// (OpenMP for parallel maps, CBLAS for library ops).
 void buildLowerToCPUPipeline(OpPassManager &pm);
 
-/// Registers `sdfg-lower-to-cpu` as a named pipeline.
+/// What `sdfg-lower-to-gpu` embeds for the device.
+enum class GPUBinaryFormat { fatbin, bin, isa, llvm };
+
+/// Options of `sdfg-lower-to-gpu`.
+struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU architecture of the cubin"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features (CUDA 13's "
+                                              "ptxas needs +ptx80 or newer)"),
+                               llvm::cl::init("+ptx80")};
+  Option<GPUBinaryFormat> format{
+      *this, "format", llvm::cl::desc("Embedded device code"),
+      llvm::cl::init(GPUBinaryFormat::fatbin),
+      llvm::cl::values(
+          clEnumValN(GPUBinaryFormat::fatbin, "fatbin",
+                     "cubin and PTX in a fat binary"),
+          clEnumValN(GPUBinaryFormat::bin, "bin", "cubin"),
+          clEnumValN(GPUBinaryFormat::isa, "isa", "PTX text"),
+          clEnumValN(GPUBinaryFormat::llvm, "llvm", "LLVM IR (NVPTX)"))};
+};
+
+/// Appends the passes that take sdfg IR to the LLVM dialect with the GPU
+/// kernels compiled and embedded (outermost parallel maps become kernels;
+/// see sdfg-gpu-schedule and convert-sdfg-to-std{gpu=true}).
+void buildLowerToGPUPipeline(OpPassManager &pm,
+                             const LowerToGPUOptions &options);
+
+/// Registers `sdfg-lower-to-cpu` and `sdfg-lower-to-gpu` as named
+/// pipelines.
 void registerSDFGPipelines();
 
 } // namespace sdfg

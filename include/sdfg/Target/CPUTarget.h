@@ -3,6 +3,8 @@
 #ifndef SDFG_TARGET_CPUTARGET_H
 #define SDFG_TARGET_CPUTARGET_H
 
+#include "sdfg/Conversion/Passes.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,6 +23,11 @@ namespace sdfg {
 /// Registers what translating the lowered module to LLVM IR needs.
 void registerCPUTranslations(DialectRegistry &registry);
 
+/// The CPU translations plus what GPU code needs: gpu and nvvm to LLVM IR
+/// (kernels embedded as binaries) and the NVVM target that compiles
+/// gpu.module with ptxas.
+void registerGPUTranslations(DialectRegistry &registry);
+
 /// Writes, as JSON, the C ABI of every sdfg.sdfg in `module`:
 /// `{"functions": [{"name", "args": [{"name", "kind": "array"|"symbol"|
 /// "scalar", "dtype", "shape": [extent or -1 for dynamic]}]}]}`.
@@ -29,6 +36,11 @@ void writeABIDescription(ModuleOp module, llvm::raw_ostream &os);
 /// Runs the sdfg-lower-to-cpu pipeline on `module`. Diagnostics go to the
 /// context's handler.
 LogicalResult lowerToLLVMDialect(ModuleOp module);
+
+/// Lowers with `sdfg-lower-to-gpu`: kernels compiled and embedded, host
+/// code calling the sdfg GPU runtime.
+LogicalResult lowerToLLVMDialectForGPU(ModuleOp module,
+                                       const LowerToGPUOptions &options);
 
 /// Translates an LLVM-dialect module to LLVM IR and optimises it for the
 /// host CPU at `optLevel` (0-3). Returns null after emitting a diagnostic.
@@ -41,8 +53,14 @@ LogicalResult emitObjectFile(llvm::Module &module, llvm::raw_pwrite_stream &os,
                              std::string &error);
 
 /// Links `objectPath` into a shared library with OpenMP and OpenBLAS.
+/// Writes the device code of every gpu.binary (PTX after lowering with
+/// format isa), each preceded by a comment naming its module and target.
+void writeKernelAssembly(ModuleOp module, llvm::raw_ostream &os);
+
+/// Links an object into a shared library with OpenMP and OpenBLAS, and
+/// with `gpu` the sdfg GPU runtime.
 LogicalResult linkSharedLibrary(StringRef objectPath, StringRef outputPath,
-                                std::string &error);
+                                std::string &error, bool gpu = false);
 
 } // namespace sdfg
 } // namespace mlir

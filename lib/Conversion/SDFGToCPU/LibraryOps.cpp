@@ -58,7 +58,7 @@ struct BlasArgs {
 };
 } // namespace
 
-static StringRef blasName(Type elt, StringRef base) {
+static StringRef blasFunction(Type elt, StringRef base) {
   return elt.isF64() ? StringSwitch<StringRef>(base)
                            .Case("gemm", "cblas_dgemm")
                            .Case("gemv", "cblas_dgemv")
@@ -67,6 +67,12 @@ static StringRef blasName(Type elt, StringRef base) {
                            .Case("gemm", "cblas_sgemm")
                            .Case("gemv", "cblas_sgemv")
                            .Default("cblas_sdot");
+}
+
+/// The CBLAS function for `base` on `elt`; on the GPU the runtime's
+/// cuBLAS-backed function of the same signature.
+static std::string blasName(Type elt, StringRef base, bool gpu) {
+  return (gpu ? "sdfg_gpu_" : "") + blasFunction(elt, base).str();
 }
 
 LogicalResult Lowering::lowerMatmul(MatmulOp op) {
@@ -79,7 +85,7 @@ LogicalResult Lowering::lowerMatmul(MatmulOp op) {
   auto fnTy = b.getFunctionType(
       {i32, i32, i32, i32, i32, i32, elt, ptr, i32, ptr, i32, elt, ptr, i32},
       {});
-  func::FuncOp fn = getOrDeclare(loc, blasName(elt, "gemm"), fnTy);
+  func::FuncOp fn = getOrDeclare(loc, blasName(elt, "gemm", gpu), fnTy);
   Value k = args.dimI32(a, op.getTransposeA() ? 0 : 1);
   SmallVector<Value> operands = {
       args.i32(kCblasRowMajor),
@@ -109,7 +115,7 @@ LogicalResult Lowering::lowerGemv(GemvOp op) {
   Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
   auto fnTy = b.getFunctionType(
       {i32, i32, i32, i32, elt, ptr, i32, ptr, i32, elt, ptr, i32}, {});
-  func::FuncOp fn = getOrDeclare(loc, blasName(elt, "gemv"), fnTy);
+  func::FuncOp fn = getOrDeclare(loc, blasName(elt, "gemv", gpu), fnTy);
   SmallVector<Value> operands = {
       args.i32(kCblasRowMajor),
       args.i32(op.getTranspose() ? kCblasTrans : kCblasNoTrans),
@@ -135,7 +141,7 @@ LogicalResult Lowering::lowerDot(DotOp op) {
   BlasArgs args{b, loc};
   Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
   auto fnTy = b.getFunctionType({i32, ptr, i32, ptr, i32}, {elt});
-  func::FuncOp fn = getOrDeclare(loc, blasName(elt, "dot"), fnTy);
+  func::FuncOp fn = getOrDeclare(loc, blasName(elt, "dot", gpu), fnTy);
   auto call = func::CallOp::create(
       b, loc, fn,
       ValueRange{args.dimI32(x, 0), basePointer(loc, x), args.i32(1),

@@ -25,7 +25,8 @@ namespace detail {
 /// hand, which decides whether a WCR store must be atomic.
 class Lowering {
 public:
-  Lowering(ModuleOp module, OpBuilder &builder) : module(module), b(builder) {}
+  Lowering(ModuleOp module, OpBuilder &builder, bool gpu = false)
+      : module(module), b(builder), gpu(gpu) {}
 
   LogicalResult lowerRegion(Region &region);
   LogicalResult lowerOp(Operation *op);
@@ -68,6 +69,9 @@ private:
   LogicalResult lowerIf(IfOp op, unsigned branch);
   LogicalResult lowerWhile(WhileOp op);
   LogicalResult lowerMap(MapOp op);
+  /// Lowers an outermost gpu_device map to a gpu.launch (GPUKernels.cpp).
+  LogicalResult lowerGPUMap(MapOp op, ArrayRef<Value> lbs, ArrayRef<Value> ubs,
+                            ArrayRef<Value> steps);
   /// Lowers a map with register reductions: loops carry one accumulator
   /// per reduction, combined into memory once after them (once per chunk,
   /// atomically, when the map runs in parallel).
@@ -80,6 +84,9 @@ private:
 
   ModuleOp module;
   OpBuilder &b;
+  /// Lowering for the GPU: gpu_device maps become kernels, library ops call
+  /// the cuBLAS-backed runtime.
+  bool gpu;
   /// Number of enclosing maps that run in parallel.
   unsigned parallelDepth = 0;
   /// Number of those whose wcr writes may collide (need atomics).

@@ -4,6 +4,8 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -32,9 +34,71 @@ void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
+                                         const LowerToGPUOptions &options) {
+  StringRef format;
+  switch (options.format) {
+  case GPUBinaryFormat::fatbin:
+    format = "fatbin";
+    break;
+  case GPUBinaryFormat::bin:
+    format = "bin";
+    break;
+  case GPUBinaryFormat::isa:
+    format = "isa";
+    break;
+  case GPUBinaryFormat::llvm:
+    format = "llvm";
+    break;
+  }
+  pm.addPass(createSDFGAssignGPUSchedule());
+  pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // The order follows upstream's gpu-lower-to-nvvm-pipeline, with the host's
+  // math moved after the kernels are in NVVM: math-to-libm would otherwise
+  // turn a kernel's erf into a host libm call.
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createSDFGMergeGPUModules());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = format.str();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void mlir::sdfg::registerSDFGPipelines() {
   PassPipelineRegistration<>(
       "sdfg-lower-to-cpu",
       "Lower sdfg IR to the LLVM dialect for multicore CPUs (OpenMP, CBLAS)",
       buildLowerToCPUPipeline);
+  PassPipelineRegistration<LowerToGPUOptions>(
+      "sdfg-lower-to-gpu",
+      "Lower sdfg IR to the LLVM dialect with NVIDIA GPU kernels embedded "
+      "(gpu, nvvm; cuBLAS for library ops)",
+      buildLowerToGPUPipeline);
 }

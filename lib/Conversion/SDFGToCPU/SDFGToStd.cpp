@@ -6,6 +6,7 @@
 #include "sdfg/Dialect/SDFG/IndexUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -292,6 +293,8 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   // others into one linear counter (a division per iteration), which stops
   // LLVM from vectorising the contiguous innermost loop.
   unsigned first = 0;
+  if (gpu && op.getSchedule() == ScheduleKind::gpu_device && parallelDepth == 0)
+    return lowerGPUMap(op, lbs, ubs, steps);
   bool parallel =
       op.getSchedule() != ScheduleKind::sequential && parallelDepth == 0;
   SmallVector<StoreOp> reductions = findRegisterReductions(op);
@@ -427,7 +430,18 @@ static Value buildMemRef(OpBuilder &b, Location loc, MemRefType type, Value ptr,
   return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
 }
 
-static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module) {
+/// Frees a unified-memory buffer (the GPU runtime's free is asynchronous
+/// on a stream; waiting keeps the program's order).
+static void freeShared(OpBuilder &b, Location loc, Value memref) {
+  Type token = gpu::AsyncTokenType::get(b.getContext());
+  Value ready =
+      gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
+  Value done = gpu::DeallocOp::create(b, loc, token, ValueRange{ready}, memref)
+                   .getAsyncToken();
+  gpu::WaitOp::create(b, loc, Type(), ValueRange{done});
+}
+
+static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
   MLIRContext *ctx = module.getContext();
   Location loc = sdfgOp.getLoc();
   Type i64 = IntegerType::get(ctx, 64);
@@ -450,8 +464,10 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module) {
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
 
-  Lowering lowering(module, b);
+  Lowering lowering(module, b, gpu);
   unsigned pos = 0;
+  // On the GPU, (host buffer, unified copy) of every container argument.
+  SmallVector<std::pair<Value, Value>> shared;
   for (BlockArgument arg : sdfgOp.getArguments()) {
     Type t = arg.getType();
     if (auto m = dyn_cast<MemRefType>(t)) {
@@ -459,7 +475,20 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module) {
       SmallVector<Value> dyn;
       for (int64_t i = 0, e = m.getNumDynamicDims(); i < e; ++i)
         dyn.push_back(entry->getArgument(pos++));
-      lowering.mapping.map(arg, buildMemRef(b, loc, m, ptr, dyn));
+      Value host = buildMemRef(b, loc, m, ptr, dyn);
+      if (gpu) {
+        SmallVector<Value> sizes;
+        for (int64_t d = 0; d < m.getRank(); ++d)
+          if (m.isDynamicDim(d))
+            sizes.push_back(memref::DimOp::create(b, loc, host, d));
+        Value dev = gpu::AllocOp::create(b, loc, m, Type(), ValueRange{}, sizes,
+                                         ValueRange{}, /*hostShared=*/true)
+                        .getMemref();
+        memref::CopyOp::create(b, loc, host, dev);
+        shared.push_back({host, dev});
+        host = dev;
+      }
+      lowering.mapping.map(arg, host);
     } else if (t.isIndex()) {
       Value v = arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                            entry->getArgument(pos++));
@@ -498,14 +527,27 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module) {
       SmallVector<Value> sizes;
       for (Value v : a.getDynamicSizes())
         sizes.push_back(lowering.mapping.lookup(v));
-      auto alloc = memref::AllocOp::create(b, a.getLoc(), a.getType(), sizes,
-                                           b.getI64IntegerAttr(64));
-      lowering.mapping.map(a.getResult(), alloc.getResult());
+      Value mem = gpu ? gpu::AllocOp::create(b, a.getLoc(), a.getType(), Type(),
+                                             ValueRange{}, sizes, ValueRange{},
+                                             /*hostShared=*/true)
+                            .getMemref()
+                      : memref::AllocOp::create(b, a.getLoc(), a.getType(),
+                                                sizes, b.getI64IntegerAttr(64))
+                            .getResult();
+      lowering.mapping.map(a.getResult(), mem);
     }
     if (failed(lowering.lowerOp(op)))
       return failure();
-    for (AllocOp a : freeAfter.lookup(i))
-      memref::DeallocOp::create(b, a.getLoc(), lowering.mapping.lookup(a));
+    for (AllocOp a : freeAfter.lookup(i)) {
+      if (gpu)
+        freeShared(b, a.getLoc(), lowering.mapping.lookup(a));
+      else
+        memref::DeallocOp::create(b, a.getLoc(), lowering.mapping.lookup(a));
+    }
+  }
+  for (auto [host, dev] : shared) {
+    memref::CopyOp::create(b, loc, dev, host);
+    freeShared(b, loc, dev);
   }
   func::ReturnOp::create(b, loc);
   sdfgOp.erase();
@@ -515,11 +557,12 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module) {
 namespace {
 struct ConvertSDFGToStdPass
     : public sdfg::impl::ConvertSDFGToStdBase<ConvertSDFGToStdPass> {
+  using ConvertSDFGToStdBase::ConvertSDFGToStdBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<SDFGOp> sdfgs(module.getOps<SDFGOp>());
     for (SDFGOp op : sdfgs)
-      if (failed(lowerSDFG(op, module)))
+      if (failed(lowerSDFG(op, module, gpu)))
         return signalPassFailure();
   }
 };

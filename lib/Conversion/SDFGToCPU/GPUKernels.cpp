@@ -1,0 +1,96 @@
+//===- GPUKernels.cpp - gpu_device maps as gpu.launch kernels -------------===//
+//
+// One thread per point of the map's last (up to) three dimensions, x on the
+// innermost so that neighbouring threads touch neighbouring elements of
+// row-major containers (coalesced). gpu-kernel-outlining later turns each
+// gpu.launch into a gpu.func.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+using namespace mlir::sdfg::detail;
+
+/// Threads per block (x, y, z) by the number of parallel dimensions:
+/// 256 threads, with a warp's 32 along the contiguous dimension.
+static constexpr int64_t kBlockShape[3][3] = {
+    {256, 1, 1}, {32, 8, 1}, {32, 4, 2}};
+
+LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
+                                    ArrayRef<Value> ubs,
+                                    ArrayRef<Value> steps) {
+  Location loc = op.getLoc();
+  unsigned n = op.getNumParams();
+  unsigned par = std::min(n, 3u);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value zero = cst(0), one = cst(1);
+  // Thread dimension k (x = 0) runs map dimension n - 1 - k.
+  SmallVector<Value> trips, grid, block;
+  for (unsigned k = 0; k < 3; ++k) {
+    block.push_back(cst(kBlockShape[par - 1][k]));
+    if (k >= par) {
+      grid.push_back(one);
+      continue;
+    }
+    unsigned d = n - 1 - k;
+    Value trip = arith::CeilDivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, ubs[d], lbs[d]), steps[d]);
+    trip = arith::MaxSIOp::create(b, loc, trip, zero);
+    trips.push_back(trip);
+    // A launch needs at least one block; the bounds check idles it.
+    Value blocks = arith::CeilDivSIOp::create(b, loc, trip, block.back());
+    grid.push_back(arith::MaxSIOp::create(b, loc, blocks, one));
+  }
+  auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
+                                      block[0], block[1], block[2]);
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  auto terminator = gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPoint(terminator);
+
+  gpu::KernelDim3 bid = launch.getBlockIds(), tid = launch.getThreadIds(),
+                  bdim = launch.getBlockSize();
+  Value ids[3][3] = {
+      {bid.x, tid.x, bdim.x}, {bid.y, tid.y, bdim.y}, {bid.z, tid.z, bdim.z}};
+  Value inside;
+  for (unsigned k = 0; k < par; ++k) {
+    unsigned d = n - 1 - k;
+    Value linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, ids[k][0], ids[k][2]), ids[k][1]);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, linear,
+                                     trips[k]);
+    inside =
+        inside ? arith::AndIOp::create(b, loc, inside, ok).getResult() : ok;
+    Value param = arith::AddIOp::create(
+        b, loc, lbs[d], arith::MulIOp::create(b, loc, linear, steps[d]));
+    mapping.map(op.getParams()[d], param);
+  }
+  auto guardIf = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
+  b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+  // Leading dimensions beyond the third: loops in every thread.
+  for (unsigned d = 0; d + par < n; ++d) {
+    auto loop = scf::ForOp::create(b, loc, lbs[d], ubs[d], steps[d]);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    mapping.map(op.getParams()[d], loop.getInductionVar());
+  }
+  // Threads may collide on any WCR element unless the map says otherwise;
+  // nested maps run sequentially in each thread.
+  bool atomic = !op.getDisjointWcr();
+  ++parallelDepth;
+  if (atomic)
+    ++atomicDepth;
+  LogicalResult result = lowerRegion(op.getBody());
+  if (atomic)
+    --atomicDepth;
+  --parallelDepth;
+  return result;
+}

@@ -1,0 +1,290 @@
+//===- GPURuntime.cpp - The sdfg GPU runtime on the CUDA driver API -------===//
+//
+// What GPU programs lowered by sdfg-lower-to-gpu call: the mgpu* functions
+// that MLIR's gpu-to-llvm conversion and gpu.binary embedding emit (module
+// load, launch, streams, unified memory), the cuBLAS-backed sdfg_gpu_cblas_*
+// functions (CBLAS signatures, row-major), and a status API for callers.
+//
+// Errors never abort the process: the first one is recorded, later work is
+// skipped (allocations fall back to host memory so that host code stays
+// safe), and the caller reads sdfg_gpu_error() after the program returns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Runtime/GPURuntime.h"
+
+#include <cublas_v2.h>
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace {
+std::mutex errorMutex;
+std::string firstError;
+
+void recordError(const char *what, const char *detail) {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (!firstError.empty())
+    return;
+  firstError = std::string(what) + ": " + detail;
+}
+
+bool failed() {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  return !firstError.empty();
+}
+
+/// Records a failed driver call; true if `r` is an error.
+bool check(CUresult r, const char *what) {
+  if (r == CUDA_SUCCESS)
+    return false;
+  const char *name = nullptr;
+  if (cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
+    name = "unknown CUDA error";
+  recordError(what, name);
+  return true;
+}
+
+bool checkBlas(cublasStatus_t s, const char *what) {
+  if (s == CUBLAS_STATUS_SUCCESS)
+    return false;
+  recordError(what, cublasGetStatusString(s));
+  return true;
+}
+
+CUcontext context = nullptr;
+std::once_flag initOnce;
+std::string initError;
+
+void initialise() {
+  CUresult r = cuInit(0);
+  const char *name = nullptr;
+  auto fail = [&](const char *what) {
+    if (cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
+      name = "unknown CUDA error";
+    initError = std::string(what) + ": " + name;
+  };
+  if (r != CUDA_SUCCESS)
+    return fail("cuInit");
+  int count = 0;
+  r = cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS)
+    return fail("cuDeviceGetCount");
+  if (count == 0) {
+    initError = "no CUDA device";
+    return;
+  }
+  CUdevice device;
+  if ((r = cuDeviceGet(&device, 0)) != CUDA_SUCCESS)
+    return fail("cuDeviceGet");
+  // The primary context: the one cuBLAS (through the runtime API) uses too.
+  if ((r = cuDevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS)
+    return fail("cuDevicePrimaryCtxRetain");
+}
+
+/// Makes the device's context current on this thread; false (with the
+/// error recorded) when there is no usable GPU.
+bool ready() {
+  std::call_once(initOnce, initialise);
+  if (!initError.empty()) {
+    recordError("GPU unavailable", initError.c_str());
+    return false;
+  }
+  return !check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+}
+
+cublasHandle_t blasHandle() {
+  static cublasHandle_t handle = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (checkBlas(cublasCreate(&handle), "cublasCreate"))
+      handle = nullptr;
+  });
+  return handle;
+}
+
+/// cuBLAS runs asynchronously; host code reads the result right after.
+void finishBlas() { check(cuCtxSynchronize(), "cuCtxSynchronize"); }
+
+constexpr int kCblasNoTrans = 111;
+
+cublasOperation_t op(int cblasTrans) {
+  return cblasTrans == kCblasNoTrans ? CUBLAS_OP_N : CUBLAS_OP_T;
+}
+cublasOperation_t flipped(int cblasTrans) {
+  return cblasTrans == kCblasNoTrans ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+} // namespace
+
+extern "C" {
+
+int sdfg_gpu_available(char *message, int length) {
+  std::call_once(initOnce, initialise);
+  if (message && length > 0)
+    std::snprintf(message, length, "%s", initError.c_str());
+  return initError.empty();
+}
+
+const char *sdfg_gpu_error(void) {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  return firstError.empty() ? nullptr : firstError.c_str();
+}
+
+void sdfg_gpu_clear_error(void) {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  firstError.clear();
+}
+
+//===----------------------------------------------------------------------===//
+// Called by MLIR's GPU lowering (signatures fixed by gpu-to-llvm)
+//===----------------------------------------------------------------------===//
+
+void *mgpuModuleLoad(void *data, int64_t /*size*/) {
+  if (!ready())
+    return nullptr;
+  CUmodule module = nullptr;
+  if (check(cuModuleLoadData(&module, data), "cuModuleLoadData"))
+    return nullptr;
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  if (module && ready())
+    check(cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  if (!module || !ready())
+    return nullptr;
+  CUfunction fn = nullptr;
+  if (check(cuModuleGetFunction(&fn, static_cast<CUmodule>(module), name),
+            "cuModuleGetFunction"))
+    return nullptr;
+  return fn;
+}
+
+void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY,
+                      int64_t gridZ, int64_t blockX, int64_t blockY,
+                      int64_t blockZ, int32_t sharedBytes, void *stream,
+                      void **params, void **extra, int64_t /*paramsCount*/) {
+  if (!function || failed() || !ready())
+    return;
+  check(cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY, gridZ,
+                       blockX, blockY, blockZ, sharedBytes,
+                       static_cast<CUstream>(stream), params, extra),
+        "cuLaunchKernel");
+}
+
+void *mgpuStreamCreate() {
+  if (!ready())
+    return nullptr;
+  CUstream stream = nullptr;
+  if (check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
+    return nullptr;
+  return stream;
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  if (stream && ready())
+    check(cuStreamSynchronize(static_cast<CUstream>(stream)),
+          "cuStreamSynchronize");
+}
+
+void mgpuStreamDestroy(void *stream) {
+  if (stream && ready())
+    check(cuStreamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
+}
+
+/// Host-shared (unified) memory: the program's containers, usable by
+/// kernels and by host code alike. Device-only memory when not shared.
+/// Without a GPU (or out of memory) the error is recorded and host memory
+/// returned, so that the host code of the program still runs safely.
+void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
+  size_t size = bytes ? bytes : 1;
+  if (!failed() && ready()) {
+    CUdeviceptr ptr = 0;
+    CUresult r = hostShared
+                     ? cuMemAllocManaged(&ptr, size, CU_MEM_ATTACH_GLOBAL)
+                     : cuMemAlloc(&ptr, size);
+    if (!check(r, hostShared ? "cuMemAllocManaged" : "cuMemAlloc"))
+      return reinterpret_cast<void *>(ptr);
+  }
+  // Marked so that mgpuMemFree knows to free() it: a 64-byte header.
+  char *block = static_cast<char *>(std::aligned_alloc(64, 64 + size));
+  if (!block)
+    return nullptr;
+  std::memcpy(block, "sdfg-host-fallback", 19);
+  return block + 64;
+}
+
+void mgpuMemFree(void *ptr, void * /*stream*/) {
+  if (!ptr)
+    return;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  // Unified memory the driver knows; anything else is a host fallback.
+  if (context && cuCtxSetCurrent(context) == CUDA_SUCCESS &&
+      cuMemGetAddressRange(&base, &size, reinterpret_cast<CUdeviceptr>(ptr)) ==
+          CUDA_SUCCESS) {
+    check(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
+    return;
+  }
+  char *block = static_cast<char *>(ptr) - 64;
+  if (std::memcmp(block, "sdfg-host-fallback", 19) == 0)
+    std::free(block);
+}
+
+//===----------------------------------------------------------------------===//
+// CBLAS (row-major) on cuBLAS (column-major): a row-major matrix is its
+// transpose in column-major order, so C = op(A) op(B) is computed as
+// C^T = op(B)^T op(A)^T with the operands swapped.
+//===----------------------------------------------------------------------===//
+
+#define SDFG_GEMM(NAME, T, CUBLAS)                                             \
+  void NAME(int /*order*/, int transA, int transB, int m, int n, int k,        \
+            T alpha, const T *a, int lda, const T *b, int ldb, T beta, T *c,   \
+            int ldc) {                                                         \
+    if (failed() || !ready() || !blasHandle())                                 \
+      return;                                                                  \
+    if (!checkBlas(CUBLAS(blasHandle(), op(transB), op(transA), n, m, k,       \
+                          &alpha, b, ldb, a, lda, &beta, c, ldc),              \
+                   #CUBLAS))                                                   \
+      finishBlas();                                                            \
+  }
+SDFG_GEMM(sdfg_gpu_cblas_dgemm, double, cublasDgemm)
+SDFG_GEMM(sdfg_gpu_cblas_sgemm, float, cublasSgemm)
+#undef SDFG_GEMM
+
+#define SDFG_GEMV(NAME, T, CUBLAS)                                             \
+  void NAME(int /*order*/, int trans, int m, int n, T alpha, const T *a,       \
+            int lda, const T *x, int incx, T beta, T *y, int incy) {           \
+    if (failed() || !ready() || !blasHandle())                                 \
+      return;                                                                  \
+    if (!checkBlas(CUBLAS(blasHandle(), flipped(trans), n, m, &alpha, a, lda,  \
+                          x, incx, &beta, y, incy),                            \
+                   #CUBLAS))                                                   \
+      finishBlas();                                                            \
+  }
+SDFG_GEMV(sdfg_gpu_cblas_dgemv, double, cublasDgemv)
+SDFG_GEMV(sdfg_gpu_cblas_sgemv, float, cublasSgemv)
+#undef SDFG_GEMV
+
+#define SDFG_DOT(NAME, T, CUBLAS)                                              \
+  T NAME(int n, const T *x, int incx, const T *y, int incy) {                  \
+    T result = 0;                                                              \
+    if (failed() || !ready() || !blasHandle())                                 \
+      return result;                                                           \
+    if (!checkBlas(CUBLAS(blasHandle(), n, x, incx, y, incy, &result),         \
+                   #CUBLAS))                                                   \
+      finishBlas();                                                            \
+    return result;                                                             \
+  }
+SDFG_DOT(sdfg_gpu_cblas_ddot, double, cublasDdot)
+SDFG_DOT(sdfg_gpu_cblas_sdot, float, cublasSdot)
+#undef SDFG_DOT
+
+} // extern "C"
