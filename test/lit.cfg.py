@@ -20,3 +20,10 @@ tool_dirs = [config.sdfg_tools_dir, config.llvm_tools_dir]
 tools = ["sdfg-opt", "sdfg-translate", "llvm-nm", "llvm-readelf", "not", "count"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%python", config.python_executable))
+
+# GPU code generation needs the CUDA toolkit (ptxas) at configure time; the
+# tests that compile kernels are unsupported without it (never on CI, which
+# has the toolkit). Nothing here needs a GPU.
+if config.sdfg_enable_gpu == "ON" and os.path.exists(config.sdfg_ptxas):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%ptxas", config.sdfg_ptxas))

@@ -3,16 +3,18 @@
 - ``sdfg.program(fn)``: compile an unmodified NumPy function natively.
 - ``sdfg.to_mlir(fn, *args)``: the sdfg-dialect text for those arguments.
 - ``sdfg.grad(fn, wrt)`` / ``sdfg.vjp(fn, wrt)``: reverse-mode gradients.
+- ``device="gpu"`` on program/grad/vjp: NVIDIA GPU kernels and cuBLAS
+  (``sdfg.DeviceError`` where no GPU can be used).
 - ``sdfg.compile_mlir(text)``: compile hand-written sdfg-dialect MLIR.
 
 Unsupported Python raises ``sdfg.FrontendError`` naming file, line and
 construct.
 """
 
-from .errors import FrontendError
+from .errors import DeviceError, FrontendError
 from .native import NativeModule, ToolError, compile_mlir
 from .program import Gradient, Program, grad, program, to_mlir, vjp
 
-__all__ = ["FrontendError", "Gradient", "NativeModule", "Program",
+__all__ = ["DeviceError", "FrontendError", "Gradient", "NativeModule", "Program",
            "ToolError", "compile_mlir", "grad", "program", "to_mlir", "vjp"]
 __version__ = "0.1.0"

@@ -18,3 +18,9 @@ class FrontendError(Exception):
             where = f"{filename}:{lineno}: " if lineno else f"{filename}: "
         what = f"unsupported construct '{construct}': " if construct else ""
         super().__init__(f"{where}{what}{message}")
+
+
+class DeviceError(RuntimeError):
+    """The GPU path was asked for but cannot run here (no NVIDIA driver, no
+    device, a build without the CUDA toolkit), or a GPU program failed (a
+    launch error, out of device memory). The message says which."""

@@ -17,6 +17,8 @@ import tempfile
 
 import numpy as np
 
+from .errors import DeviceError
+
 __all__ = ["ToolError", "NativeModule", "NativeFunction", "compile_mlir",
            "tools_dir"]
 
@@ -42,6 +44,58 @@ def tools_dir():
     """Directory holding sdfg-opt and sdfg-translate."""
     build = os.environ.get("SDFG_BUILD_DIR", os.path.join(_REPO, "build"))
     return os.path.join(build, "bin")
+
+
+def lib_dir():
+    """Directory holding the project's libraries (the GPU runtime)."""
+    build = os.environ.get("SDFG_BUILD_DIR", os.path.join(_REPO, "build"))
+    return os.path.join(build, "lib")
+
+
+_gpu_runtime = None
+
+
+def gpu_runtime():
+    """The loaded sdfg GPU runtime, once a GPU is known to be usable.
+
+    Raises DeviceError saying why not: a build without the CUDA toolkit,
+    no NVIDIA driver (libcuda.so.1), or no device."""
+    global _gpu_runtime
+    if _gpu_runtime is not None:
+        return _gpu_runtime
+    path = os.path.join(lib_dir(), "libsdfg_gpu_runtime.so")
+    if not os.path.exists(path):
+        raise DeviceError(
+            "device='gpu': this build has no GPU runtime (" + path +
+            " is missing: the CUDA toolkit was not found when the project "
+            "was configured)")
+    try:
+        rt = ctypes.CDLL(path)
+    except OSError as e:
+        raise DeviceError(
+            "device='gpu' needs an NVIDIA GPU driver, and the GPU runtime "
+            f"cannot be loaded: {e}") from None
+    rt.sdfg_gpu_available.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    rt.sdfg_gpu_available.restype = ctypes.c_int
+    rt.sdfg_gpu_error.restype = ctypes.c_char_p
+    message = ctypes.create_string_buffer(256)
+    if not rt.sdfg_gpu_available(message, 256):
+        raise DeviceError("device='gpu' needs a usable NVIDIA GPU: " +
+                          message.value.decode())
+    _gpu_runtime = rt
+    return rt
+
+
+def check_gpu_error():
+    """Raises DeviceError if the last GPU program hit an error (its
+    results are then not valid); clears it."""
+    rt = _gpu_runtime
+    if rt is None:
+        return
+    err = rt.sdfg_gpu_error()
+    if err:
+        rt.sdfg_gpu_clear_error()
+        raise DeviceError("GPU program failed: " + err.decode())
 
 
 def _tool(name):
@@ -168,9 +222,10 @@ def run_passes(source, passes):
     return proc.stdout
 
 
-def build_library(source, directory, opt_level=3, passes=()):
+def build_library(source, directory, opt_level=3, passes=(), device="cpu"):
     """Compiles MLIR text into `directory`/program.so; returns the ABI.
-    `passes` run first through sdfg-opt (e.g. the autodiff pass)."""
+    `passes` run first through sdfg-opt (e.g. the autodiff pass); `device`
+    is "cpu" or "gpu" (sdfg-translate --target)."""
     global compile_count
     compile_count += 1
     if passes:
@@ -182,7 +237,7 @@ def build_library(source, directory, opt_level=3, passes=()):
         f.write(source)
     proc = subprocess.run(
         [_tool("sdfg-translate"), src, "-emit=shared", f"-O{opt_level}",
-         "-o", lib, f"--abi={abi}"],
+         f"--target={device}", "-o", lib, f"--abi={abi}"],
         capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolError(proc.stderr.strip() or

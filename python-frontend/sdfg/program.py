@@ -86,9 +86,15 @@ def _tool_stamp():
 class Program:
     """A NumPy function compiled through the sdfg dialect."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, device="cpu"):
         functools.update_wrapper(self, fn)
         self.fn = fn
+        if device not in _DEVICES:
+            raise ValueError(f"device must be one of {_DEVICES}, not "
+                             f"{device!r}")
+        #: "cpu" (OpenMP, OpenBLAS) or "gpu" (CUDA kernels, cuBLAS; arrays
+        #: are copied to the GPU and back on every call).
+        self.device = device
         self._compiled = {}
         try:
             self._source = inspect.getsource(fn)
@@ -115,11 +121,14 @@ class Program:
         (output, wrt), the library holds the gradient program."""
         digest = hashlib.sha256(json.dumps(
             [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
-             _tool_stamp(), _frontend_stamp(), repr(autodiff)]).encode()
+             _tool_stamp(), _frontend_stamp(), repr(autodiff),
+             self.device]).encode()
         ).hexdigest()[:32]
         directory = os.path.join(cache_dir(), digest)
         lib = os.path.join(directory, "program.so")
         meta_path = os.path.join(directory, "meta.json")
+        if self.device == "gpu":
+            native.gpu_runtime()  # DeviceError now, not a failed dlopen
         if os.path.exists(lib) and os.path.exists(meta_path):
             with open(meta_path) as f:
                 meta = json.load(f)
@@ -142,9 +151,10 @@ class Program:
         # never leaves a half-written entry behind.
         staging = tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
         try:
-            abi = native.build_library(source, staging)
+            abi = native.build_library(source, staging, device=self.device)
             meta = {
                 "name": name,
+                "device": self.device,
                 "checkpoint": checkpoint,
                 "abi": abi,
                 "params": [[k, n, str(d) if d is not None else None,
@@ -175,6 +185,7 @@ class Program:
 
 
 _STRATEGIES = ("store-all", "recompute-all", "ilp")
+_DEVICES = ("cpu", "gpu")
 
 
 def _checkpoint_option(mem, strategy, recompute):
@@ -206,7 +217,7 @@ class Gradient:
     function with respect to some of its arguments."""
 
     def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
-                 recompute=None):
+                 recompute=None, device="cpu"):
         # An explicit strategy runs --sdfg-checkpoint (even store-all, which
         # then reports its peak in .checkpoint).
         explicit = strategy is not None
@@ -232,7 +243,7 @@ class Gradient:
         #: limit in bytes, containers recomputed and stored (None without
         #: mem/strategy).
         self.checkpoint = None
-        self.program = program(fn)
+        self.program = program(fn, device)
         if isinstance(wrt, str):
             wrt = [wrt]
         self.wrt = list(wrt)
@@ -316,7 +327,8 @@ class Gradient:
         return result
 
 
-def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None):
+def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
+         device="cpu"):
     """d sum(output) / d wrt for each name in `wrt`, as a dict.
 
     `mem` is a memory limit in MiB for what the gradient program allocates
@@ -324,15 +336,17 @@ def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None):
     (the default without `mem`), "ilp" (the default with `mem`: the fastest
     plan within the limit) or "recompute-all"; `recompute` names forwarded
     arrays to recompute by hand. An infeasible limit raises ToolError with
-    the smallest feasible one."""
+    the smallest feasible one. device="gpu" runs the gradient program on
+    the GPU (see `program`)."""
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,
-                    strategy=strategy, recompute=recompute)
+                    strategy=strategy, recompute=recompute, device=device)
 
 
-def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None):
+def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
+        device="cpu"):
     """Like grad, but the callable takes seed= (the output's cotangent)."""
     return Gradient(fn, wrt, output, with_seed=True, mem=mem,
-                    strategy=strategy, recompute=recompute)
+                    strategy=strategy, recompute=recompute, device=device)
 
 
 class _Entry:
@@ -363,6 +377,8 @@ class _Entry:
             else:
                 outputs.append(None)
         self.function(*cargs)
+        if meta.get("device") == "gpu":
+            native.check_gpu_error()
         for orig, tmp in writeback:
             orig[...] = tmp
         results = []
@@ -432,6 +448,8 @@ def _call_gradient(self, args, wrt, out, seed):
         else:
             raise AssertionError(f"unexpected gradient argument {name}")
     self.function(*cargs)
+    if meta.get("device") == "gpu":
+        native.check_gpu_error()
     if status != 0:
         raise RuntimeError(
             "a while loop ran more iterations than the gradient program "
@@ -461,11 +479,18 @@ def _normalise(args):
     return tuple(args)
 
 
-def program(fn):
-    """Compiles an unmodified NumPy function; usable as a decorator."""
+def program(fn=None, device="cpu"):
+    """Compiles an unmodified NumPy function; usable as a decorator
+    (``@sdfg.program`` or ``@sdfg.program(device="gpu")``).
+
+    With device="gpu" the outermost parallel maps run as CUDA kernels and
+    library ops on cuBLAS; arrays go in and out as NumPy arrays (copied to
+    the GPU and back). Raises DeviceError where no GPU can be used."""
+    if fn is None:
+        return lambda f: program(f, device)
     if isinstance(fn, Program):
-        return fn
-    return Program(fn)
+        return fn if fn.device == device else Program(fn.fn, device)
+    return Program(fn, device)
 
 
 def to_mlir(fn, *args):

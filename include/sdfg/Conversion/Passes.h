@@ -32,6 +32,11 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
                                llvm::cl::desc("PTX features (CUDA 13's "
                                               "ptxas needs +ptx80 or newer)"),
                                llvm::cl::init("+ptx80")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit root (ptxas, fatbinary, libdevice); "
+                     "default: the one found when sdfg was configured"),
+      llvm::cl::init("")};
   Option<GPUBinaryFormat> format{
       *this, "format", llvm::cl::desc("Embedded device code"),
       llvm::cl::init(GPUBinaryFormat::fatbin),

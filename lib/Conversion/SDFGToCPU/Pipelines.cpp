@@ -85,6 +85,14 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = format.str();
+  // Explicit rather than from CUDA_HOME and friends, which a test runner or
+  // an embedding tool may not pass on; without libdevice, kernels calling
+  // math functions do not link.
+  binary.toolkitPath = options.cudaPath;
+#ifdef SDFG_CUDA_PATH
+  if (binary.toolkitPath.empty())
+    binary.toolkitPath = SDFG_CUDA_PATH;
+#endif
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

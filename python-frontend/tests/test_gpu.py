@@ -1,0 +1,128 @@
+"""device="gpu": compilation always (no GPU needed), execution where a GPU
+and driver are present (else skipped with the reason), and the error a
+machine without one gives."""
+
+import copy
+import os
+
+import numpy as np
+import pytest
+
+import sdfg
+from sdfg import native
+from corpus.kernels import KERNELS
+from test_gradients import _inputs, _output_spec
+
+# A stencil time loop, a matmul chain (cuBLAS), reductions (a sum through
+# a loop into a scalar, softmax's row sums), and a deep-learning layer.
+EXECUTED = ["jacobi_1d", "heat_3d", "k2mm", "go_fast", "softmax", "mlp"]
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def _gpu_reason():
+    """None if a GPU can run programs here, else why not."""
+    try:
+        native.gpu_runtime()
+        return None
+    except sdfg.DeviceError as e:
+        return str(e)
+
+
+GPU_REASON = _gpu_reason()
+needs_gpu = pytest.mark.skipif(GPU_REASON is not None,
+                               reason=f"no usable GPU: {GPU_REASON}")
+HAS_RUNTIME = os.path.exists(
+    os.path.join(native.lib_dir(), "libsdfg_gpu_runtime.so"))
+
+
+def _wrt(fn, args):
+    names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    return [n for n, a in zip(names, args)
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+
+
+@pytest.mark.skipif(not HAS_RUNTIME, reason="built without the CUDA toolkit")
+@pytest.mark.parametrize("name", EXECUTED)
+def test_gpu_programs_compile_and_link(name, tmp_path):
+    # The whole GPU path short of running: frontend, autodiff, kernels to
+    # a fat binary, host code linked against the runtime.
+    fn, args = _inputs(name)
+    source = sdfg.to_mlir(fn, *args)
+    spec = _output_spec(fn, args)
+    out = "__return0" if spec.startswith("return") else spec
+    grad = native.run_passes(
+        source, [f"--sdfg-autodiff=output={out} "
+                 f"wrt={','.join(_wrt(fn, args))}"])
+    for text, sub in ((source, "fwd"), (grad, "grad")):
+        d = tmp_path / sub
+        d.mkdir()
+        abi = native.build_library(text, str(d), device="gpu")
+        assert (d / "program.so").stat().st_size > 0
+        assert abi["functions"]
+
+
+def test_bad_device_is_rejected():
+    fn = KERNELS["jacobi_1d"][0]
+    with pytest.raises(ValueError, match="device must be one of"):
+        sdfg.program(fn, device="tpu")
+    with pytest.raises(ValueError, match="device must be one of"):
+        sdfg.grad(fn, wrt="A", device="cuda")
+
+
+@pytest.mark.skipif(GPU_REASON is None, reason="a GPU is present")
+def test_no_gpu_is_a_clear_error():
+    fn, args = _inputs("jacobi_1d")
+    with pytest.raises(sdfg.DeviceError, match="device='gpu'"):
+        sdfg.program(fn, device="gpu")(*copy.deepcopy(args))
+    with pytest.raises(sdfg.DeviceError, match="device='gpu'"):
+        sdfg.grad(fn, wrt=["A"], output="A", device="gpu")(
+            *copy.deepcopy(args))
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", EXECUTED)
+def test_gpu_forward_matches_cpu(name):
+    fn, args = _inputs(name)
+    cpu_args, gpu_args = copy.deepcopy(args), copy.deepcopy(args)
+    want = sdfg.program(fn)(*cpu_args)
+    got = sdfg.program(fn, device="gpu")(*gpu_args)
+    if want is not None:
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    for a, b in zip(gpu_args, cpu_args):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", EXECUTED)
+def test_gpu_gradient_matches_cpu_and_fd(name):
+    fn, args = _inputs(name)
+    spec = _output_spec(fn, args)
+    wrt = _wrt(fn, args)
+    want = sdfg.grad(fn, wrt, output=spec)(*copy.deepcopy(args))
+    got = sdfg.grad(fn, wrt, output=spec, device="gpu")(*copy.deepcopy(args))
+    for w in wrt:
+        np.testing.assert_allclose(got[w], want[w], rtol=1e-9, atol=1e-11)
+    # And directly against central differences along a random direction.
+    names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    rng = np.random.default_rng(3)
+    dirs = {w: rng.standard_normal(np.shape(args[names.index(w)]))
+            for w in wrt}
+
+    def total(s):
+        a = list(copy.deepcopy(args))
+        for w in wrt:
+            a[names.index(w)] = a[names.index(w)] + s * dirs[w]
+        r = fn(*a)
+        if spec.startswith("return"):
+            r = r if spec == "return" else r[int(spec[7:])]
+            return float(np.sum(r))
+        return float(np.sum(a[names.index(spec)]))
+    h = 1e-6
+    fd = (total(h) - total(-h)) / (2 * h)
+    ad = sum(float(np.sum(got[w] * dirs[w])) for w in wrt)
+    assert abs(ad - fd) <= 1e-5 * max(1.0, abs(fd))
