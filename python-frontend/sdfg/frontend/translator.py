@@ -438,6 +438,10 @@ class Translator:
                 self.env[name] = value
                 return
             raise self.unsupported(node, "reassigned tuple variable")
+        if isinstance(value, ViewLeaf) and getattr(value.view, "fresh", False):
+            # A library op's fresh result (`E = A @ B`): the name adopts the
+            # array instead of copying it.
+            value = value.view
         if isinstance(value, View) and value.ndim > 0 and \
                 name not in self.var_containers:
             if count <= 1:
