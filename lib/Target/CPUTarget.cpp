@@ -21,6 +21,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -198,10 +199,23 @@ LogicalResult mlir::sdfg::linkSharedLibrary(StringRef objectPath,
       SDFG_CLANG_PATH, "-shared",  "-fopenmp",   "-o",
       outputPath,      objectPath, "-lopenblas", "-lm"};
 #ifdef SDFG_GPU_RUNTIME_DIR
-  if (gpu) {
-    args.append({"-L" SDFG_GPU_RUNTIME_DIR, "-lsdfg_gpu_runtime",
-                 "-Wl,-rpath," SDFG_GPU_RUNTIME_DIR});
+  // The runtime next to this tool (bin/../lib, in the build tree and in an
+  // installed prefix alike), else where it was built.
+  std::string runtimeDir = SDFG_GPU_RUNTIME_DIR;
+  std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  if (!exe.empty()) {
+    SmallString<256> dir(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+    llvm::sys::path::append(dir, "lib");
+    SmallString<256> lib(dir);
+    llvm::sys::path::append(lib, "libsdfg_gpu_runtime.so");
+    if (llvm::sys::fs::exists(lib))
+      runtimeDir = std::string(dir);
   }
+  std::string searchFlag = "-L" + runtimeDir;
+  std::string rpathFlag = "-Wl,-rpath," + runtimeDir;
+  if (gpu)
+    args.append({searchFlag, "-lsdfg_gpu_runtime", rpathFlag});
 #else
   if (gpu) {
     error = "this build has no GPU runtime (no CUDA toolkit at configure "

@@ -285,9 +285,17 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<SDFGOp> targets;
-    for (SDFGOp op : module.getOps<SDFGOp>())
+    for (SDFGOp op : module.getOps<SDFGOp>()) {
+      if (!of.empty() && op.getSymName() != of)
+        continue;
       if (!output.empty() || op.getAdOutput() || op.lookupArg("__return0"))
         targets.push_back(op);
+    }
+    if (!of.empty() && targets.empty()) {
+      module.emitError("sdfg-autodiff: no sdfg.sdfg named '")
+          << of << "' to differentiate";
+      return signalPassFailure();
+    }
     if (targets.empty()) {
       module.emitError("sdfg-autodiff: no sdfg.sdfg names an output to "
                        "differentiate; pass output=<name> or set ad_output");

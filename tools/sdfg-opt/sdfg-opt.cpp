@@ -1,9 +1,6 @@
 //===- sdfg-opt.cpp - The sdfg optimizer driver ---------------------------===//
 
-#include "sdfg/Conversion/Passes.h"
-#include "sdfg/Dialect/SDFG/SDFGDialect.h"
-#include "sdfg/Target/CPUTarget.h"
-#include "sdfg/Transforms/Passes.h"
+#include "sdfg/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -16,12 +13,10 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   // gpu-module-to-binary (in sdfg-lower-to-gpu) needs the NVVM target.
-  mlir::sdfg::registerGPUTranslations(registry);
+  mlir::sdfg::registerSDFGTranslations(registry);
   mlir::registerAllPasses();
   mlir::sdfg::registerSDFGDialect(registry);
-  mlir::sdfg::registerSDFGConversionPasses();
-  mlir::sdfg::registerSDFGPipelines();
-  mlir::sdfg::registerSDFGTransformsPasses();
+  mlir::sdfg::registerSDFGPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "sdfg optimizer driver\n", registry));
 }

@@ -75,4 +75,40 @@ def SDFGMergeGPUModules : Pass<"sdfg-merge-gpu-modules", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
+  let summary = "Import func/scf/affine/memref/arith/math/linalg into sdfg";
+  let description = [{
+    Translates every `func.func` with a body into an `sdfg.sdfg` of the same
+    name and signature, so that programs held in upstream dialects reach
+    the autodiff, checkpointing and lowering passes:
+
+    * `scf.for` and `affine.for` (constant positive step, single-expression
+      bounds) become `sdfg.loop`; `scf.if` becomes `sdfg.if`;
+      `scf.parallel` and `affine.parallel` become `sdfg.map`;
+    * index arithmetic (`arith` on `index`, `affine.apply`) folds into the
+      affine expressions of memlets and bounds; it must stay affine in loop
+      variables and `index` arguments;
+    * the scalar code between two control ops becomes one `sdfg.state`:
+      `memref`/`affine` loads and stores become memlets, each `arith` or
+      `math` op a tasklet; a scalar used after its state, a loop-carried
+      value (`iter_args`) and an `scf.if` result live in 0-d transients;
+    * `memref.alloc`/`alloca` at the top of the function become transients
+      (`memref.dealloc` is dropped: the lowering frees them);
+    * `linalg.matmul`, `linalg.matvec` and `linalg.dot` on memrefs become
+      `sdfg.matmul`/`gemv`/`dot` with `accumulate` (linalg adds into its
+      output); `linalg.generic` with static ranges becomes a map with one
+      tasklet per body op, a reduction yielding `out <op> x` (add, mul, max,
+      min) becomes a WCR store of x; `linalg.fill` becomes a map.
+
+    Arguments keep their `sdfg.name` attribute (the names `--sdfg-autodiff`
+    takes); without it they are `arg0`, `arg1`, ... Anything else is an
+    error at the op, naming it: results of functions, calls, `scf.while`,
+    reductions of `scf.parallel`, non-affine indices, tensors, ...
+  }];
+  let dependentDialects = [
+    "::mlir::sdfg::SDFGDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect"
+  ];
+}
+
 #endif // SDFG_CONVERSION_PASSES_TD

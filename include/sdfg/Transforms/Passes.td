@@ -48,6 +48,9 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
   ];
   let options = [
+    Option<"of", "of", "std::string", /*default=*/"",
+           "Name of the sdfg.sdfg to differentiate (default: every one with "
+           "the output)">,
     Option<"output", "output", "std::string", /*default=*/"",
            "Name of the container to differentiate (default: ad_output)">,
     ListOption<"wrt", "wrt", "std::string",

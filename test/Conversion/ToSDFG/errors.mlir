@@ -1,0 +1,84 @@
+// RUN: sdfg-opt %s --convert-to-sdfg -split-input-file -verify-diagnostics
+
+func.func @results(%x: memref<4xf64>) -> f64 { // expected-error {{results must be written into memref arguments}}
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<4xf64>
+  return %v : f64
+}
+
+// -----
+
+func.func @while(%x: memref<4xf64>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{cannot convert 'scf.while'}}
+  scf.while : () -> () {
+    %v = memref.load %x[%c0] : memref<4xf64>
+    %z = arith.constant 0.0 : f64
+    %c = arith.cmpf ogt, %v, %z : f64
+    scf.condition(%c)
+  } do {
+    scf.yield
+  }
+  return
+}
+
+// -----
+
+func.func @nonaffine(%x: memref<16xf64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %sq = arith.muli %i, %i : index // expected-error {{cannot convert 'arith.muli': the index expression is not affine}}
+    %v = memref.load %x[%sq] : memref<16xf64>
+    memref.store %v, %x[%i] : memref<16xf64>
+  }
+  return
+}
+
+// -----
+
+func.func private @helper(memref<4xf64>)
+
+func.func @call(%x: memref<4xf64>) {
+  func.call @helper(%x) : (memref<4xf64>) -> () // expected-error {{cannot convert 'func.call'}}
+  return
+}
+
+// -----
+
+func.func @reduce(%x: memref<8xf64>, %out: memref<f64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f64
+  // expected-error @+1 {{reductions (scf.reduce with operands) are not supported}}
+  %s = scf.parallel (%i) = (%c0) to (%c8) step (%c1) init (%zero) -> f64 {
+    %v = memref.load %x[%i] : memref<8xf64>
+    scf.reduce(%v : f64) {
+    ^bb0(%a: f64, %b: f64):
+      %r = arith.addf %a, %b : f64
+      scf.reduce.return %r : f64
+    }
+  }
+  memref.store %s, %out[] : memref<f64>
+  return
+}
+
+// -----
+
+func.func @tensor(%t: tensor<4xf64>) { // expected-error {{argument 0 has unsupported type 'tensor<4xf64>'}}
+  return
+}
+
+// -----
+
+func.func @alloc_in_loop(%x: memref<4xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t = memref.alloc() : memref<4xf64> // expected-error {{allocations must be at the top of the function}}
+    memref.dealloc %t : memref<4xf64>
+  }
+  return
+}
