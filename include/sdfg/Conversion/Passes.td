@@ -98,7 +98,9 @@ def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
       `sdfg.matmul`/`gemv`/`dot` with `accumulate` (linalg adds into its
       output); `linalg.generic` with static ranges becomes a map with one
       tasklet per body op, a reduction yielding `out <op> x` (add, mul, max,
-      min) becomes a WCR store of x; `linalg.fill` becomes a map.
+      min) becomes a WCR store of x; `linalg.reduce` (add, maximum,
+      minimum) becomes `sdfg.reduce` with `accumulate`; `linalg.fill`
+      becomes a map.
 
     Arguments keep their `sdfg.name` attribute (the names `--sdfg-autodiff`
     takes); without it they are `arg0`, `arg1`, ... Anything else is an

@@ -18,6 +18,13 @@ namespace mlir {
 namespace sdfg {
 namespace detail {
 
+/// A WCR store whose partial results a map's loops from `level` inward
+/// carry in registers.
+struct RegisterReduction {
+  StoreOp store;
+  unsigned level;
+};
+
 /// Translates the body of one sdfg.sdfg into a func.func, structurally:
 /// each sdfg op is emitted at the builder's insertion point with its
 /// operands looked up in `mapping`. A structural walk (rather than a
@@ -58,11 +65,12 @@ public:
 
   IRMapping mapping;
 
-  /// WCR stores of `map`'s body that can accumulate in a register: they
-  /// sit directly in the body, write an element that does not depend on
-  /// the map's parameters, and nothing else in the map touches their
-  /// container (MapReductions.cpp).
-  static SmallVector<StoreOp> findRegisterReductions(MapOp map);
+  /// WCR stores of `map`'s body that can accumulate in a register across
+  /// the map's inner loops: they sit directly in the body, their element
+  /// does not depend on the parameters from `level` on, and the map
+  /// touches their container only with WCR stores of the same kind
+  /// (MapReductions.cpp).
+  static SmallVector<RegisterReduction> findRegisterReductions(MapOp map);
 
 private:
   LogicalResult lowerLoop(LoopOp op);
@@ -75,7 +83,8 @@ private:
   /// Lowers a map with register reductions: loops carry one accumulator
   /// per reduction, combined into memory once after them (once per chunk,
   /// atomically, when the map runs in parallel).
-  LogicalResult lowerReductionMap(MapOp op, ArrayRef<StoreOp> reductions,
+  LogicalResult lowerReductionMap(MapOp op,
+                                  ArrayRef<RegisterReduction> reductions,
                                   bool parallel, SmallVector<Value> lbs,
                                   SmallVector<Value> ubs,
                                   ArrayRef<Value> steps);

@@ -26,10 +26,12 @@ using namespace mlir::sdfg::detail;
 /// atomic combines cost nothing.
 static constexpr int64_t kReductionChunks = 64;
 
-SmallVector<StoreOp> Lowering::findRegisterReductions(MapOp map) {
+SmallVector<RegisterReduction> Lowering::findRegisterReductions(MapOp map) {
   Region &body = map.getBody();
-  // Candidates grouped by container: all of a container's writes in the map
-  // must be candidates of one kind, else reordering them changes the result.
+  unsigned n = map.getNumParams();
+  // Every access to the container inside the map must be a WCR store of
+  // one kind directly in the body: then the order of the combines is free
+  // and partial results can wait in registers.
   llvm::MapVector<Value, SmallVector<StoreOp>> byContainer;
   llvm::DenseSet<Value> rejected;
   for (Operation &op : body.front()) {
@@ -37,15 +39,12 @@ SmallVector<StoreOp> Lowering::findRegisterReductions(MapOp map) {
     if (!s || !s.getWcr())
       continue;
     Type elt = s.getValue().getType();
-    bool invariant = llvm::none_of(s.getIndices(), [&](Value v) {
-      return body.isAncestor(v.getParentRegion());
-    });
-    if (!invariant || !(isa<FloatType>(elt) || elt.isSignlessInteger()))
+    if (!(isa<FloatType>(elt) || elt.isSignlessInteger()))
       rejected.insert(s.getMemref());
     else
       byContainer[s.getMemref()].push_back(s);
   }
-  SmallVector<StoreOp> out;
+  SmallVector<RegisterReduction> out;
   for (auto &entry : byContainer) {
     Value container = entry.first;
     ArrayRef<StoreOp> stores = entry.second;
@@ -60,8 +59,23 @@ SmallVector<StoreOp> Lowering::findRegisterReductions(MapOp map) {
     bool oneKind = llvm::all_of(stores, [&](StoreOp s) {
       return s.getWcr() == StoreOp(stores[0]).getWcr();
     });
-    if (alone && oneKind)
-      out.append(stores.begin(), stores.end());
+    if (!alone || !oneKind)
+      continue;
+    for (StoreOp s : stores) {
+      // The store's element changes only with the parameters it uses: it
+      // is constant over the loops inside the last of them.
+      unsigned level = 0;
+      for (Value v : s.getIndices()) {
+        if (!body.isAncestor(v.getParentRegion()))
+          continue;
+        auto arg = dyn_cast<BlockArgument>(v);
+        level = arg && arg.getOwner() == &body.front()
+                    ? std::max(level, arg.getArgNumber() + 1)
+                    : n; // computed in the body: varies with everything
+      }
+      if (level < n)
+        out.push_back({s, level});
+    }
   }
   return out;
 }
@@ -91,16 +105,13 @@ static Value identity(OpBuilder &b, Location loc, WCRKind kind, Type type) {
   return arith::ConstantOp::create(b, loc, IntegerAttr::get(type, v));
 }
 
-LogicalResult Lowering::lowerReductionMap(MapOp op,
-                                          ArrayRef<StoreOp> reductions,
-                                          bool parallel, SmallVector<Value> lbs,
-                                          SmallVector<Value> ubs,
-                                          ArrayRef<Value> steps) {
+LogicalResult
+Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
+                            bool parallel, SmallVector<Value> lbs,
+                            SmallVector<Value> ubs, ArrayRef<Value> steps) {
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(b);
-  SmallVector<Value> inits;
-  for (StoreOp s : reductions)
-    inits.push_back(identity(b, loc, *s.getWcr(), s.getValue().getType()));
+  unsigned n = op.getNumParams();
   if (parallel) {
     // Chunk k runs first-dimension iterations [k * chunk, (k + 1) * chunk).
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -122,18 +133,41 @@ LogicalResult Lowering::lowerReductionMap(MapOp op,
     ++parallelDepth;
     distributed = op.getParams()[0];
   }
-  // One loop per dimension, each carrying the accumulators.
+  // Reduction r's partial result starts at its identity just before loop
+  // level(r), is carried by that loop and the ones inside it, and meets
+  // memory right after loop level(r).
+  SmallVector<Value> acc(reductions.size());
+  SmallVector<SmallVector<unsigned>> carried(n);
   SmallVector<scf::ForOp> loops;
-  ValueRange carried = inits;
-  for (unsigned d = 0, e = op.getNumParams(); d < e; ++d) {
-    auto loop = scf::ForOp::create(b, loc, lbs[d], ubs[d], steps[d], carried);
-    b.setInsertionPointToStart(loop.getBody());
+  SmallVector<bool> autoYield;
+  for (unsigned d = 0; d < n; ++d) {
+    SmallVector<Value> inits;
+    for (auto [r, red] : llvm::enumerate(reductions)) {
+      StoreOp store = red.store;
+      if (red.level == d)
+        acc[r] = identity(b, loc, *store.getWcr(), store.getValue().getType());
+      if (red.level <= d) {
+        carried[d].push_back(r);
+        inits.push_back(acc[r]);
+      }
+    }
+    auto loop = scf::ForOp::create(b, loc, lbs[d], ubs[d], steps[d], inits);
+    Block *body = loop.getBody();
+    // Without iter_args the builder adds the yield itself.
+    bool hasYield =
+        !body->empty() && body->back().hasTrait<OpTrait::IsTerminator>();
+    if (hasYield)
+      b.setInsertionPoint(body->getTerminator());
+    else
+      b.setInsertionPointToStart(body);
+    autoYield.push_back(hasYield);
     mapping.map(op.getParams()[d], loop.getInductionVar());
-    carried = loop.getRegionIterArgs();
+    for (auto [k, r] : llvm::enumerate(carried[d]))
+      acc[r] = loop.getRegionIterArgs()[k];
     loops.push_back(loop);
   }
-  for (auto [s, acc] : llvm::zip(reductions, carried))
-    accumulators[s] = acc;
+  for (auto [r, red] : llvm::enumerate(reductions))
+    accumulators[red.store] = acc[r];
   // Other WCR writes in the body may still collide across chunks.
   bool atomic = parallel && !op.getDisjointWcr();
   if (atomic)
@@ -141,31 +175,45 @@ LogicalResult Lowering::lowerReductionMap(MapOp op,
   LogicalResult result = lowerRegion(op.getBody());
   if (atomic)
     --atomicDepth;
-  SmallVector<Value> finals;
-  for (StoreOp s : reductions)
-    finals.push_back(accumulators.lookup(s));
-  for (StoreOp s : reductions)
-    accumulators.erase(s);
-  scf::YieldOp::create(b, loc, finals);
-  for (unsigned d = loops.size() - 1; d > 0; --d) {
-    b.setInsertionPointToEnd(loops[d - 1].getBody());
-    scf::YieldOp::create(b, loc, loops[d].getResults());
+  for (auto [r, red] : llvm::enumerate(reductions)) {
+    acc[r] = accumulators.lookup(red.store);
+    accumulators.erase(red.store);
   }
-  b.setInsertionPointAfter(loops.front());
-  // Chunks combine concurrently into the same element.
-  if (parallel)
-    ++atomicDepth;
-  for (auto [i, total] : llvm::enumerate(loops.front().getResults())) {
-    StoreOp s = reductions[i];
+  auto yieldCarried = [&](unsigned d) {
+    if (autoYield[d])
+      return;
+    SmallVector<Value> values;
+    for (unsigned r : carried[d])
+      values.push_back(acc[r]);
+    scf::YieldOp::create(b, loc, values);
+  };
+  // Combines a finished partial result into memory: atomically when other
+  // threads may write the same element.
+  auto combine = [&](const RegisterReduction &red, Value total) {
+    StoreOp s = red.store;
     SmallVector<Value> idx = expandMap(loc, s.getMap(), s.getIndices());
     unsigned depth = atomicDepth;
-    if (!parallel && depth > 0 && writesThreadPrivate(s))
+    if (parallel)
+      atomicDepth = writesThreadPrivate(s) ? 0 : 1;
+    else if (depth > 0 && writesThreadPrivate(s))
       atomicDepth = 0;
     emitWrite(loc, total, mapping.lookup(s.getMemref()), idx, s.getWcr());
     atomicDepth = depth;
+  };
+  yieldCarried(n - 1);
+  for (unsigned d = n; d-- > 0;) {
+    // After loop d: its results, then the combines of level-d reductions,
+    // then (inside loop d - 1) the yield of what loop d - 1 carries.
+    b.setInsertionPointAfter(loops[d]);
+    for (auto [k, r] : llvm::enumerate(carried[d])) {
+      acc[r] = loops[d].getResult(k);
+      if (reductions[r].level == d)
+        combine(reductions[r], acc[r]);
+    }
+    if (d > 0)
+      yieldCarried(d - 1);
   }
   if (parallel) {
-    --atomicDepth;
     --parallelDepth;
     distributed = Value();
   }

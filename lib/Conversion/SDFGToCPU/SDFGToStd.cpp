@@ -297,7 +297,7 @@ LogicalResult Lowering::lowerMap(MapOp op) {
     return lowerGPUMap(op, lbs, ubs, steps);
   bool parallel =
       op.getSchedule() != ScheduleKind::sequential && parallelDepth == 0;
-  SmallVector<StoreOp> reductions = findRegisterReductions(op);
+  SmallVector<RegisterReduction> reductions = findRegisterReductions(op);
   if (!reductions.empty() && op.getNumParams() > 0)
     return lowerReductionMap(op, reductions, parallel, lbs, ubs, steps);
   if (parallel) {

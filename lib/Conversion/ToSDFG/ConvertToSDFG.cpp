@@ -550,6 +550,35 @@ LogicalResult Converter::convertOp(Operation *op) {
     doneInState.insert(op);
     return success();
   }
+  if (auto red = dyn_cast<linalg::ReduceOp>(op)) {
+    // out = out <op> reduce(in): the library reduction, accumulating.
+    if (!red.hasPureBufferSemantics() || red.getNumDpsInputs() != 1)
+      return unsupported(op, "only single-input reductions on memrefs");
+    Block &body = red.getCombiner().front();
+    Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+    std::optional<ReduceKind> kind;
+    if (combiner && body.getOperations().size() == 2) {
+      if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+        kind = ReduceKind::add;
+      else if (isa<arith::MaximumFOp, arith::MaxSIOp>(combiner))
+        kind = ReduceKind::max;
+      else if (isa<arith::MinimumFOp, arith::MinSIOp>(combiner))
+        kind = ReduceKind::min;
+    }
+    if (!kind)
+      return unsupported(op, "the combiner must be one add, maximum or "
+                             "minimum");
+    openState(loc);
+    Value in = container(op, red.getDpsInputs()[0]),
+          out = container(op, red.getDpsInits()[0]);
+    if (!in || !out)
+      return failure();
+    ReduceOp::create(b, loc, ReduceKindAttr::get(b.getContext(), *kind), in,
+                     out, b.getDenseI64ArrayAttr(red.getDimensions()),
+                     b.getUnitAttr());
+    doneInState.insert(op);
+    return success();
+  }
   if (auto g = dyn_cast<linalg::GenericOp>(op))
     return convertGeneric(g);
   if (auto f = dyn_cast<linalg::FillOp>(op))

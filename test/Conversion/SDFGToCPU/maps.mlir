@@ -184,3 +184,30 @@ sdfg.sdfg @disjoint(%A: memref<64xf64>, %G: memref<64xf64>) {
     }
   }
 }
+
+// -----
+
+// Partially invariant: S[i] changes only with i, so the inner loop carries
+// its sum and memory sees one combine per row. The other write to S
+// (S[i + j], every iteration) stays a read-modify-write: all of S's writes
+// here are sums, so their order is free.
+// CHECK-LABEL: func.func @rows
+// CHECK: scf.for %[[I:.*]] = %c0{{.*}} to
+// CHECK:   %[[ZERO:.*]] = arith.constant -0.000000e+00 : f64
+// CHECK:   %[[R:.*]] = scf.for %[[J:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f64) {
+// CHECK:     %[[A:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]]
+// CHECK:     %[[N:.*]] = arith.addf %[[ACC]], %[[A]] fastmath<reassoc> : f64
+// CHECK:     memref.store
+// CHECK:     scf.yield %[[N]] : f64
+// CHECK:   %[[OLD:.*]] = memref.load %{{.*}}[%[[I]]] : memref<?xf64>
+// CHECK:   %[[NEW:.*]] = arith.addf %[[OLD]], %[[R]] : f64
+// CHECK:   memref.store %[[NEW]], %{{.*}}[%[[I]]] : memref<?xf64>
+sdfg.sdfg @rows(%A: memref<?x8xf64>, %S: memref<?xf64>, %N: index) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (%N, 8) step (1, 1) schedule(sequential) {
+      %a = sdfg.load %A[%i, %j] : memref<?x8xf64>
+      sdfg.store %a, %S[%i] wcr(add) : memref<?xf64>
+      sdfg.store %a, %S[%i + %j] wcr(add) : memref<?xf64>
+    }
+  }
+}

@@ -77,3 +77,17 @@ func.func @rowsum(%x: memref<3x7xf64>, %s: memref<3xf64>) {
   }
   return
 }
+
+// -----
+
+// linalg.reduce becomes the library reduction, accumulating into its init.
+// CHECK-LABEL: sdfg.sdfg @colmax
+// CHECK: sdfg.reduce max %{{.*}} -> %{{.*}} axes [0] {accumulate} : memref<5x4xf64> -> memref<4xf64>
+func.func @colmax(%x: memref<5x4xf64>, %m: memref<4xf64>) {
+  linalg.reduce ins(%x : memref<5x4xf64>) outs(%m : memref<4xf64>) dimensions = [0]
+    (%a: f64, %b: f64) {
+      %r = arith.maximumf %a, %b : f64
+      linalg.yield %r : f64
+    }
+  return
+}

@@ -82,3 +82,15 @@ func.func @alloc_in_loop(%x: memref<4xf64>) {
   }
   return
 }
+
+// -----
+
+func.func @reduce_mul(%x: memref<5xf64>, %p: memref<f64>) {
+  // expected-error @+1 {{cannot convert 'linalg.reduce': the combiner must be one add, maximum or minimum}}
+  linalg.reduce ins(%x : memref<5xf64>) outs(%p : memref<f64>) dimensions = [0]
+    (%a: f64, %b: f64) {
+      %r = arith.mulf %a, %b : f64
+      linalg.yield %r : f64
+    }
+  return
+}
