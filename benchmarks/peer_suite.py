@@ -497,7 +497,7 @@ def targets(rows):
                    "kernels; slower on: " + (", ".join(slower) or "none") +
                    "; loop kernels under 10x: " + (", ".join(loops) or
                                                    "none"))
-    unreliable = [f"{r['kernel']} ({t}: {r[f'{t}_fd_note'][16:]})"
+    unreliable = [f"{r['kernel']} ({t}: {r[f'{t}_fd_note'][15:]})"
                   for r in rows for t in ("ours", "jax", "torch")
                   if r.get(f"{t}_fd_note")]
     if unreliable:
