@@ -158,8 +158,8 @@ def _check(module, name, inputs, output, wrt, seed_shape):
     for w in wrt:
         d = rng.standard_normal(inputs[w].shape)
         h = 1e-6
-        plus = dict(inputs, **{w: inputs[w] + h * d})
-        minus = dict(inputs, **{w: inputs[w] - h * d})
+        plus = dict(inputs, **{w: np.asarray(inputs[w] + h * d)})
+        minus = dict(inputs, **{w: np.asarray(inputs[w] - h * d)})
         fd = (loss(plus) - loss(minus)) / (2 * h)
         ad = float(np.sum(got["d_" + w] * d))
         assert abs(ad - fd) <= 1e-6 * max(1.0, abs(fd)), (w, ad, fd)
@@ -193,6 +193,39 @@ def test_affine_triangular_nest():
     np.testing.assert_allclose(out, np.linalg.solve(L, inputs["b"]),
                                rtol=1e-12)
     _check(m, "trisolv", inputs, "x", ["L", "b"], (8,))
+
+
+# A data-dependent trip count: halve until at most 1 (scf.while).
+WHILE = """
+func.func @halve(%x: memref<f64> {sdfg.name = "x"},
+                 %y: memref<f64> {sdfg.name = "y"}) {
+  %one = arith.constant 1.0 : f64
+  %half = arith.constant 0.5 : f64
+  %x0 = memref.load %x[] : memref<f64>
+  %r = scf.while (%v = %x0) : (f64) -> f64 {
+    %c = arith.cmpf ogt, %v, %one : f64
+    scf.condition(%c) %v : f64
+  } do {
+  ^bb0(%w: f64):
+    %n = arith.mulf %w, %half : f64
+    scf.yield %n : f64
+  }
+  memref.store %r, %y[] : memref<f64>
+  return
+}
+"""
+
+
+def test_while_loop_in_scf():
+    m = _compile(WHILE, "y", ["x"])
+    inputs = {"x": np.array(37.3), "y": np.array(0.0)}
+    assert _call(m.halve, inputs)["y"] == pytest.approx(37.3 / 64)
+    got = _call(m.halve_grad, {**inputs, "d_y": np.array(1.0)})
+    # Six halvings: dy/dx = 1/64 (away from the points where the trip
+    # count changes).
+    assert got["d_x"] == pytest.approx(1 / 64, rel=1e-14)
+    assert got["ad_status"] == 0
+    _check(m, "halve", inputs, "y", ["x"], ())
 
 
 def test_unsupported_op_is_a_located_error():

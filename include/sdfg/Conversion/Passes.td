@@ -83,7 +83,9 @@ def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
     the autodiff, checkpointing and lowering passes:
 
     * `scf.for` and `affine.for` (constant positive step, single-expression
-      bounds) become `sdfg.loop`; `scf.if` becomes `sdfg.if`;
+      bounds) become `sdfg.loop`; `scf.if` becomes `sdfg.if`; `scf.while`
+      whose condition forwards its carried values unchanged becomes
+      `sdfg.while` (the condition from interstate loads and tasklets);
       `scf.parallel` and `affine.parallel` become `sdfg.map`;
     * index arithmetic (`arith` on `index`, `affine.apply`) folds into the
       affine expressions of memlets and bounds; it must stay affine in loop
@@ -104,8 +106,9 @@ def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
 
     Arguments keep their `sdfg.name` attribute (the names `--sdfg-autodiff`
     takes); without it they are `arg0`, `arg1`, ... Anything else is an
-    error at the op, naming it: results of functions, calls, `scf.while`,
-    reductions of `scf.parallel`, non-affine indices, tensors, ...
+    error at the op, naming it: results of functions, calls, other
+    `scf.while` forms, reductions of `scf.parallel`, non-affine indices,
+    tensors, ...
   }];
   let dependentDialects = [
     "::mlir::sdfg::SDFGDialect", "::mlir::arith::ArithDialect",

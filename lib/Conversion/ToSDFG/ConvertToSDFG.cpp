@@ -119,6 +119,7 @@ private:
                            const IndexExpr &ub, int64_t step, Block &body,
                            ValueRange inits, ValueRange results);
   LogicalResult convertIf(scf::IfOp op);
+  LogicalResult convertWhile(scf::WhileOp op);
   LogicalResult convertParallel(Operation *op, ArrayRef<IndexExpr> lbs,
                                 ArrayRef<IndexExpr> ubs,
                                 ArrayRef<int64_t> steps, Block &body);
@@ -624,6 +625,8 @@ LogicalResult Converter::convertOp(Operation *op) {
   }
   if (auto i = dyn_cast<scf::IfOp>(op))
     return convertIf(i);
+  if (auto w = dyn_cast<scf::WhileOp>(op))
+    return convertWhile(w);
   if (auto p = dyn_cast<scf::ParallelOp>(op)) {
     if (p.getNumReductions() != 0)
       return unsupported(op, "reductions (scf.reduce with operands) are not "
@@ -786,6 +789,72 @@ LogicalResult Converter::convertIf(scf::IfOp op) {
     return failure();
   for (auto [r, o] : llvm::zip(op.getResults(), outs))
     spilled[r] = o;
+  return success();
+}
+
+LogicalResult Converter::convertWhile(scf::WhileOp op) {
+  Location loc = op.getLoc();
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  auto cond = cast<scf::ConditionOp>(before.getTerminator());
+  // The carried values live in 0-d transients that the condition region,
+  // the body and the code after the loop all read.
+  if (cond.getArgs().size() != before.getNumArguments() ||
+      llvm::any_of(llvm::enumerate(cond.getArgs()), [&](auto a) {
+        return a.value() != before.getArgument(a.index());
+      }))
+    return unsupported(op, "the condition must forward the loop-carried "
+                           "values unchanged");
+  SmallVector<Value> carried;
+  for (Value init : op.getInits()) {
+    if (!init.getType().isIntOrFloat())
+      return unsupported(op, "only scalar loop-carried values are supported");
+    carried.push_back(alloc0d(loc, init.getType()));
+  }
+  if (!carried.empty() && failed(storeYield(op, op.getInits(), carried)))
+    return failure();
+  doneInState.insert(op);
+  closeState();
+  for (auto [arg, c] : llvm::zip(before.getArguments(), carried))
+    spilled[arg] = c;
+  for (auto [arg, c] : llvm::zip(after.getArguments(), carried))
+    spilled[arg] = c;
+  auto loop = WhileOp::create(b, loc);
+  loop.getCond().push_back(new Block());
+  loop.getBody().push_back(new Block());
+  OpBuilder::InsertionGuard guard(b);
+  // The condition: interstate loads and tasklets, no state.
+  b.setInsertionPointToStart(&loop.getCond().front());
+  DenseMap<Value, Value> outer = local;
+  ++mapDepth;
+  for (Operation &o : before.without_terminator()) {
+    bool handled;
+    if (failed(trackIndex(&o, handled)))
+      return failure();
+    if (handled)
+      continue;
+    if (!isa<memref::LoadOp, affine::AffineLoadOp>(&o) && !isScalarCompute(&o))
+      return unsupported(&o, "only loads and scalar arithmetic may compute "
+                             "a while condition");
+    if (failed(convertDataflow(&o)))
+      return failure();
+  }
+  Value c = scalar(cond, cond.getCondition());
+  --mapDepth;
+  local = outer;
+  if (!c)
+    return failure();
+  ConditionOp::create(b, loc, c);
+  // The body, then the yield into the carried values.
+  b.setInsertionPointToStart(&loop.getBody().front());
+  for (Operation &o : after.without_terminator())
+    if (failed(convertOp(&o)))
+      return failure();
+  Operation *term = after.getTerminator();
+  if (failed(storeYield(term, term->getOperands(), carried)))
+    return failure();
+  closeState();
+  for (auto [r, cc] : llvm::zip(op.getResults(), carried))
+    spilled[r] = cc;
   return success();
 }
 

@@ -8,17 +8,20 @@ func.func @results(%x: memref<4xf64>) -> f64 { // expected-error {{results must 
 
 // -----
 
-func.func @while(%x: memref<4xf64>) {
+func.func @while_computed(%x: memref<4xf64>) {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{cannot convert 'scf.while'}}
-  scf.while : () -> () {
+  %z = arith.constant 0.0 : f64
+  // expected-error @+1 {{cannot convert 'scf.while': the condition must forward the loop-carried values unchanged}}
+  %r = scf.while (%a = %z) : (f64) -> f64 {
     %v = memref.load %x[%c0] : memref<4xf64>
-    %z = arith.constant 0.0 : f64
-    %c = arith.cmpf ogt, %v, %z : f64
-    scf.condition(%c)
+    %n = arith.addf %a, %v : f64
+    %c = arith.cmpf olt, %n, %v : f64
+    scf.condition(%c) %n : f64
   } do {
-    scf.yield
+  ^bb0(%b: f64):
+    scf.yield %b : f64
   }
+  memref.store %r, %x[%c0] : memref<4xf64>
   return
 }
 

@@ -120,3 +120,37 @@ func.func @scale(%x: memref<4x8xf32>, %a: f32) {
   memref.dealloc %tmp : memref<4x8xf32>
   return
 }
+
+// -----
+
+// scf.while: the carried value lives in a 0-d transient; the condition is
+// computed by interstate loads and tasklets in the while's cond region.
+// CHECK-LABEL: sdfg.sdfg @halve
+// CHECK: %[[V:.*]] = sdfg.alloc() : memref<f64>
+// CHECK: sdfg.store %{{.*}}, %[[V]][] : memref<f64>
+// CHECK: sdfg.while {
+// CHECK:   %[[L:.*]] = sdfg.load %[[V]][] : memref<f64>
+// CHECK:   %[[C:.*]] = sdfg.tasklet(%[[L]])
+// CHECK:     arith.cmpf ogt
+// CHECK:   sdfg.condition %[[C]]
+// CHECK: } do {
+// CHECK:   sdfg.state {
+// CHECK:     arith.mulf
+// CHECK:     sdfg.store %{{.*}}, %[[V]][] : memref<f64>
+// CHECK: sdfg.load %[[V]][]
+// CHECK: sdfg.store %{{.*}}, %{{.*}}[] : memref<f64>
+func.func @halve(%x: memref<f64>, %y: memref<f64>) {
+  %one = arith.constant 1.0 : f64
+  %half = arith.constant 0.5 : f64
+  %x0 = memref.load %x[] : memref<f64>
+  %r = scf.while (%v = %x0) : (f64) -> f64 {
+    %c = arith.cmpf ogt, %v, %one : f64
+    scf.condition(%c) %v : f64
+  } do {
+  ^bb0(%w: f64):
+    %n = arith.mulf %w, %half : f64
+    scf.yield %n : f64
+  }
+  memref.store %r, %y[] : memref<f64>
+  return
+}
