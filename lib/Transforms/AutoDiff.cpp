@@ -1421,6 +1421,50 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     }
   };
 
+  // --- Clears nobody reads. Reversing an overwrite zeroes the gradient it
+  // consumed, so that the reversals of earlier accesses to the old value
+  // start from zero. When no forward op before the write touches the
+  // container (the write is outside loops, so it is not its own earlier
+  // access) and its gradient is not returned to the caller (a wrt
+  // argument), that zero is never read: typically the seed of a returned
+  // array, a full sweep saved.
+  {
+    llvm::DenseMap<Operation *, unsigned> position;
+    unsigned k = 0;
+    for (Operation &op : body) {
+      position[&op] = k++;
+      if (&op == result.forwardEnd)
+        break;
+    }
+    llvm::DenseSet<Value> returned;
+    for (const std::string &n : wrtNames)
+      returned.insert(grad.lookupArg(n));
+    for (const WriteInfo &w : writes) {
+      if (!isa<StoreOp, CopyOp>(w.op) || w.readsTarget ||
+          returned.contains(w.target))
+        continue;
+      Operation *top = body.findAncestorOpInBlock(*w.op);
+      if (!top || !position.count(top))
+        continue;
+      bool inLoop = false;
+      for (Operation *p = w.op->getParentOp(); p && p != grad.getOperation();
+           p = p->getParentOp())
+        inLoop |= isa<LoopOp, WhileOp>(p);
+      if (inLoop)
+        continue;
+      unsigned at = position.lookup(top);
+      bool earlier = llvm::any_of(w.target.getUsers(), [&](Operation *u) {
+        if (u == w.op)
+          return false;
+        Operation *t = body.findAncestorOpInBlock(*u);
+        auto it = position.find(t);
+        return it != position.end() && it->second <= at;
+      });
+      if (!earlier)
+        rb.deadClears.insert(w.op);
+    }
+  }
+
   // --- The backward program.
   b.setInsertionPointToEnd(&body);
   if (failed(rb.reverseRegion(grad.getBody())))

@@ -414,7 +414,8 @@ LogicalResult StoreOp::emitReverse(ReverseBuilder &rb) {
   }
   if (grad) {
     g = rb.load(loc, grad, m, idx);
-    if (!wcr || *wcr != WCRKind::add) {
+    if ((!wcr || *wcr != WCRKind::add) &&
+        !rb.deadClears.contains(getOperation())) {
       // An overwrite (or a product/min/max) consumes the gradient; what
       // reaches the old value is written back below.
       Value zero = rb.constantTasklet(loc, elt, 0.0);
@@ -497,7 +498,7 @@ LogicalResult CopyOp::emitReverse(ReverseBuilder &rb) {
     Value g = rb.load(loc, dB, dstElem, idx);
     if (Value dA = rb.gradientOf(getSource()))
       rb.store(loc, g, dA, srcElem, idx, /*accumulate=*/true);
-    if (!wcr) {
+    if (!wcr && !rb.deadClears.contains(getOperation())) {
       Value zero = rb.constantTasklet(loc, g.getType(), 0.0);
       rb.store(loc, zero, dB, dstElem, idx, /*accumulate=*/false);
     }

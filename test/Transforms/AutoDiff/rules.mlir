@@ -226,3 +226,68 @@ sdfg.sdfg @stencil(%x: memref<66xf64> {sdfg.name = "x"},
     }
   }
 }
+
+// -----
+
+// The seed of an output written once, outside loops, is not cleared after
+// it is consumed: nothing reads it again. A container written twice keeps
+// the clear at the second write's reversal (the first write's reversal
+// reads what it leaves), and so does a wrt argument that is overwritten
+// (its gradient is returned).
+// CHECK-LABEL: sdfg.sdfg @clears_grad(
+// CHECK: sdfg.state "reverse" {
+// The reversal of `y = 2 * t`: consume d_y, no clear of d_y.
+// CHECK:   sdfg.map
+// CHECK:     %[[G:.*]] = sdfg.load %d_y[%{{.*}}]
+// CHECK-NOT: sdfg.store %{{.*}}, %d_y[
+// CHECK:     sdfg.store %{{.*}}, %[[DT:.*]][%{{.*}}] wcr(add)
+// The reversal of the second write to t clears its gradient...
+// CHECK: sdfg.state "reverse" {
+// CHECK:   sdfg.map
+// CHECK:     sdfg.load %[[DT]][
+// CHECK:     sdfg.store %{{.*}}, %[[DT]][%{{.*}}] : memref<4xf64>
+// ...and the reversal of the first write to t does not.
+// CHECK: sdfg.state "reverse" {
+// CHECK:   sdfg.map
+// CHECK:     sdfg.load %[[DT]][
+// CHECK-NOT: sdfg.store %{{.*}}, %[[DT]][%{{.*}}] : memref<4xf64>
+// CHECK:     sdfg.store %{{.*}}, %d_x[%{{.*}}] wcr(add)
+sdfg.sdfg @clears(%x: memref<4xf64> {sdfg.name = "x"},
+                  %y: memref<4xf64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  %t = sdfg.alloc() : memref<4xf64>
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %x[%i] : memref<4xf64>
+      %e = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%v: f64):
+        %s = math.sin %v : f64
+        sdfg.yield %s : f64
+      }
+      sdfg.store %e, %t[%i] : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %t[%i] : memref<4xf64>
+      %e = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%v: f64):
+        %s = math.exp %v : f64
+        sdfg.yield %s : f64
+      }
+      sdfg.store %e, %t[%i] : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %t[%i] : memref<4xf64>
+      %e = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%v: f64):
+        %two = arith.constant 2.0 : f64
+        %s = arith.mulf %v, %two : f64
+        sdfg.yield %s : f64
+      }
+      sdfg.store %e, %y[%i] : memref<4xf64>
+    }
+  }
+}

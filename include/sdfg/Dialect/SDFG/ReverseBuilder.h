@@ -61,6 +61,9 @@ public:
   llvm::DenseMap<Operation *, SmallVector<std::pair<Value, TapeSlot>>>
       boundTapes;
 
+  /// Forward overwrites whose reversal need not zero the gradient it
+  /// consumes: nothing reads that gradient afterwards (see AutoDiff.cpp).
+  llvm::DenseSet<Operation *> deadClears;
   /// Called before each forward op of a reversed region is reversed, at
   /// the insertion point of its reversal (the checkpoint recomputations
   /// go there).
