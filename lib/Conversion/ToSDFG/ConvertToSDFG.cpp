@@ -97,6 +97,11 @@ private:
 
   // Index values.
   std::optional<IndexExpr> indexOf(Value v);
+  /// The results of affine map `m` applied to `operands` (dims, then
+  /// symbols), each an index expression; nullopt if an operand is not
+  /// affine.
+  std::optional<SmallVector<IndexExpr>> applyMap(AffineMap m,
+                                                 ValueRange operands);
   LogicalResult trackIndex(Operation *op, bool &handled);
   AffineMap accessMap(Operation *op, ArrayRef<IndexExpr> idx,
                       SmallVector<Value> &operands);
@@ -143,6 +148,26 @@ std::optional<IndexExpr> Converter::indexOf(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
     return IndexExpr{b.getAffineConstantExpr(c.value()), {}};
   return std::nullopt;
+}
+
+std::optional<SmallVector<IndexExpr>> Converter::applyMap(AffineMap m,
+                                                          ValueRange operands) {
+  SmallVector<Value> atoms;
+  SmallVector<AffineExpr> repl;
+  for (Value o : operands) {
+    auto e = indexOf(o);
+    if (!e)
+      return std::nullopt;
+    repl.push_back(merge(*e, atoms));
+  }
+  ArrayRef<AffineExpr> all(repl);
+  SmallVector<IndexExpr> out;
+  for (AffineExpr r : m.getResults())
+    out.push_back(
+        IndexExpr{r.replaceDimsAndSymbols(all.take_front(m.getNumDims()),
+                                          all.drop_front(m.getNumDims())),
+                  atoms});
+  return out;
 }
 
 /// Index arithmetic that stays affine is folded, never emitted.
@@ -203,19 +228,10 @@ LogicalResult Converter::trackIndex(Operation *op, bool &handled) {
       return std::nullopt;
     });
   if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
-    SmallVector<Value> atoms;
-    SmallVector<AffineExpr> repl;
-    for (Value o : apply.getMapOperands()) {
-      auto e = indexOf(o);
-      if (!e)
-        return unsupported(op, "operand is not an affine index value");
-      repl.push_back(merge(*e, atoms));
-    }
-    AffineMap m = apply.getAffineMap();
-    SmallVector<AffineExpr> dims(repl.begin(), repl.begin() + m.getNumDims());
-    SmallVector<AffineExpr> syms(repl.begin() + m.getNumDims(), repl.end());
-    indices[r] =
-        IndexExpr{m.getResult(0).replaceDimsAndSymbols(dims, syms), atoms};
+    auto e = applyMap(apply.getAffineMap(), apply.getMapOperands());
+    if (!e)
+      return unsupported(op, "operand is not an affine index value");
+    indices[r] = e->front();
     handled = true;
     return success();
   }
@@ -369,18 +385,10 @@ LogicalResult Converter::convertDataflow(Operation *op) {
   };
   auto affineIndices = [&](AffineMap m, ValueRange operands,
                            SmallVector<IndexExpr> &out) {
-    SmallVector<Value> atoms;
-    SmallVector<AffineExpr> repl;
-    for (Value o : operands) {
-      auto e = indexOf(o);
-      if (!e)
-        return unsupported(op, "an index operand is not affine"), false;
-      repl.push_back(merge(*e, atoms));
-    }
-    SmallVector<AffineExpr> dims(repl.begin(), repl.begin() + m.getNumDims());
-    SmallVector<AffineExpr> syms(repl.begin() + m.getNumDims(), repl.end());
-    for (AffineExpr r : m.getResults())
-      out.push_back(IndexExpr{r.replaceDimsAndSymbols(dims, syms), atoms});
+    auto e = applyMap(m, operands);
+    if (!e)
+      return unsupported(op, "an index operand is not affine"), false;
+    out = std::move(*e);
     return true;
   };
   auto emitLoad = [&](Value memref, ArrayRef<IndexExpr> idx,
@@ -603,17 +611,10 @@ LogicalResult Converter::convertOp(Operation *op) {
                      ValueRange operands) -> std::optional<IndexExpr> {
       if (m.getNumResults() != 1)
         return std::nullopt;
-      SmallVector<Value> atoms;
-      SmallVector<AffineExpr> repl;
-      for (Value o : operands) {
-        auto e = indexOf(o);
-        if (!e)
-          return std::nullopt;
-        repl.push_back(merge(*e, atoms));
-      }
-      SmallVector<AffineExpr> dims(repl.begin(), repl.begin() + m.getNumDims());
-      SmallVector<AffineExpr> syms(repl.begin() + m.getNumDims(), repl.end());
-      return IndexExpr{m.getResult(0).replaceDimsAndSymbols(dims, syms), atoms};
+      auto e = applyMap(m, operands);
+      if (!e)
+        return std::nullopt;
+      return e->front();
     };
     auto lb = bound(f.getLowerBoundMap(), f.getLowerBoundOperands());
     auto ub = bound(f.getUpperBoundMap(), f.getUpperBoundOperands());
@@ -657,19 +658,10 @@ LogicalResult Converter::convertOp(Operation *op) {
         return unsupported(op, "bounds with max/min are not supported");
       auto conv = [&](AffineMap m,
                       ValueRange operands) -> std::optional<IndexExpr> {
-        SmallVector<Value> atoms;
-        SmallVector<AffineExpr> repl;
-        for (Value o : operands) {
-          auto e = indexOf(o);
-          if (!e)
-            return std::nullopt;
-          repl.push_back(merge(*e, atoms));
-        }
-        SmallVector<AffineExpr> dims(repl.begin(),
-                                     repl.begin() + m.getNumDims());
-        SmallVector<AffineExpr> syms(repl.begin() + m.getNumDims(), repl.end());
-        return IndexExpr{m.getResult(0).replaceDimsAndSymbols(dims, syms),
-                         atoms};
+        auto e = applyMap(m, operands);
+        if (!e)
+          return std::nullopt;
+        return e->front();
       };
       auto l = conv(lm, p.getLowerBoundsOperands());
       auto u = conv(um, p.getUpperBoundsOperands());
