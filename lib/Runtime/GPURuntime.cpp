@@ -214,7 +214,9 @@ void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
       return reinterpret_cast<void *>(ptr);
   }
   // Marked so that mgpuMemFree knows to free() it: a 64-byte header.
-  char *block = static_cast<char *>(std::aligned_alloc(64, 64 + size));
+  // aligned_alloc wants a multiple of the alignment.
+  size_t total = (64 + size + 63) / 64 * 64;
+  char *block = static_cast<char *>(std::aligned_alloc(64, total));
   if (!block)
     return nullptr;
   std::memcpy(block, "sdfg-host-fallback", 19);
