@@ -128,6 +128,10 @@ private:
   LogicalResult convertParallel(Operation *op, ArrayRef<IndexExpr> lbs,
                                 ArrayRef<IndexExpr> ubs,
                                 ArrayRef<int64_t> steps, Block &body);
+  /// Opens a parallel map over 0 <= p < extent per dimension at the
+  /// insertion point and moves the builder into its body; returns the
+  /// parameters.
+  SmallVector<Value> openStaticMap(Location loc, ArrayRef<int64_t> extents);
   LogicalResult convertGeneric(linalg::GenericOp op);
   LogicalResult convertFill(linalg::FillOp op);
   /// Stores `values` into the 0-d containers `into` (a yield).
@@ -936,19 +940,13 @@ matchReduction(Value yielded, BlockArgument out) {
   return std::nullopt;
 }
 
-LogicalResult Converter::convertGeneric(linalg::GenericOp op) {
-  Location loc = op.getLoc();
-  if (!op.hasPureBufferSemantics())
-    return unsupported(op, "only linalg on memrefs (bufferize first)");
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return unsupported(op, "loop ranges must be static");
-  openState(loc);
+SmallVector<Value> Converter::openStaticMap(Location loc,
+                                            ArrayRef<int64_t> extents) {
   MLIRContext *ctx = b.getContext();
-  unsigned n = ranges.size();
+  unsigned n = extents.size();
   SmallVector<AffineExpr> zeros(n, getAffineConstantExpr(0, ctx)), ubs;
-  for (int64_t r : ranges)
-    ubs.push_back(getAffineConstantExpr(r, ctx));
+  for (int64_t e : extents)
+    ubs.push_back(getAffineConstantExpr(e, ctx));
   auto map =
       MapOp::create(b, loc, ValueRange{},
                     AffineMapAttr::get(AffineMap::get(0, 0, zeros, ctx)),
@@ -960,8 +958,22 @@ LogicalResult Converter::convertGeneric(linalg::GenericOp op) {
   SmallVector<Value> params;
   for (unsigned d = 0; d < n; ++d)
     params.push_back(inner->addArgument(b.getIndexType(), loc));
-  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(inner);
+  return params;
+}
+
+LogicalResult Converter::convertGeneric(linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  if (!op.hasPureBufferSemantics())
+    return unsupported(op, "only linalg on memrefs (bufferize first)");
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return unsupported(op, "loop ranges must be static");
+  openState(loc);
+  MLIRContext *ctx = b.getContext();
+  unsigned n = ranges.size();
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Value> params = openStaticMap(loc, ranges);
   DenseMap<Value, Value> outer = local;
   ++mapDepth;
   auto fail = [&](const Twine &why) {
@@ -1067,22 +1079,8 @@ LogicalResult Converter::convertFill(linalg::FillOp op) {
   }
   MLIRContext *ctx = b.getContext();
   unsigned n = type.getRank();
-  SmallVector<AffineExpr> zeros(n, getAffineConstantExpr(0, ctx)), ubs;
-  for (int64_t s : type.getShape())
-    ubs.push_back(getAffineConstantExpr(s, ctx));
-  auto map =
-      MapOp::create(b, loc, ValueRange{},
-                    AffineMapAttr::get(AffineMap::get(0, 0, zeros, ctx)),
-                    AffineMapAttr::get(AffineMap::get(0, 0, ubs, ctx)),
-                    b.getDenseI64ArrayAttr(SmallVector<int64_t>(n, 1)),
-                    ScheduleKindAttr::get(ctx, ScheduleKind::cpu_multicore));
-  Block *inner = new Block();
-  map.getBody().push_back(inner);
-  SmallVector<Value> params;
-  for (unsigned d = 0; d < n; ++d)
-    params.push_back(inner->addArgument(b.getIndexType(), loc));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(inner);
+  SmallVector<Value> params = openStaticMap(loc, type.getShape());
   StoreOp::create(b, loc, v, c, params,
                   AffineMap::getMultiDimIdentityMap(n, ctx), nullptr);
   doneInState.insert(op);
