@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sdfg/Runtime/GPURuntime.h"
+#include "sdfg/Runtime/RowMajorBLAS.h"
 
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -112,12 +113,8 @@ void finishBlas() { check(cuCtxSynchronize(), "cuCtxSynchronize"); }
 
 constexpr int kCblasNoTrans = 111;
 
-cublasOperation_t op(int cblasTrans) {
-  return cblasTrans == kCblasNoTrans ? CUBLAS_OP_N : CUBLAS_OP_T;
-}
-cublasOperation_t flipped(int cblasTrans) {
-  return cblasTrans == kCblasNoTrans ? CUBLAS_OP_T : CUBLAS_OP_N;
-}
+bool transposed(int cblasTrans) { return cblasTrans != kCblasNoTrans; }
+cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 } // namespace
 
 extern "C" {
@@ -241,9 +238,7 @@ void mgpuMemFree(void *ptr, void * /*stream*/) {
 }
 
 //===----------------------------------------------------------------------===//
-// CBLAS (row-major) on cuBLAS (column-major): a row-major matrix is its
-// transpose in column-major order, so C = op(A) op(B) is computed as
-// C^T = op(B)^T op(A)^T with the operands swapped.
+// CBLAS (row-major) on cuBLAS (column-major): see RowMajorBLAS.h.
 //===----------------------------------------------------------------------===//
 
 #define SDFG_GEMM(NAME, T, CUBLAS)                                             \
@@ -252,8 +247,13 @@ void mgpuMemFree(void *ptr, void * /*stream*/) {
             int ldc) {                                                         \
     if (failed() || !ready() || !blasHandle())                                 \
       return;                                                                  \
-    if (!checkBlas(CUBLAS(blasHandle(), op(transB), op(transA), n, m, k,       \
-                          &alpha, b, ldb, a, lda, &beta, c, ldc),              \
+    sdfg::runtime::ColumnMajorGemm g = sdfg::runtime::rowMajorGemm(            \
+        transposed(transA), transposed(transB), m, n, k);                      \
+    const T *first = g.firstIsB ? b : a, *second = g.firstIsB ? a : b;         \
+    int ldFirst = g.firstIsB ? ldb : lda, ldSecond = g.firstIsB ? lda : ldb;   \
+    if (!checkBlas(CUBLAS(blasHandle(), op(g.transFirst), op(g.transSecond),   \
+                          g.m, g.n, g.k, &alpha, first, ldFirst, second,       \
+                          ldSecond, &beta, c, ldc),                            \
                    #CUBLAS))                                                   \
       finishBlas();                                                            \
   }
@@ -266,8 +266,10 @@ SDFG_GEMM(sdfg_gpu_cblas_sgemm, float, cublasSgemm)
             int lda, const T *x, int incx, T beta, T *y, int incy) {           \
     if (failed() || !ready() || !blasHandle())                                 \
       return;                                                                  \
-    if (!checkBlas(CUBLAS(blasHandle(), flipped(trans), n, m, &alpha, a, lda,  \
-                          x, incx, &beta, y, incy),                            \
+    sdfg::runtime::ColumnMajorGemv g =                                         \
+        sdfg::runtime::rowMajorGemv(transposed(trans), m, n);                  \
+    if (!checkBlas(CUBLAS(blasHandle(), op(g.trans), g.rows, g.cols, &alpha,   \
+                          a, lda, x, incx, &beta, y, incy),                    \
                    #CUBLAS))                                                   \
       finishBlas();                                                            \
   }

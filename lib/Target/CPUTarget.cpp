@@ -110,6 +110,12 @@ mlir::sdfg::lowerToLLVMDialectForGPU(ModuleOp module,
   return pm.run(module);
 }
 
+LogicalResult mlir::sdfg::lowerToLLVMDialectForGPUEmulator(ModuleOp module) {
+  PassManager pm(module.getContext());
+  buildLowerToGPUEmulatorPipeline(pm);
+  return pm.run(module);
+}
+
 /// A target machine for the host CPU (all its features: the code is built
 /// for the machine it runs on, as a JIT would).
 static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {

@@ -4,7 +4,8 @@
 - ``sdfg.to_mlir(fn, *args)``: the sdfg-dialect text for those arguments.
 - ``sdfg.grad(fn, wrt)`` / ``sdfg.vjp(fn, wrt)``: reverse-mode gradients.
 - ``device="gpu"`` on program/grad/vjp: NVIDIA GPU kernels and cuBLAS
-  (``sdfg.DeviceError`` where no GPU can be used).
+  (``sdfg.DeviceError`` where no GPU can be used); ``device="gpu-emulator"``
+  runs that GPU program's kernels on host threads (no GPU needed).
 - ``sdfg.compile_mlir(text)``: compile hand-written sdfg-dialect MLIR.
 
 Unsupported Python raises ``sdfg.FrontendError`` naming file, line and

@@ -244,7 +244,7 @@ def run_passes(source, passes):
 def build_library(source, directory, opt_level=3, passes=(), device="cpu"):
     """Compiles MLIR text into `directory`/program.so; returns the ABI.
     `passes` run first through sdfg-opt (e.g. the autodiff pass); `device`
-    is "cpu" or "gpu" (sdfg-translate --target)."""
+    is "cpu", "gpu" or "gpu-emulator" (sdfg-translate --target)."""
     global compile_count
     compile_count += 1
     if passes:

@@ -92,8 +92,9 @@ class Program:
         if device not in _DEVICES:
             raise ValueError(f"device must be one of {_DEVICES}, not "
                              f"{device!r}")
-        #: "cpu" (OpenMP, OpenBLAS) or "gpu" (CUDA kernels, cuBLAS; arrays
-        #: are copied to the GPU and back on every call).
+        #: "cpu" (OpenMP, OpenBLAS), "gpu" (CUDA kernels, cuBLAS; arrays
+        #: are copied to the GPU and back on every call) or "gpu-emulator"
+        #: (the GPU program with its kernels run on host threads).
         self.device = device
         self._compiled = {}
         try:
@@ -105,7 +106,7 @@ class Program:
         return tuple(_arg_key(a) for a in args)
 
     def to_mlir(self, *args):
-        return translate(self.fn, _normalise(args)).text
+        return translate(self.fn, _normalise(args), device=self.device).text
 
     def compile(self, *args):
         args = _normalise(args)
@@ -134,7 +135,7 @@ class Program:
                 meta = json.load(f)
             module = native.NativeModule(None, lib, meta["abi"])
             return _Entry(module, meta)
-        tr = translate(self.fn, args)
+        tr = translate(self.fn, args, device=self.device)
         source = tr.text
         name = tr.name
         checkpoint = None
@@ -185,7 +186,7 @@ class Program:
 
 
 _STRATEGIES = ("store-all", "recompute-all", "ilp")
-_DEVICES = ("cpu", "gpu")
+_DEVICES = ("cpu", "gpu", "gpu-emulator")
 
 
 def _checkpoint_option(mem, strategy, recompute):
@@ -283,7 +284,7 @@ class Gradient:
             self.last_value = entry.last_value
             self.checkpoint = entry.meta.get("checkpoint")
             return result
-        tr = translate(self.program.fn, args)
+        tr = translate(self.program.fn, args, device=self.program.device)
         params = tr.signature.params
         kinds = {p[1]: p[0] for p in params}
         for w in self.wrt:
@@ -337,7 +338,8 @@ def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
     plan within the limit) or "recompute-all"; `recompute` names forwarded
     arrays to recompute by hand. An infeasible limit raises ToolError with
     the smallest feasible one. device="gpu" runs the gradient program on
-    the GPU (see `program`)."""
+    the GPU, "gpu-emulator" runs the GPU program on the host (see
+    `program`)."""
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,
                     strategy=strategy, recompute=recompute, device=device)
 
@@ -485,7 +487,12 @@ def program(fn=None, device="cpu"):
 
     With device="gpu" the outermost parallel maps run as CUDA kernels and
     library ops on cuBLAS; arrays go in and out as NumPy arrays (copied to
-    the GPU and back). Raises DeviceError where no GPU can be used."""
+    the GPU and back). Raises DeviceError where no GPU can be used.
+
+    device="gpu-emulator" compiles exactly as for the GPU, then runs each
+    kernel's threads as an OpenMP loop on the host and library ops on
+    CBLAS: for checking the GPU code generation where there is no GPU (it
+    is not a fast path)."""
     if fn is None:
         return lambda f: program(f, device)
     if isinstance(fn, Program):
@@ -493,6 +500,7 @@ def program(fn=None, device="cpu"):
     return Program(fn, device)
 
 
-def to_mlir(fn, *args):
-    """The sdfg-dialect text of `fn` specialised for `args`."""
-    return program(fn).to_mlir(*args)
+def to_mlir(fn, *args, device="cpu"):
+    """The sdfg-dialect text of `fn` specialised for `args` (map schedules
+    chosen for `device`)."""
+    return program(fn, device).to_mlir(*args)

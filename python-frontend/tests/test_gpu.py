@@ -1,6 +1,8 @@
 """device="gpu": compilation always (no GPU needed), execution where a GPU
 and driver are present (else skipped with the reason), and the error a
-machine without one gives."""
+machine without one gives. device="gpu-emulator" runs the same GPU
+programs (kernels, atomics, unified memory, copies) on host threads, so
+the GPU code generation is checked on every kernel of the corpus here."""
 
 import copy
 import os
@@ -11,7 +13,7 @@ import pytest
 import sdfg
 from sdfg import native
 from corpus.kernels import KERNELS
-from test_gradients import _inputs, _output_spec
+from test_gradients import FLOAT32_OUTPUT, _inputs, _output_spec
 
 # A stencil time loop, a matmul chain (cuBLAS), reductions (a sum through
 # a loop into a scalar, softmax's row sums), and a deep-learning layer.
@@ -51,7 +53,8 @@ def test_gpu_programs_compile_and_link(name, tmp_path):
     # The whole GPU path short of running: frontend, autodiff, kernels to
     # a fat binary, host code linked against the runtime.
     fn, args = _inputs(name)
-    source = sdfg.to_mlir(fn, *args)
+    source = sdfg.to_mlir(fn, *args, device="gpu")
+    assert "schedule(cpu_multicore)" in source
     spec = _output_spec(fn, args)
     out = "__return0" if spec.startswith("return") else spec
     grad = native.run_passes(
@@ -63,6 +66,25 @@ def test_gpu_programs_compile_and_link(name, tmp_path):
         abi = native.build_library(text, str(d), device="gpu")
         assert (d / "program.so").stat().st_size > 0
         assert abi["functions"]
+
+
+def test_map_schedules_follow_the_device():
+    # jacobi_1d's maps are small: sequential on the CPU (a fork costs more),
+    # kernel candidates on the GPU; a reduction likewise.
+    fn, args = _inputs("jacobi_1d")
+    cpu = sdfg.to_mlir(fn, *args)
+    gpu = sdfg.to_mlir(fn, *args, device="gpu")
+    assert "schedule(cpu_multicore)" not in cpu
+    assert "schedule(sequential)" not in gpu
+    assert gpu.count("schedule(cpu_multicore)") == \
+        cpu.count("schedule(sequential)") == 2
+
+    def total(x):
+        return np.sum(x * x)
+    x = np.ones(10)
+    assert "wcr(add)" in sdfg.to_mlir(total, x, device="gpu")
+    assert "schedule(sequential)" in sdfg.to_mlir(total, x)
+    assert "schedule(sequential)" not in sdfg.to_mlir(total, x, device="gpu")
 
 
 def test_bad_device_is_rejected():
@@ -83,28 +105,46 @@ def test_no_gpu_is_a_clear_error():
             *copy.deepcopy(args))
 
 
-@needs_gpu
-@pytest.mark.parametrize("name", EXECUTED)
-def test_gpu_forward_matches_cpu(name):
+def _emulated_kernels():
+    out = []
+    for name in sorted(KERNELS):
+        fn, args = _inputs(name)
+        if name not in FLOAT32_OUTPUT and _output_spec(fn, args) is not None:
+            out.append(name)
+    return out
+
+
+# The GPU runs the kernels that stand for the issue's classes (time to run
+# is scarce there); the emulator runs the whole corpus.
+EXECUTIONS = ([pytest.param("gpu", n, marks=needs_gpu) for n in EXECUTED] +
+              [("gpu-emulator", n) for n in _emulated_kernels()])
+
+
+@pytest.mark.parametrize("device,name", EXECUTIONS)
+def test_gpu_forward_matches_cpu(device, name):
     fn, args = _inputs(name)
     cpu_args, gpu_args = copy.deepcopy(args), copy.deepcopy(args)
     want = sdfg.program(fn)(*cpu_args)
-    got = sdfg.program(fn, device="gpu")(*gpu_args)
+    got = sdfg.program(fn, device=device)(*gpu_args)
     if want is not None:
-        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+        if not isinstance(want, tuple):
+            got, want = (got,), (want,)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
     for a, b in zip(gpu_args, cpu_args):
         if isinstance(a, np.ndarray):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
-@needs_gpu
-@pytest.mark.parametrize("name", EXECUTED)
-def test_gpu_gradient_matches_cpu_and_fd(name):
+@pytest.mark.parametrize("device,name", EXECUTIONS)
+def test_gpu_gradient_matches_cpu_and_fd(device, name):
     fn, args = _inputs(name)
     spec = _output_spec(fn, args)
     wrt = _wrt(fn, args)
     want = sdfg.grad(fn, wrt, output=spec)(*copy.deepcopy(args))
-    got = sdfg.grad(fn, wrt, output=spec, device="gpu")(*copy.deepcopy(args))
+    got = sdfg.grad(fn, wrt, output=spec, device=device)(
+        *copy.deepcopy(args))
     for w in wrt:
         np.testing.assert_allclose(got[w], want[w], rtol=1e-9, atol=1e-11)
     # And directly against central differences along a random direction.

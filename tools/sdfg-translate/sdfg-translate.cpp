@@ -61,8 +61,9 @@ static llvm::cl::opt<unsigned> optLevel("O",
 
 static llvm::cl::opt<std::string>
     target("target",
-           llvm::cl::desc("cpu (OpenMP, OpenBLAS) or gpu (NVIDIA kernels, "
-                          "cuBLAS, the sdfg GPU runtime)"),
+           llvm::cl::desc("cpu (OpenMP, OpenBLAS), gpu (NVIDIA kernels, "
+                          "cuBLAS, the sdfg GPU runtime) or gpu-emulator "
+                          "(the gpu program's kernels run on host threads)"),
            llvm::cl::init("cpu"));
 static llvm::cl::opt<std::string>
     gpuChip("gpu-chip", llvm::cl::desc("GPU architecture (--target=gpu)"),
@@ -80,8 +81,9 @@ int main(int argc, char **argv) {
                                     "sdfg to LLVM IR / object / library\n");
   if (optLevel > 3)
     return fail("-O must be 0, 1, 2 or 3");
-  if (target != "cpu" && target != "gpu")
-    return fail("--target must be cpu or gpu, not '" + target + "'");
+  if (target != "cpu" && target != "gpu" && target != "gpu-emulator")
+    return fail("--target must be cpu, gpu or gpu-emulator, not '" + target +
+                "'");
   bool gpu = target == "gpu";
   if (emitKind == EmitKind::PTX && (!gpu || noLower))
     return fail("-emit=ptx needs --target=gpu on sdfg input");
@@ -129,6 +131,9 @@ int main(int argc, char **argv) {
         out->keep();
         return 0;
       }
+    } else if (target == "gpu-emulator") {
+      if (failed(sdfg::lowerToLLVMDialectForGPUEmulator(*module)))
+        return 1;
     } else if (failed(sdfg::lowerToLLVMDialect(*module))) {
       return 1;
     }

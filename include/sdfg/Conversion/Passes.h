@@ -54,8 +54,14 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
 void buildLowerToGPUPipeline(OpPassManager &pm,
                              const LowerToGPUOptions &options);
 
-/// Registers `sdfg-lower-to-cpu` and `sdfg-lower-to-gpu` as named
-/// pipelines.
+/// Appends the GPU pipeline's sdfg lowering (kernels, atomics, unified
+/// memory) followed by sdfg-emulate-gpu and the CPU's lowering to LLVM: the
+/// GPU program run on the host, for testing the GPU code generation on
+/// machines without a GPU.
+void buildLowerToGPUEmulatorPipeline(OpPassManager &pm);
+
+/// Registers `sdfg-lower-to-cpu`, `sdfg-lower-to-gpu` and
+/// `sdfg-lower-to-gpu-emulator` as named pipelines.
 void registerSDFGPipelines();
 
 } // namespace sdfg

@@ -75,6 +75,36 @@ def SDFGMergeGPUModules : Pass<"sdfg-merge-gpu-modules", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
+  let summary = "Run the GPU program on the host CPU (testing without a GPU)";
+  let description = [{
+    Takes the output of `convert-sdfg-to-std{gpu=true}` (before kernel
+    outlining) and makes it a host program, keeping the kernels' code,
+    their atomics, the unified-memory containers and the copies in and out
+    exactly as the GPU path generates them:
+
+    * each `gpu.launch` becomes one `scf.parallel` over all its threads
+      (block z, y, x, thread z, y, x), so that after
+      `convert-scf-to-openmp` threads run concurrently and a write that
+      needed an atomic shows as a wrong result; block and thread ids and
+      sizes become the loop indices and the launch's operands;
+    * `gpu.alloc` becomes `memref.alloc` (64-byte aligned), `gpu.dealloc`
+      `memref.dealloc`, `gpu.memcpy` `memref.copy`; `gpu.wait` goes;
+    * calls to the GPU runtime's cuBLAS-backed `sdfg_gpu_cblas_*` call the
+      CBLAS function of the same signature instead.
+
+    It is what `sdfg-lower-to-gpu-emulator`, `sdfg-translate
+    --target=gpu-emulator` and Python's `device="gpu-emulator"` run: the
+    GPU code generation checked on machines without a GPU. Kernels with
+    shared memory, clusters, barriers or other gpu ops that need threads
+    of a block to meet are rejected, as are modules already outlined.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
   let summary = "Import func/scf/affine/memref/arith/math/linalg into sdfg";
   let description = [{

@@ -42,6 +42,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp module);
 LogicalResult lowerToLLVMDialectForGPU(ModuleOp module,
                                        const LowerToGPUOptions &options);
 
+/// Lowers with `sdfg-lower-to-gpu-emulator`: the GPU program's kernels and
+/// unified memory, run on the host (links like a CPU program).
+LogicalResult lowerToLLVMDialectForGPUEmulator(ModuleOp module);
+
 /// Translates an LLVM-dialect module to LLVM IR and optimises it for the
 /// host CPU at `optLevel` (0-3). Returns null after emitting a diagnostic.
 std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
@@ -52,7 +56,6 @@ std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
 LogicalResult emitObjectFile(llvm::Module &module, llvm::raw_pwrite_stream &os,
                              std::string &error);
 
-/// Links `objectPath` into a shared library with OpenMP and OpenBLAS.
 /// Writes the device code of every gpu.binary (PTX after lowering with
 /// format isa), each preceded by a comment naming its module and target.
 void writeKernelAssembly(ModuleOp module, llvm::raw_ostream &os);

@@ -13,8 +13,9 @@
 
 using namespace mlir;
 
-void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertSDFGToStd());
+/// From func/scf/memref/arith/math (what convert-sdfg-to-std leaves on the
+/// CPU) to the LLVM dialect.
+static void addHostLowering(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Math: intrinsics first; what has none (erf, cbrt...) becomes a libm
@@ -32,6 +33,18 @@ void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertSDFGToStd());
+  addHostLowering(pm);
+}
+
+void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm) {
+  pm.addPass(createSDFGAssignGPUSchedule());
+  pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
+  pm.addPass(createSDFGEmulateGPU());
+  addHostLowering(pm);
 }
 
 void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
@@ -109,4 +122,9 @@ void mlir::sdfg::registerSDFGPipelines() {
       "Lower sdfg IR to the LLVM dialect with NVIDIA GPU kernels embedded "
       "(gpu, nvvm; cuBLAS for library ops)",
       buildLowerToGPUPipeline);
+  PassPipelineRegistration<>(
+      "sdfg-lower-to-gpu-emulator",
+      "Lower sdfg IR as for the GPU, then run the kernels on host threads "
+      "(OpenMP) and library ops on CBLAS: the GPU code without a GPU",
+      buildLowerToGPUEmulatorPipeline);
 }

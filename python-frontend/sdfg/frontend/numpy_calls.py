@@ -420,7 +420,8 @@ def reduce(tr, name, value, axis, keepdims, node):
         ubs = ", ".join(as_idx(x).render() for x in e.shape)
         steps = ", ".join("1" for _ in params)
         with tr.em.block(f"sdfg.map ({', '.join(params)}) = ({lbs}) to "
-                         f"({ubs}) step ({steps}) schedule(sequential)"):
+                         f"({ubs}) step ({steps}) "
+                         f"schedule({tr.schedule_for(e.shape, kind)})"):
             val = tr.emit_scalar(e, coords, rank, dtype)
             tr.emit_store(val, out, out_coords, kind)
     if name == "mean":

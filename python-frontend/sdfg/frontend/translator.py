@@ -47,8 +47,8 @@ class Translation:
         self.signature = signature
 
 
-def translate(fn, args, name=None):
-    tr = Translator(fn, args, name)
+def translate(fn, args, name=None, device="cpu"):
+    tr = Translator(fn, args, name, device)
     try:
         return tr.run()
     except FrontendError:
@@ -69,8 +69,14 @@ NUMPY = _NumpyModule()
 
 
 class Translator:
-    def __init__(self, fn, args, name=None):
+    def __init__(self, fn, args, name=None, device="cpu"):
         self.fn = fn
+        # Map schedules are chosen for the device: on the CPU, small maps
+        # and reductions run sequentially (a fork costs more than they
+        # do); on the GPU every data-parallel map is a kernel candidate
+        # (sdfg-gpu-schedule), since running it on the host would move
+        # unified memory back and forth.
+        self.device = device
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         try:
             lines, self.firstline = inspect.getsourcelines(fn)
@@ -603,6 +609,8 @@ class Translator:
             self.emit_store(val, dest, coords, wcr)
 
     def schedule_for(self, shape, wcr):
+        if self.device != "cpu":
+            return "cpu_multicore"
         if wcr is not None:
             return "sequential"
         total = 1

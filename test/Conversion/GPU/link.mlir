@@ -16,7 +16,7 @@
 // SYMS: T scale
 // IR: @scale_kernel_binary = internal constant
 // IR: @mgpuModuleLoad(ptr {{.*}}@scale_kernel_binary
-// BAD: sdfg-translate: error: --target must be cpu or gpu, not 'tpu'
+// BAD: sdfg-translate: error: --target must be cpu, gpu or gpu-emulator, not 'tpu'
 // NOPTX: sdfg-translate: error: -emit=ptx needs --target=gpu on sdfg input
 sdfg.sdfg @scale(%A: memref<1000xf32>) {
   sdfg.state {

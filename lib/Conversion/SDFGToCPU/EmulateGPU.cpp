@@ -1,0 +1,200 @@
+//===- EmulateGPU.cpp - The GPU program of sdfg run on the host -----------===//
+//
+// Rewrites what convert-sdfg-to-std{gpu=true} produces so that the CPU runs
+// it: kernels, their atomics, the unified-memory containers and the copies
+// in and out are kept exactly as the GPU path generates them, only the
+// launch and the runtime calls change. Every thread of a launch becomes one
+// point of an scf.parallel (OpenMP), so threads really run concurrently and
+// a missing atomic shows as a wrong result. This is valid for kernels that
+// use no shared memory and no intra-block synchronisation, which is all
+// that the sdfg GPU lowering emits; anything else is rejected.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace sdfg {
+#define GEN_PASS_DEF_SDFGEMULATEGPU
+#include "sdfg/Conversion/Passes.h.inc"
+} // namespace sdfg
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// The value of dimension `dim` in (x, y, z).
+Value pick(const gpu::KernelDim3 &d, gpu::Dimension dim) {
+  switch (dim) {
+  case gpu::Dimension::x:
+    return d.x;
+  case gpu::Dimension::y:
+    return d.y;
+  case gpu::Dimension::z:
+    return d.z;
+  }
+  llvm_unreachable("unknown gpu dimension");
+}
+
+/// gpu.launch -> scf.parallel over (block z, y, x, thread z, y, x).
+LogicalResult emulateLaunch(gpu::LaunchOp launch) {
+  if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
+    return launch.emitOpError("cannot be emulated: asynchronous launch");
+  if (launch.hasClusterSize() || launch.getDynamicSharedMemorySize() ||
+      launch.getNumWorkgroupAttributions() ||
+      !launch.getPrivateAttributions().empty())
+    return launch.emitOpError("cannot be emulated: clusters, shared or "
+                              "private memory attributions");
+  if (!launch.getBody().hasOneBlock())
+    return launch.emitOpError("cannot be emulated: a body of several blocks");
+  // Threads of a block run in any order and concurrently: anything that
+  // relies on them meeting (barriers, shuffles, shared memory) has no
+  // meaning here.
+  WalkResult unsupported = launch.getBody().walk([](Operation *op) {
+    if (isa<gpu::GPUDialect>(op->getDialect()) &&
+        !isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
+             gpu::TerminatorOp>(op)) {
+      op->emitOpError("cannot be emulated on the host");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (unsupported.wasInterrupted())
+    return failure();
+
+  Location loc = launch.getLoc();
+  OpBuilder b(launch);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  SmallVector<Value> ubs = {grid.z, grid.y, grid.x, block.z, block.y, block.x};
+  auto par = scf::ParallelOp::create(b, loc, SmallVector<Value>(6, zero), ubs,
+                                     SmallVector<Value>(6, one));
+  SmallVector<Value> iv(par.getInductionVars());
+  gpu::KernelDim3 blockIds{iv[2], iv[1], iv[0]};
+  gpu::KernelDim3 threadIds{iv[5], iv[4], iv[3]};
+
+  IRMapping map;
+  auto mapDim3 = [&](gpu::KernelDim3 from, gpu::KernelDim3 to) {
+    map.map(from.x, to.x);
+    map.map(from.y, to.y);
+    map.map(from.z, to.z);
+  };
+  mapDim3(launch.getBlockIds(), blockIds);
+  mapDim3(launch.getThreadIds(), threadIds);
+  mapDim3(launch.getGridSize(), grid);
+  mapDim3(launch.getBlockSize(), block);
+  b.setInsertionPoint(par.getBody()->getTerminator());
+  for (Operation &op : launch.getBody().front().without_terminator())
+    b.clone(op, map);
+  launch.erase();
+
+  // Index queries, where the kernel uses them instead of the block
+  // arguments.
+  par.getBody()->walk([&](Operation *op) {
+    Value v;
+    if (auto q = dyn_cast<gpu::ThreadIdOp>(op))
+      v = pick(threadIds, q.getDimension());
+    else if (auto q = dyn_cast<gpu::BlockIdOp>(op))
+      v = pick(blockIds, q.getDimension());
+    else if (auto q = dyn_cast<gpu::BlockDimOp>(op))
+      v = pick(block, q.getDimension());
+    else if (auto q = dyn_cast<gpu::GridDimOp>(op))
+      v = pick(grid, q.getDimension());
+    else
+      return;
+    op->getResult(0).replaceAllUsesWith(v);
+    op->erase();
+  });
+  return success();
+}
+
+/// Host-level gpu ops: unified memory becomes host memory; waits, whose
+/// order the host keeps anyway, disappear.
+LogicalResult emulateHostOps(ModuleOp module) {
+  SmallVector<Operation *> dead;
+  WalkResult result = module.walk([&](Operation *op) {
+    if (!isa<gpu::GPUDialect>(op->getDialect()))
+      return WalkResult::advance();
+    OpBuilder b(op);
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+      if (alloc.getAsyncToken()) {
+        op->emitOpError("cannot be emulated: asynchronous allocation");
+        return WalkResult::interrupt();
+      }
+      Value mem = memref::AllocOp::create(
+          b, op->getLoc(), alloc.getMemref().getType(), alloc.getDynamicSizes(),
+          alloc.getSymbolOperands(), b.getI64IntegerAttr(64));
+      alloc.getMemref().replaceAllUsesWith(mem);
+    } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
+      memref::DeallocOp::create(b, op->getLoc(), dealloc.getMemref());
+    } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+      memref::CopyOp::create(b, op->getLoc(), copy.getSrc(), copy.getDst());
+    } else if (!isa<gpu::WaitOp>(op)) {
+      op->emitOpError("cannot be emulated on the host");
+      return WalkResult::interrupt();
+    }
+    dead.push_back(op);
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  // Async tokens only flow between these ops, forward in program order:
+  // erasing backwards removes every user before its producer.
+  for (Operation *op : llvm::reverse(dead)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  return success();
+}
+
+/// sdfg_gpu_cblas_* (cuBLAS in the GPU runtime) -> cblas_* (OpenBLAS): the
+/// runtime's functions have the CBLAS signatures.
+void useHostBLAS(ModuleOp module) {
+  constexpr StringLiteral prefix = "sdfg_gpu_";
+  SymbolTable symbols(module);
+  for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    StringRef name = fn.getSymName();
+    if (!name.starts_with(prefix) || !fn.isExternal())
+      continue;
+    auto hostName =
+        StringAttr::get(module.getContext(), name.drop_front(prefix.size()));
+    if (failed(SymbolTable::replaceAllSymbolUses(fn, hostName, module)))
+      continue;
+    if (symbols.lookup(hostName))
+      symbols.erase(fn);
+    else
+      symbols.setSymbolName(fn, hostName);
+  }
+}
+
+struct EmulateGPUPass : public sdfg::impl::SDFGEmulateGPUBase<EmulateGPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!module.getOps<gpu::GPUModuleOp>().empty()) {
+      module.emitError("sdfg-emulate-gpu runs before gpu-kernel-outlining: "
+                       "this module already holds gpu.module kernels");
+      return signalPassFailure();
+    }
+    SmallVector<gpu::LaunchOp> launches;
+    module.walk([&](gpu::LaunchOp l) { launches.push_back(l); });
+    for (gpu::LaunchOp l : launches)
+      if (failed(emulateLaunch(l)))
+        return signalPassFailure();
+    if (failed(emulateHostOps(module)))
+      return signalPassFailure();
+    useHostBLAS(module);
+  }
+};
+} // namespace
