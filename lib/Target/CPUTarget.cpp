@@ -18,6 +18,8 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -25,6 +27,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
@@ -116,15 +119,43 @@ LogicalResult mlir::sdfg::lowerToLLVMDialectForGPUEmulator(ModuleOp module) {
   return pm.run(module);
 }
 
-/// A target machine for the host CPU (all its features: the code is built
-/// for the machine it runs on, as a JIT would).
-static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
+LogicalResult mlir::sdfg::checkTargetCPU(StringRef cpu, std::string &error) {
+  if (cpu == "host")
+    return success();
+  llvm::InitializeNativeTarget();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return failure();
+  // Asked of a generic subtarget: one built for an unknown name warns on
+  // stderr instead of failing.
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      target->createMCSubtargetInfo(triple, "generic", ""));
+  if (generic && generic->isCPUStringValid(cpu))
+    return success();
+  error = ("'" + cpu + "' is not a processor of " + triple.str()).str();
+  return failure();
+}
+
+/// A target machine for `cpu`: "host" is the machine compiling, with all
+/// its features (the code is built for the machine it runs on, as a JIT
+/// would); any other name is an LLVM processor (x86-64-v3, znver4, ...)
+/// with that processor's features, for libraries run elsewhere.
+static std::unique_ptr<llvm::TargetMachine> hostMachine(StringRef cpu,
+                                                        std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) {
     error = llvm::toString(builder.takeError());
     return nullptr;
+  }
+  if (cpu != "host") {
+    if (failed(mlir::sdfg::checkTargetCPU(cpu, error)))
+      return nullptr;
+    builder->setCPU(cpu.str());
+    builder->getFeatures() = llvm::SubtargetFeatures();
   }
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   builder->setRelocationModel(llvm::Reloc::PIC_);
@@ -138,7 +169,7 @@ static std::unique_ptr<llvm::TargetMachine> hostMachine(std::string &error) {
 
 std::unique_ptr<llvm::Module>
 mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
-                                 unsigned optLevel) {
+                                 unsigned optLevel, StringRef cpu) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, ctx);
   if (!llvmModule) {
@@ -146,9 +177,9 @@ mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
     return nullptr;
   }
   std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
+  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(cpu, error);
   if (!tm) {
-    module.emitError("cannot create a target machine for the host: ") << error;
+    emitError(module.getLoc(), "cannot create a target machine: ") << error;
     return nullptr;
   }
   llvmModule->setDataLayout(tm->createDataLayout());
@@ -184,8 +215,8 @@ mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
 
 LogicalResult mlir::sdfg::emitObjectFile(llvm::Module &module,
                                          llvm::raw_pwrite_stream &os,
-                                         std::string &error) {
-  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(error);
+                                         std::string &error, StringRef cpu) {
+  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(cpu, error);
   if (!tm)
     return failure();
   llvm::legacy::PassManager pm;

@@ -241,6 +241,13 @@ def run_passes(source, passes):
     return proc.stdout
 
 
+def target_cpu():
+    """The processor compiled programs are built for: $SDFG_TARGET_CPU (an
+    LLVM name such as x86-64-v3, for libraries run on other machines), else
+    "host" (this machine, all its features)."""
+    return os.environ.get("SDFG_TARGET_CPU") or "host"
+
+
 def build_library(source, directory, opt_level=3, passes=(), device="cpu"):
     """Compiles MLIR text into `directory`/program.so; returns the ABI.
     `passes` run first through sdfg-opt (e.g. the autodiff pass); `device`
@@ -256,7 +263,8 @@ def build_library(source, directory, opt_level=3, passes=(), device="cpu"):
         f.write(source)
     proc = subprocess.run(
         [_tool("sdfg-translate"), src, "-emit=shared", f"-O{opt_level}",
-         f"--target={device}", "-o", lib, f"--abi={abi}"],
+         f"--target={device}", f"--mcpu={target_cpu()}", "-o", lib,
+         f"--abi={abi}"],
         capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolError(proc.stderr.strip() or

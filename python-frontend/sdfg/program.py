@@ -123,7 +123,7 @@ class Program:
         digest = hashlib.sha256(json.dumps(
             [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
              _tool_stamp(), _frontend_stamp(), repr(autodiff),
-             self.device]).encode()
+             self.device, native.target_cpu()]).encode()
         ).hexdigest()[:32]
         directory = os.path.join(cache_dir(), digest)
         lib = os.path.join(directory, "program.so")

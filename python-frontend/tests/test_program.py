@@ -124,6 +124,23 @@ def test_interrupted_compile_leaves_no_entry(cache, monkeypatch):
     assert prog(1.0, np.ones(3), np.ones(3)) == 6.0
 
 
+def test_target_cpu_builds_for_another_processor(monkeypatch):
+    # SDFG_TARGET_CPU picks the processor and is part of the cache key: the
+    # same program is built once per processor, and a bad name is a
+    # ToolError naming it.
+    prog = sdfg.program(saxpy)
+    before = native.compile_count
+    assert prog(2.0, np.ones(4), np.ones(4)) == 12.0
+    monkeypatch.setenv("SDFG_TARGET_CPU", "x86-64-v2")
+    prog = sdfg.program(saxpy)
+    assert prog(2.0, np.ones(4), np.ones(4)) == 12.0
+    assert native.compile_count == before + 2
+    monkeypatch.setenv("SDFG_TARGET_CPU", "no-such-cpu")
+    with pytest.raises(sdfg.ToolError, match="'no-such-cpu' is not a "
+                                             "processor"):
+        sdfg.program(saxpy)(2.0, np.ones(4), np.ones(4))
+
+
 def test_to_mlir_is_valid_dialect():
     text = sdfg.to_mlir(saxpy, 2.0, np.ones(4), np.ones(4))
     assert text.startswith("sdfg.sdfg @saxpy(")

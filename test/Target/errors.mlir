@@ -8,7 +8,9 @@
 // RUN: not sdfg-translate %s.missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not sdfg-opt %s --no-such-pass 2>&1 | FileCheck %s --check-prefix=PASS
 // RUN: not sdfg-translate --no-lower %s 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: not sdfg-translate %s --mcpu=bogus 2>&1 | FileCheck %s --check-prefix=MCPU
 
+// MCPU: sdfg-translate: error: --mcpu: 'bogus' is not a processor of x86_64
 // VERIFY: errors.mlir:[[# @LINE + 8]]:10: error: 'sdfg.load' op index 5 is out of bounds for dimension 0 of extent 4
 // OPT: for the --emit option: Cannot find option named 'bogus'
 // NOOUT: sdfg-translate: error: -emit=obj and -emit=shared need an output file (-o)

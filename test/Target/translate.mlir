@@ -3,6 +3,7 @@
 // RUN: sdfg-translate %s -emit=shared -o %t.so && llvm-nm -D %t.so | FileCheck %s --check-prefix=SO
 // RUN: sdfg-translate %s -o /dev/null --abi=%t.json && FileCheck %s --check-prefix=ABI < %t.json
 // RUN: sdfg-translate -O0 %s | FileCheck %s --check-prefix=O0
+// RUN: sdfg-translate --mcpu=x86-64-v2 %s | FileCheck %s --check-prefix=V2
 
 // One exported C function per sdfg.sdfg, with the documented ABI.
 // LLVM: define void @axpy(ptr {{[^,]*}}, i64 {{[^,]*}}, ptr {{[^,]*}}, double {{[^,]*}})
@@ -15,6 +16,12 @@
 // LLVM: define void @waves
 // LLVM: call <{{[0-9]+}} x double> @_ZGV{{.*}}_sin
 // LLVM-NOT: define void @
+// A named processor bounds the vectors to its registers (SSE: 2 doubles),
+// whatever the machine compiling has.
+// V2: define void @scale_rows
+// V2: fmul <2 x double>
+// V2-NOT: fmul <4 x double>
+// V2-NOT: fmul <8 x double>
 // O0: define void @axpy
 // O0-NOT: <{{[0-9]+}} x double>
 

@@ -69,6 +69,14 @@ static llvm::cl::opt<std::string>
     gpuChip("gpu-chip", llvm::cl::desc("GPU architecture (--target=gpu)"),
             llvm::cl::init("sm_90"));
 
+static llvm::cl::opt<std::string>
+    targetCPU("mcpu",
+              llvm::cl::desc("Processor of the host code: host (this "
+                             "machine, all its features) or an LLVM name "
+                             "such as x86-64-v3 or znver4, for libraries "
+                             "run on another machine"),
+              llvm::cl::init("host"));
+
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "sdfg-translate: error: " << msg << "\n";
   return 1;
@@ -81,6 +89,8 @@ int main(int argc, char **argv) {
                                     "sdfg to LLVM IR / object / library\n");
   if (optLevel > 3)
     return fail("-O must be 0, 1, 2 or 3");
+  if (std::string error; failed(sdfg::checkTargetCPU(targetCPU, error)))
+    return fail("--mcpu: " + error);
   if (target != "cpu" && target != "gpu" && target != "gpu-emulator")
     return fail("--target must be cpu, gpu or gpu-emulator, not '" + target +
                 "'");
@@ -141,7 +151,7 @@ int main(int argc, char **argv) {
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      sdfg::translateAndOptimize(*module, llvmContext, optLevel);
+      sdfg::translateAndOptimize(*module, llvmContext, optLevel, targetCPU);
   if (!llvmModule)
     return 1;
 
@@ -157,7 +167,7 @@ int main(int argc, char **argv) {
     auto out = openOutputFile(outputFilename, &error);
     if (!out)
       return fail(error);
-    if (failed(sdfg::emitObjectFile(*llvmModule, out->os(), error)))
+    if (failed(sdfg::emitObjectFile(*llvmModule, out->os(), error, targetCPU)))
       return fail(error);
     out->keep();
     return 0;
@@ -171,7 +181,7 @@ int main(int argc, char **argv) {
   llvm::FileRemover remover(objPath);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    if (failed(sdfg::emitObjectFile(*llvmModule, os, error)))
+    if (failed(sdfg::emitObjectFile(*llvmModule, os, error, targetCPU)))
       return fail(error);
   }
   if (failed(sdfg::linkSharedLibrary(objPath, outputFilename, error, gpu)))

@@ -46,15 +46,22 @@ LogicalResult lowerToLLVMDialectForGPU(ModuleOp module,
 /// unified memory, run on the host (links like a CPU program).
 LogicalResult lowerToLLVMDialectForGPUEmulator(ModuleOp module);
 
-/// Translates an LLVM-dialect module to LLVM IR and optimises it for the
-/// host CPU at `optLevel` (0-3). Returns null after emitting a diagnostic.
+/// Success if `cpu` is "host" or a processor LLVM knows for this machine's
+/// architecture; else failure, with the reason in `error`.
+LogicalResult checkTargetCPU(StringRef cpu, std::string &error);
+
+/// Translates an LLVM-dialect module to LLVM IR and optimises it at
+/// `optLevel` (0-3) for `cpu`: "host" (the compiling machine, all its
+/// features) or an LLVM processor name such as x86-64-v3 or znver4.
+/// Returns null after emitting a diagnostic (an unknown `cpu` included).
 std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
                                                    llvm::LLVMContext &ctx,
-                                                   unsigned optLevel);
+                                                   unsigned optLevel,
+                                                   StringRef cpu = "host");
 
-/// Writes a relocatable object file for the host.
+/// Writes a relocatable object file for `cpu` (as above).
 LogicalResult emitObjectFile(llvm::Module &module, llvm::raw_pwrite_stream &os,
-                             std::string &error);
+                             std::string &error, StringRef cpu = "host");
 
 /// Writes the device code of every gpu.binary (PTX after lowering with
 /// format isa), each preceded by a comment naming its module and target.
