@@ -72,14 +72,31 @@ def _frontend_stamp():
     return h.hexdigest()
 
 
+_TOOL_HASHES = {}
+
+
 def _tool_stamp():
+    """Hashes of sdfg-opt and sdfg-translate: a rebuilt compiler must not
+    reuse libraries an older one built. By content, not date, so that a
+    cache built on one machine is found on another that has the same tools
+    (see Program.precompile)."""
     stamps = []
     for tool in ("sdfg-opt", "sdfg-translate"):
+        path = os.path.join(native.tools_dir(), tool)
         try:
-            st = os.stat(os.path.join(native.tools_dir(), tool))
-            stamps.append(f"{st.st_size}:{st.st_mtime_ns}")
+            st = os.stat(path)
         except OSError:
             stamps.append("missing")
+            continue
+        key = (path, st.st_size, st.st_mtime_ns)
+        digest = _TOOL_HASHES.get(key)
+        if digest is None:
+            h = hashlib.sha256()
+            with open(path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+            digest = _TOOL_HASHES[key] = h.hexdigest()
+        stamps.append(digest)
     return ",".join(stamps)
 
 
@@ -117,9 +134,20 @@ class Program:
             self._compiled[key] = entry
         return entry
 
-    def _load_or_build(self, args, key, autodiff=None):
-        """Loads or compiles the library for `args`. With `autodiff` =
-        (output, wrt), the library holds the gradient program."""
+    def precompile(self, *args):
+        """Builds the library for `args` into the cache without loading it
+        (or finds it there); returns its directory. For preparing, on a
+        machine with the compiler, a cache that another machine without it
+        (say, a GPU node) uses: same sources, same tools (by content) and
+        the same $SDFG_TARGET_CPU there, with $SDFG_CACHE_DIR pointing at
+        the copy."""
+        args = _normalise(args)
+        return self._build(args, self._key(args))[0]
+
+    def _build(self, args, key, autodiff=None):
+        """Compiles the library for `args` into the cache unless it is
+        there; returns (its directory, its meta). With `autodiff` =
+        (output, wrt, plan), the library holds the gradient program."""
         digest = hashlib.sha256(json.dumps(
             [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
              _tool_stamp(), _frontend_stamp(), repr(autodiff),
@@ -128,13 +156,9 @@ class Program:
         directory = os.path.join(cache_dir(), digest)
         lib = os.path.join(directory, "program.so")
         meta_path = os.path.join(directory, "meta.json")
-        if self.device == "gpu":
-            native.gpu_runtime()  # DeviceError now, not a failed dlopen
         if os.path.exists(lib) and os.path.exists(meta_path):
             with open(meta_path) as f:
-                meta = json.load(f)
-            module = native.NativeModule(None, lib, meta["abi"])
-            return _Entry(module, meta)
+                return directory, json.load(f)
         tr = translate(self.fn, args, device=self.device)
         source = tr.text
         name = tr.name
@@ -177,7 +201,15 @@ class Program:
         except BaseException:
             native.remove_tree(staging)
             raise
-        module = native.NativeModule(None, lib, meta["abi"])
+        return directory, meta
+
+    def _load_or_build(self, args, key, autodiff=None):
+        """The loaded library for `args` (see _build)."""
+        if self.device == "gpu":
+            native.gpu_runtime()  # DeviceError now, not a failed dlopen
+        directory, meta = self._build(args, key, autodiff)
+        module = native.NativeModule(
+            None, os.path.join(directory, "program.so"), meta["abi"])
         return _Entry(module, meta)
 
     def __call__(self, *args):
@@ -269,21 +301,9 @@ class Gradient:
                                 "'return', 'return:K' or a parameter name)")
         return out
 
-    def __call__(self, *args, seed=None):
-        if self.with_seed and seed is None:
-            raise TypeError("vjp needs seed= (the cotangent of the output)")
-        if not self.with_seed and seed is not None:
-            raise TypeError("grad takes no seed; use sdfg.vjp")
-        # The caller's arrays are never modified: the ones the program
-        # writes are copied in _call_gradient.
-        key = self.program._key(args)
-        cached = self._checked.get(key)
-        if cached is not None:
-            entry, out = cached
-            result = entry.call_gradient(args, self.wrt, out, seed)
-            self.last_value = entry.last_value
-            self.checkpoint = entry.meta.get("checkpoint")
-            return result
+    def _output_for(self, args):
+        """The container holding the differentiated output, after checking
+        wrt and output against the signature of `args`."""
         tr = translate(self.program.fn, args, device=self.program.device)
         params = tr.signature.params
         kinds = {p[1]: p[0] for p in params}
@@ -318,6 +338,32 @@ class Gradient:
             raise FrontendError(f"output '{self.output}' has dtype "
                                 f"{np.dtype(out_dtype)}; only float outputs "
                                 "can be differentiated")
+        return out
+
+    def precompile(self, *args):
+        """Builds the gradient library for `args` into the cache without
+        loading it; returns its directory (see Program.precompile)."""
+        out = self._output_for(args)
+        return self.program._build(
+            args, self.program._key(args), (out, tuple(self.wrt),
+                                             self._plan))[0]
+
+    def __call__(self, *args, seed=None):
+        if self.with_seed and seed is None:
+            raise TypeError("vjp needs seed= (the cotangent of the output)")
+        if not self.with_seed and seed is not None:
+            raise TypeError("grad takes no seed; use sdfg.vjp")
+        # The caller's arrays are never modified: the ones the program
+        # writes are copied in _call_gradient.
+        key = self.program._key(args)
+        cached = self._checked.get(key)
+        if cached is not None:
+            entry, out = cached
+            result = entry.call_gradient(args, self.wrt, out, seed)
+            self.last_value = entry.last_value
+            self.checkpoint = entry.meta.get("checkpoint")
+            return result
+        out = self._output_for(args)
         entry = self.program._load_or_build(
             args, key, (out, tuple(self.wrt), self._plan))
         self._checked[key] = (entry, out)

@@ -5,6 +5,7 @@ programs (kernels, atomics, unified memory, copies) on host threads, so
 the GPU code generation is checked on every kernel of the corpus here."""
 
 import copy
+import json
 import os
 
 import numpy as np
@@ -66,6 +67,21 @@ def test_gpu_programs_compile_and_link(name, tmp_path):
         abi = native.build_library(text, str(d), device="gpu")
         assert (d / "program.so").stat().st_size > 0
         assert abi["functions"]
+
+
+@pytest.mark.skipif(not HAS_RUNTIME, reason="built without the CUDA toolkit")
+def test_gpu_programs_precompile_without_a_gpu(tmp_path):
+    # What utils/gpu-bundle.sh relies on: GPU libraries built here, loaded
+    # on a GPU machine that has no compiler.
+    fn, args = _inputs("k2mm")
+    wrt = _wrt(fn, args)
+    spec = _output_spec(fn, args)
+    d1 = sdfg.program(fn, device="gpu").precompile(*args)
+    d2 = sdfg.grad(fn, wrt, output=spec, device="gpu").precompile(*args)
+    for d in (d1, d2):
+        with open(os.path.join(d, "meta.json")) as f:
+            assert json.load(f)["device"] == "gpu"
+        assert os.path.getsize(os.path.join(d, "program.so")) > 0
 
 
 def test_map_schedules_follow_the_device():

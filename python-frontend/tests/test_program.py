@@ -141,6 +141,25 @@ def test_target_cpu_builds_for_another_processor(monkeypatch):
         sdfg.program(saxpy)(2.0, np.ones(4), np.ones(4))
 
 
+def test_precompile_builds_without_loading(cache):
+    prog = sdfg.program(saxpy)
+    g = sdfg.grad(saxpy, wrt=["x", "y"])
+    args = (2.0, np.arange(4.0), np.ones(4))
+    before = native.compile_count
+    d1 = prog.precompile(*args)
+    d2 = g.precompile(*args)
+    assert native.compile_count == before + 2
+    for d in (d1, d2):
+        assert os.path.dirname(d) == str(cache)
+        assert os.path.exists(os.path.join(d, "program.so"))
+    assert prog.precompile(*args) == d1  # found, not rebuilt
+    # Calls find them: nothing more is compiled.
+    assert prog(*args) == 2.0 * 6 + 4
+    grads = g(*args)
+    assert native.compile_count == before + 2
+    np.testing.assert_allclose(grads["x"], 2.0 * np.ones(4))
+
+
 def test_to_mlir_is_valid_dialect():
     text = sdfg.to_mlir(saxpy, 2.0, np.ones(4), np.ones(4))
     assert text.startswith("sdfg.sdfg @saxpy(")

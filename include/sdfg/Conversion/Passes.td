@@ -86,9 +86,10 @@ def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
     * each `gpu.launch` becomes one `scf.parallel` over all its threads
       (block z, y, x, thread z, y, x), so that after
       `convert-scf-to-openmp` threads run concurrently and a write that
-      needed an atomic shows as a wrong result; block and thread ids and
-      sizes become the loop indices and the launch's operands;
-    * `gpu.alloc` becomes `memref.alloc` (64-byte aligned), `gpu.dealloc`
+      needed an atomic can show as a wrong result (when host threads
+      happen to meet on it: a best effort, not a race detector); block and
+      thread ids and sizes become the loop indices and the launch's
+      operands;    * `gpu.alloc` becomes `memref.alloc` (64-byte aligned), `gpu.dealloc`
       `memref.dealloc`, `gpu.memcpy` `memref.copy`; `gpu.wait` goes;
     * calls to the GPU runtime's cuBLAS-backed `sdfg_gpu_cblas_*` call the
       CBLAS function of the same signature instead.

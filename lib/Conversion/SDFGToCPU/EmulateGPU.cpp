@@ -5,7 +5,7 @@
 // in and out are kept exactly as the GPU path generates them, only the
 // launch and the runtime calls change. Every thread of a launch becomes one
 // point of an scf.parallel (OpenMP), so threads really run concurrently and
-// a missing atomic shows as a wrong result. This is valid for kernels that
+// a missing atomic can show as a wrong result. This is valid for kernels that
 // use no shared memory and no intra-block synchronisation, which is all
 // that the sdfg GPU lowering emits; anything else is rejected.
 //

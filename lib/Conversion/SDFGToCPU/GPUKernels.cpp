@@ -82,15 +82,24 @@ LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
     b.setInsertionPoint(loop.getBody()->getTerminator());
     mapping.map(op.getParams()[d], loop.getInductionVar());
   }
-  // Threads may collide on any WCR element unless the map says otherwise;
-  // nested maps run sequentially in each thread.
-  bool atomic = !op.getDisjointWcr();
+  // A WCR write is atomic unless the threads' parameters select distinct
+  // elements (writesThreadPrivate). disjoint_wcr vouches for the first
+  // parameter only: the autodiff's colour sweeps give it to maps whose
+  // iterations with the same first parameter may well collide, which the
+  // CPU, distributing the first parameter alone, never sees. Nested maps
+  // run sequentially in each thread.
+  SmallVector<Value, 3> distinct;
+  for (unsigned k = 0; k < par; ++k) {
+    unsigned d = n - 1 - k;
+    if (!(d == 0 && op.getDisjointWcr()))
+      distinct.push_back(op.getParams()[d]);
+  }
+  threadParams = distinct;
   ++parallelDepth;
-  if (atomic)
-    ++atomicDepth;
+  ++atomicDepth;
   LogicalResult result = lowerRegion(op.getBody());
-  if (atomic)
-    --atomicDepth;
+  --atomicDepth;
   --parallelDepth;
+  threadParams.reset();
   return result;
 }

@@ -103,8 +103,13 @@ private:
   /// The sdfg parameter the enclosing parallel map distributes over
   /// threads (its first); null outside parallel maps.
   Value distributed;
-  /// Whether `s` writes elements no other thread writes: one of its
-  /// indices is the distributed parameter plus a constant.
+  /// Inside a GPU kernel: the parameters that tell its concurrent threads
+  /// apart (those mapped to thread dimensions, less the first parameter of
+  /// a disjoint_wcr map, whose distinct values write distinct elements).
+  std::optional<SmallVector<Value, 3>> threadParams;
+  /// Whether `s` writes elements no other thread writes: on the CPU one of
+  /// its indices is the distributed parameter plus a constant; in a GPU
+  /// kernel every parameter of threadParams is, each in some index.
   bool writesThreadPrivate(StoreOp s);
   /// The running accumulator of each register reduction being lowered.
   llvm::DenseMap<Operation *, Value> accumulators;

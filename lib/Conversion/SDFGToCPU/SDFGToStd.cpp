@@ -136,20 +136,28 @@ void Lowering::emitCompareAndSwap(Location loc, WCRKind kind, Value val,
   scf::YieldOp::create(b, loc, after->getArgument(0));
 }
 
-bool Lowering::writesThreadPrivate(StoreOp s) {
-  if (!distributed)
-    return false;
+/// Whether one of the indices `s` writes is `param` plus a constant.
+static bool indexedBy(StoreOp s, Value param) {
   AffineMap m = s.getMap();
   for (auto [k, v] : llvm::enumerate(s.getIndices())) {
-    if (v != distributed)
+    if (v != param)
       continue;
-    AffineExpr param = getAffineDimExpr(k, s.getContext());
+    AffineExpr p = getAffineDimExpr(k, s.getContext());
     for (AffineExpr e : m.getResults())
       if (isa<AffineConstantExpr>(
-              simplifyAffineExpr(e - param, m.getNumDims(), m.getNumSymbols())))
+              simplifyAffineExpr(e - p, m.getNumDims(), m.getNumSymbols())))
         return true;
   }
   return false;
+}
+
+bool Lowering::writesThreadPrivate(StoreOp s) {
+  // Two threads differ in some parameter of threadParams; an index that is
+  // that parameter plus a constant then differs too.
+  if (threadParams)
+    return llvm::all_of(*threadParams,
+                        [&](Value p) { return indexedBy(s, p); });
+  return distributed && indexedBy(s, distributed);
 }
 
 //===----------------------------------------------------------------------===//

@@ -367,9 +367,12 @@ def SDFG_MapOp : SDFG_Op<"map", [
     independent. Bounds are affine expressions over index values in scope
     (lower inclusive, upper exclusive), steps positive constants. The
     schedule says where the map runs: `sequential`, `cpu_multicore` (OpenMP
-    threads) or `gpu_device` (a GPU kernel). `disjoint_wcr` asserts that the
-    wcr writes of distinct iterations touch distinct elements, so parallel
-    code needs no atomics for them.
+    threads) or `gpu_device` (a GPU kernel). `disjoint_wcr` asserts that
+    iterations with distinct values of the first parameter write distinct
+    elements through wcr memlets, so code that splits the first parameter
+    across threads needs no atomics for them; iterations that share it may
+    write the same element (the GPU lowering, whose threads also differ in
+    the other parameters, keeps atomics for those writes).
 
     ```mlir
     sdfg.map (%i, %j) = (1, 1) to (%N - 1, %N - 1) step (1, 1)
