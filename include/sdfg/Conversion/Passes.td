@@ -52,14 +52,18 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
 }
 
 def SDFGAssignGPUSchedule : Pass<"sdfg-gpu-schedule", "::mlir::ModuleOp"> {
-  let summary = "Run the outermost parallel maps as GPU kernels";
+  let summary = "Run the outermost maps as GPU kernels";
   let description = [{
-    Gives every `cpu_multicore` map that no other parallel map encloses the
-    `gpu_device` schedule (enclosing sequential maps and loops stay on the
-    host and launch the kernel once per iteration). Maps nested in a kernel
-    keep their schedule; the GPU lowering runs them sequentially per
-    thread. `sequential` maps (the autodiff's serial reversals) stay on the
-    host.
+    Gives every map that no other map encloses the `gpu_device` schedule
+    (enclosing loops stay on the host and launch the kernel once per
+    iteration). Maps nested in a kernel keep their schedule; the GPU
+    lowering runs them sequentially per thread. A `sequential` map is
+    still a map (independent iterations, WCR for shared elements):
+    sequential is the CPU's choice for small maps and for reversals whose
+    accumulations would need compare-and-swap loops there, while on the
+    GPU atomics are native and host code would pull unified memory back.
+    So it becomes a kernel too, unless it holds a parallel map: then it
+    stays a host loop and the maps inside become the kernels.
   }];
 }
 

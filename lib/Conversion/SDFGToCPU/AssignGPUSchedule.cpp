@@ -16,13 +16,28 @@ using namespace mlir;
 using namespace mlir::sdfg;
 
 namespace {
+bool hasParallelMap(MapOp map) {
+  WalkResult r = map.getBody().walk([](MapOp inner) {
+    return inner.getSchedule() == ScheduleKind::sequential
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return r.wasInterrupted();
+}
+
 struct AssignGPUSchedulePass
     : public sdfg::impl::SDFGAssignGPUScheduleBase<AssignGPUSchedulePass> {
   void runOnOperation() override {
     getOperation().walk<WalkOrder::PreOrder>([](MapOp map) {
-      if (map.getSchedule() == ScheduleKind::sequential)
-        return WalkResult::advance(); // host loop; look inside
-      if (map.getSchedule() == ScheduleKind::cpu_multicore)
+      // A sequential map is still a map (independent iterations, WCR for
+      // shared elements): sequential is the CPU's choice for small maps
+      // and for reversals whose accumulations would need compare-and-swap
+      // loops there. On the GPU, atomics are native and host code would
+      // pull unified memory back, so it becomes a kernel too, unless it
+      // holds parallel maps: then it stays a host loop launching them.
+      if (map.getSchedule() == ScheduleKind::sequential && hasParallelMap(map))
+        return WalkResult::advance();
+      if (map.getSchedule() != ScheduleKind::gpu_device)
         map.setSchedule(ScheduleKind::gpu_device);
       // Whatever is nested runs inside this kernel.
       return WalkResult::skip();

@@ -107,9 +107,10 @@ private:
   /// apart (those mapped to thread dimensions, less the first parameter of
   /// a disjoint_wcr map, whose distinct values write distinct elements).
   std::optional<SmallVector<Value, 3>> threadParams;
-  /// Whether `s` writes elements no other thread writes: on the CPU one of
-  /// its indices is the distributed parameter plus a constant; in a GPU
-  /// kernel every parameter of threadParams is, each in some index.
+  /// Whether `s` writes elements no other thread writes: on the CPU the
+  /// distributed parameter, in a GPU kernel every parameter of
+  /// threadParams, appears plus a constant in the same index of every
+  /// write to that container in the map.
   bool writesThreadPrivate(StoreOp s);
   /// The running accumulator of each register reduction being lowered.
   llvm::DenseMap<Operation *, Value> accumulators;

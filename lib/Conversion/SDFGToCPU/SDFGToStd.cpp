@@ -136,28 +136,50 @@ void Lowering::emitCompareAndSwap(Location loc, WCRKind kind, Value val,
   scf::YieldOp::create(b, loc, after->getArgument(0));
 }
 
-/// Whether one of the indices `s` writes is `param` plus a constant.
-static bool indexedBy(StoreOp s, Value param) {
+/// The result dimension of `s`'s index map that is `param` plus a constant,
+/// with the constant.
+static std::optional<std::pair<unsigned, int64_t>> offsetOf(StoreOp s,
+                                                            Value param) {
   AffineMap m = s.getMap();
   for (auto [k, v] : llvm::enumerate(s.getIndices())) {
     if (v != param)
       continue;
     AffineExpr p = getAffineDimExpr(k, s.getContext());
-    for (AffineExpr e : m.getResults())
-      if (isa<AffineConstantExpr>(
+    for (auto [d, e] : llvm::enumerate(m.getResults()))
+      if (auto c = dyn_cast<AffineConstantExpr>(
               simplifyAffineExpr(e - p, m.getNumDims(), m.getNumSymbols())))
-        return true;
+        return std::make_pair(static_cast<unsigned>(d), c.getValue());
   }
-  return false;
+  return std::nullopt;
+}
+
+/// Whether iterations with distinct values of `param` (a map parameter)
+/// write distinct elements of `s`'s container: every write to it in that
+/// map indexes the same dimension as `param` plus the same constant. One
+/// offset per store is not enough: a stencil's reversal accumulates into
+/// x[i] and x[i + 1] from every i.
+static bool separatedBy(StoreOp s, Value param) {
+  std::optional<std::pair<unsigned, int64_t>> off = offsetOf(s, param);
+  if (!off)
+    return false;
+  Operation *map = cast<BlockArgument>(param).getOwner()->getParentOp();
+  WalkResult r = map->walk([&](Operation *op) {
+    if (getWrittenContainer(op) != s.getMemref())
+      return WalkResult::advance();
+    auto w = dyn_cast<StoreOp>(op);
+    return w && offsetOf(w, param) == off ? WalkResult::advance()
+                                          : WalkResult::interrupt();
+  });
+  return !r.wasInterrupted();
 }
 
 bool Lowering::writesThreadPrivate(StoreOp s) {
-  // Two threads differ in some parameter of threadParams; an index that is
-  // that parameter plus a constant then differs too.
+  // Two threads differ in some parameter of threadParams, hence in the
+  // element they write.
   if (threadParams)
     return llvm::all_of(*threadParams,
-                        [&](Value p) { return indexedBy(s, p); });
-  return distributed && indexedBy(s, distributed);
+                        [&](Value p) { return separatedBy(s, p); });
+  return distributed && separatedBy(s, distributed);
 }
 
 //===----------------------------------------------------------------------===//

@@ -4,12 +4,16 @@
 
 // The outermost parallel maps get the GPU schedule; a map nested in one
 // keeps its own (it runs sequentially in each thread); a sequential map
-// stays on the host, but a parallel map inside it becomes a kernel.
+// holding a parallel map stays on the host and the parallel map becomes a
+// kernel; a sequential map holding none becomes a kernel itself.
 // SCHED-LABEL: sdfg.sdfg @step
 // SCHED: sdfg.map {{.*}} schedule(gpu_device)
 // SCHED: sdfg.map {{.*}} schedule(cpu_multicore)
 // SCHED: sdfg.map {{.*}} schedule(sequential)
 // SCHED: sdfg.map {{.*}} schedule(gpu_device)
+// SCHED-LABEL: sdfg.sdfg @serial
+// SCHED: sdfg.map {{.*}} schedule(gpu_device)
+// SCHED: sdfg.map {{.*}} schedule(sequential)
 
 // Containers live in unified memory: each argument is copied in at entry
 // and back at exit; transients are allocated there too.
@@ -63,5 +67,16 @@ sdfg.sdfg @step(%A: memref<64x32xf64>, %S: memref<f64>, %C: memref<64x64xf64>) {
   }
   sdfg.state {
     sdfg.matmul %T, %A -> %C {transpose_b} : memref<64x32xf64>, memref<64x32xf64> -> memref<64x64xf64>
+  }
+}
+
+sdfg.sdfg @serial(%A: memref<8x4xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (8) step (1) schedule(sequential) {
+      sdfg.map (%j) = (0) to (4) step (1) schedule(sequential) {
+        %a = sdfg.load %A[%i, %j] : memref<8x4xf64>
+        sdfg.store %a, %A[%i, %j] wcr(add) : memref<8x4xf64>
+      }
+    }
   }
 }

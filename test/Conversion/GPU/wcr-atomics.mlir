@@ -1,4 +1,5 @@
-// RUN: sdfg-opt %s --convert-sdfg-to-std=gpu=true | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-std=gpu=true | FileCheck %s
+// RUN: sdfg-opt %s --convert-sdfg-to-std | FileCheck %s --check-prefix=CPU
 // Which WCR writes of a kernel need atomics: every thread is one point of
 // the map, so a write is plain only when the thread parameters select
 // distinct elements. disjoint_wcr (the autodiff's colour sweeps) vouches
@@ -42,6 +43,28 @@ sdfg.sdfg @rows(%A: memref<64xf64>, %B: memref<64xf64>, %S: memref<f64>) {
       %a = sdfg.load %A[%k] : memref<64xf64>
       sdfg.store %a, %B[%k] wcr(add) : memref<64xf64>
       sdfg.store %a, %S[] wcr(add) : memref<f64>
+    }
+  }
+}
+
+// Each write alone is `param + constant`, but two offsets of one container
+// meet across threads (a stencil's reversal): atomic on the GPU, and on
+// the CPU, whose threads split the same parameter.
+// CHECK-LABEL: func.func @stencil
+// CHECK: gpu.launch
+// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[P:.*]]]
+// CHECK: %[[P1:.*]] = arith.addi %[[P]], %c1
+// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[P1]]]
+// CHECK: gpu.terminator
+// CPU-LABEL: func.func @stencil
+// CPU: scf.parallel
+// CPU-COUNT-2: memref.atomic_rmw addf
+sdfg.sdfg @stencil(%A: memref<64xf64>, %X: memref<65xf64>) {
+  sdfg.state {
+    sdfg.map (%k) = (0) to (64) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%k] : memref<64xf64>
+      sdfg.store %a, %X[%k] wcr(add) : memref<65xf64>
+      sdfg.store %a, %X[%k + 1] wcr(add) : memref<65xf64>
     }
   }
 }
