@@ -17,6 +17,8 @@
 #include <cublas_v2.h>
 #include <cuda.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,6 +62,10 @@ bool checkBlas(cublasStatus_t s, const char *what) {
 CUcontext context = nullptr;
 std::once_flag initOnce;
 std::string initError;
+/// Device memory free once the context existed, and what this runtime
+/// holds now (managed and device allocations).
+size_t freeAtStart = 0;
+std::atomic<size_t> liveBytes{0};
 
 void initialise() {
   CUresult r = cuInit(0);
@@ -85,6 +91,11 @@ void initialise() {
   // The primary context: the one cuBLAS (through the runtime API) uses too.
   if ((r = cuDevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS)
     return fail("cuDevicePrimaryCtxRetain");
+  size_t total = 0;
+  if ((r = cuCtxSetCurrent(context)) != CUDA_SUCCESS)
+    return fail("cuCtxSetCurrent");
+  if ((r = cuMemGetInfo(&freeAtStart, &total)) != CUDA_SUCCESS)
+    return fail("cuMemGetInfo");
 }
 
 /// Makes the device's context current on this thread; false (with the
@@ -203,12 +214,33 @@ void mgpuStreamDestroy(void *stream) {
 void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
   size_t size = bytes ? bytes : 1;
   if (!failed() && ready()) {
+    // Managed memory can be asked for beyond what the device holds, and
+    // the driver then pages it in and out; on some systems that stalls the
+    // whole GPU. Untouched managed memory does not show in cuMemGetInfo,
+    // so what this process holds is counted here, against what was free
+    // when it started: a program that does not fit is an error instead.
+    size_t live = liveBytes.load();
+    if (live + size > freeAtStart) {
+      std::string detail = std::to_string(size) + " bytes asked, " +
+                           std::to_string(live) + " held, " +
+                           std::to_string(freeAtStart) +
+                           " free when the runtime started";
+      recordError("out of GPU memory", detail.c_str());
+    }
+  }
+  if (!failed() && ready()) {
     CUdeviceptr ptr = 0;
     CUresult r = hostShared
                      ? cuMemAllocManaged(&ptr, size, CU_MEM_ATTACH_GLOBAL)
                      : cuMemAlloc(&ptr, size);
-    if (!check(r, hostShared ? "cuMemAllocManaged" : "cuMemAlloc"))
+    if (!check(r, hostShared ? "cuMemAllocManaged" : "cuMemAlloc")) {
+      // Counted as the driver sizes it, as mgpuMemFree will.
+      CUdeviceptr base = 0;
+      size_t held = size;
+      cuMemGetAddressRange(&base, &held, ptr);
+      liveBytes += held;
       return reinterpret_cast<void *>(ptr);
+    }
   }
   // Marked so that mgpuMemFree knows to free() it: a 64-byte header.
   // aligned_alloc wants a multiple of the alignment.
@@ -229,7 +261,8 @@ void mgpuMemFree(void *ptr, void * /*stream*/) {
   if (context && cuCtxSetCurrent(context) == CUDA_SUCCESS &&
       cuMemGetAddressRange(&base, &size, reinterpret_cast<CUdeviceptr>(ptr)) ==
           CUDA_SUCCESS) {
-    check(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
+    if (!check(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree"))
+      liveBytes -= std::min(size, liveBytes.load());
     return;
   }
   char *block = static_cast<char *>(ptr) - 64;
