@@ -79,6 +79,21 @@ def SDFGMergeGPUModules : Pass<"sdfg-merge-gpu-modules", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def SDFGGPUDeviceMemory : Pass<"sdfg-gpu-device-memory", "::mlir::ModuleOp"> {
+  let summary = "Put buffers that only GPU code touches in device memory";
+  let description = [{
+    Runs on the output of `convert-sdfg-to-std{gpu=true}`, which puts every
+    container in unified memory (`gpu.alloc host_shared`) so that host code
+    may touch any of them. A buffer that no host code dereferences (all its
+    uses are inside `gpu.launch` bodies, its `gpu.dealloc`, `memref.dim`,
+    or the base pointer handed to the GPU runtime's cuBLAS functions)
+    loses `host_shared`: plain device memory (`cuMemAlloc`) costs no page
+    faults and cannot oversubscribe the device. Arguments, copied in and
+    out by the host, and containers that host states read or write stay in
+    unified memory.
+  }];
+}
+
 def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
   let summary = "Run the GPU program on the host CPU (testing without a GPU)";
   let description = [{
@@ -93,8 +108,9 @@ def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
       needed an atomic can show as a wrong result (when host threads
       happen to meet on it: a best effort, not a race detector); block and
       thread ids and sizes become the loop indices and the launch's
-      operands;    * `gpu.alloc` becomes `memref.alloc` (64-byte aligned), `gpu.dealloc`
-      `memref.dealloc`, `gpu.memcpy` `memref.copy`; `gpu.wait` goes;
+      operands;    * `gpu.alloc` (unified or device memory) becomes `memref.alloc`
+      (64-byte aligned), `gpu.dealloc` `memref.dealloc`, `gpu.memcpy`
+      `memref.copy`; `gpu.wait` and async tokens go;
     * calls to the GPU runtime's cuBLAS-backed `sdfg_gpu_cblas_*` call the
       CBLAS function of the same signature instead.
 

@@ -129,10 +129,8 @@ LogicalResult emulateHostOps(ModuleOp module) {
       return WalkResult::advance();
     OpBuilder b(op);
     if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
-      if (alloc.getAsyncToken()) {
-        op->emitOpError("cannot be emulated: asynchronous allocation");
-        return WalkResult::interrupt();
-      }
+      // Unified and device memory alike (sdfg-gpu-device-memory makes the
+      // latter asynchronous, followed by a wait).
       Value mem = memref::AllocOp::create(
           b, op->getLoc(), alloc.getMemref().getType(), alloc.getDynamicSizes(),
           alloc.getSymbolOperands(), b.getI64IntegerAttr(64));

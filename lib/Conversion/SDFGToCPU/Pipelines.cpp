@@ -43,6 +43,7 @@ void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
 void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm) {
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
+  pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createSDFGEmulateGPU());
   addHostLowering(pm);
 }
@@ -66,6 +67,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
   }
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
+  pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The order follows upstream's gpu-lower-to-nvvm-pipeline, with the host's
