@@ -187,12 +187,16 @@ void mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY,
         "cuLaunchKernel");
 }
 
+/// MLIR's lowering creates a stream for every launch, allocation and copy,
+/// waits on it at once and destroys it. One stream per host thread, kept,
+/// serves them all in the same order without a create and destroy per op.
 void *mgpuStreamCreate() {
   if (!ready())
     return nullptr;
-  CUstream stream = nullptr;
-  if (check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
-    return nullptr;
+  thread_local CUstream stream = nullptr;
+  if (!stream &&
+      check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
+    stream = nullptr;
   return stream;
 }
 
@@ -202,10 +206,8 @@ void mgpuStreamSynchronize(void *stream) {
           "cuStreamSynchronize");
 }
 
-void mgpuStreamDestroy(void *stream) {
-  if (stream && ready())
-    check(cuStreamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
-}
+/// The thread's stream is kept for the next op (see mgpuStreamCreate).
+void mgpuStreamDestroy(void * /*stream*/) {}
 
 /// Host-shared (unified) memory: the program's containers, usable by
 /// kernels and by host code alike. Device-only memory when not shared.
@@ -250,6 +252,18 @@ void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
     return nullptr;
   std::memcpy(block, "sdfg-host-fallback", 19);
   return block + 64;
+}
+
+/// Copies between host and device memory (the arguments of programs whose
+/// containers live in device memory). Host pointers are pageable memory,
+/// for which the driver's copy returns once the data is safe.
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
+  if (failed() || !ready())
+    return;
+  check(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                      reinterpret_cast<CUdeviceptr>(src), sizeBytes,
+                      static_cast<CUstream>(stream)),
+        "cuMemcpyAsync");
 }
 
 void mgpuMemFree(void *ptr, void * /*stream*/) {

@@ -88,9 +88,10 @@ def SDFGGPUDeviceMemory : Pass<"sdfg-gpu-device-memory", "::mlir::ModuleOp"> {
     uses are inside `gpu.launch` bodies, its `gpu.dealloc`, `memref.dim`,
     or the base pointer handed to the GPU runtime's cuBLAS functions)
     loses `host_shared`: plain device memory (`cuMemAlloc`) costs no page
-    faults and cannot oversubscribe the device. Arguments, copied in and
-    out by the host, and containers that host states read or write stay in
-    unified memory.
+    faults and cannot oversubscribe the device. Whole copies between such
+    a buffer and host memory (an argument's copies in and out) become
+    driver copies (`gpu.memcpy`). Containers that host states read or
+    write stay in unified memory.
   }];
 }
 

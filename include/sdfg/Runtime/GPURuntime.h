@@ -10,6 +10,7 @@
 #ifndef SDFG_RUNTIME_GPURUNTIME_H
 #define SDFG_RUNTIME_GPURUNTIME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -39,6 +40,7 @@ void mgpuStreamSynchronize(void *stream);
 void mgpuStreamDestroy(void *stream);
 void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared);
 void mgpuMemFree(void *ptr, void *stream);
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream);
 
 /// CBLAS signatures (row-major only), computed by cuBLAS.
 void sdfg_gpu_cblas_dgemm(int order, int transA, int transB, int m, int n,

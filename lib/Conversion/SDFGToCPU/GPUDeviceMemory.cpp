@@ -5,8 +5,9 @@
 // touched by kernels and cuBLAS; in plain device memory they cost no page
 // faults and cannot oversubscribe the device. A buffer qualifies when no
 // host code dereferences it: all its uses are inside gpu.launch bodies,
-// its gpu.dealloc, memref.dim, or the base-pointer extraction that hands it
-// to the GPU runtime's cuBLAS functions.
+// its gpu.dealloc, memref.dim, the base-pointer extraction that hands it
+// to the GPU runtime's cuBLAS functions, or whole copies from or to host
+// memory (an argument's copies in and out), which become driver copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,8 +47,10 @@ bool onlyReachesGPUBlas(Value v) {
   return true;
 }
 
-/// Whether host code may dereference the buffer `alloc` returns.
-bool hostTouches(gpu::AllocOp alloc) {
+/// Whether host code may dereference the buffer `alloc` returns, other than
+/// by whole-buffer copies from or to host memory (the arguments' copies in
+/// and out), which are collected in `copies`.
+bool hostTouches(gpu::AllocOp alloc, SmallVectorImpl<memref::CopyOp> &copies) {
   for (OpOperand &use : alloc.getMemref().getUses()) {
     Operation *user = use.getOwner();
     if (user->getParentOfType<gpu::LaunchOp>())
@@ -57,9 +60,32 @@ bool hostTouches(gpu::AllocOp alloc) {
     if (auto extract = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(user))
       if (onlyReachesGPUBlas(extract.getResult()))
         continue;
+    if (auto copy = dyn_cast<memref::CopyOp>(user)) {
+      Value other = copy.getSource() == alloc.getMemref() ? copy.getTarget()
+                                                          : copy.getSource();
+      if (!other.getDefiningOp<gpu::AllocOp>() &&
+          other.getType() == alloc.getMemref().getType()) {
+        copies.push_back(copy);
+        continue;
+      }
+    }
     return true;
   }
   return false;
+}
+
+/// A host-device copy as the driver's copy (gpu-to-llvm lowers only the
+/// asynchronous form; the wait keeps the order).
+void copyByDriver(memref::CopyOp copy) {
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  Type token = gpu::AsyncTokenType::get(b.getContext());
+  Value ready =
+      gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
+  auto memcpy = gpu::MemcpyOp::create(b, loc, token, ValueRange{ready},
+                                      copy.getTarget(), copy.getSource());
+  gpu::WaitOp::create(b, loc, Type(), ValueRange{memcpy.getAsyncToken()});
+  copy.erase();
 }
 
 /// The same buffer in device memory. gpu-to-llvm lowers device
@@ -84,11 +110,17 @@ struct GPUDeviceMemoryPass
     : public sdfg::impl::SDFGGPUDeviceMemoryBase<GPUDeviceMemoryPass> {
   void runOnOperation() override {
     SmallVector<gpu::AllocOp> moved;
+    SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](gpu::AllocOp alloc) {
+      SmallVector<memref::CopyOp> own;
       if (alloc.getHostShared() && !alloc.getAsyncToken() &&
-          !hostTouches(alloc))
+          !hostTouches(alloc, own)) {
         moved.push_back(alloc);
+        copies.append(own);
+      }
     });
+    for (memref::CopyOp copy : copies)
+      copyByDriver(copy);
     for (gpu::AllocOp alloc : moved)
       moveToDevice(alloc);
   }

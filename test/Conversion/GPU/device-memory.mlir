@@ -1,12 +1,18 @@
 // RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-std=gpu=true --sdfg-gpu-device-memory | FileCheck %s
 // RUN: sdfg-opt %s --sdfg-lower-to-gpu="format=isa" | FileCheck %s --check-prefix=LLVM
 // LLVM: llvm.call @mgpuMemAlloc({{.*}}) : (i64, !llvm.ptr, i8) -> !llvm.ptr
-// Buffers that only kernels and cuBLAS touch go to device memory; the
-// arguments (copied in and out by the host) and a transient a host state
-// reads stay in unified memory.
+// LLVM: llvm.call @mgpuMemcpy({{.*}}) : (!llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> ()
+// Buffers that only kernels and cuBLAS touch go to device memory: A, an
+// argument, whose copies in and out become driver copies, and the
+// transients T and U. S, which a host state writes, and H, which it reads,
+// stay in unified memory.
 
 // CHECK-LABEL: func.func @place
-// CHECK-DAG: %[[A:.*]] = gpu.alloc  host_shared () : memref<16x16xf64>
+// CHECK: %[[A:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<16x16xf64>
+// CHECK-NEXT: gpu.wait [
+// CHECK-NEXT: %[[IN:.*]] = gpu.wait async
+// CHECK-NEXT: %[[CP:.*]] = gpu.memcpy async [%[[IN]]] %[[A]], %{{.*}} : memref<16x16xf64>, memref<16x16xf64>
+// CHECK-NEXT: gpu.wait [%[[CP]]]
 // CHECK-DAG: %[[S:.*]] = gpu.alloc  host_shared () : memref<f64>
 // Kernel-only, then cuBLAS: device memory.
 // CHECK-DAG: %[[T:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<16x16xf64>
@@ -15,6 +21,7 @@
 // CHECK-DAG: %[[H:.*]] = gpu.alloc  host_shared () : memref<16xf64>
 // CHECK: call @sdfg_gpu_cblas_dgemm
 // CHECK: memref.load %[[H]]
+// CHECK: gpu.memcpy async [%{{.*}}] %{{.*}}, %[[A]]
 sdfg.sdfg @place(%A: memref<16x16xf64>, %S: memref<f64>) {
   %T = sdfg.alloc() : memref<16x16xf64>
   %U = sdfg.alloc() : memref<16x16xf64>
