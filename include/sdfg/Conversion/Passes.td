@@ -32,7 +32,9 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
     kernels instead (see `sdfg-lower-to-gpu`): the map's last three
     dimensions go to the grid and blocks (x innermost), earlier ones are
     loops in each thread, WCR writes are atomic, nested maps run
-    sequentially per thread. Containers then live in unified memory
+    sequentially per thread. States and control ops that touch
+    containers but hold no kernel or library op run as one-thread kernels
+    (data stays on the device). Containers then live in unified memory
     (`gpu.alloc host_shared`): arguments are copied in at entry and back at
     exit, so the C ABI is unchanged and host-side states (scalar tasklets,
     sequential loops) keep working on the same buffers. Library ops call

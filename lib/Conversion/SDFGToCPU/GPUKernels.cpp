@@ -103,3 +103,44 @@ LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
   threadParams.reset();
   return result;
 }
+
+bool Lowering::runsOnOneThread(Operation *op) {
+  if (!gpu || parallelDepth > 0 || op->getNumResults() > 0 ||
+      !isa<StateOp, LoopOp, IfOp, WhileOp>(op))
+    return false;
+  bool touchesData = false;
+  WalkResult r = op->walk([&](Operation *inner) {
+    if (isa<MatmulOp, GemvOp, DotOp>(inner))
+      return WalkResult::interrupt(); // cuBLAS, called from the host
+    if (auto map = dyn_cast<MapOp>(inner))
+      if (map.getSchedule() == ScheduleKind::gpu_device)
+        return WalkResult::interrupt(); // a kernel launched from the host
+    if (isa<LoadOp, StoreOp, CopyOp, TransposeOp, ReduceOp>(inner))
+      touchesData = true;
+    return WalkResult::advance();
+  });
+  return touchesData && !r.wasInterrupted();
+}
+
+/// Scalar states and element loops (Python loops over elements, the
+/// autodiff's reversals of them) between kernels would otherwise run on
+/// the host over unified memory, moving pages back and forth at every
+/// access; one GPU thread runs them where the data is.
+LogicalResult Lowering::lowerOnOneThread(Operation *op) {
+  Location loc = op->getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  auto terminator = gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPoint(terminator);
+  // One thread: every write is its own (no atomics), nested maps are
+  // loops.
+  threadParams = SmallVector<Value, 3>();
+  ++parallelDepth;
+  LogicalResult result = lowerOp(op);
+  --parallelDepth;
+  threadParams.reset();
+  return result;
+}

@@ -78,6 +78,12 @@ private:
   LogicalResult lowerWhile(WhileOp op);
   LogicalResult lowerMap(MapOp op);
   /// Lowers an outermost gpu_device map to a gpu.launch (GPUKernels.cpp).
+  /// On the GPU, whether `op` (a state or control op at host level) is
+  /// better run as a one-thread kernel: it touches containers and holds no
+  /// kernel or cuBLAS call of its own.
+  bool runsOnOneThread(Operation *op);
+  /// Lowers `op` inside a one-thread gpu.launch.
+  LogicalResult lowerOnOneThread(Operation *op);
   LogicalResult lowerGPUMap(MapOp op, ArrayRef<Value> lbs, ArrayRef<Value> ubs,
                             ArrayRef<Value> steps);
   /// Lowers a map with register reductions: loops carry one accumulator

@@ -195,6 +195,8 @@ LogicalResult Lowering::lowerRegion(Region &region) {
 
 LogicalResult Lowering::lowerOp(Operation *op) {
   Location loc = op->getLoc();
+  if (runsOnOneThread(op))
+    return lowerOnOneThread(op);
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](StateOp s) { return lowerRegion(s.getBody()); })
       .Case([&](LoopOp l) { return lowerLoop(l); })
