@@ -16,10 +16,14 @@ if [ ! -d "$BUNDLE/cache" ]; then
   exit 2
 fi
 mkdir -p "$RESULTS"
-# cuBLAS 13: the toolkit's, else the one Python's CUDA wheels bring.
+# cuBLAS 13: the toolkit's, else the one Python's CUDA wheels bring; the
+# driver where the loader does not look already.
 cublas=$(find /usr/local/cuda*/ /usr/local/lib /usr/lib /opt -name 'libcublas.so.13' \
            2>/dev/null | head -1)
-export LD_LIBRARY_PATH=$BUNDLE/lib${cublas:+:$(dirname "$cublas")}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+driver=$(ldconfig -p | grep -q 'libcuda.so.1 ' ||
+         find /usr/local/nvidia /usr/lib /usr/local/lib -name 'libcuda.so.1' \
+           2>/dev/null | head -1)
+export LD_LIBRARY_PATH=$BUNDLE/lib${cublas:+:$(dirname "$cublas")}${driver:+:$(dirname "$driver")}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export SDFG_BUILD_DIR=$BUNDLE SDFG_CACHE_DIR=$BUNDLE/cache
 export SDFG_TEST_CACHE_DIR=$BUNDLE/cache
 export SDFG_TARGET_CPU
@@ -31,6 +35,13 @@ export PYTHONUNBUFFERED=1
   echo "cuBLAS: ${cublas:-not found}"
   "$PY" -c 'import sys, numpy; print(sys.version, "numpy", numpy.__version__)'
 } 2>&1 | tee "$RESULTS/device.txt"
+# The GPU tests skip without a usable GPU; here that is a failure.
+if ! (cd "$ROOT/python-frontend" &&
+      "$PY" -c 'from sdfg import native; native.gpu_runtime()') \
+    2>&1 | tee -a "$RESULTS/device.txt"; then
+  echo "gpu-check: the GPU runtime cannot be used here (see above)" >&2
+  exit 1
+fi
 "$PY" -m pytest -v -rs -k "matches_cpu and not emulator" \
   "$ROOT/python-frontend/tests/test_gpu.py" 2>&1 | tee "$RESULTS/pytest.txt"
 status=${PIPESTATUS[0]}
