@@ -74,34 +74,40 @@ bool hostTouches(gpu::AllocOp alloc, SmallVectorImpl<memref::CopyOp> &copies) {
   return false;
 }
 
-/// A host-device copy as the driver's copy (gpu-to-llvm lowers only the
-/// asynchronous form; the wait keeps the order).
-void copyByDriver(memref::CopyOp copy) {
-  OpBuilder b(copy);
-  Location loc = copy.getLoc();
+/// The asynchronous op `build` makes from (its token type, the token it
+/// waits on), between a fresh token and a wait for its own: gpu-to-llvm
+/// lowers allocations and copies in device memory only in that form, and
+/// the waits keep the program's order.
+template <typename OpT, typename Build>
+OpT waitedFor(OpBuilder &b, Location loc, Build build) {
   Type token = gpu::AsyncTokenType::get(b.getContext());
   Value ready =
       gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
-  auto memcpy = gpu::MemcpyOp::create(b, loc, token, ValueRange{ready},
-                                      copy.getTarget(), copy.getSource());
-  gpu::WaitOp::create(b, loc, Type(), ValueRange{memcpy.getAsyncToken()});
+  OpT op = build(token, ready);
+  gpu::WaitOp::create(b, loc, Type(), ValueRange{op.getAsyncToken()});
+  return op;
+}
+
+/// A host-device copy as the driver's copy.
+void copyByDriver(memref::CopyOp copy) {
+  OpBuilder b(copy);
+  waitedFor<gpu::MemcpyOp>(b, copy.getLoc(), [&](Type token, Value ready) {
+    return gpu::MemcpyOp::create(b, copy.getLoc(), token, ValueRange{ready},
+                                 copy.getTarget(), copy.getSource());
+  });
   copy.erase();
 }
 
-/// The same buffer in device memory. gpu-to-llvm lowers device
-/// allocations only in their asynchronous form; waiting right after keeps
-/// the program's order, as for the frees.
+/// The same buffer in device memory.
 void moveToDevice(gpu::AllocOp alloc) {
   OpBuilder b(alloc);
-  Location loc = alloc.getLoc();
-  Type token = gpu::AsyncTokenType::get(b.getContext());
-  Value ready =
-      gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
-  auto device = gpu::AllocOp::create(b, loc, alloc.getMemref().getType(), token,
-                                     ValueRange{ready}, alloc.getDynamicSizes(),
-                                     alloc.getSymbolOperands(),
-                                     /*hostShared=*/false);
-  gpu::WaitOp::create(b, loc, Type(), ValueRange{device.getAsyncToken()});
+  auto device =
+      waitedFor<gpu::AllocOp>(b, alloc.getLoc(), [&](Type token, Value ready) {
+        return gpu::AllocOp::create(
+            b, alloc.getLoc(), alloc.getMemref().getType(), token,
+            ValueRange{ready}, alloc.getDynamicSizes(),
+            alloc.getSymbolOperands(), /*hostShared=*/false);
+      });
   alloc.getMemref().replaceAllUsesWith(device.getMemref());
   alloc.erase();
 }
