@@ -25,6 +25,10 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python-frontend"))
 sys.path.insert(0, os.path.join(ROOT, "utils", "example"))
 
+# sdfg first: it picks OpenBLAS's kernels for this CPU before numpy loads
+# OpenBLAS (sdfg/blas.py).
+import sdfg  # noqa: E402,F401
+
 import numpy as np  # noqa: E402
 
 from paper_ilp import paper_ilp as paper  # noqa: E402

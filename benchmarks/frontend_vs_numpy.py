@@ -22,9 +22,11 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python-frontend"))
 sys.path.insert(0, os.path.join(ROOT, "python-frontend", "tests"))
 
-import numpy as np  # noqa: E402
-
+# sdfg first: it picks OpenBLAS's kernels for this CPU before numpy loads
+# OpenBLAS (sdfg/blas.py).
 import sdfg  # noqa: E402
+
+import numpy as np  # noqa: E402
 from corpus import kernels as K  # noqa: E402
 
 # Sizes large enough to measure on a 2-core machine; the interpreted NumPy

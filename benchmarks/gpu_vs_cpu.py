@@ -25,15 +25,17 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python-frontend"))
 sys.path.insert(0, os.path.join(ROOT, "python-frontend", "tests"))
 sys.path.insert(0, HERE)
 
+# sdfg first: it picks OpenBLAS's kernels for this CPU before numpy loads
+# OpenBLAS (sdfg/blas.py).
 import sdfg  # noqa: E402
+
+import numpy as np  # noqa: E402
 from sdfg.program import cache_dir  # noqa: E402
 from corpus.kernels import KERNELS  # noqa: E402
 from peers.sizes import OUTPUT, SIZES, WRT  # noqa: E402

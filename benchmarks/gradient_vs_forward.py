@@ -22,9 +22,11 @@ sys.path.insert(0, os.path.join(ROOT, "python-frontend", "tests"))
 sys.path.insert(0, HERE)
 os.environ.setdefault("SDFG_CACHE_DIR", tempfile.mkdtemp(prefix="sdfg-"))
 
-import numpy as np  # noqa: E402
-
+# sdfg first: it picks OpenBLAS's kernels for this CPU before numpy loads
+# OpenBLAS (sdfg/blas.py).
 import sdfg  # noqa: E402
+
+import numpy as np  # noqa: E402
 from corpus.kernels import KERNELS  # noqa: E402
 from frontend_vs_numpy import INPUTS  # noqa: E402
 

@@ -74,9 +74,11 @@ sys.path.insert(0, os.path.join(ROOT, "python-frontend"))
 sys.path.insert(0, os.path.join(ROOT, "python-frontend", "tests"))
 sys.path.insert(0, HERE)
 
-import numpy as np  # noqa: E402
-
+# sdfg first: it picks OpenBLAS's kernels for this CPU before numpy loads
+# OpenBLAS (sdfg/blas.py).
 import sdfg  # noqa: E402
+
+import numpy as np  # noqa: E402
 from corpus.kernels import KERNELS  # noqa: E402
 from peers.sizes import DOMAIN, OUTPUT, SIZES, WRT  # noqa: E402
 

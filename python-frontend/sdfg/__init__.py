@@ -12,9 +12,15 @@ Unsupported Python raises ``sdfg.FrontendError`` naming file, line and
 construct.
 """
 
-from .errors import DeviceError, FrontendError
-from .native import NativeModule, ToolError, compile_mlir
-from .program import Gradient, Program, grad, program, to_mlir, vjp
+from .blas import choose_core as _choose_core
+
+# Before anything loads OpenBLAS (numpy included): see blas.py.
+_choose_core()
+
+from .errors import DeviceError, FrontendError  # noqa: E402
+from .native import NativeModule, ToolError, compile_mlir  # noqa: E402
+from .program import (Gradient, Program, grad, program, to_mlir,  # noqa: E402
+                      vjp)
 
 __all__ = ["DeviceError", "FrontendError", "Gradient", "NativeModule", "Program",
            "ToolError", "compile_mlir", "grad", "program", "to_mlir", "vjp"]
