@@ -40,10 +40,13 @@ def core_for(flags):
 
 
 def openblas_loaded(maps="/proc/self/maps"):
-    """Whether this process has loaded an OpenBLAS already."""
+    """Whether this process has loaded the system's OpenBLAS (the one
+    compiled programs link) already. NumPy wheels' own copy
+    (libscipy_openblas64_) is another library and does not count."""
     try:
         with open(maps) as f:
-            return any("openblas" in line for line in f)
+            return any("/libopenblas" in line or "/openblas-" in line
+                       for line in f)
     except OSError:
         return False
 

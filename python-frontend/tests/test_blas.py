@@ -31,6 +31,16 @@ def test_flags_from_cpuinfo(tmp_path):
     assert blas.cpu_flags(str(tmp_path / "missing")) == set()
 
 
+def test_which_openblas_counts(tmp_path):
+    maps = tmp_path / "maps"
+    maps.write_text("7f00-7f01 r-xp 0 08:01 1 /usr/lib/x86_64-linux-gnu/"
+                    "openblas-pthread/libopenblasp-r0.3.21.so\n")
+    assert blas.openblas_loaded(str(maps))
+    maps.write_text("7f00-7f01 r-xp 0 08:01 1 /venv/numpy.libs/"
+                    "libscipy_openblas64_-ff651d7f.so\n")
+    assert not blas.openblas_loaded(str(maps))
+
+
 def test_the_users_choice_stands(monkeypatch):
     monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
     assert blas.choose_core() == "Haswell"
