@@ -1,6 +1,7 @@
 """OpenBLAS kernel choice (sdfg/blas.py): from the CPU's flags, never over
 the user's choice, never after OpenBLAS is loaded."""
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -48,7 +49,8 @@ def test_the_users_choice_stands(monkeypatch):
 
 
 def test_nothing_is_set_once_openblas_is_loaded(monkeypatch):
-    # This process has numpy, hence OpenBLAS, loaded: too late to choose.
+    # Loaded (by Debian's numpy already, or here): too late to choose.
+    ctypes.CDLL("libopenblas.so.0")
     monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
     assert blas.openblas_loaded()
     assert blas.choose_core() is None
