@@ -7,7 +7,7 @@
 
 // One exported C function per sdfg.sdfg, with the documented ABI.
 // LLVM: define void @axpy(ptr {{[^,]*}}, i64 {{[^,]*}}, ptr {{[^,]*}}, double {{[^,]*}})
-// The parallel map forks OpenMP threads.
+// The parallel map forks OpenMP threads (4096 iterations: enough work).
 // LLVM: call void {{.*}}@__kmpc_fork_call
 // The contiguous inner loop of the sequential map is vectorised.
 // LLVM: define void @scale_rows
@@ -40,7 +40,7 @@
 // ABI-NEXT: ]
 // ABI: "name": "arg1",
 // ABI-NEXT: "shape": [
-// ABI-NEXT: 8
+// ABI-NEXT: 4096
 // ABI: "dtype": "float64",
 // ABI-NEXT: "kind": "scalar",
 // ABI-NEXT: "name": "a"
@@ -50,19 +50,19 @@
 // ABI-NEXT: "name": "arg1"
 // ABI: "name": "scale_rows"
 
-sdfg.sdfg @axpy(%x: memref<?xf64> {sdfg.name = "x"}, %y: memref<8xf64>,
+sdfg.sdfg @axpy(%x: memref<?xf64> {sdfg.name = "x"}, %y: memref<4096xf64>,
                 %a: f64 {sdfg.name = "a"}) {
   sdfg.state {
-    sdfg.map (%i) = (0) to (8) step (1) schedule(cpu_multicore) {
+    sdfg.map (%i) = (0) to (4096) step (1) schedule(cpu_multicore) {
       %xv = sdfg.load %x[%i] : memref<?xf64>
-      %yv = sdfg.load %y[%i] : memref<8xf64>
+      %yv = sdfg.load %y[%i] : memref<4096xf64>
       %r = sdfg.tasklet(%a, %xv, %yv) : (f64, f64, f64) -> f64 {
       ^bb0(%s: f64, %u: f64, %v: f64):
         %m = arith.mulf %s, %u : f64
         %p = arith.addf %m, %v : f64
         sdfg.yield %p : f64
       }
-      sdfg.store %r, %y[%i] : memref<8xf64>
+      sdfg.store %r, %y[%i] : memref<4096xf64>
     }
   }
 }

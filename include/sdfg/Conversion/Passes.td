@@ -16,8 +16,10 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
     * `sdfg.loop` becomes `scf.for`, normalised to a unit-stride counter
       when the step is negative (Python `range` semantics, any step);
     * the outermost `cpu_multicore`/`gpu_device` map becomes `scf.parallel`
-      (OpenMP after `convert-scf-to-openmp`); nested and `sequential` maps
-      become `scf.for` nests;
+      (OpenMP after `convert-scf-to-openmp`) unless it is statically known
+      to do under 2048 iterations, nested maps and loops included (forking
+      would cost more); nested, small and `sequential` maps become
+      `scf.for` nests;
     * memlets become `memref.load`/`memref.store`; a `wcr` store inside a
       parallel map becomes an atomic read-modify-write so that concurrent
       iterations accumulate correctly;

@@ -77,6 +77,9 @@ private:
   LogicalResult lowerIf(IfOp op, unsigned branch);
   LogicalResult lowerWhile(WhileOp op);
   LogicalResult lowerMap(MapOp op);
+  /// Whether a parallel map does too little work (statically known) to be
+  /// worth forking threads for on the CPU.
+  bool isSmallWork(MapOp op);
   /// Lowers an outermost gpu_device map to a gpu.launch (GPUKernels.cpp).
   /// On the GPU, whether `op` (a state or control op at host level) is
   /// better run as a one-thread kernel: it touches containers and holds no

@@ -4,6 +4,7 @@
 
 #include "sdfg/Conversion/Passes.h"
 #include "sdfg/Dialect/SDFG/IndexUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -309,6 +310,59 @@ LogicalResult Lowering::lowerIf(IfOp op, unsigned branch) {
   return lowerIf(op, branch + 1);
 }
 
+/// Iterations of the map and everything nested in it, where all their
+/// bounds are constants.
+static std::optional<int64_t> staticWork(MapOp map) {
+  uint64_t work = 1;
+  bool known = true;
+  auto mul = [&](int64_t lb, int64_t ub, int64_t step) {
+    int64_t trips = std::max<int64_t>(tripCount(lb, ub, step), 0);
+    work = llvm::SaturatingMultiply(work, static_cast<uint64_t>(trips));
+  };
+  map.walk([&](Operation *op) {
+    if (auto m = dyn_cast<MapOp>(op)) {
+      for (auto [lb, ub, step] :
+           llvm::zip(m.getLowerBounds().getResults(),
+                     m.getUpperBounds().getResults(), m.getSteps())) {
+        auto l = dyn_cast<AffineConstantExpr>(lb);
+        auto u = dyn_cast<AffineConstantExpr>(ub);
+        if (!l || !u) {
+          known = false;
+          return WalkResult::interrupt();
+        }
+        mul(l.getValue(), u.getValue(), step);
+      }
+    } else if (auto loop = dyn_cast<LoopOp>(op)) {
+      auto l = dyn_cast<AffineConstantExpr>(loop.getLowerExpr());
+      auto u = dyn_cast<AffineConstantExpr>(loop.getUpperExpr());
+      if (!l || !u) {
+        known = false;
+        return WalkResult::interrupt();
+      }
+      mul(l.getValue(), u.getValue(), loop.getStepValue());
+    } else if (isa<WhileOp, MatmulOp, GemvOp, DotOp>(op)) {
+      known = false; // unbounded or heavy work per iteration
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!known)
+    return std::nullopt;
+  return static_cast<int64_t>(
+      std::min<uint64_t>(work, std::numeric_limits<int64_t>::max()));
+}
+
+bool Lowering::isSmallWork(MapOp op) {
+  // For maps the Python frontend did not schedule (the autodiff's
+  // reversals and colour sweeps, hand-written IR): below this many
+  // iterations, forking and joining threads costs more than they do. Half
+  // the frontend's threshold (PARALLEL_THRESHOLD, 4096), so that the two
+  // colour sweeps of a map the frontend parallelised stay parallel.
+  constexpr int64_t kMinParallelWork = 2048;
+  std::optional<int64_t> work = staticWork(op);
+  return work && *work < kMinParallelWork;
+}
+
 LogicalResult Lowering::lowerMap(MapOp op) {
   Location loc = op.getLoc();
   SmallVector<Value> lbs =
@@ -327,8 +381,8 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   unsigned first = 0;
   if (gpu && op.getSchedule() == ScheduleKind::gpu_device && parallelDepth == 0)
     return lowerGPUMap(op, lbs, ubs, steps);
-  bool parallel =
-      op.getSchedule() != ScheduleKind::sequential && parallelDepth == 0;
+  bool parallel = op.getSchedule() != ScheduleKind::sequential &&
+                  parallelDepth == 0 && !isSmallWork(op);
   SmallVector<RegisterReduction> reductions = findRegisterReductions(op);
   if (!reductions.empty() && op.getNumParams() > 0)
     return lowerReductionMap(op, reductions, parallel, lbs, ubs, steps);

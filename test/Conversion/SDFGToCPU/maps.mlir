@@ -171,16 +171,40 @@ sdfg.sdfg @tasklet(%A: memref<4xf64>) {
 // the parallel map uses plain read-modify-writes.
 // CHECK-LABEL: func.func @disjoint
 // CHECK: scf.parallel
-// CHECK: %[[A:.*]] = memref.load %{{.*}}[%[[I:.*]]] : memref<64xf64>
-// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]]] : memref<64xf64>
+// CHECK: %[[A:.*]] = memref.load %{{.*}}[%[[I:.*]]] : memref<4096xf64>
+// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]]] : memref<4096xf64>
 // CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[A]] : f64
 // CHECK: memref.store %[[NEW]]
 // CHECK-NOT: atomic
-sdfg.sdfg @disjoint(%A: memref<64xf64>, %G: memref<64xf64>) {
+sdfg.sdfg @disjoint(%A: memref<4096xf64>, %G: memref<4096xf64>) {
   sdfg.state {
-    sdfg.map (%i) = (0) to (64) step (1) schedule(cpu_multicore) attributes {disjoint_wcr} {
-      %a = sdfg.load %A[%i] : memref<64xf64>
-      sdfg.store %a, %G[%i] wcr(add) : memref<64xf64>
+    sdfg.map (%i) = (0) to (4096) step (1) schedule(cpu_multicore) attributes {disjoint_wcr} {
+      %a = sdfg.load %A[%i] : memref<4096xf64>
+      sdfg.store %a, %G[%i] wcr(add) : memref<4096xf64>
+    }
+  }
+}
+
+// -----
+
+// Too little work to fork for (64 x 16 iterations with everything nested,
+// known statically): a parallel map runs as plain loops, WCR writes need
+// no atomics. The autodiff's reversals and colour sweeps of small maps
+// land here.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: atomic
+// CHECK: return
+sdfg.sdfg @small(%A: memref<64x16xf64>, %S: memref<f64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (64) step (1) schedule(cpu_multicore) {
+      sdfg.map (%j) = (0) to (16) step (1) schedule(cpu_multicore) {
+        %a = sdfg.load %A[%i, %j] : memref<64x16xf64>
+        sdfg.store %a, %S[] wcr(add) : memref<f64>
+        sdfg.store %a, %A[%i, %j] : memref<64x16xf64>
+      }
     }
   }
 }
