@@ -86,6 +86,24 @@ def gpu_runtime():
     return rt
 
 
+def check_emulator_races(module):
+    """For programs built with --target=gpu-emulator: raises RuntimeError
+    if a kernel wrote one element from several threads without an atomic
+    (which on a GPU is a data race: the lowering is wrong for this
+    program); clears the count."""
+    try:
+        count = ctypes.c_int64.in_dll(module._lib, "sdfg_emulator_races")
+    except ValueError:
+        return  # no kernel writes anything
+    if count.value:
+        n, count.value = count.value, 0
+        raise RuntimeError(
+            f"GPU data race found by the emulator: {n} write(s) of elements "
+            "that another thread of the same kernel also wrote, without an "
+            "atomic. The GPU code generated for this program is wrong; "
+            "please report it with the program.")
+
+
 def check_gpu_error():
     """Raises DeviceError if the last GPU program hit an error (its
     results are then not valid); clears it."""

@@ -397,6 +397,15 @@ def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
                     strategy=strategy, recompute=recompute, device=device)
 
 
+def _check_device(meta, module):
+    """After a call: the GPU runtime's error, or the emulator's races."""
+    device = meta.get("device")
+    if device == "gpu":
+        native.check_gpu_error()
+    elif device == "gpu-emulator":
+        native.check_emulator_races(module)
+
+
 class _Entry:
     def __init__(self, module, meta):
         self.function = getattr(module, meta["name"])
@@ -425,8 +434,7 @@ class _Entry:
             else:
                 outputs.append(None)
         self.function(*cargs)
-        if meta.get("device") == "gpu":
-            native.check_gpu_error()
+        _check_device(meta, self.module)
         for orig, tmp in writeback:
             orig[...] = tmp
         results = []
@@ -496,8 +504,7 @@ def _call_gradient(self, args, wrt, out, seed):
         else:
             raise AssertionError(f"unexpected gradient argument {name}")
     self.function(*cargs)
-    if meta.get("device") == "gpu":
-        native.check_gpu_error()
+    _check_device(meta, self.module)
     if status != 0:
         raise RuntimeError(
             "a while loop ran more iterations than the gradient program "

@@ -96,6 +96,42 @@ def test_gpu_programs_precompile_without_a_gpu(tmp_path):
         assert os.path.getsize(os.path.join(d, "program.so")) > 0
 
 
+RACY = """
+sdfg.sdfg @racy(%A: memref<256xf64>, %S: memref<1xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (256) step (1) schedule(cpu_multicore)
+        attributes {disjoint_wcr} {
+      %a = sdfg.load %A[%i] : memref<256xf64>
+      sdfg.store %a, %S[0] wcr(add) : memref<1xf64>
+    }
+  }
+}
+"""
+
+
+def test_emulator_finds_write_races(tmp_path):
+    # disjoint_wcr claims (wrongly) that distinct i write distinct
+    # elements, so the kernel adds into S[0] without an atomic from every
+    # thread: a race the emulator must report every time, whatever the
+    # timing.
+    abi = native.build_library(RACY, str(tmp_path), device="gpu-emulator")
+    module = native.NativeModule(None, str(tmp_path / "program.so"), abi)
+    for _ in range(3):
+        module.racy(np.ones(256), np.zeros(1))
+        with pytest.raises(RuntimeError, match="255 write"):
+            native.check_emulator_races(module)
+    # Honest IR (no claim): atomics, no race.
+    honest = RACY.replace("\n        attributes {disjoint_wcr}", "")
+    d = tmp_path / "honest"
+    d.mkdir()
+    abi = native.build_library(honest, str(d), device="gpu-emulator")
+    module = native.NativeModule(None, str(d / "program.so"), abi)
+    s = np.zeros(1)
+    module.racy(np.ones(256), s)
+    native.check_emulator_races(module)
+    assert s[0] == 256.0
+
+
 def test_map_schedules_follow_the_device():
     # jacobi_1d's maps are small: sequential on the CPU (a fork costs more),
     # kernel candidates on the GPU; a reduction likewise.

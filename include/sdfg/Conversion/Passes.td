@@ -119,12 +119,26 @@ def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
     * calls to the GPU runtime's cuBLAS-backed `sdfg_gpu_cblas_*` call the
       CBLAS function of the same signature instead.
 
+    * with `check-races` (the default), every plain store a kernel makes
+      to a buffer from outside it also records the writing thread in a
+      shadow buffer; a store that finds another thread of the same launch
+      there counts a race in the exported global `sdfg_emulator_races`
+      (the Python frontend raises an error when it is not zero). Unlike
+      waiting for threads to meet, this finds every write-write race the
+      run exercises, deterministically. Costs a shadow buffer per written
+      buffer and an atomic swap per store.
+
     It is what `sdfg-lower-to-gpu-emulator`, `sdfg-translate
     --target=gpu-emulator` and Python's `device="gpu-emulator"` run: the
     GPU code generation checked on machines without a GPU. Kernels with
     shared memory, clusters, barriers or other gpu ops that need threads
     of a block to meet are rejected, as are modules already outlined.
   }];
+  let options = [
+    Option<"checkRaces", "check-races", "bool", /*default=*/"true",
+           "Count stores of one element by several threads of a launch "
+           "(sdfg_emulator_races)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"

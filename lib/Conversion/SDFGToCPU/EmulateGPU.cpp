@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir {
 namespace sdfg {
@@ -46,8 +47,106 @@ Value pick(const gpu::KernelDim3 &d, gpu::Dimension dim) {
   llvm_unreachable("unknown gpu dimension");
 }
 
+/// The counter of racing writes the emulated program keeps (see
+/// instrumentRaces), created once per module.
+constexpr StringLiteral kRaceCounter = "sdfg_emulator_races";
+
+memref::GlobalOp raceCounter(ModuleOp module) {
+  if (auto g = module.lookupSymbol<memref::GlobalOp>(kRaceCounter))
+    return g;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Type i64 = b.getI64Type();
+  auto type = MemRefType::get({}, i64);
+  return memref::GlobalOp::create(
+      b, module.getLoc(), kRaceCounter, /*sym_visibility=*/StringAttr(), type,
+      DenseElementsAttr::get(RankedTensorType::get({}, i64),
+                             b.getI64IntegerAttr(0).getValue()),
+      /*constant=*/false, /*alignment=*/IntegerAttr());
+}
+
+/// Stores `value` into every element of `buffer` (a loop nest).
+void fill(OpBuilder &b, Location loc, Value buffer, Value value) {
+  auto type = cast<MemRefType>(buffer.getType());
+  OpBuilder::InsertionGuard guard(b);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> idx;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value ub = memref::DimOp::create(b, loc, buffer, d);
+    auto loop = scf::ForOp::create(b, loc, zero, ub, one);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    idx.push_back(loop.getInductionVar());
+  }
+  memref::StoreOp::create(b, loc, value, buffer, idx);
+}
+
+/// Makes write-write races of the launch `par` emulates deterministic to
+/// find: every plain store to a buffer from outside the kernel also
+/// swaps the writing thread's number into a shadow buffer (-1 before the
+/// launch); a store that finds another thread's number there counts one
+/// race in the module's counter, which the caller reads after the call.
+/// Timing plays no part: two threads writing one element without an
+/// atomic are caught even when they never meet.
+void instrumentRaces(OpBuilder &b, Location loc, scf::ParallelOp par,
+                     ValueRange ubs, ModuleOp module) {
+  SmallVector<memref::StoreOp> stores;
+  par.getBody()->walk([&](memref::StoreOp s) {
+    if (!par->isAncestor(s.getMemref().getParentBlock()->getParentOp()))
+      stores.push_back(s);
+  });
+  if (stores.empty())
+    return;
+  Type i64 = b.getI64Type();
+  Value none = arith::ConstantIntOp::create(b, loc, -1, 64);
+  Value counter = memref::GetGlobalOp::create(
+      b, loc, raceCounter(module).getType(), kRaceCounter);
+  llvm::MapVector<Value, Value> shadows;
+  for (memref::StoreOp s : stores) {
+    Value buffer = s.getMemref();
+    if (shadows.count(buffer))
+      continue;
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(memref::DimOp::create(b, loc, buffer, d));
+    Value shadow = memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), i64), sizes);
+    fill(b, loc, shadow, none);
+    shadows[buffer] = shadow;
+  }
+  // The thread's number, row-major over the loop's dimensions.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(par.getBody());
+  Value tid = par.getInductionVars()[0];
+  for (unsigned d = 1; d < ubs.size(); ++d)
+    tid = arith::AddIOp::create(b, loc,
+                                arith::MulIOp::create(b, loc, tid, ubs[d]),
+                                par.getInductionVars()[d]);
+  tid = arith::IndexCastOp::create(b, loc, i64, tid);
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+  for (memref::StoreOp s : stores) {
+    b.setInsertionPointAfter(s);
+    Value previous =
+        memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::assign, tid,
+                                    shadows[s.getMemref()], s.getIndices());
+    Value written =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, previous, none);
+    Value other =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, previous, tid);
+    Value race = arith::AndIOp::create(b, loc, written, other);
+    auto ifRace = scf::IfOp::create(b, loc, TypeRange{}, race, false);
+    b.setInsertionPoint(ifRace.thenBlock()->getTerminator());
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one,
+                                counter, ValueRange{});
+  }
+  b.setInsertionPointAfter(par);
+  for (auto &entry : shadows)
+    memref::DeallocOp::create(b, loc, entry.second);
+}
+
 /// gpu.launch -> scf.parallel over (block z, y, x, thread z, y, x).
-LogicalResult emulateLaunch(gpu::LaunchOp launch) {
+LogicalResult emulateLaunch(gpu::LaunchOp launch, bool checkRaces) {
   if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
     return launch.emitOpError("cannot be emulated: asynchronous launch");
   if (launch.hasClusterSize() || launch.getDynamicSharedMemorySize() ||
@@ -98,7 +197,12 @@ LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   b.setInsertionPoint(par.getBody()->getTerminator());
   for (Operation &op : launch.getBody().front().without_terminator())
     b.clone(op, map);
+  ModuleOp module = launch->getParentOfType<ModuleOp>();
   launch.erase();
+  if (checkRaces) {
+    b.setInsertionPoint(par);
+    instrumentRaces(b, loc, par, ubs, module);
+  }
 
   // Index queries, where the kernel uses them instead of the block
   // arguments.
@@ -178,6 +282,7 @@ void useHostBLAS(ModuleOp module) {
 }
 
 struct EmulateGPUPass : public sdfg::impl::SDFGEmulateGPUBase<EmulateGPUPass> {
+  using SDFGEmulateGPUBase::SDFGEmulateGPUBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!module.getOps<gpu::GPUModuleOp>().empty()) {
@@ -188,7 +293,7 @@ struct EmulateGPUPass : public sdfg::impl::SDFGEmulateGPUBase<EmulateGPUPass> {
     SmallVector<gpu::LaunchOp> launches;
     module.walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     for (gpu::LaunchOp l : launches)
-      if (failed(emulateLaunch(l)))
+      if (failed(emulateLaunch(l, checkRaces)))
         return signalPassFailure();
     if (failed(emulateHostOps(module)))
       return signalPassFailure();

@@ -4,6 +4,27 @@
 // RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-std=gpu=true --sdfg-emulate-gpu | FileCheck %s
 // RUN: sdfg-translate --target=gpu-emulator -emit=shared %s -o %t.so
 // RUN: llvm-nm -D %t.so | FileCheck %s --check-prefix=SYMS
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-std=gpu=true --sdfg-emulate-gpu | FileCheck %s --check-prefix=RACES
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-std=gpu=true --sdfg-emulate-gpu=check-races=false | FileCheck %s --check-prefix=NORACES
+
+// Race check: the plain store to T (written from outside the kernel) also
+// swaps the thread's number into a shadow of T, filled with -1 before the
+// launch; finding another thread's number counts a race.
+// RACES: memref.global @sdfg_emulator_races : memref<i64> = dense<0>
+// RACES-LABEL: func.func @step
+// RACES: %[[SHADOW:.*]] = memref.alloc() : memref<64x32xi64>
+// RACES: memref.store %c-1{{.*}}, %[[SHADOW]]
+// RACES: scf.parallel
+// RACES: memref.store %{{.*}}, %{{.*}}[%[[I:.*]], %[[J:.*]]] : memref<64x32xf64>
+// RACES-NEXT: %[[PREV:.*]] = memref.atomic_rmw assign %[[TID:.*]], %[[SHADOW]][%[[I]], %[[J]]]
+// RACES-NEXT: %[[SET:.*]] = arith.cmpi ne, %[[PREV]], %c-1
+// RACES-NEXT: %[[OTHER:.*]] = arith.cmpi ne, %[[PREV]], %[[TID]]
+// RACES-NEXT: %[[RACE:.*]] = arith.andi %[[SET]], %[[OTHER]]
+// RACES-NEXT: scf.if %[[RACE]]
+// RACES-NEXT: memref.atomic_rmw addi %c1{{.*}}, %{{.*}}[] : (i64, memref<i64>)
+// RACES: memref.dealloc %[[SHADOW]]
+// NORACES-NOT: sdfg_emulator_races
+// NORACES-NOT: assign
 
 // Unified memory becomes host memory, the copies in and out stay.
 // CHECK-LABEL: func.func @step
@@ -38,6 +59,7 @@
 // SYMS-NOT: mgpu
 // SYMS: U __kmpc_fork_call
 // SYMS: U cblas_dgemm
+// SYMS: B sdfg_emulator_races
 // SYMS-NOT: mgpu
 // SYMS: T step
 sdfg.sdfg @step(%A: memref<64x32xf64>, %S: memref<f64>, %C: memref<64x64xf64>) {
