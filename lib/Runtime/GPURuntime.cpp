@@ -119,8 +119,12 @@ cublasHandle_t blasHandle() {
   return handle;
 }
 
-/// cuBLAS runs asynchronously; host code reads the result right after.
-void finishBlas() { check(cuCtxSynchronize(), "cuCtxSynchronize"); }
+/// Records a failed cuBLAS call, or waits for a successful one: cuBLAS
+/// runs asynchronously and host code reads the result right after.
+void finishBlas(cublasStatus_t s, const char *what) {
+  if (!checkBlas(s, what))
+    check(cuCtxSynchronize(), "cuCtxSynchronize");
+}
 
 constexpr int kCblasNoTrans = 111;
 
@@ -298,11 +302,10 @@ void mgpuMemFree(void *ptr, void * /*stream*/) {
         transposed(transA), transposed(transB), m, n, k);                      \
     const T *first = g.firstIsB ? b : a, *second = g.firstIsB ? a : b;         \
     int ldFirst = g.firstIsB ? ldb : lda, ldSecond = g.firstIsB ? lda : ldb;   \
-    if (!checkBlas(CUBLAS(blasHandle(), op(g.transFirst), op(g.transSecond),   \
-                          g.m, g.n, g.k, &alpha, first, ldFirst, second,       \
-                          ldSecond, &beta, c, ldc),                            \
-                   #CUBLAS))                                                   \
-      finishBlas();                                                            \
+    finishBlas(CUBLAS(blasHandle(), op(g.transFirst), op(g.transSecond), g.m,  \
+                      g.n, g.k, &alpha, first, ldFirst, second, ldSecond,      \
+                      &beta, c, ldc),                                          \
+               #CUBLAS);                                                       \
   }
 SDFG_GEMM(sdfg_gpu_cblas_dgemm, double, cublasDgemm)
 SDFG_GEMM(sdfg_gpu_cblas_sgemm, float, cublasSgemm)
@@ -315,10 +318,9 @@ SDFG_GEMM(sdfg_gpu_cblas_sgemm, float, cublasSgemm)
       return;                                                                  \
     sdfg::runtime::ColumnMajorGemv g =                                         \
         sdfg::runtime::rowMajorGemv(transposed(trans), m, n);                  \
-    if (!checkBlas(CUBLAS(blasHandle(), op(g.trans), g.rows, g.cols, &alpha,   \
-                          a, lda, x, incx, &beta, y, incy),                    \
-                   #CUBLAS))                                                   \
-      finishBlas();                                                            \
+    finishBlas(CUBLAS(blasHandle(), op(g.trans), g.rows, g.cols, &alpha, a,    \
+                      lda, x, incx, &beta, y, incy),                           \
+               #CUBLAS);                                                       \
   }
 SDFG_GEMV(sdfg_gpu_cblas_dgemv, double, cublasDgemv)
 SDFG_GEMV(sdfg_gpu_cblas_sgemv, float, cublasSgemv)
@@ -329,9 +331,7 @@ SDFG_GEMV(sdfg_gpu_cblas_sgemv, float, cublasSgemv)
     T result = 0;                                                              \
     if (failed() || !ready() || !blasHandle())                                 \
       return result;                                                           \
-    if (!checkBlas(CUBLAS(blasHandle(), n, x, incx, y, incy, &result),         \
-                   #CUBLAS))                                                   \
-      finishBlas();                                                            \
+    finishBlas(CUBLAS(blasHandle(), n, x, incx, y, incy, &result), #CUBLAS);   \
     return result;                                                             \
   }
 SDFG_DOT(sdfg_gpu_cblas_ddot, double, cublasDdot)

@@ -14,7 +14,7 @@ import pytest
 import sdfg
 from sdfg import native
 from corpus.kernels import KERNELS
-from test_gradients import FLOAT32_OUTPUT, _inputs, _output_spec
+from test_gradients import _float64_kernels, _inputs, _output_spec
 
 # A stencil time loop, a matmul chain (cuBLAS), reductions (a sum through
 # a loop into a scalar, softmax's row sums), and a deep-learning layer.
@@ -51,17 +51,13 @@ def _wrt(fn, args):
             if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
 
 
-def _emulated_kernels():
-    out = []
-    for name in sorted(KERNELS):
-        fn, args = _inputs(name)
-        if name not in FLOAT32_OUTPUT and _output_spec(fn, args) is not None:
-            out.append(name)
-    return out
+# Every corpus kernel with a float64 output (test_gradients' set): computed
+# once, it runs each kernel in NumPy.
+CORPUS = _float64_kernels()
 
 
 @pytest.mark.skipif(not HAS_RUNTIME, reason="built without the CUDA toolkit")
-@pytest.mark.parametrize("name", _emulated_kernels())
+@pytest.mark.parametrize("name", CORPUS)
 def test_gpu_programs_compile_and_link(name, tmp_path):
     # The whole GPU path short of running: frontend, autodiff, kernels to
     # a fat binary, host code linked against the runtime.
@@ -172,7 +168,7 @@ def test_no_gpu_is_a_clear_error():
 # The GPU runs the kernels that stand for the issue's classes (time to run
 # is scarce there); the emulator runs the whole corpus.
 EXECUTIONS = ([pytest.param("gpu", n, marks=needs_gpu) for n in EXECUTED] +
-              [("gpu-emulator", n) for n in _emulated_kernels()])
+              [("gpu-emulator", n) for n in CORPUS])
 
 
 @pytest.mark.parametrize("device,name", EXECUTIONS)
