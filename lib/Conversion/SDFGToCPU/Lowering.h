@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir {
 namespace sdfg {
@@ -23,6 +24,24 @@ namespace detail {
 struct RegisterReduction {
   StoreOp store;
   unsigned level;
+};
+
+using StoreSet = llvm::SmallPtrSet<Operation *, 8>;
+
+/// The WCR stores of a map body split into groups that are lowered as
+/// separate loops (AccumulationNests.cpp).
+struct AccumulationPlan {
+  /// Each group's WCR stores.
+  SmallVector<StoreSet> nests;
+  /// With `gather`, each group's offset along the innermost dimension,
+  /// ascending: the groups share one loop over the element they write.
+  /// Otherwise each group is a loop nest of its own.
+  SmallVector<int64_t> shifts;
+  bool gather = false;
+  /// The body's plain stores, lowered after every group.
+  StoreSet plainStores;
+
+  bool empty() const { return nests.empty(); }
 };
 
 /// Translates the body of one sdfg.sdfg into a func.func, structurally:
@@ -72,6 +91,13 @@ public:
   /// (MapReductions.cpp).
   static SmallVector<RegisterReduction> findRegisterReductions(MapOp map);
 
+  /// How to lower the loops of a map from `firstLoop` inward (those one
+  /// thread runs) when WCR stores into neighbouring elements along the
+  /// innermost parameter would chain its iterations through memory; empty
+  /// when one loop nest is best or the body does not allow another
+  /// (AccumulationNests.cpp).
+  static AccumulationPlan planAccumulations(MapOp map, unsigned firstLoop);
+
 private:
   LogicalResult lowerLoop(LoopOp op);
   LogicalResult lowerIf(IfOp op, unsigned branch);
@@ -97,6 +123,15 @@ private:
                                   bool parallel, SmallVector<Value> lbs,
                                   SmallVector<Value> ubs,
                                   ArrayRef<Value> steps);
+  /// Lowers `op`'s body inside new loops over its parameters from `from`
+  /// on, with only the stores in `only` (all if null).
+  LogicalResult lowerBodyInLoops(MapOp op, unsigned from, ArrayRef<Value> lbs,
+                                 ArrayRef<Value> ubs, ArrayRef<Value> steps,
+                                 const StoreSet *only);
+  /// Lowers `op`'s loops from `first` inward as `plan` says.
+  LogicalResult lowerAccumulations(MapOp op, const AccumulationPlan &plan,
+                                   unsigned first, ArrayRef<Value> lbs,
+                                   ArrayRef<Value> ubs, ArrayRef<Value> steps);
   LogicalResult lowerCopy(CopyOp op);
   LogicalResult lowerTasklet(TaskletOp op);
 
@@ -121,6 +156,9 @@ private:
   /// threadParams, appears plus a constant in the same index of every
   /// write to that container in the map.
   bool writesThreadPrivate(StoreOp s);
+  /// While a map's body is lowered as one of several loop nests: the
+  /// stores that nest keeps (the others are skipped).
+  const StoreSet *nestStores = nullptr;
   /// The running accumulator of each register reduction being lowered.
   llvm::DenseMap<Operation *, Value> accumulators;
 

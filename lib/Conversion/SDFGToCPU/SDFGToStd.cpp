@@ -219,6 +219,8 @@ LogicalResult Lowering::lowerOp(Operation *op) {
         return success();
       })
       .Case([&](StoreOp s) {
+        if (nestStores && !nestStores->contains(s))
+          return success();
         auto acc = accumulators.find(s);
         if (acc != accumulators.end()) {
           acc->second = accumulate(loc, s, acc->second);
@@ -392,11 +394,6 @@ LogicalResult Lowering::lowerMap(MapOp op) {
     mapping.map(op.getParams()[0], par.getInductionVars()[0]);
     first = 1;
   }
-  for (unsigned d = first, e = op.getNumParams(); d < e; ++d) {
-    auto loop = scf::ForOp::create(b, loc, lbs[d], ubs[d], steps[d]);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    mapping.map(op.getParams()[d], loop.getInductionVar());
-  }
   bool atomic = parallel && !op.getDisjointWcr();
   Value outer = distributed;
   if (parallel) {
@@ -405,7 +402,10 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   }
   if (atomic)
     ++atomicDepth;
-  LogicalResult result = lowerRegion(op.getBody());
+  AccumulationPlan plan = planAccumulations(op, first);
+  LogicalResult result =
+      plan.empty() ? lowerBodyInLoops(op, first, lbs, ubs, steps, nullptr)
+                   : lowerAccumulations(op, plan, first, lbs, ubs, steps);
   if (parallel) {
     distributed = outer;
     --parallelDepth;
