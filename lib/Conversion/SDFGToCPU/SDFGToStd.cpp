@@ -527,6 +527,10 @@ static void freeShared(OpBuilder &b, Location loc, Value memref) {
   gpu::WaitOp::create(b, loc, Type(), ValueRange{done});
 }
 
+/// Transients up to this size go on the stack on the CPU: enough for the
+/// scalars and short vectors of recurrences, far below any thread's stack.
+static constexpr int64_t kMaxStackTransientBits = 64 * 64;
+
 static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
   MLIRContext *ctx = module.getContext();
   Location loc = sdfgOp.getLoc();
@@ -608,8 +612,32 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
     allocAt[*first].push_back(alloc);
     freeAfter[*last].push_back(alloc);
   }
+  // Small fixed-size transients on the CPU (the scalars of loop
+  // recurrences and their adjoints) live on the stack, in the entry block
+  // where LLVM promotes them to registers: heap memory would be loaded and
+  // stored in every iteration, and every store to an array might alias it.
+  auto onStack = [&](AllocOp a) {
+    auto type = cast<MemRefType>(a.getType());
+    Type elt = type.getElementType();
+    if (gpu || !type.hasStaticShape() || !elt.isIntOrIndexOrFloat())
+      return false;
+    int64_t bits = elt.isIndex() ? 64 : elt.getIntOrFloatBitWidth();
+    return type.getNumElements() * bits <= kMaxStackTransientBits;
+  };
+  Operation *lastAlloca = nullptr;
   for (auto [i, op] : llvm::enumerate(top)) {
     for (AllocOp a : allocAt.lookup(i)) {
+      if (onStack(a)) {
+        OpBuilder::InsertionGuard guard(b);
+        if (lastAlloca)
+          b.setInsertionPointAfter(lastAlloca);
+        else
+          b.setInsertionPointToStart(entry);
+        lastAlloca = memref::AllocaOp::create(b, a.getLoc(),
+                                              cast<MemRefType>(a.getType()));
+        lowering.mapping.map(a.getResult(), lastAlloca->getResult(0));
+        continue;
+      }
       SmallVector<Value> sizes;
       for (Value v : a.getDynamicSizes())
         sizes.push_back(lowering.mapping.lookup(v));
@@ -625,6 +653,8 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
     if (failed(lowering.lowerOp(op)))
       return failure();
     for (AllocOp a : freeAfter.lookup(i)) {
+      if (onStack(a))
+        continue;
       if (gpu)
         freeShared(b, a.getLoc(), lowering.mapping.lookup(a));
       else

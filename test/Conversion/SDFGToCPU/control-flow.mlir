@@ -136,25 +136,61 @@ sdfg.sdfg @while(%X: memref<f64>) {
 // A transient is allocated before the first top-level op that uses it and
 // freed after the last: %a is gone before %b exists.
 // CHECK-LABEL: func.func @lifetimes
-// CHECK: %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xf64>
+// CHECK: %[[A:.*]] = memref.alloc() {alignment = 64 : i64} : memref<512xf64>
 // CHECK: scf.for
 // CHECK: memref.dealloc %[[A]]
-// CHECK: %[[B:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xf64>
+// CHECK: %[[B:.*]] = memref.alloc() {alignment = 64 : i64} : memref<512xf64>
 // CHECK: scf.for
 // CHECK: memref.dealloc %[[B]]
 // CHECK-NEXT: return
 // An unused transient is never allocated.
 // CHECK-NOT: memref.alloc
-sdfg.sdfg @lifetimes(%x: memref<16xf64>, %y: memref<16xf64>) {
-  %a = sdfg.alloc() : memref<16xf64>
-  %b = sdfg.alloc() : memref<16xf64>
+sdfg.sdfg @lifetimes(%x: memref<512xf64>, %y: memref<512xf64>) {
+  %a = sdfg.alloc() : memref<512xf64>
+  %b = sdfg.alloc() : memref<512xf64>
   %unused = sdfg.alloc() : memref<1024xf64>
   sdfg.state {
-    sdfg.copy %x[0 : 16] to %a[0 : 16] : memref<16xf64> to memref<16xf64>
-    sdfg.copy %a[0 : 16] to %y[0 : 16] : memref<16xf64> to memref<16xf64>
+    sdfg.copy %x[0 : 512] to %a[0 : 512] : memref<512xf64> to memref<512xf64>
+    sdfg.copy %a[0 : 512] to %y[0 : 512] : memref<512xf64> to memref<512xf64>
   }
   sdfg.state {
-    sdfg.copy %y[0 : 16] to %b[0 : 16] : memref<16xf64> to memref<16xf64>
-    sdfg.copy %b[0 : 16] to %x[0 : 16] : memref<16xf64> to memref<16xf64>
+    sdfg.copy %y[0 : 512] to %b[0 : 512] : memref<512xf64> to memref<512xf64>
+    sdfg.copy %b[0 : 512] to %x[0 : 512] : memref<512xf64> to memref<512xf64>
+  }
+}
+
+// -----
+
+// Small fixed-size transients (up to 64 doubles: a recurrence's scalars)
+// live on the stack, allocated first thing in the entry block, where LLVM
+// promotes them to registers, and never freed. Dynamic ones stay on the
+// heap.
+// CHECK-LABEL: func.func @stack
+// CHECK-NEXT: %[[S:.*]] = memref.alloca() : memref<f64>
+// CHECK-NEXT: %[[V:.*]] = memref.alloca() : memref<64xf64>
+// CHECK-NEXT: %[[K:.*]] = memref.alloca() : memref<4xindex>
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[S]][]
+// CHECK: %[[D:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf64>
+// CHECK: memref.dealloc %[[D]]
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+sdfg.sdfg @stack(%x: memref<64xf64>, %n: index) {
+  %s = sdfg.alloc() : memref<f64>
+  %v = sdfg.alloc() : memref<64xf64>
+  %k = sdfg.alloc() : memref<4xindex>
+  %d = sdfg.alloc(%n) : memref<?xf64>
+  sdfg.loop %i = 0 to 64 step 1 {
+    sdfg.state {
+      sdfg.store %i, %k[0] : memref<4xindex>
+      %a = sdfg.load %x[%i] : memref<64xf64>
+      sdfg.store %a, %s[] : memref<f64>
+      sdfg.store %a, %v[%i] : memref<64xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.copy %v[0 : 64] to %x[0 : 64] : memref<64xf64> to memref<64xf64>
+    sdfg.copy %x[0 : 1] to %d[0 : 1] : memref<64xf64> to memref<?xf64>
   }
 }
