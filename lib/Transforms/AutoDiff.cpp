@@ -47,10 +47,35 @@ bool readsPrimals(Operation *op) {
               arith::TruncFOp, arith::ConstantOp>(op);
 }
 
+/// Whether `v` (a scalar in a state) carries a gradient: a float that
+/// depends on an active container. The values read only to differentiate
+/// with respect to others (`beta` in `C * beta` with only C active) need
+/// not be kept for the backward program.
+bool carriesGradient(Value v, const llvm::SetVector<Value> &active,
+                     llvm::DenseMap<Value, bool> &memo) {
+  if (!isa<FloatType>(v.getType()))
+    return false;
+  auto [it, inserted] = memo.try_emplace(v, false);
+  if (!inserted)
+    return it->second;
+  bool result = false;
+  if (auto load = v.getDefiningOp<LoadOp>())
+    result = active.contains(load.getMemref());
+  else if (auto t = v.getDefiningOp<TaskletOp>())
+    result = llvm::any_of(t.getInputs(), [&](Value in) {
+      return carriesGradient(in, active, memo);
+    });
+  memo[v] = result;
+  return result;
+}
+
 /// Containers whose values the backward program reads when it recomputes
 /// and differentiates `v`: through linear arithmetic only the indices are
-/// needed; `valueNeeded` says whether `v`'s own value is.
+/// needed, and no value is needed to differentiate with respect to what
+/// carries no gradient; `valueNeeded` says whether `v`'s own value is.
 void collectNeededReads(Value v, bool valueNeeded,
+                        const llvm::SetVector<Value> &active,
+                        llvm::DenseMap<Value, bool> &memo,
                         llvm::SetVector<Value> &out) {
   Operation *def = v.getDefiningOp();
   if (!def)
@@ -59,7 +84,7 @@ void collectNeededReads(Value v, bool valueNeeded,
     if (valueNeeded)
       out.insert(load.getMemref());
     for (Value i : load.getIndices())
-      collectNeededReads(i, true, out);
+      collectNeededReads(i, true, active, memo, out);
     return;
   }
   auto t = dyn_cast<TaskletOp>(def);
@@ -75,11 +100,11 @@ void collectNeededReads(Value v, bool valueNeeded,
   if (valueNeeded)
     mark(cast<YieldOp>(body.getTerminator())
              .getValues()[cast<OpResult>(v).getResultNumber()]);
-  // Whether a value depends on the tasklet's inputs (else it is computed
-  // from constants and carries no gradient).
+  // Whether a value depends on the tasklet's inputs that carry gradients
+  // (else no gradient flows through it).
   llvm::DenseMap<Value, bool> varying;
-  for (BlockArgument a : body.getArguments())
-    varying[a] = true;
+  for (auto [a, in] : llvm::zip(body.getArguments(), t.getInputs()))
+    varying[a] = carriesGradient(in, active, memo);
   for (Operation &op : body.without_terminator()) {
     bool any = false;
     for (Value operand : op.getOperands())
@@ -88,7 +113,9 @@ void collectNeededReads(Value v, bool valueNeeded,
       varying[r] = any;
   }
   for (Operation &op : body.without_terminator()) {
-    if (!readsPrimals(&op))
+    if (!readsPrimals(&op) || llvm::none_of(op.getOperands(), [&](Value x) {
+          return varying.lookup(x);
+        }))
       continue;
     // d(a*b) = b da + a db and d(a/b) = da / b - a db / b^2: a factor's
     // value is read only to propagate into the other factor, so a product
@@ -112,8 +139,9 @@ void collectNeededReads(Value v, bool valueNeeded,
         mark(operand);
   }
   for (auto [arg, in] : llvm::zip(body.getArguments(), t.getInputs()))
-    collectNeededReads(
-        in, needed.contains(arg) || !isa<FloatType>(in.getType()), out);
+    collectNeededReads(in,
+                       needed.contains(arg) || !isa<FloatType>(in.getType()),
+                       active, memo, out);
 }
 
 /// Whether an op before `store`'s outermost map, in the same block, writes
@@ -1014,15 +1042,16 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   llvm::SetVector<Value> needed;
   llvm::DenseSet<Operation *> forced;
   llvm::DenseMap<Value, SmallVector<Operation *>> readersOf;
+  llvm::DenseMap<Value, bool> carries;
   for (const WriteInfo &w : writes) {
     if (!active.contains(w.target))
       continue;
     llvm::SetVector<Value> reads;
     if (auto s = dyn_cast<StoreOp>(w.op)) {
       bool valueNeeded = s.getWcr() && *s.getWcr() != WCRKind::add;
-      collectNeededReads(s.getValue(), valueNeeded, reads);
+      collectNeededReads(s.getValue(), valueNeeded, active, carries, reads);
       for (Value i : s.getIndices())
-        collectNeededReads(i, true, reads);
+        collectNeededReads(i, true, active, carries, reads);
       if (s.getWcr() && *s.getWcr() != WCRKind::add)
         forced.insert(s);
     } else if (isa<CopyOp>(w.op)) {
