@@ -312,6 +312,19 @@ LogicalResult Lowering::lowerIf(IfOp op, unsigned branch) {
   return lowerIf(op, branch + 1);
 }
 
+/// Operations one iteration of the map's innermost body runs, counting
+/// loads, stores and tasklet arithmetic: a rough cost per iteration.
+static int64_t opsPerIteration(MapOp map) {
+  int64_t ops = 0;
+  map.walk([&](Operation *op) {
+    if (isa<LoadOp, StoreOp>(op) ||
+        (op->getParentOfType<TaskletOp>() && !isa<YieldOp>(op) &&
+         !op->hasTrait<OpTrait::ConstantLike>()))
+      ++ops;
+  });
+  return std::max<int64_t>(ops, 1);
+}
+
 /// Iterations of the map and everything nested in it, where all their
 /// bounds are constants.
 static std::optional<int64_t> staticWork(MapOp map) {
@@ -360,9 +373,16 @@ bool Lowering::isSmallWork(MapOp op) {
   // iterations, forking and joining threads costs more than they do. Half
   // the frontend's threshold (PARALLEL_THRESHOLD, 4096), so that the two
   // colour sweeps of a map the frontend parallelised stay parallel.
-  constexpr int64_t kMinParallelWork = 2048;
+  constexpr int64_t kMinParallelIterations = 2048;
+  // Nor below this many operations (loads, stores, arithmetic): waking
+  // sleeping workers takes 50-100 us on the VMs measured, and the
+  // autodiff's clears and copies of results do two operations per
+  // element. Those stay sequential up to 8k elements; a stencil point of
+  // eight operations forks from 2048 points, as before.
+  constexpr int64_t kMinParallelOps = 16384;
   std::optional<int64_t> work = staticWork(op);
-  return work && *work < kMinParallelWork;
+  return work && (*work < kMinParallelIterations ||
+                  *work * opsPerIteration(op) < kMinParallelOps);
 }
 
 LogicalResult Lowering::lowerMap(MapOp op) {

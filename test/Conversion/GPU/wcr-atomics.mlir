@@ -59,12 +59,12 @@ sdfg.sdfg @rows(%A: memref<64xf64>, %B: memref<64xf64>, %S: memref<f64>) {
 // CPU-LABEL: func.func @stencil
 // CPU: scf.parallel
 // CPU-COUNT-2: memref.atomic_rmw addf
-sdfg.sdfg @stencil(%A: memref<4096xf64>, %X: memref<4097xf64>) {
+sdfg.sdfg @stencil(%A: memref<16384xf64>, %X: memref<16385xf64>) {
   sdfg.state {
-    sdfg.map (%k) = (0) to (4096) step (1) schedule(cpu_multicore) {
-      %a = sdfg.load %A[%k] : memref<4096xf64>
-      sdfg.store %a, %X[%k] wcr(add) : memref<4097xf64>
-      sdfg.store %a, %X[%k + 1] wcr(add) : memref<4097xf64>
+    sdfg.map (%k) = (0) to (16384) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%k] : memref<16384xf64>
+      sdfg.store %a, %X[%k] wcr(add) : memref<16385xf64>
+      sdfg.store %a, %X[%k + 1] wcr(add) : memref<16385xf64>
     }
   }
 }

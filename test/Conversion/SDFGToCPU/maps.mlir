@@ -171,16 +171,16 @@ sdfg.sdfg @tasklet(%A: memref<4xf64>) {
 // the parallel map uses plain read-modify-writes.
 // CHECK-LABEL: func.func @disjoint
 // CHECK: scf.parallel
-// CHECK: %[[A:.*]] = memref.load %{{.*}}[%[[I:.*]]] : memref<4096xf64>
-// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]]] : memref<4096xf64>
+// CHECK: %[[A:.*]] = memref.load %{{.*}}[%[[I:.*]]] : memref<65536xf64>
+// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]]] : memref<65536xf64>
 // CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[A]] : f64
 // CHECK: memref.store %[[NEW]]
 // CHECK-NOT: atomic
-sdfg.sdfg @disjoint(%A: memref<4096xf64>, %G: memref<4096xf64>) {
+sdfg.sdfg @disjoint(%A: memref<65536xf64>, %G: memref<65536xf64>) {
   sdfg.state {
-    sdfg.map (%i) = (0) to (4096) step (1) schedule(cpu_multicore) attributes {disjoint_wcr} {
-      %a = sdfg.load %A[%i] : memref<4096xf64>
-      sdfg.store %a, %G[%i] wcr(add) : memref<4096xf64>
+    sdfg.map (%i) = (0) to (65536) step (1) schedule(cpu_multicore) attributes {disjoint_wcr} {
+      %a = sdfg.load %A[%i] : memref<65536xf64>
+      sdfg.store %a, %G[%i] wcr(add) : memref<65536xf64>
     }
   }
 }
@@ -232,6 +232,38 @@ sdfg.sdfg @rows(%A: memref<?x8xf64>, %S: memref<?xf64>, %N: index) {
       %a = sdfg.load %A[%i, %j] : memref<?x8xf64>
       sdfg.store %a, %S[%i] wcr(add) : memref<?xf64>
       sdfg.store %a, %S[%i + %j] wcr(add) : memref<?xf64>
+    }
+  }
+}
+
+// -----
+
+// Few operations per iteration: a copy of 4096 elements (a load and a
+// store each) is under 16384 operations and runs as a loop; the same
+// range with a heavier body forks.
+// CHECK-LABEL: func.func @cheap
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.parallel
+// CHECK: math.exp
+sdfg.sdfg @cheap(%A: memref<4096xf64>, %B: memref<4096xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4096) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%i] : memref<4096xf64>
+      sdfg.store %a, %B[%i] : memref<4096xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4096) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%i] : memref<4096xf64>
+      %e = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%x: f64):
+        %y = math.exp %x : f64
+        %z = arith.mulf %y, %x : f64
+        %w = arith.addf %z, %x : f64
+        sdfg.yield %w : f64
+      }
+      sdfg.store %e, %B[%i] : memref<4096xf64>
     }
   }
 }
