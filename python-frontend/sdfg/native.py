@@ -191,13 +191,23 @@ class NativeFunction:
         return [value.ctypes.data] + dyn
 
 
+# How long OpenMP workers spin after a parallel region (see _short_omp_spin).
+OMP_SPIN_MS = 20
+
+
 def _short_omp_spin(lib):
     """OpenMP workers spin for 200 ms after a parallel region by default;
     on a machine with few cores they then compete with OpenBLAS's threads
-    during the BLAS calls that follow (measured: gemm's gradient 30%
-    slower). 1 ms keeps back-to-back regions (stencil time loops) as fast
-    as before. An explicit KMP_BLOCKTIME in the environment wins. Applies
-    to the calling thread's team, i.e. to calls from this thread."""
+    during the BLAS calls that follow. Too short a spin costs more: a
+    worker that went to sleep between two regions (or two calls) takes
+    50-100 us to wake on the VMs measured, per region. 20 ms spans the
+    gaps of a program's regions and of calls in a loop (heat_3d's
+    gradient called every 10 ms: 6.6 ms at 1 ms, 0.98 ms at 20 ms;
+    jacobi_2d 12.4 -> 1.2 ms) and costs BLAS-bound gradients nothing
+    measurable since OpenBLAS runs its own CPU's kernels (gemm, atax,
+    logreg within noise). An explicit KMP_BLOCKTIME in the environment
+    wins. Applies to the calling thread's team, i.e. to calls from this
+    thread."""
     if "KMP_BLOCKTIME" in os.environ:
         return
     try:
@@ -206,7 +216,7 @@ def _short_omp_spin(lib):
         return
     setter.argtypes = [ctypes.c_int]
     setter.restype = None
-    setter(1)
+    setter(OMP_SPIN_MS)
 
 
 class NativeModule:
