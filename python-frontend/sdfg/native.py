@@ -191,32 +191,25 @@ class NativeFunction:
         return [value.ctypes.data] + dyn
 
 
-# How long OpenMP workers spin after a parallel region (see _short_omp_spin).
+# How long OpenMP workers spin after a parallel region, in ms (see
+# NativeModule.set_spin): long for programs without BLAS calls, short for
+# those with them.
 OMP_SPIN_MS = 20
+OMP_SPIN_MS_WITH_BLAS = 1
 
 
-def _short_omp_spin(lib):
-    """OpenMP workers spin for 200 ms after a parallel region by default;
-    on a machine with few cores they then compete with OpenBLAS's threads
-    during the BLAS calls that follow. Too short a spin costs more: a
-    worker that went to sleep between two regions (or two calls) takes
-    50-100 us to wake on the VMs measured, per region. 20 ms spans the
-    gaps of a program's regions and of calls in a loop (heat_3d's
-    gradient called every 10 ms: 6.6 ms at 1 ms, 0.98 ms at 20 ms;
-    jacobi_2d 12.4 -> 1.2 ms) and costs BLAS-bound gradients nothing
-    measurable since OpenBLAS runs its own CPU's kernels (gemm, atax,
-    logreg within noise). An explicit KMP_BLOCKTIME in the environment
-    wins. Applies to the calling thread's team, i.e. to calls from this
-    thread."""
+def _spin_setter(lib):
+    """libomp's kmp_set_blocktime, unless KMP_BLOCKTIME is set (the
+    user's choice wins) or the library has no OpenMP."""
     if "KMP_BLOCKTIME" in os.environ:
-        return
+        return None
     try:
         setter = lib.kmp_set_blocktime
     except AttributeError:
-        return
+        return None
     setter.argtypes = [ctypes.c_int]
     setter.restype = None
-    setter(OMP_SPIN_MS)
+    return setter
 
 
 class NativeModule:
@@ -226,7 +219,8 @@ class NativeModule:
         self._directory = directory
         self.library_path = library_path
         self._lib = ctypes.CDLL(library_path)
-        _short_omp_spin(self._lib)
+        self._spin_setter = _spin_setter(self._lib)
+        self.set_spin(OMP_SPIN_MS_WITH_BLAS)
         self.functions = {
             f["name"]: NativeFunction(getattr(self._lib, f["name"]), f)
             for f in abi["functions"]
@@ -237,6 +231,19 @@ class NativeModule:
         if name in functions:
             return functions[name]
         raise AttributeError(name)
+
+    def set_spin(self, ms):
+        """How long OpenMP workers spin after a parallel region before they
+        sleep, for calls from this thread (libomp's default: 200 ms).
+        Waking a sleeping worker costs 50-100 us per region on the VMs
+        measured: with 1 ms, heat_3d's gradient called every 10 ms took
+        6.6 ms instead of 0.98, jacobi_2d 12.4 instead of 1.2. But a
+        spinning worker competes with OpenBLAS's threads in a BLAS call
+        that follows a parallel region on a machine with few cores
+        (gemm's gradient 6.1 ms at 1 ms, 8.8 at 20): programs that call
+        BLAS spin 1 ms (OMP_SPIN_MS_WITH_BLAS), others 20 (OMP_SPIN_MS)."""
+        if self._spin_setter is not None:
+            self._spin_setter(ms)
 
     def set_num_threads(self, n):
         """Sets the OpenMP thread count of the library's parallel maps."""

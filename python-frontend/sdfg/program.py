@@ -22,7 +22,7 @@ from . import native
 from .errors import FrontendError
 from .frontend import translate
 
-_CACHE_VERSION = "2"
+_CACHE_VERSION = "3"
 
 
 def cache_dir():
@@ -180,6 +180,7 @@ class Program:
             meta = {
                 "name": name,
                 "device": self.device,
+                "omp_spin_ms": _spin_for(source),
                 "checkpoint": checkpoint,
                 "abi": abi,
                 "params": [[k, n, str(d) if d is not None else None,
@@ -397,6 +398,14 @@ def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
                     strategy=strategy, recompute=recompute, device=device)
 
 
+def _spin_for(source):
+    """OpenMP spin time for a program (native.NativeModule.set_spin):
+    short when it calls BLAS, whose threads a spinning worker slows."""
+    if any(op in source for op in ("sdfg.matmul", "sdfg.gemv", "sdfg.dot")):
+        return native.OMP_SPIN_MS_WITH_BLAS
+    return native.OMP_SPIN_MS
+
+
 def _check_device(meta, module):
     """After a call: the GPU runtime's error, or the emulator's races."""
     device = meta.get("device")
@@ -433,6 +442,8 @@ class _Entry:
                 outputs.append(out)
             else:
                 outputs.append(None)
+        self.module.set_spin(
+            meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
         self.function(*cargs)
         _check_device(meta, self.module)
         for orig, tmp in writeback:
@@ -503,6 +514,8 @@ def _call_gradient(self, args, wrt, out, seed):
             cargs.append(seed_arr)
         else:
             raise AssertionError(f"unexpected gradient argument {name}")
+    self.module.set_spin(
+        meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
     self.function(*cargs)
     _check_device(meta, self.module)
     if status != 0:

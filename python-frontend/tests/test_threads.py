@@ -1,6 +1,7 @@
-"""OpenMP worker spin time set on loading a program (native._short_omp_spin):
-20 ms unless KMP_BLOCKTIME says otherwise. Run in child processes: the
-setting belongs to the calling thread and cannot be undone."""
+"""OpenMP worker spin time (native.NativeModule.set_spin), set before each
+call of a forward or gradient program: 20 ms for programs without BLAS
+calls, 1 ms for those with them, whatever KMP_BLOCKTIME says if it is set.
+Run in child processes: libomp keeps the setting for the calling thread."""
 
 import os
 import subprocess
@@ -8,27 +9,50 @@ import sys
 
 import pytest
 
+from sdfg import native
+
 FRONTEND = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PROBE = """
 import ctypes, numpy as np, sdfg
+
 @sdfg.program
 def double(x):
     return 2.0 * x
-assert double(np.ones(8))[0] == 2.0
-lib = ctypes.CDLL(double.compile(np.ones(8)).module.library_path)
-print(lib.kmp_get_blocktime())
+
+@sdfg.program
+def product(a, b):
+    return 2.0 * (a @ b)
+
+def blocktime(prog, *args):
+    prog(*args)
+    return ctypes.CDLL(prog.compile(*args).module.library_path
+                       ).kmp_get_blocktime()
+
+def total(x):
+    return np.sum(np.exp(x))
+
+m = np.ones((8, 8))
+print(blocktime(double, np.ones(8)), blocktime(product, m, m))
+gt = sdfg.grad(total, ["x"])
+gt(np.ones(8))
+print(ctypes.CDLL(gt._checked[next(iter(gt._checked))][0].module.library_path
+                  ).kmp_get_blocktime())
+gp = sdfg.grad(product, ["a"])
+gp(m, m)
+print(ctypes.CDLL(gp._checked[next(iter(gp._checked))][0].module.library_path
+                  ).kmp_get_blocktime())
 """
 
 
-def _blocktime(env, tmp_path):
-    # A file, not -c: the frontend reads the function's source.
+def _blocktimes(env, tmp_path):
+    # A file, not -c: the frontend reads the functions' source.
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
     out = subprocess.run([sys.executable, str(probe)], cwd=FRONTEND,
                          env=dict(env, PYTHONPATH=FRONTEND),
                          capture_output=True, text=True, check=True)
-    return int(out.stdout.strip().splitlines()[-1])
+    return tuple(int(v) for v in out.stdout.split())
 
 
 @pytest.fixture
@@ -38,11 +62,11 @@ def clean_env(tmp_path):
     return env
 
 
-def test_default_spin(clean_env, tmp_path):
-    from sdfg import native
-    assert native.OMP_SPIN_MS == 20
-    assert _blocktime(clean_env, tmp_path) == 20
+def test_spin_by_program(clean_env, tmp_path):
+    assert (native.OMP_SPIN_MS, native.OMP_SPIN_MS_WITH_BLAS) == (20, 1)
+    assert _blocktimes(clean_env, tmp_path) == (20, 1, 20, 1)
 
 
 def test_environment_wins(clean_env, tmp_path):
-    assert _blocktime(dict(clean_env, KMP_BLOCKTIME="7"), tmp_path) == 7
+    assert _blocktimes(dict(clean_env, KMP_BLOCKTIME="7"),
+                      tmp_path) == (7, 7, 7, 7)
