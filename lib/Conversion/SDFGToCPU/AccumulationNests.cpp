@@ -170,22 +170,32 @@ AccumulationPlan Lowering::planAccumulations(MapOp map, unsigned firstLoop) {
   return plan;
 }
 
+void Lowering::openLoops(MapOp op, unsigned from, unsigned to,
+                         ArrayRef<Value> lbs, ArrayRef<Value> ubs,
+                         ArrayRef<Value> steps) {
+  for (unsigned d = from; d < to; ++d) {
+    auto loop = scf::ForOp::create(b, op.getLoc(), lbs[d], ubs[d], steps[d]);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    mapping.map(op.getParams()[d], loop.getInductionVar());
+  }
+}
+
+LogicalResult Lowering::lowerBodyKeeping(MapOp op, const StoreSet *only) {
+  const StoreSet *outer = nestStores;
+  nestStores = only;
+  LogicalResult r = lowerRegion(op.getBody());
+  nestStores = outer;
+  return r;
+}
+
 LogicalResult Lowering::lowerBodyInLoops(MapOp op, unsigned from,
                                          ArrayRef<Value> lbs,
                                          ArrayRef<Value> ubs,
                                          ArrayRef<Value> steps,
                                          const StoreSet *only) {
   OpBuilder::InsertionGuard guard(b);
-  for (unsigned d = from, e = op.getNumParams(); d < e; ++d) {
-    auto loop = scf::ForOp::create(b, op.getLoc(), lbs[d], ubs[d], steps[d]);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    mapping.map(op.getParams()[d], loop.getInductionVar());
-  }
-  const StoreSet *outer = nestStores;
-  nestStores = only;
-  LogicalResult r = lowerRegion(op.getBody());
-  nestStores = outer;
-  return r;
+  openLoops(op, from, op.getNumParams(), lbs, ubs, steps);
+  return lowerBodyKeeping(op, only);
 }
 
 LogicalResult Lowering::lowerAccumulations(MapOp op,
@@ -208,11 +218,7 @@ LogicalResult Lowering::lowerAccumulations(MapOp op,
   OpBuilder::InsertionGuard guard(b);
   Location loc = op.getLoc();
   unsigned last = op.getNumParams() - 1;
-  for (unsigned d = first; d < last; ++d) {
-    auto loop = scf::ForOp::create(b, loc, lbs[d], ubs[d], steps[d]);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    mapping.map(op.getParams()[d], loop.getInductionVar());
-  }
+  openLoops(op, first, last, lbs, ubs, steps);
   Value inner = op.getParams()[last];
   Value lb = lbs[last], ub = ubs[last], one = steps[last];
   auto cst = [&](int64_t v) -> Value {
@@ -232,11 +238,7 @@ LogicalResult Lowering::lowerAccumulations(MapOp op,
     auto loop = scf::ForOp::create(b, loc, from, to, one);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     mapping.map(inner, loop.getInductionVar());
-    const StoreSet *outer = nestStores;
-    nestStores = &only;
-    LogicalResult r = lowerRegion(op.getBody());
-    nestStores = outer;
-    return r;
+    return lowerBodyKeeping(op, &only);
   };
   // Heads: the iterations of each offset below the gather range.
   for (auto [c, nest] : llvm::zip(plan.shifts, plan.nests)) {
@@ -249,16 +251,11 @@ LogicalResult Lowering::lowerAccumulations(MapOp op,
     auto loop = scf::ForOp::create(b, loc, gatherLo, gatherHi, one);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     Value j = loop.getInductionVar();
-    const StoreSet *outer = nestStores;
     for (auto [c, nest] : llvm::zip(plan.shifts, plan.nests)) {
       mapping.map(inner, c == 0 ? j : arith::SubIOp::create(b, loc, j, cst(c)));
-      nestStores = &nest;
-      if (failed(lowerRegion(op.getBody()))) {
-        nestStores = outer;
+      if (failed(lowerBodyKeeping(op, &nest)))
         return failure();
-      }
     }
-    nestStores = outer;
   }
   // Tails: the iterations of each offset above it.
   for (auto [c, nest] : llvm::zip(plan.shifts, plan.nests)) {

@@ -77,11 +77,7 @@ LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
   auto guardIf = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
   b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
   // Leading dimensions beyond the third: loops in every thread.
-  for (unsigned d = 0; d + par < n; ++d) {
-    auto loop = scf::ForOp::create(b, loc, lbs[d], ubs[d], steps[d]);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    mapping.map(op.getParams()[d], loop.getInductionVar());
-  }
+  openLoops(op, 0, n - par, lbs, ubs, steps);
   // A WCR write is atomic unless the threads' parameters select distinct
   // elements (writesThreadPrivate). disjoint_wcr vouches for the first
   // parameter only: the autodiff's colour sweeps give it to maps whose

@@ -123,6 +123,13 @@ private:
                                   bool parallel, SmallVector<Value> lbs,
                                   SmallVector<Value> ubs,
                                   ArrayRef<Value> steps);
+  /// Opens nested loops over `op`'s parameters [from, to) at the insertion
+  /// point and leaves it inside the innermost.
+  void openLoops(MapOp op, unsigned from, unsigned to, ArrayRef<Value> lbs,
+                 ArrayRef<Value> ubs, ArrayRef<Value> steps);
+  /// Lowers `op`'s body at the insertion point with only the stores in
+  /// `only` (all if null).
+  LogicalResult lowerBodyKeeping(MapOp op, const StoreSet *only);
   /// Lowers `op`'s body inside new loops over its parameters from `from`
   /// on, with only the stores in `only` (all if null).
   LogicalResult lowerBodyInLoops(MapOp op, unsigned from, ArrayRef<Value> lbs,
