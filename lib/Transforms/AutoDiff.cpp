@@ -334,6 +334,7 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
     opts.wrt.assign(wrt.begin(), wrt.end());
     opts.suffix = suffix;
     opts.whileCapacity = whileCapacity;
+    opts.accumulate = accumulate;
     opts.printCCS = printCCS;
     if (whileCapacity <= 0) {
       module.emitError("sdfg-autodiff: while-capacity must be positive");
@@ -1086,11 +1087,13 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   }
 
   // --- Gradient arguments: d_<wrt>..., then d_<output> unless it is one.
+  SmallVector<std::pair<Value, Value>> wrtGradients; // (w, d_<w>)
   for (const std::string &n : wrtNames) {
     Value w = grad.lookupArg(n);
     Value d = addArg(w, "d_" + n);
     if (!d)
       return failure();
+    wrtGradients.push_back({w, d});
     if (active.contains(w) || w == out)
       rb.gradients[w] = d;
   }
@@ -1363,6 +1366,24 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     rb.fill(grad.getLoc(), g, 0.0, /*inState=*/false);
     fills.push_back({g, last->getNextNode()});
   }
+  // The d_<wrt> arguments start from zero too, unless the caller's values
+  // are to be added to (inactive inputs get zero gradients either way).
+  // sdfg-eliminate-dead-writes drops the fills that the first backward
+  // write makes redundant, which is why they are here and not the caller's.
+  if (!opts.accumulate) {
+    for (auto [w, d] : wrtGradients) {
+      if (w == out)
+        continue;
+      if (!cast<MemRefType>(d.getType()).hasStaticShape())
+        return grad.emitOpError("autodiff cannot zero the gradient of '")
+               << grad.getArgName(cast<BlockArgument>(w).getArgNumber())
+               << "', whose shape is dynamic: pass accumulate=true and "
+                  "zero it before the call";
+      Operation *last = &body.back();
+      rb.fill(grad.getLoc(), d, 0.0, /*inState=*/false);
+      fills.push_back({d, last->getNextNode()});
+    }
+  }
 
   // --- Recomputation: re-run each writer of a recomputed container just
   // before the backward program first reads the value it wrote (the
@@ -1536,6 +1557,11 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
            b.getNamedAttr("suffix", b.getStringAttr(opts.suffix)),
            b.getNamedAttr("while_capacity",
                           b.getI64IntegerAttr(opts.whileCapacity))}));
+  if (opts.accumulate) {
+    NamedAttrList ad(cast<DictionaryAttr>(grad->getAttr("sdfg.ad")));
+    ad.set("accumulate", b.getUnitAttr());
+    grad->setAttr("sdfg.ad", ad.getDictionary(ctx));
+  }
   return success();
 }
 

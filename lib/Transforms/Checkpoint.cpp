@@ -154,6 +154,7 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
     opts.wrt.push_back(cast<StringAttr>(a).str());
   opts.suffix = suffixAttr.str();
   opts.whileCapacity = cap.getInt();
+  opts.accumulate = ad.contains("accumulate");
   opts.markAnchors = true;
 
   // The store-all program, with anchors, is the model's reference.

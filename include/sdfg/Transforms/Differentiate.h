@@ -32,6 +32,9 @@ struct DifferentiateOptions {
   SmallVector<std::string> wrt;
   std::string suffix = "_grad";
   int64_t whileCapacity = 4096;
+  /// Add the vector-Jacobian product to what the d_<wrt> arguments hold on
+  /// entry; otherwise the gradient program overwrites them.
+  bool accumulate = false;
   /// Forwarded transients (by name) that the backward program recomputes
   /// instead of storing.
   llvm::StringSet<> recompute;

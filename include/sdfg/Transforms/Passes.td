@@ -19,10 +19,10 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     forward result. Programs with `sdfg.while` loops also get `ad_status`
     (an i64 the caller zeroes): it becomes 1 when a while loop ran more
     iterations than `while-capacity`, the number of iterations the stored
-    values cover. On entry `d_<output>`
-    holds the cotangent seed (ones for the gradient of `sum(output)`) and
-    the `d_<w>` hold zeros; on exit the `d_<w>` hold the vector-Jacobian
-    product.
+    values cover. On entry `d_<output>` holds the cotangent seed (ones for
+    the gradient of `sum(output)`); on exit the `d_<w>` hold the
+    vector-Jacobian product, whatever they held on entry (with
+    `accumulate=true`, added to it).
 
     The pass
     * finds the Critical Computation Subgraph: containers that depend on
@@ -62,6 +62,9 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
            "Iterations of one execution of an sdfg.while that the stored "
            "values can cover; more sets ad_status to 1 (the gradient is then "
            "not valid)">,
+    Option<"accumulate", "accumulate", "bool", /*default=*/"false",
+           "Add the gradients to what the d_<wrt> arguments hold on entry "
+           "instead of overwriting them">,
     Option<"printCCS", "print-ccs", "bool", /*default=*/"false",
            "Only annotate each sdfg.sdfg with its active containers "
            "(sdfg.ccs attribute) and the containers it tapes">
@@ -127,6 +130,35 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
            "Emit remarks with every forwarded container, its size, "
            "recomputation cost and decision, and the predicted peak memory">
   ];
+}
+
+def EliminateDeadWrites : Pass<"sdfg-eliminate-dead-writes",
+                               "::mlir::ModuleOp"> {
+  let summary = "Remove zero fills and stores whose values are never read";
+  let description = [{
+    Gradient programs zero every gradient container before the backward
+    program accumulates into it and clear each consumed gradient after its
+    last use. In the program's top-level order (the ops of top-level
+    states, and top-level loops, branches and while loops as a whole) this
+    pass removes
+
+    * a zero fill of a whole container (a map storing zero at every element,
+      or a store of zero into a 0-d container) when the next op that
+      touches the container writes every element exactly once: a map whose
+      single store to it indexes it by the map's parameters over the whole
+      shape, reading it only at that element before the store, or a
+      `matmul`, `gemv`, `dot`, `transpose` or `reduce add` into it. That
+      op's `accumulate` flag or `wcr(add)` is dropped and its reads of the
+      container become zeros. State-level loads in between read zeros too;
+    * every write to a transient (`sdfg.alloc`) that no later op reads: all
+      writes of the ops after its last reader, and the stores in that
+      reader's map body that follow its reads (an iteration sees only its
+      own writes);
+
+    then the tasklets, loads, empty maps and allocations left unused.
+    Nothing inside a loop changes. The lowering pipelines run it first, so
+    it needs no place in hand-written pipelines.
+  }];
 }
 
 #endif // SDFG_TRANSFORMS_PASSES_TD

@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - Named sdfg pass pipelines --------------------------===//
 
 #include "sdfg/Conversion/Passes.h"
+#include "sdfg/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -36,11 +37,13 @@ static void addHostLowering(OpPassManager &pm) {
 }
 
 void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
+  pm.addPass(createEliminateDeadWrites());
   pm.addPass(createConvertSDFGToStd());
   addHostLowering(pm);
 }
 
 void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm) {
+  pm.addPass(createEliminateDeadWrites());
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
   pm.addPass(createSDFGGPUDeviceMemory());
@@ -65,6 +68,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
     format = "llvm";
     break;
   }
+  pm.addPass(createEliminateDeadWrites());
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
   pm.addPass(createSDFGGPUDeviceMemory());

@@ -1,8 +1,8 @@
 // Dynamic shapes: sizes= gives the index arguments values for the memory
 // model; without them the pass says which size it needs.
-// RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=recompute-all report=true sizes=n=1000" 2>&1 | FileCheck %s
-// RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all report=true sizes=n=10" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
-// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=1" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: sdfg-opt %s --sdfg-autodiff=accumulate=true --sdfg-checkpoint="strategy=recompute-all report=true sizes=n=1000" 2>&1 | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-autodiff=accumulate=true --sdfg-checkpoint="strategy=store-all report=true sizes=n=10" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: not sdfg-opt %s --sdfg-autodiff=accumulate=true --sdfg-checkpoint="mem=1" 2>&1 | FileCheck %s --check-prefix=MISSING
 
 // CHECK: remark: 'tmp': 7.8 KiB, recompute cost {{.*}}: recompute
 // CHECK: remark: peak memory 15.6 KiB (storing everything: 15.6 KiB)

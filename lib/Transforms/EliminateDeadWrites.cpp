@@ -1,0 +1,394 @@
+//===- EliminateDeadWrites.cpp - Writes that no one reads -----------------===//
+//
+// --sdfg-eliminate-dead-writes: the gradient programs of sdfg-autodiff zero
+// every gradient container before the backward program accumulates into
+// it, and clear each consumed gradient after its last use; for the many
+// containers whose first backward write covers every element once, and for
+// the clears of containers never read again, those are whole sweeps over
+// memory for nothing. The pass works on the program's top-level order (ops
+// of top-level states, and top-level control flow as a whole), where the
+// order of accesses is plain; inside loops it changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
+#include "sdfg/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir {
+namespace sdfg {
+#define GEN_PASS_DEF_ELIMINATEDEADWRITES
+#include "sdfg/Transforms/Passes.h.inc"
+} // namespace sdfg
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+namespace {
+
+/// The program's top-level order: each op of a top-level state, and each
+/// top-level op that is not a state (control flow) as one step.
+SmallVector<Operation *> topLevelSteps(SDFGOp sdfg) {
+  SmallVector<Operation *> steps;
+  for (Operation &op : sdfg.getBody().front()) {
+    if (isa<AllocOp>(op))
+      continue;
+    if (auto state = dyn_cast<StateOp>(op)) {
+      for (Operation &inner : state.getBody().front())
+        steps.push_back(&inner);
+      continue;
+    }
+    steps.push_back(&op);
+  }
+  return steps;
+}
+
+/// Whether `step` (or an op nested in it) reads `c`. Anything that uses
+/// `c` other than a store into it counts: library ops writing `c` read it
+/// too as far as this pass knows.
+bool readsIn(Operation *step, Value c) {
+  bool found = false;
+  step->walk([&](Operation *op) {
+    if (found)
+      return WalkResult::interrupt();
+    for (Value v : op->getOperands())
+      if (v == c && !(isa<StoreOp>(op) && cast<StoreOp>(op).getMemref() == c))
+        found = true;
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+bool accessesIn(Operation *step, Value c) {
+  bool found = false;
+  step->walk([&](Operation *op) {
+    found |= llvm::is_contained(op->getOperands(), c);
+  });
+  return found;
+}
+
+/// The constant a tasklet without inputs yields, if it is zero.
+bool isZeroTasklet(Value v) {
+  auto tasklet = v.getDefiningOp<TaskletOp>();
+  if (!tasklet || !tasklet.getInputs().empty())
+    return false;
+  auto yield = cast<YieldOp>(tasklet.getBody().front().getTerminator());
+  Value y = yield.getValues()[cast<OpResult>(v).getResultNumber()];
+  return matchPattern(y, m_AnyZeroFloat()) || matchPattern(y, m_Zero());
+}
+
+/// For a map whose range is [0, extent) with step 1 in every dimension,
+/// the extents; otherwise nothing.
+std::optional<SmallVector<int64_t>> zeroBasedExtents(MapOp map) {
+  SmallVector<int64_t> extents;
+  for (auto [lb, ub, step] :
+       llvm::zip_equal(map.getLowerBounds().getResults(),
+                       map.getUpperBounds().getResults(), map.getSteps())) {
+    auto l = dyn_cast<AffineConstantExpr>(lb);
+    auto u = dyn_cast<AffineConstantExpr>(ub);
+    if (!l || !u || l.getValue() != 0 || step != 1)
+      return std::nullopt;
+    extents.push_back(u.getValue());
+  }
+  return extents;
+}
+
+/// Whether `store`, directly in `map`'s body, writes every element of its
+/// container exactly once over the map's range: its indices are the map's
+/// parameters in some order, each ranging over the whole dimension.
+bool coversOnce(MapOp map, StoreOp store) {
+  auto type = cast<MemRefType>(store.getMemref().getType());
+  std::optional<SmallVector<int64_t>> extents = zeroBasedExtents(map);
+  if (!extents || !type.hasStaticShape() ||
+      type.getRank() != static_cast<int64_t>(map.getNumParams()))
+    return false;
+  AffineMap m = store.getMap();
+  llvm::SmallBitVector seen(map.getNumParams());
+  for (auto [d, e] : llvm::enumerate(m.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      return false;
+    auto param = dyn_cast<BlockArgument>(store.getIndices()[dim.getPosition()]);
+    if (!param || param.getOwner() != &map.getBody().front() ||
+        seen.test(param.getArgNumber()) ||
+        (*extents)[param.getArgNumber()] != type.getDimSize(d))
+      return false;
+    seen.set(param.getArgNumber());
+  }
+  return seen.all();
+}
+
+/// A zero fill of a whole container: a map over its shape storing a zero
+/// tasklet at the identity index, or a store of one into a 0-d container.
+/// Returns the container filled.
+Value zeroFilled(Operation *step) {
+  if (auto store = dyn_cast<StoreOp>(step)) {
+    if (store.getWcr() || store.getMap().getNumResults() != 0 ||
+        !isZeroTasklet(store.getValue()))
+      return {};
+    return store.getMemref();
+  }
+  auto map = dyn_cast<MapOp>(step);
+  if (!map)
+    return {};
+  StoreOp store;
+  for (Operation &op : map.getBody().front()) {
+    if (auto s = dyn_cast<StoreOp>(op)) {
+      if (store)
+        return {};
+      store = s;
+    } else if (!isa<TaskletOp>(op)) {
+      return {};
+    }
+  }
+  if (!store || store.getWcr() || !isZeroTasklet(store.getValue()) ||
+      !coversOnce(map, store))
+    return {};
+  return store.getMemref();
+}
+
+Value zeroTasklet(OpBuilder &b, Location loc, Type type) {
+  auto t = TaskletOp::create(b, loc, TypeRange{type}, ValueRange{});
+  Block *blk = new Block();
+  t.getBody().push_back(blk);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(blk);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  YieldOp::create(b, loc, ValueRange{zero});
+  return t.getResult(0);
+}
+
+/// `c` holds zeros before `map` runs. If the map writes each element of
+/// `c` exactly once (one store, directly in its body, covering it) and
+/// reads `c` only at that element before writing it, the reads become
+/// zeros and an accumulating store a plain one: the zeros are no longer
+/// needed. Returns whether it did so.
+bool foldIntoMap(MapOp map, Value c) {
+  StoreOp store;
+  SmallVector<LoadOp> loads;
+  bool ok = true;
+  map.getBody().walk([&](Operation *op) {
+    if (!llvm::is_contained(op->getOperands(), c))
+      return;
+    if (op->getParentOp() != map.getOperation()) {
+      ok = false;
+    } else if (auto s = dyn_cast<StoreOp>(op)) {
+      ok &= !store && s.getMemref() == c;
+      store = s;
+    } else if (auto l = dyn_cast<LoadOp>(op)) {
+      loads.push_back(l);
+    } else {
+      ok = false;
+    }
+  });
+  if (!ok || !store || !coversOnce(map, store))
+    return false;
+  if (store.getWcr() && *store.getWcr() != WCRKind::add)
+    return false;
+  for (LoadOp l : loads)
+    if (!l->isBeforeInBlock(store) || l.getMap() != store.getMap() ||
+        l.getIndices() != store.getIndices())
+      return false;
+  OpBuilder b(map.getContext());
+  for (LoadOp l : loads) {
+    b.setInsertionPoint(l);
+    l.getResult().replaceAllUsesWith(
+        zeroTasklet(b, l.getLoc(), l.getResult().getType()));
+    l.erase();
+  }
+  store.removeWcrAttr();
+  return true;
+}
+
+/// `c` holds zeros before the library op `op` runs; if `op` adds its result
+/// to `c`, it may write it instead. Returns whether it did so.
+bool foldIntoLibraryOp(Operation *op, Value c) {
+  if (getWrittenContainer(op) != c || !op->hasAttr("accumulate"))
+    return false;
+  // Reading `c` as an input too would see the zeros.
+  unsigned uses = llvm::count(op->getOperands(), c);
+  if (uses != 1)
+    return false;
+  if (auto r = dyn_cast<ReduceOp>(op); r && r.getKind() != ReduceKind::add)
+    return false;
+  if (!isa<MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(op))
+    return false;
+  op->removeAttr("accumulate");
+  return true;
+}
+
+/// Removes zero fills that the next access to the container makes
+/// redundant (see foldIntoMap and foldIntoLibraryOp); a 0-d container's
+/// state-level loads in between read zeros.
+bool foldZeroFills(SDFGOp sdfg) {
+  bool changed = false;
+  SmallVector<Operation *> steps = topLevelSteps(sdfg);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Value c = steps[i] ? zeroFilled(steps[i]) : Value();
+    if (!c)
+      continue;
+    for (size_t j = i + 1; j < steps.size(); ++j) {
+      Operation *next = steps[j];
+      if (!next || !accessesIn(next, c))
+        continue;
+      bool folded = false;
+      if (auto load = dyn_cast<LoadOp>(next)) {
+        // A state-level read of the 0-d container: zero.
+        OpBuilder b(load);
+        load.getResult().replaceAllUsesWith(
+            zeroTasklet(b, load.getLoc(), load.getResult().getType()));
+        load.erase();
+        steps[j] = nullptr;
+        changed = true;
+        continue;
+      }
+      if (auto store = dyn_cast<StoreOp>(next)) {
+        if (store.getMemref() == c && store.getMap().getNumResults() == 0 &&
+            (!store.getWcr() || *store.getWcr() == WCRKind::add)) {
+          store.removeWcrAttr();
+          folded = true;
+        }
+      } else if (auto map = dyn_cast<MapOp>(next)) {
+        folded = foldIntoMap(map, c);
+      } else {
+        folded = foldIntoLibraryOp(next, c);
+      }
+      if (folded) {
+        // A state-level fill's tasklet is a step of its own: left to
+        // eraseLeftovers.
+        steps[i]->erase();
+        steps[i] = nullptr;
+        changed = true;
+      }
+      break;
+    }
+  }
+  return changed;
+}
+
+/// Erases writes to transients that nothing reads afterwards: in steps
+/// after which no step reads the transient, every write in a step that
+/// does not read it, and in a map that does, stores directly in its body
+/// that follow every read of it (a map's iterations see only their own
+/// writes).
+bool eraseDeadWrites(SDFGOp sdfg) {
+  SmallVector<Operation *> steps = topLevelSteps(sdfg);
+  SmallVector<Operation *> dead;
+  for (Operation &op : sdfg.getBody().front()) {
+    auto alloc = dyn_cast<AllocOp>(op);
+    if (!alloc)
+      continue;
+    Value t = alloc.getResult();
+    for (Operation *step : llvm::reverse(steps)) {
+      if (!accessesIn(step, t))
+        continue;
+      if (!readsIn(step, t)) {
+        step->walk([&](Operation *inner) {
+          if (getWrittenContainer(inner) == t)
+            dead.push_back(inner);
+        });
+        continue;
+      }
+      // The last step that reads `t`: only its trailing stores can go.
+      if (auto map = dyn_cast<MapOp>(step)) {
+        bool direct = true;
+        Operation *lastRead = nullptr;
+        map.getBody().walk([&](Operation *inner) {
+          if (!llvm::is_contained(inner->getOperands(), t))
+            return;
+          if (inner->getParentOp() != map.getOperation())
+            direct = false;
+          else if (isa<LoadOp>(inner))
+            lastRead = inner;
+          else if (!isa<StoreOp>(inner))
+            direct = false;
+        });
+        if (direct)
+          for (Operation &inner : map.getBody().front())
+            if (auto s = dyn_cast<StoreOp>(inner);
+                s && s.getMemref() == t &&
+                (!lastRead || lastRead->isBeforeInBlock(s)))
+              dead.push_back(s);
+      }
+      break;
+    }
+  }
+  if (dead.empty())
+    return false;
+  for (Operation *op : dead)
+    op->erase();
+  return true;
+}
+
+/// A store of zero into an element that a later store of the same block
+/// adds to, with nothing in between touching the container: the later
+/// store can write instead (the autodiff clears a consumed gradient and
+/// then accumulates the next one into it). Anywhere, loops included: it is
+/// local to one execution of the block.
+bool foldClearThenAccumulate(SDFGOp sdfg) {
+  SmallVector<StoreOp> clears;
+  sdfg.walk([&](StoreOp s) {
+    if (!s.getWcr() && isZeroTasklet(s.getValue()))
+      clears.push_back(s);
+  });
+  bool changed = false;
+  for (StoreOp clear : clears) {
+    Value c = clear.getMemref();
+    for (Operation *op = clear->getNextNode(); op; op = op->getNextNode()) {
+      if (!accessesIn(op, c))
+        continue;
+      auto add = dyn_cast<StoreOp>(op);
+      if (add && add.getMemref() == c && add.getWcr() &&
+          *add.getWcr() == WCRKind::add && add.getMap() == clear.getMap() &&
+          add.getIndices() == clear.getIndices()) {
+        add.removeWcrAttr();
+        clear.erase();
+        changed = true;
+      }
+      break;
+    }
+  }
+  return changed;
+}
+
+/// Removes what the erasures left without purpose: unused tasklets and
+/// loads, maps and states with empty bodies, and allocations no one uses.
+void eraseLeftovers(SDFGOp sdfg) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> erase;
+    sdfg.walk([&](Operation *op) {
+      if (isa<TaskletOp, LoadOp, AllocOp>(op) && op->use_empty())
+        erase.push_back(op);
+      else if ((isa<MapOp>(op) ||
+                (isa<StateOp>(op) && isa<SDFGOp>(op->getParentOp()))) &&
+               op->getRegion(0).front().empty())
+        erase.push_back(op);
+    });
+    // Post-order: inner ops come first, so erase outermost last.
+    for (Operation *op : erase)
+      op->erase();
+    changed = !erase.empty();
+  }
+}
+
+struct EliminateDeadWritesPass
+    : public sdfg::impl::EliminateDeadWritesBase<EliminateDeadWritesPass> {
+  void runOnOperation() override {
+    getOperation().walk([](SDFGOp sdfg) {
+      bool folded = foldZeroFills(sdfg);
+      folded |= foldClearThenAccumulate(sdfg);
+      bool erased = eraseDeadWrites(sdfg);
+      if (folded || erased)
+        eraseLeftovers(sdfg);
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,298 @@
+// RUN: sdfg-opt %s --sdfg-eliminate-dead-writes -split-input-file | FileCheck %s
+
+// A zero fill that the next map overwrites element by element (through a
+// transposed index: still each element once), reading each element just
+// before writing it: the read becomes a zero, the wcr(add) a plain store,
+// and the fill and its state go.
+// CHECK-LABEL: sdfg.sdfg @fold_into_map
+// CHECK-NOT: "zero"
+// CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (3, 4)
+// CHECK-NEXT: %[[Z:.*]] = sdfg.tasklet() : () -> f64 {
+// CHECK-NEXT: arith.constant 0.0
+// CHECK: sdfg.tasklet(%[[Z]], %{{.*}})
+// CHECK: sdfg.store %{{.*}}, %g[%[[J]], %[[I]]] : memref<4x3xf64>
+// CHECK-NOT: sdfg.map
+sdfg.sdfg @fold_into_map(%x: memref<3x4xf64> {sdfg.name = "x"},
+                         %g: memref<4x3xf64> {sdfg.name = "g"}) {
+  sdfg.state "zero" {
+    sdfg.map (%i, %j) = (0, 0) to (4, 3) step (1, 1) schedule(cpu_multicore) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c = arith.constant 0.0 : f64
+        sdfg.yield %c : f64
+      }
+      sdfg.store %z, %g[%i, %j] : memref<4x3xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (3, 4) step (1, 1) schedule(cpu_multicore) {
+      %old = sdfg.load %g[%j, %i] : memref<4x3xf64>
+      %v = sdfg.load %x[%i, %j] : memref<3x4xf64>
+      %s = sdfg.tasklet(%old, %v) : (f64, f64) -> f64 {
+      ^bb0(%a: f64, %b: f64):
+        %r = arith.addf %a, %b : f64
+        sdfg.yield %r : f64
+      }
+      sdfg.store %s, %g[%j, %i] wcr(add) : memref<4x3xf64>
+    }
+  }
+}
+
+// -----
+
+// Library ops that add into a zero-filled output write it instead; ops in
+// between that do not touch the container do not matter.
+// CHECK-LABEL: sdfg.sdfg @fold_into_library_ops
+// CHECK-NOT: sdfg.map
+// CHECK: sdfg.matmul %a, %b -> %c {transpose_b} :
+// CHECK: sdfg.gemv %a, %v -> %y : memref
+// CHECK: sdfg.reduce add %a -> %r axes [0] : memref
+sdfg.sdfg @fold_into_library_ops(%a: memref<4x4xf64> {sdfg.name = "a"},
+                                 %b: memref<4x4xf64> {sdfg.name = "b"},
+                                 %v: memref<4xf64> {sdfg.name = "v"},
+                                 %c: memref<4x4xf64> {sdfg.name = "c"},
+                                 %y: memref<4xf64> {sdfg.name = "y"},
+                                 %r: memref<4xf64> {sdfg.name = "r"}) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (4, 4) step (1, 1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %c[%i, %j] : memref<4x4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %y[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %r[%i] : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.matmul %a, %b -> %c {accumulate, transpose_b} : memref<4x4xf64>, memref<4x4xf64> -> memref<4x4xf64>
+    sdfg.gemv %a, %v -> %y {accumulate} : memref<4x4xf64>, memref<4xf64> -> memref<4xf64>
+    sdfg.reduce add %a -> %r axes [0] {accumulate} : memref<4x4xf64> -> memref<4xf64>
+  }
+}
+
+// -----
+
+// Fills that must stay: the next map writes only part of the container, or
+// writes each element from several iterations, or reads another element
+// first; a max reduction; a loop (nothing is known about the order of its
+// accesses).
+// CHECK-LABEL: sdfg.sdfg @kept
+// CHECK-COUNT-5: sdfg.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<4xf64>
+// CHECK: sdfg.store %{{.*}}, %p[%{{.*}}] wcr(add)
+// CHECK: sdfg.store %{{.*}}, %q[%{{.*}}] wcr(add)
+// CHECK: sdfg.reduce max %a -> %m axes [1] {accumulate}
+// CHECK: sdfg.loop
+sdfg.sdfg @kept(%a: memref<4x4xf64> {sdfg.name = "a"},
+                %p: memref<4xf64> {sdfg.name = "p"},
+                %q: memref<4xf64> {sdfg.name = "q"},
+                %s: memref<4xf64> {sdfg.name = "s"},
+                %m: memref<4xf64> {sdfg.name = "m"},
+                %l: memref<4xf64> {sdfg.name = "l"}) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %p[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %q[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %s[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %m[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %l[%i] : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i) = (1) to (4) step (1) schedule(sequential) {
+      %v = sdfg.load %a[%i, %i] : memref<4x4xf64>
+      sdfg.store %v, %p[%i] wcr(add) : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (4, 4) step (1, 1) schedule(sequential) {
+      %v = sdfg.load %a[%i, %j] : memref<4x4xf64>
+      sdfg.store %v, %q[%i] wcr(add) : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %v = sdfg.load %s[3 - %i] : memref<4xf64>
+      sdfg.store %v, %s[%i] : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.reduce max %a -> %m axes [1] {accumulate} : memref<4x4xf64> -> memref<4xf64>
+  }
+  sdfg.loop %k = 0 to 4 step 1 {
+    sdfg.state {
+      %v = sdfg.load %a[%k, %k] : memref<4x4xf64>
+      sdfg.store %v, %l[%k] wcr(add) : memref<4xf64>
+    }
+  }
+}
+
+// -----
+
+// Writes to transients that nothing reads afterwards go: the clear after
+// the last read (a whole map), and in the last reader the store that
+// follows its read. Writes to arguments stay: the caller reads them.
+// CHECK-LABEL: sdfg.sdfg @dead
+// CHECK: %[[T:.*]] = sdfg.alloc() : memref<4xf64>
+// CHECK-NOT: sdfg.alloc
+// CHECK: sdfg.store %{{.*}}, %[[T]][%{{.*}}] : memref<4xf64>
+// CHECK: sdfg.map
+// CHECK-NEXT: sdfg.load %[[T]]
+// CHECK-NEXT: sdfg.store %{{.*}}, %out[
+// CHECK-NEXT: }
+// CHECK-NEXT: sdfg.map
+// CHECK-NEXT: sdfg.tasklet
+// CHECK: sdfg.store %{{.*}}, %out[
+// CHECK-NOT: sdfg.map
+sdfg.sdfg @dead(%x: memref<4xf64> {sdfg.name = "x"},
+                %out: memref<4xf64> {sdfg.name = "out"}) {
+  %t = sdfg.alloc() : memref<4xf64>
+  %u = sdfg.alloc() : memref<4xf64>
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %v = sdfg.load %x[%i] : memref<4xf64>
+      sdfg.store %v, %t[%i] : memref<4xf64>
+      sdfg.store %v, %u[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %v = sdfg.load %t[%i] : memref<4xf64>
+      sdfg.store %v, %out[%i] : memref<4xf64>
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %t[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %t[%i] : memref<4xf64>
+      sdfg.store %z, %out[%i] : memref<4xf64>
+    }
+  }
+}
+
+// -----
+
+// Kept: a transient read later inside a loop; a store in the last reader
+// that comes before its read (the read sees it).
+// CHECK-LABEL: sdfg.sdfg @live
+// CHECK: %[[T:.*]] = sdfg.alloc() {name = "t"}
+// CHECK: sdfg.store %{{.*}}, %[[T]][
+// CHECK: sdfg.loop
+// CHECK: sdfg.store %{{.*}}, %[[T]][
+sdfg.sdfg @live(%x: memref<4xf64> {sdfg.name = "x"},
+                %out: memref<4xf64> {sdfg.name = "out"}) {
+  %t = sdfg.alloc() {name = "t"} : memref<4xf64>
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %v = sdfg.load %x[%i] : memref<4xf64>
+      sdfg.store %v, %t[%i] : memref<4xf64>
+      %w = sdfg.load %t[%i] : memref<4xf64>
+      sdfg.store %w, %out[%i] : memref<4xf64>
+    }
+  }
+  sdfg.loop %k = 0 to 4 step 1 {
+    sdfg.state {
+      %v = sdfg.load %x[%k] : memref<4xf64>
+      sdfg.store %v, %t[%k] : memref<4xf64>
+      %w = sdfg.load %t[%k] : memref<4xf64>
+      sdfg.store %w, %out[%k] wcr(add) : memref<4xf64>
+    }
+  }
+}
+
+// -----
+
+// A consumed gradient cleared and then accumulated into at the same
+// element of the same block is written once; this is local, so it applies
+// inside loops too. A 0-d fill read by a state-level load reads zero.
+// CHECK-LABEL: sdfg.sdfg @clear_then_add
+// CHECK: sdfg.loop
+// CHECK: %[[OLD:.*]] = sdfg.load %g[%{{.*}}]
+// CHECK-NOT: sdfg.store
+// CHECK: sdfg.store %{{.*}}, %g[%{{.*}}] : memref<4xf64>
+// CHECK-NOT: sdfg.store
+// CHECK: sdfg.state {
+// CHECK-NEXT: %[[Z:.*]] = sdfg.tasklet() : () -> f64 {
+// CHECK: sdfg.tasklet(%[[Z]])
+// CHECK: sdfg.store %{{.*}}, %s[] : memref<f64>
+sdfg.sdfg @clear_then_add(%x: memref<4xf64> {sdfg.name = "x"},
+                          %g: memref<4xf64> {sdfg.name = "g"},
+                          %s: memref<f64> {sdfg.name = "s"}) {
+  sdfg.loop %k = 0 to 4 step 1 {
+    sdfg.state {
+      %old = sdfg.load %g[%k] : memref<4xf64>
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %g[%k] : memref<4xf64>
+      %v = sdfg.load %x[%k] : memref<4xf64>
+      %p = sdfg.tasklet(%old, %v) : (f64, f64) -> f64 {
+      ^bb0(%a: f64, %b: f64):
+        %r = arith.mulf %a, %b : f64
+        sdfg.yield %r : f64
+      }
+      sdfg.store %p, %g[%k] wcr(add) : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    %z = sdfg.tasklet() : () -> f64 {
+      %c0 = arith.constant 0.0 : f64
+      sdfg.yield %c0 : f64
+    }
+    sdfg.store %z, %s[] : memref<f64>
+  }
+  sdfg.state {
+    %old = sdfg.load %s[] : memref<f64>
+    %n = sdfg.tasklet(%old) : (f64) -> f64 {
+    ^bb0(%a: f64):
+      %one = arith.constant 1.0 : f64
+      %r = arith.addf %a, %one : f64
+      sdfg.yield %r : f64
+    }
+    sdfg.store %n, %s[] wcr(add) : memref<f64>
+  }
+}
