@@ -85,6 +85,13 @@ void mlir::sdfg::writeABIDescription(ModuleOp module, llvm::raw_ostream &os) {
         arg["kind"] = "array";
         arg["dtype"] = dtypeName(m.getElementType());
         arg["shape"] = std::move(shape);
+        // Whether the program may write it: callers that must keep their
+        // arrays (the Python gradient wrapper) copy exactly these.
+        bool written = false;
+        op.walk([&, i = i](Operation *inner) {
+          written |= getWrittenContainer(inner) == op.getArgument(i);
+        });
+        arg["written"] = written;
       } else {
         arg["kind"] = t.isIndex() ? "symbol" : "scalar";
         arg["dtype"] = dtypeName(t);

@@ -1317,6 +1317,11 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     if (auto arg = dyn_cast<BlockArgument>(w.target))
       if (arg.getOwner() == &body && arg.getArgNumber() < numOriginal)
         writtenArgs.insert(arg);
+  struct ResultCopy {
+    Value arg, copy;
+    StateOp state;
+  };
+  SmallVector<ResultCopy> resultCopies;
   for (Value arg : writtenArgs) {
     auto type = cast<MemRefType>(arg.getType());
     if (!type.hasStaticShape())
@@ -1329,6 +1334,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       return failure();
     OpBuilder::InsertionGuard guard(b);
     auto state = StateOp::create(b, grad.getLoc(), StringRef("results"));
+    resultCopies.push_back({arg, copy, state});
     b.setInsertionPointToStart(&state.getBody().front());
     unsigned rank = type.getRank();
     SmallVector<Value> params =
@@ -1543,6 +1549,25 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       }
     }
   }
+
+  // An argument the backward program does not rewind holds its forward
+  // result on return: no fwd_<name> copy (a sweep over it, and an array
+  // the caller would allocate) for it.
+  llvm::BitVector unrewound(grad.getNumArguments());
+  for (ResultCopy &r : resultCopies) {
+    bool rewound = false;
+    for (Operation *op = r.state->getNextNode(); op && !rewound;
+         op = op->getNextNode())
+      op->walk([&, arg = r.arg](Operation *inner) {
+        rewound |= getWrittenContainer(inner) == arg;
+      });
+    if (rewound)
+      continue;
+    r.state.erase();
+    unrewound.set(cast<BlockArgument>(r.copy).getArgNumber());
+  }
+  if (unrewound.any() && failed(grad.eraseArguments(unrewound)))
+    return grad.emitOpError("autodiff cannot remove unused fwd_ arguments");
 
   // What sdfg-checkpoint needs to differentiate the program again.
   SmallVector<Attribute> wrtAttrs;

@@ -22,7 +22,7 @@ from . import native
 from .errors import FrontendError
 from .frontend import translate
 
-_CACHE_VERSION = "4"
+_CACHE_VERSION = "5"
 
 
 def cache_dir():
@@ -476,11 +476,12 @@ def _call_gradient(self, args, wrt, out, seed):
     is the seed), fwd_<x> forward results, ad_status."""
     meta = self.meta
     abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
-    # The program writes exactly the arguments it returns as fwd_<name>:
-    # those are copied so that the caller's arrays stay untouched; the
-    # others are passed as they are (read only).
-    written = {a["name"][4:] for a in abi[0]["args"]
-               if a["name"].startswith("fwd_")}
+    # The arguments the program writes (the ABI description says which)
+    # are copied so that the caller's arrays stay untouched; the others are
+    # passed as they are (read only). A written argument that the backward
+    # program rewinds has a fwd_<name> copy of its forward result; the
+    # others hold it themselves on return.
+    written = {a["name"] for a in abi[0]["args"] if a.get("written")}
     arrays = {}
     for (kind, name, dtype, _), value in zip(meta["params"], args):
         if kind == "array":

@@ -32,15 +32,19 @@
 // SO-DAG: T axpy
 // SO-DAG: T scale_rows
 
+// Arrays say whether the program may write them (x is read only).
 // ABI: "dtype": "float64",
 // ABI-NEXT: "kind": "array",
 // ABI-NEXT: "name": "x",
 // ABI-NEXT: "shape": [
 // ABI-NEXT: -1
-// ABI-NEXT: ]
+// ABI-NEXT: ],
+// ABI-NEXT: "written": false
 // ABI: "name": "arg1",
 // ABI-NEXT: "shape": [
 // ABI-NEXT: 4096
+// ABI-NEXT: ],
+// ABI-NEXT: "written": true
 // ABI: "dtype": "float64",
 // ABI-NEXT: "kind": "scalar",
 // ABI-NEXT: "name": "a"

@@ -14,9 +14,9 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     original ones, then `d_<w>` for each differentiated input `w` (`wrt`
     option, else `ad_wrt`, else every float container argument), then
     `d_<output>` unless the output is also an input, then `fwd_<a>` for
-    every argument `a` the program writes: the backward program rewinds
-    the arguments to their values on entry, and `fwd_<a>` receives the
-    forward result. Programs with `sdfg.while` loops also get `ad_status`
+    every written argument `a` that the backward program rewinds (restores
+    overwritten values of, to read them): `fwd_<a>` receives the forward
+    result. Other written arguments hold their forward result on return. Programs with `sdfg.while` loops also get `ad_status`
     (an i64 the caller zeroes): it becomes 1 when a while loop ran more
     iterations than `while-capacity`, the number of iterations the stored
     values cover. On entry `d_<output>` holds the cotangent seed (ones for

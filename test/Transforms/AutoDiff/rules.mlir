@@ -4,7 +4,7 @@
 // d_<wrt> and d_<output> arguments; tasklets are differentiated by the
 // ScalarAdjointOpInterface rules (d sin(x*x) = cos(x*x) * 2x).
 // CHECK-LABEL: sdfg.sdfg @square_grad(
-// CHECK-SAME: %d_x: memref<8xf64> {sdfg.name = "d_x"}, %d_s: memref<f64> {sdfg.name = "d_s"}, %fwd_s: memref<f64> {sdfg.name = "fwd_s"})
+// CHECK-SAME: %d_x: memref<8xf64> {sdfg.name = "d_x"}, %d_s: memref<f64> {sdfg.name = "d_s"})
 // CHECK: sdfg.state "reverse" {
 // CHECK: sdfg.map (%[[P:.*]]) = (0) to (8) step (1) schedule(cpu_multicore) {
 // CHECK: %[[G:.*]] = sdfg.load %d_s[] : memref<f64>
@@ -141,16 +141,21 @@ sdfg.sdfg @mm(%A: memref<4x3xf64> {sdfg.name = "A"},
 
 // -----
 
-// Written arguments are rewound by the backward program; their forward
-// results are copied to fwd_<name> between the two passes.
+// Written arguments that the backward program rewinds (here y, whose old
+// value the square's derivative reads) get their forward results copied to
+// fwd_<name> between the two passes. z is written but never rewound: it
+// holds its forward result on return, and gets no copy.
 // CHECK-LABEL: sdfg.sdfg @results_grad(
+// CHECK-NOT: fwd_z
 // CHECK-SAME: %fwd_y: memref<3xf64> {sdfg.name = "fwd_y"})
 // CHECK: sdfg.state "results" {
 // CHECK: %[[V:.*]] = sdfg.load %y[%[[P:.*]]] : memref<3xf64>
 // CHECK: sdfg.store %[[V]], %fwd_y[%[[P]]] : memref<3xf64>
+// CHECK-NOT: sdfg.state "results"
 // CHECK: sdfg.state "reverse"
 sdfg.sdfg @results(%x: memref<3xf64> {sdfg.name = "x"},
-                   %y: memref<3xf64> {sdfg.name = "y"})
+                   %y: memref<3xf64> {sdfg.name = "y"},
+                   %z: memref<3xf64> {sdfg.name = "z"})
     attributes {ad_output = "y", ad_wrt = ["x"]} {
   sdfg.state {
     sdfg.map (%i) = (0) to (3) step (1) schedule(sequential) {
@@ -158,6 +163,18 @@ sdfg.sdfg @results(%x: memref<3xf64> {sdfg.name = "x"},
       %r = sdfg.tasklet(%a) : (f64) -> f64 {
       ^bb0(%u: f64):
         %m = math.tanh %u : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[%i] : memref<3xf64>
+      sdfg.store %r, %z[%i] : memref<3xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i) = (0) to (3) step (1) schedule(sequential) {
+      %a = sdfg.load %y[%i] : memref<3xf64>
+      %r = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%u: f64):
+        %m = arith.mulf %u, %u : f64
         sdfg.yield %m : f64
       }
       sdfg.store %r, %y[%i] : memref<3xf64>
