@@ -335,6 +335,12 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
     opts.suffix = suffix;
     opts.whileCapacity = whileCapacity;
     opts.accumulate = accumulate;
+    opts.discardResults = discardResults;
+    opts.keep.assign(keep.begin(), keep.end());
+    if (!keep.empty() && !discardResults) {
+      module.emitError("sdfg-autodiff: keep= needs discard-results=true");
+      return signalPassFailure();
+    }
     opts.printCCS = printCCS;
     if (whileCapacity <= 0) {
       module.emitError("sdfg-autodiff: while-capacity must be positive");
@@ -1101,6 +1107,11 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     Value d = addArg(out, "d_" + outName);
     if (!d)
       return failure();
+    // The seed is consumed; with discard-results the caller does not read
+    // what is left of it.
+    if (opts.discardResults)
+      grad.setArgAttr(cast<BlockArgument>(d).getArgNumber(), "sdfg.discardable",
+                      b.getUnitAttr());
     if (active.contains(out))
       rb.gradients[out] = d;
   }
@@ -1322,7 +1333,20 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     StateOp state;
   };
   SmallVector<ResultCopy> resultCopies;
+  llvm::StringSet<> keep;
+  for (const std::string &n : opts.keep) {
+    if (!grad.lookupArg(n) ||
+        cast<BlockArgument>(grad.lookupArg(n)).getArgNumber() >= numOriginal)
+      return grad.emitOpError("autodiff keep name '")
+             << n << "' is not an argument";
+    keep.insert(n);
+  }
   for (Value arg : writtenArgs) {
+    unsigned argNumber = cast<BlockArgument>(arg).getArgNumber();
+    if (opts.discardResults && !keep.contains(grad.getArgName(argNumber))) {
+      grad.setArgAttr(argNumber, "sdfg.discardable", b.getUnitAttr());
+      continue;
+    }
     auto type = cast<MemRefType>(arg.getType());
     if (!type.hasStaticShape())
       return grad.emitOpError("autodiff needs static shapes for written "
@@ -1582,9 +1606,17 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
            b.getNamedAttr("suffix", b.getStringAttr(opts.suffix)),
            b.getNamedAttr("while_capacity",
                           b.getI64IntegerAttr(opts.whileCapacity))}));
-  if (opts.accumulate) {
+  if (opts.accumulate || opts.discardResults) {
     NamedAttrList ad(cast<DictionaryAttr>(grad->getAttr("sdfg.ad")));
-    ad.set("accumulate", b.getUnitAttr());
+    if (opts.accumulate)
+      ad.set("accumulate", b.getUnitAttr());
+    if (opts.discardResults) {
+      SmallVector<Attribute> kept;
+      for (const std::string &n : opts.keep)
+        kept.push_back(b.getStringAttr(n));
+      ad.set("discard_results", b.getUnitAttr());
+      ad.set("keep", b.getArrayAttr(kept));
+    }
     grad->setAttr("sdfg.ad", ad.getDictionary(ctx));
   }
   return success();

@@ -155,6 +155,10 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   opts.suffix = suffixAttr.str();
   opts.whileCapacity = cap.getInt();
   opts.accumulate = ad.contains("accumulate");
+  opts.discardResults = ad.contains("discard_results");
+  if (auto kept = ad.getAs<ArrayAttr>("keep"))
+    for (Attribute a : kept)
+      opts.keep.push_back(cast<StringAttr>(a).str());
   opts.markAnchors = true;
 
   // The store-all program, with anchors, is the model's reference.

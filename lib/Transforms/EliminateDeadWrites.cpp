@@ -48,17 +48,21 @@ SmallVector<Operation *> topLevelSteps(SDFGOp sdfg) {
   return steps;
 }
 
-/// Whether `step` (or an op nested in it) reads `c`. Anything that uses
-/// `c` other than a store into it counts: library ops writing `c` read it
-/// too as far as this pass knows.
+/// Whether `op` uses `c` only as what it writes: a store, copy or library
+/// op into `c` that does not also read it as an input. What a wcr store or
+/// an accumulating op reads of `c` flows only into `c` itself.
+bool onlyWrites(Operation *op, Value c) {
+  return getWrittenContainer(op) == c && llvm::count(op->getOperands(), c) == 1;
+}
+
+/// Whether `step` (or an op nested in it) reads `c` into anything but `c`.
 bool readsIn(Operation *step, Value c) {
   bool found = false;
   step->walk([&](Operation *op) {
     if (found)
       return WalkResult::interrupt();
-    for (Value v : op->getOperands())
-      if (v == c && !(isa<StoreOp>(op) && cast<StoreOp>(op).getMemref() == c))
-        found = true;
+    if (llvm::is_contained(op->getOperands(), c) && !onlyWrites(op, c))
+      found = true;
     return WalkResult::advance();
   });
   return found;
@@ -271,19 +275,29 @@ bool foldZeroFills(SDFGOp sdfg) {
   return changed;
 }
 
-/// Erases writes to transients that nothing reads afterwards: in steps
-/// after which no step reads the transient, every write in a step that
-/// does not read it, and in a map that does, stores directly in its body
-/// that follow every read of it (a map's iterations see only their own
-/// writes).
+/// Containers whose values at the end of the program no one reads:
+/// transients, and arguments marked `sdfg.discardable` (results the caller
+/// does not want, see sdfg-autodiff's discard-results).
+SmallVector<Value> discardableContainers(SDFGOp sdfg) {
+  SmallVector<Value> out;
+  for (BlockArgument arg : sdfg.getBody().getArguments())
+    if (sdfg.getArgAttr(arg.getArgNumber(), "sdfg.discardable"))
+      out.push_back(arg);
+  for (Operation &op : sdfg.getBody().front())
+    if (auto alloc = dyn_cast<AllocOp>(op))
+      out.push_back(alloc.getResult());
+  return out;
+}
+
+/// Erases writes to discardable containers that nothing reads afterwards:
+/// in steps after which no step reads the container, every write in a step
+/// that does not read it, and in a map that does, stores directly in its
+/// body that follow every read of it (a map's iterations see only their
+/// own writes).
 bool eraseDeadWrites(SDFGOp sdfg) {
   SmallVector<Operation *> steps = topLevelSteps(sdfg);
   SmallVector<Operation *> dead;
-  for (Operation &op : sdfg.getBody().front()) {
-    auto alloc = dyn_cast<AllocOp>(op);
-    if (!alloc)
-      continue;
-    Value t = alloc.getResult();
+  for (Value t : discardableContainers(sdfg)) {
     for (Operation *step : llvm::reverse(steps)) {
       if (!accessesIn(step, t))
         continue;
@@ -358,10 +372,40 @@ bool foldClearThenAccumulate(SDFGOp sdfg) {
 
 /// Removes what the erasures left without purpose: unused tasklets and
 /// loads, maps and states with empty bodies, and allocations no one uses.
+/// (Loops left empty stay: their bounds may come from data, and an empty
+/// loop costs nothing.)
+/// Drops the computations of a tasklet whose results nobody uses, and then
+/// the inputs they read (reversed tasklets recompute the forward value
+/// next to the adjoints; its loads would keep dead writes alive). Returns
+/// whether it changed anything.
+bool trimTasklet(TaskletOp tasklet) {
+  Block &body = tasklet.getBody().front();
+  bool changed = false;
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty() && isPure(op)) {
+      op->erase();
+      changed = true;
+    }
+  for (int i = body.getNumArguments() - 1; i >= 0; --i)
+    if (body.getArgument(i).use_empty()) {
+      body.eraseArgument(i);
+      tasklet->eraseOperand(i);
+      changed = true;
+    }
+  return changed;
+}
+
 void eraseLeftovers(SDFGOp sdfg) {
   bool changed = true;
   while (changed) {
     changed = false;
+    SmallVector<TaskletOp> tasklets;
+    sdfg.walk([&](TaskletOp t) { tasklets.push_back(t); });
+    for (TaskletOp t : tasklets)
+      changed |= trimTasklet(t);
     SmallVector<Operation *> erase;
     sdfg.walk([&](Operation *op) {
       if (isa<TaskletOp, LoadOp, AllocOp>(op) && op->use_empty())
@@ -374,7 +418,7 @@ void eraseLeftovers(SDFGOp sdfg) {
     // Post-order: inner ops come first, so erase outermost last.
     for (Operation *op : erase)
       op->erase();
-    changed = !erase.empty();
+    changed |= !erase.empty();
   }
 }
 
@@ -384,8 +428,11 @@ struct EliminateDeadWritesPass
     getOperation().walk([](SDFGOp sdfg) {
       bool folded = foldZeroFills(sdfg);
       folded |= foldClearThenAccumulate(sdfg);
-      bool erased = eraseDeadWrites(sdfg);
-      if (folded || erased)
+      if (folded)
+        eraseLeftovers(sdfg);
+      // Erasing the last reader of one container can make the writes of
+      // the containers it read dead in turn.
+      while (eraseDeadWrites(sdfg))
         eraseLeftovers(sdfg);
     });
   }

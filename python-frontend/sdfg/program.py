@@ -22,7 +22,7 @@ from . import native
 from .errors import FrontendError
 from .frontend import translate
 
-_CACHE_VERSION = "5"
+_CACHE_VERSION = "6"
 
 
 def cache_dir():
@@ -165,7 +165,16 @@ class Program:
         checkpoint = None
         if autodiff is not None:
             out, wrt, plan = autodiff
-            passes = [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)}"]
+            # The caller gets the gradients and what the function returns;
+            # the forward results of other written arguments are never
+            # read (the caller's arrays are copies), so the program may
+            # skip the work that only they need.
+            params = tr.signature.params
+            keep = [params[o[1]][1] if o[0] == "arg" else f"__return{k}"
+                    for k, o in enumerate(tr.signature.outputs)]
+            passes = [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)} "
+                      "discard-results=true" +
+                      (f" keep={','.join(keep)}" if keep else "")]
             if plan is not None:
                 passes.append(_checkpoint_option(*plan))
             source = native.run_passes(source, passes)

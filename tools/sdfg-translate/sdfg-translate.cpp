@@ -9,11 +9,13 @@
 #include "sdfg/Conversion/Passes.h"
 #include "sdfg/Dialect/SDFG/SDFGDialect.h"
 #include "sdfg/Target/CPUTarget.h"
+#include "sdfg/Transforms/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -118,6 +120,14 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  // The lowering pipelines start with sdfg-eliminate-dead-writes; run it
+  // first so that the ABI's `written` flags leave out the writes it drops.
+  if (!noLower) {
+    PassManager pm(&context);
+    pm.addPass(sdfg::createEliminateDeadWrites());
+    if (failed(pm.run(*module)))
+      return 1;
+  }
   if (!abiFilename.empty()) {
     auto out = openOutputFile(abiFilename, &error);
     if (!out)

@@ -35,6 +35,11 @@ struct DifferentiateOptions {
   /// Add the vector-Jacobian product to what the d_<wrt> arguments hold on
   /// entry; otherwise the gradient program overwrites them.
   bool accumulate = false;
+  /// Only the forward results of the arguments in `keep` matter to the
+  /// caller: other written arguments are marked `sdfg.discardable`, get no
+  /// fwd_ copy, and sdfg-eliminate-dead-writes may drop their writes.
+  bool discardResults = false;
+  SmallVector<std::string> keep;
   /// Forwarded transients (by name) that the backward program recomputes
   /// instead of storing.
   llvm::StringSet<> recompute;

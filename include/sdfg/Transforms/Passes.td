@@ -65,6 +65,15 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     Option<"accumulate", "accumulate", "bool", /*default=*/"false",
            "Add the gradients to what the d_<wrt> arguments hold on entry "
            "instead of overwriting them">,
+    Option<"discardResults", "discard-results", "bool", /*default=*/"false",
+           "Only the gradients and the forward results of the arguments in "
+           "`keep` matter to the caller: the other written arguments are "
+           "marked sdfg.discardable, get no fwd_ copy and hold unspecified "
+           "values on return, and sdfg-eliminate-dead-writes drops the work "
+           "that only they needed">,
+    ListOption<"keep", "keep", "std::string",
+               "With discard-results: written arguments whose forward "
+               "results the caller reads">,
     Option<"printCCS", "print-ccs", "bool", /*default=*/"false",
            "Only annotate each sdfg.sdfg with its active containers "
            "(sdfg.ccs attribute) and the containers it tapes">
@@ -150,14 +159,24 @@ def EliminateDeadWrites : Pass<"sdfg-eliminate-dead-writes",
       `matmul`, `gemv`, `dot`, `transpose` or `reduce add` into it. That
       op's `accumulate` flag or `wcr(add)` is dropped and its reads of the
       container become zeros. State-level loads in between read zeros too;
-    * every write to a transient (`sdfg.alloc`) that no later op reads: all
+    * a store of zero that a later `wcr(add)` store of the same block, to
+      the same element, adds to (with nothing in between touching the
+      container): the later store writes instead. This one applies inside
+      loops too;
+    * every write to a discardable container that no later op reads: all
       writes of the ops after its last reader, and the stores in that
       reader's map body that follow its reads (an iteration sees only its
-      own writes);
+      own writes). Discardable are transients (`sdfg.alloc`) and arguments
+      marked `sdfg.discardable` (results the caller does not read, see
+      sdfg-autodiff's `discard-results`). Only reads into other containers
+      count: a `wcr` store or an accumulating library op reads the
+      container only to write it;
 
-    then the tasklets, loads, empty maps and allocations left unused.
-    Nothing inside a loop changes. The lowering pipelines run it first, so
-    it needs no place in hand-written pipelines.
+    then the tasklet computations, inputs and loads, empty maps and states,
+    and allocations left unused, and again the dead writes that this
+    uncovers, until none is left. Nothing inside a loop changes but the
+    clear-then-add case. The lowering pipelines run it first, so it needs no
+    place in hand-written pipelines.
   }];
 }
 

@@ -296,3 +296,46 @@ sdfg.sdfg @clear_then_add(%x: memref<4xf64> {sdfg.name = "x"},
     sdfg.store %n, %s[] wcr(add) : memref<f64>
   }
 }
+
+// -----
+
+// Arguments marked sdfg.discardable are treated like transients. A library
+// op that overwrites a container nobody reads goes, and then the writes of
+// what it read (w) go too; a tasklet computation that nothing uses goes
+// with the input and the load that fed it, which frees earlier writes of
+// that container (u). The result `out` stays, and what it needs (v).
+// CHECK-LABEL: sdfg.sdfg @discardable
+// CHECK-NOT: sdfg.alloc
+// CHECK-NOT: %w[
+// CHECK-NOT: %u[
+// CHECK-NOT: sdfg.gemv
+// CHECK: sdfg.map
+// CHECK: sdfg.load %v[
+// CHECK: sdfg.tasklet(%{{[^,]*}}) : (f64) -> f64
+// CHECK: sdfg.store %{{.*}}, %out[
+sdfg.sdfg @discardable(%a: memref<4x4xf64> {sdfg.name = "a"},
+                       %v: memref<4xf64> {sdfg.name = "v"},
+                       %w: memref<4xf64> {sdfg.discardable, sdfg.name = "w"},
+                       %u: memref<4xf64> {sdfg.discardable, sdfg.name = "u"},
+                       %out: memref<4xf64> {sdfg.name = "out"}) {
+  %t = sdfg.alloc() : memref<4xf64>
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %d = sdfg.load %a[%i, %i] : memref<4x4xf64>
+      sdfg.store %d, %w[%i] : memref<4xf64>
+      sdfg.store %d, %u[%i] : memref<4xf64>
+    }
+    sdfg.gemv %a, %w -> %t : memref<4x4xf64>, memref<4xf64> -> memref<4xf64>
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %p = sdfg.load %v[%i] : memref<4xf64>
+      %q = sdfg.load %u[%i] : memref<4xf64>
+      %r = sdfg.tasklet(%p, %q) : (f64, f64) -> f64 {
+      ^bb0(%x: f64, %y: f64):
+        %unused = arith.mulf %y, %y : f64
+        %two = arith.addf %x, %x : f64
+        sdfg.yield %two : f64
+      }
+      sdfg.store %r, %out[%i] : memref<4xf64>
+    }
+  }
+}
