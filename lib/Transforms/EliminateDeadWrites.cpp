@@ -76,14 +76,15 @@ bool accessesIn(Operation *step, Value c) {
   return found;
 }
 
-/// The constant a tasklet without inputs yields, if it is zero.
+/// Whether `v` is yielded as +0 by a tasklet without inputs. (-0 would not
+/// do: the reads it becomes are +0.)
 bool isZeroTasklet(Value v) {
   auto tasklet = v.getDefiningOp<TaskletOp>();
   if (!tasklet || !tasklet.getInputs().empty())
     return false;
   auto yield = cast<YieldOp>(tasklet.getBody().front().getTerminator());
   Value y = yield.getValues()[cast<OpResult>(v).getResultNumber()];
-  return matchPattern(y, m_AnyZeroFloat()) || matchPattern(y, m_Zero());
+  return matchPattern(y, m_PosZeroFloat()) || matchPattern(y, m_Zero());
 }
 
 /// For a map whose range is [0, extent) with step 1 in every dimension,
@@ -370,17 +371,43 @@ bool foldClearThenAccumulate(SDFGOp sdfg) {
   return changed;
 }
 
-/// Removes what the erasures left without purpose: unused tasklets and
-/// loads, maps and states with empty bodies, and allocations no one uses.
-/// (Loops left empty stay: their bounds may come from data, and an empty
-/// loop costs nothing.)
-/// Drops the computations of a tasklet whose results nobody uses, and then
-/// the inputs they read (reversed tasklets recompute the forward value
-/// next to the adjoints; its loads would keep dead writes alive). Returns
-/// whether it changed anything.
+/// Drops the results of a tasklet that nobody uses, the computations only
+/// they needed, and then the inputs those read. Reversed tasklets compute
+/// the adjoints of every operand and recompute the forward value; their
+/// loads would keep dead writes alive (gemm's gradient: d beta reads C, so
+/// C's forward value, so the forward GEMM). Returns whether it changed
+/// anything; `tasklet` may be replaced.
 bool trimTasklet(TaskletOp tasklet) {
-  Block &body = tasklet.getBody().front();
   bool changed = false;
+  // A tasklet with no used result at all goes as a whole (eraseLeftovers).
+  auto isUnused = [](Value r) { return r.use_empty(); };
+  if (llvm::any_of(tasklet->getResults(), isUnused) &&
+      !llvm::all_of(tasklet->getResults(), isUnused)) {
+    SmallVector<Value> used;
+    SmallVector<Type> types;
+    for (Value r : tasklet->getResults())
+      if (!r.use_empty()) {
+        used.push_back(r);
+        types.push_back(r.getType());
+      }
+    OpBuilder b(tasklet);
+    auto trimmed =
+        TaskletOp::create(b, tasklet.getLoc(), types, tasklet.getInputs());
+    trimmed.getBody().takeBody(tasklet.getBody());
+    auto yield = cast<YieldOp>(trimmed.getBody().front().getTerminator());
+    SmallVector<Value> kept;
+    for (auto [r, v] :
+         llvm::zip_equal(tasklet->getResults(), yield.getValues()))
+      if (!r.use_empty())
+        kept.push_back(v);
+    yield->setOperands(kept);
+    for (auto [old, now] : llvm::zip_equal(used, trimmed.getResults()))
+      old.replaceAllUsesWith(now);
+    tasklet.erase();
+    tasklet = trimmed;
+    changed = true;
+  }
+  Block &body = tasklet.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
@@ -398,6 +425,10 @@ bool trimTasklet(TaskletOp tasklet) {
   return changed;
 }
 
+/// Removes what the erasures left without purpose: unused tasklet
+/// computations and inputs, unused tasklets and loads, maps and states with
+/// empty bodies, and allocations no one uses. (Loops left empty stay: their
+/// bounds may come from data, and an empty loop costs nothing.)
 void eraseLeftovers(SDFGOp sdfg) {
   bool changed = true;
   while (changed) {

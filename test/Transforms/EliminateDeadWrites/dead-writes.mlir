@@ -301,9 +301,10 @@ sdfg.sdfg @clear_then_add(%x: memref<4xf64> {sdfg.name = "x"},
 
 // Arguments marked sdfg.discardable are treated like transients. A library
 // op that overwrites a container nobody reads goes, and then the writes of
-// what it read (w) go too; a tasklet computation that nothing uses goes
-// with the input and the load that fed it, which frees earlier writes of
-// that container (u). The result `out` stays, and what it needs (v).
+// what it read (w) go too; a tasklet result that nothing uses goes with
+// its computation, the input and the load that fed it, which frees earlier
+// writes of that container (u). The result `out` stays, and what it needs
+// (v).
 // CHECK-LABEL: sdfg.sdfg @discardable
 // CHECK-NOT: sdfg.alloc
 // CHECK-NOT: %w[
@@ -329,13 +330,13 @@ sdfg.sdfg @discardable(%a: memref<4x4xf64> {sdfg.name = "a"},
     sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
       %p = sdfg.load %v[%i] : memref<4xf64>
       %q = sdfg.load %u[%i] : memref<4xf64>
-      %r = sdfg.tasklet(%p, %q) : (f64, f64) -> f64 {
+      %r:2 = sdfg.tasklet(%p, %q) : (f64, f64) -> (f64, f64) {
       ^bb0(%x: f64, %y: f64):
         %unused = arith.mulf %y, %y : f64
         %two = arith.addf %x, %x : f64
-        sdfg.yield %two : f64
+        sdfg.yield %two, %unused : f64, f64
       }
-      sdfg.store %r, %out[%i] : memref<4xf64>
+      sdfg.store %r#0, %out[%i] : memref<4xf64>
     }
   }
 }
