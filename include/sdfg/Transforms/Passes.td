@@ -180,4 +180,27 @@ def EliminateDeadWrites : Pass<"sdfg-eliminate-dead-writes",
   }];
 }
 
+def FuseMaps : Pass<"sdfg-fuse-maps", "::mlir::ModuleOp"> {
+  let summary = "Merge maps of a state over the same range into one sweep";
+  let description = [{
+    In each state, appends the body of a later map to an earlier one when
+
+    * both are flat (loads, tasklets and stores without wcr: maps that
+      accumulate keep their own schemes) and have the same range,
+      schedule and range operands, without `disjoint_wcr`;
+    * every container one of them writes and the other touches is accessed
+      at one and the same element throughout both, an element whose index
+      names every map parameter (so only that iteration sees it);
+    * the later map conflicts with no op in between (neither writes a
+      container the other touches) and uses no value defined after the
+      earlier one.
+
+    Each iteration then runs the first body and then the second, which is
+    what running the maps one after the other computes, in one sweep over
+    the data instead of two: the two rank-1 updates of atax's and bicg's
+    gradients, elementwise chains. The lowering pipelines run it after
+    sdfg-eliminate-dead-writes.
+  }];
+}
+
 #endif // SDFG_TRANSFORMS_PASSES_TD

@@ -38,12 +38,14 @@ static void addHostLowering(OpPassManager &pm) {
 
 void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createEliminateDeadWrites());
+  pm.addPass(createFuseMaps());
   pm.addPass(createConvertSDFGToStd());
   addHostLowering(pm);
 }
 
 void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm) {
   pm.addPass(createEliminateDeadWrites());
+  pm.addPass(createFuseMaps());
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
   pm.addPass(createSDFGGPUDeviceMemory());
@@ -69,6 +71,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
     break;
   }
   pm.addPass(createEliminateDeadWrites());
+  pm.addPass(createFuseMaps());
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
   pm.addPass(createSDFGGPUDeviceMemory());
