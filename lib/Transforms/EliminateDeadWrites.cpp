@@ -5,9 +5,12 @@
 // it, and clear each consumed gradient after its last use; for the many
 // containers whose first backward write covers every element once, and for
 // the clears of containers never read again, those are whole sweeps over
-// memory for nothing. The pass works on the program's top-level order (ops
-// of top-level states, and top-level control flow as a whole), where the
-// order of accesses is plain; inside loops it changes nothing.
+// memory for nothing. Likewise the forward work whose results only
+// discardable containers (transients, results the caller does not want)
+// receive. The pass works on the program's top-level order (ops of
+// top-level states, and top-level control flow as a whole), where the
+// order of accesses is plain; inside loops it only merges a clear with the
+// accumulation that follows it in the same block.
 //
 //===----------------------------------------------------------------------===//
 
