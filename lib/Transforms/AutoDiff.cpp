@@ -336,6 +336,7 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
     opts.whileCapacity = whileCapacity;
     opts.accumulate = accumulate;
     opts.discardResults = discardResults;
+    opts.unitSeed = unitSeed;
     opts.keep.assign(keep.begin(), keep.end());
     if (!keep.empty() && !discardResults) {
       module.emitError("sdfg-autodiff: keep= needs discard-results=true");
@@ -1094,12 +1095,15 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
 
   // --- Gradient arguments: d_<wrt>..., then d_<output> unless it is one.
   SmallVector<std::pair<Value, Value>> wrtGradients; // (w, d_<w>)
+  Value seedArg;                                     // d_<output>
   for (const std::string &n : wrtNames) {
     Value w = grad.lookupArg(n);
     Value d = addArg(w, "d_" + n);
     if (!d)
       return failure();
     wrtGradients.push_back({w, d});
+    if (w == out)
+      seedArg = d;
     if (active.contains(w) || w == out)
       rb.gradients[w] = d;
   }
@@ -1107,6 +1111,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     Value d = addArg(out, "d_" + outName);
     if (!d)
       return failure();
+    seedArg = d;
     // The seed is consumed; with discard-results the caller does not read
     // what is left of it.
     if (opts.discardResults)
@@ -1400,6 +1405,16 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   // are to be added to (inactive inputs get zero gradients either way).
   // sdfg-eliminate-dead-writes drops the fills that the first backward
   // write makes redundant, which is why they are here and not the caller's.
+  // A unit seed is filled here too; constant folding in
+  // sdfg-eliminate-dead-writes turns the reads of it into ones.
+  if (opts.unitSeed) {
+    if (!cast<MemRefType>(seedArg.getType()).hasStaticShape())
+      return grad.emitOpError("autodiff cannot fill the unit seed of '")
+             << outName << "', whose shape is dynamic";
+    Operation *last = &body.back();
+    rb.fill(grad.getLoc(), seedArg, 1.0, /*inState=*/false);
+    fills.push_back({seedArg, last->getNextNode()});
+  }
   if (!opts.accumulate) {
     for (auto [w, d] : wrtGradients) {
       if (w == out)
@@ -1606,10 +1621,12 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
            b.getNamedAttr("suffix", b.getStringAttr(opts.suffix)),
            b.getNamedAttr("while_capacity",
                           b.getI64IntegerAttr(opts.whileCapacity))}));
-  if (opts.accumulate || opts.discardResults) {
+  if (opts.accumulate || opts.discardResults || opts.unitSeed) {
     NamedAttrList ad(cast<DictionaryAttr>(grad->getAttr("sdfg.ad")));
     if (opts.accumulate)
       ad.set("accumulate", b.getUnitAttr());
+    if (opts.unitSeed)
+      ad.set("unit_seed", b.getUnitAttr());
     if (opts.discardResults) {
       SmallVector<Attribute> kept;
       for (const std::string &n : opts.keep)

@@ -156,6 +156,7 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   opts.whileCapacity = cap.getInt();
   opts.accumulate = ad.contains("accumulate");
   opts.discardResults = ad.contains("discard_results");
+  opts.unitSeed = ad.contains("unit_seed");
   if (auto kept = ad.getAs<ArrayAttr>("keep"))
     for (Attribute a : kept)
       opts.keep.push_back(cast<StringAttr>(a).str());

@@ -79,16 +79,29 @@ bool accessesIn(Operation *step, Value c) {
   return found;
 }
 
-/// Whether `v` is yielded as +0 by a tasklet without inputs. (-0 would not
-/// do: the reads it becomes are +0.)
-bool isZeroTasklet(Value v) {
+/// The constant `v` is, if a tasklet without inputs yields it as one.
+TypedAttr constantOf(Value v) {
   auto tasklet = v.getDefiningOp<TaskletOp>();
   if (!tasklet || !tasklet.getInputs().empty())
-    return false;
+    return {};
   auto yield = cast<YieldOp>(tasklet.getBody().front().getTerminator());
   Value y = yield.getValues()[cast<OpResult>(v).getResultNumber()];
-  return matchPattern(y, m_PosZeroFloat()) || matchPattern(y, m_Zero());
+  TypedAttr attr;
+  if (!matchPattern(y, m_Constant(&attr)))
+    return {};
+  return attr;
 }
+
+/// +0 (-0 would not do: adding it is not the identity on -0).
+bool isPositiveZero(TypedAttr a) {
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
+    return f.getValue().isPosZero();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return i.getValue().isZero();
+  return false;
+}
+
+bool isZeroTasklet(Value v) { return isPositiveZero(constantOf(v)); }
 
 /// For a map whose range is [0, extent) with step 1 in every dimension,
 /// the extents; otherwise nothing.
@@ -131,52 +144,67 @@ bool coversOnce(MapOp map, StoreOp store) {
   return seen.all();
 }
 
-/// A zero fill of a whole container: a map over its shape storing a zero
-/// tasklet at the identity index, or a store of one into a 0-d container.
-/// Returns the container filled.
-Value zeroFilled(Operation *step) {
+/// A fill of a whole container with a constant: a map over its shape
+/// storing a constant tasklet at the identity index, or a store of one
+/// into a 0-d container.
+struct Fill {
+  Value container;
+  TypedAttr value;
+};
+
+std::optional<Fill> constantFill(Operation *step) {
   if (auto store = dyn_cast<StoreOp>(step)) {
-    if (store.getWcr() || store.getMap().getNumResults() != 0 ||
-        !isZeroTasklet(store.getValue()))
-      return {};
-    return store.getMemref();
+    TypedAttr value = constantOf(store.getValue());
+    if (store.getWcr() || store.getMap().getNumResults() != 0 || !value)
+      return std::nullopt;
+    return Fill{store.getMemref(), value};
   }
   auto map = dyn_cast<MapOp>(step);
   if (!map)
-    return {};
+    return std::nullopt;
   StoreOp store;
   for (Operation &op : map.getBody().front()) {
     if (auto s = dyn_cast<StoreOp>(op)) {
       if (store)
-        return {};
+        return std::nullopt;
       store = s;
     } else if (!isa<TaskletOp>(op)) {
-      return {};
+      return std::nullopt;
     }
   }
-  if (!store || store.getWcr() || !isZeroTasklet(store.getValue()) ||
-      !coversOnce(map, store))
-    return {};
-  return store.getMemref();
+  if (!store || store.getWcr() || !coversOnce(map, store))
+    return std::nullopt;
+  TypedAttr value = constantOf(store.getValue());
+  if (!value)
+    return std::nullopt;
+  return Fill{store.getMemref(), value};
 }
 
-Value zeroTasklet(OpBuilder &b, Location loc, Type type) {
+Value constantTasklet(OpBuilder &b, Location loc, TypedAttr value) {
+  Type type = value.getType();
   auto t = TaskletOp::create(b, loc, TypeRange{type}, ValueRange{});
   Block *blk = new Block();
   t.getBody().push_back(blk);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(blk);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  YieldOp::create(b, loc, ValueRange{zero});
+  Value c = arith::ConstantOp::create(b, loc, type, value);
+  YieldOp::create(b, loc, ValueRange{c});
   return t.getResult(0);
 }
 
-/// `c` holds zeros before `map` runs. If the map writes each element of
-/// `c` exactly once (one store, directly in its body, covering it) and
-/// reads `c` only at that element before writing it, the reads become
-/// zeros and an accumulating store a plain one: the zeros are no longer
-/// needed. Returns whether it did so.
-bool foldIntoMap(MapOp map, Value c) {
+/// Replaces the read `load` by the constant `value`.
+void readConstant(LoadOp load, TypedAttr value) {
+  OpBuilder b(load);
+  load.getResult().replaceAllUsesWith(constantTasklet(b, load.getLoc(), value));
+  load.erase();
+}
+
+/// `c` holds `fill` everywhere before `map` runs. If the map writes each
+/// element of `c` exactly once (one store, directly in its body, covering
+/// it) and reads `c` only at that element before writing it, the reads
+/// become the constant (and an accumulating store into zeros a plain one):
+/// the fill is no longer needed. Returns whether it did so.
+bool foldIntoMap(MapOp map, Value c, TypedAttr fill) {
   StoreOp store;
   SmallVector<LoadOp> loads;
   bool ok = true;
@@ -196,19 +224,15 @@ bool foldIntoMap(MapOp map, Value c) {
   });
   if (!ok || !store || !coversOnce(map, store))
     return false;
-  if (store.getWcr() && *store.getWcr() != WCRKind::add)
+  if (store.getWcr() &&
+      (*store.getWcr() != WCRKind::add || !isPositiveZero(fill)))
     return false;
   for (LoadOp l : loads)
     if (!l->isBeforeInBlock(store) || l.getMap() != store.getMap() ||
         l.getIndices() != store.getIndices())
       return false;
-  OpBuilder b(map.getContext());
-  for (LoadOp l : loads) {
-    b.setInsertionPoint(l);
-    l.getResult().replaceAllUsesWith(
-        zeroTasklet(b, l.getLoc(), l.getResult().getType()));
-    l.erase();
-  }
+  for (LoadOp l : loads)
+    readConstant(l, fill);
   store.removeWcrAttr();
   return true;
 }
@@ -230,40 +254,62 @@ bool foldIntoLibraryOp(Operation *op, Value c) {
   return true;
 }
 
-/// Removes zero fills that the next access to the container makes
-/// redundant (see foldIntoMap and foldIntoLibraryOp); a 0-d container's
-/// state-level loads in between read zeros.
-bool foldZeroFills(SDFGOp sdfg) {
+bool writesIn(Operation *step, Value c) {
+  bool found = false;
+  step->walk([&](Operation *op) { found |= getWrittenContainer(op) == c; });
+  return found;
+}
+
+/// After a constant fill, the ops that only read the container read the
+/// constant, until one writes it; if that one writes every element (see
+/// foldIntoMap and, for zeros, foldIntoLibraryOp), the fill goes. A fill
+/// whose reads all became constants dies in eraseDeadWrites if nothing
+/// else reads the container (the autodiff's unit seed).
+bool foldFills(SDFGOp sdfg) {
   bool changed = false;
   SmallVector<Operation *> steps = topLevelSteps(sdfg);
   for (size_t i = 0; i < steps.size(); ++i) {
-    Value c = steps[i] ? zeroFilled(steps[i]) : Value();
-    if (!c)
+    std::optional<Fill> fill = steps[i] ? constantFill(steps[i]) : std::nullopt;
+    if (!fill)
       continue;
+    Value c = fill->container;
     for (size_t j = i + 1; j < steps.size(); ++j) {
       Operation *next = steps[j];
       if (!next || !accessesIn(next, c))
         continue;
-      bool folded = false;
-      if (auto load = dyn_cast<LoadOp>(next)) {
-        // A state-level read of the 0-d container: zero.
-        OpBuilder b(load);
-        load.getResult().replaceAllUsesWith(
-            zeroTasklet(b, load.getLoc(), load.getResult().getType()));
-        load.erase();
-        steps[j] = nullptr;
-        changed = true;
+      if (!writesIn(next, c)) {
+        // Loads read the constant; any other reader (a library op, a
+        // copy) needs the filled container, so the fill stays.
+        SmallVector<LoadOp> loads;
+        bool otherReaders = false;
+        next->walk([&](Operation *op) {
+          if (!llvm::is_contained(op->getOperands(), c))
+            return;
+          if (auto l = dyn_cast<LoadOp>(op))
+            loads.push_back(l);
+          else
+            otherReaders = true;
+        });
+        if (otherReaders)
+          break;
+        if (isa<LoadOp>(next))
+          steps[j] = nullptr;
+        for (LoadOp l : loads)
+          readConstant(l, fill->value);
+        changed |= !loads.empty();
         continue;
       }
+      bool folded = false;
       if (auto store = dyn_cast<StoreOp>(next)) {
         if (store.getMemref() == c && store.getMap().getNumResults() == 0 &&
-            (!store.getWcr() || *store.getWcr() == WCRKind::add)) {
+            (!store.getWcr() || (*store.getWcr() == WCRKind::add &&
+                                 isPositiveZero(fill->value)))) {
           store.removeWcrAttr();
           folded = true;
         }
       } else if (auto map = dyn_cast<MapOp>(next)) {
-        folded = foldIntoMap(map, c);
-      } else {
+        folded = foldIntoMap(map, c, fill->value);
+      } else if (isPositiveZero(fill->value)) {
         folded = foldIntoLibraryOp(next, c);
       }
       if (folded) {
@@ -460,7 +506,7 @@ struct EliminateDeadWritesPass
     : public sdfg::impl::EliminateDeadWritesBase<EliminateDeadWritesPass> {
   void runOnOperation() override {
     getOperation().walk([](SDFGOp sdfg) {
-      bool folded = foldZeroFills(sdfg);
+      bool folded = foldFills(sdfg);
       folded |= foldClearThenAccumulate(sdfg);
       if (folded)
         eraseLeftovers(sdfg);

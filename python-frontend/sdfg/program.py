@@ -22,7 +22,7 @@ from . import native
 from .errors import FrontendError
 from .frontend import translate
 
-_CACHE_VERSION = "6"
+_CACHE_VERSION = "7"
 
 
 def cache_dir():
@@ -164,7 +164,7 @@ class Program:
         name = tr.name
         checkpoint = None
         if autodiff is not None:
-            out, wrt, plan = autodiff
+            out, wrt, plan, unit_seed = autodiff
             # The caller gets the gradients and what the function returns;
             # the forward results of other written arguments are never
             # read (the caller's arrays are copies), so the program may
@@ -172,9 +172,12 @@ class Program:
             params = tr.signature.params
             keep = [params[o[1]][1] if o[0] == "arg" else f"__return{k}"
                     for k, o in enumerate(tr.signature.outputs)]
+            # grad's seed is all ones: the program makes it (and folds it
+            # into its reads) instead of reading an array of ones.
             passes = [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)} "
                       "discard-results=true" +
-                      (f" keep={','.join(keep)}" if keep else "")]
+                      (f" keep={','.join(keep)}" if keep else "") +
+                      (" unit-seed=true" if unit_seed else "")]
             if plan is not None:
                 passes.append(_checkpoint_option(*plan))
             source = native.run_passes(source, passes)
@@ -355,8 +358,8 @@ class Gradient:
         loading it; returns its directory (see Program.precompile)."""
         out = self._output_for(args)
         return self.program._build(
-            args, self.program._key(args), (out, tuple(self.wrt),
-                                             self._plan))[0]
+            args, self.program._key(args),
+            (out, tuple(self.wrt), self._plan, not self.with_seed))[0]
 
     def __call__(self, *args, seed=None):
         if self.with_seed and seed is None:
@@ -375,7 +378,7 @@ class Gradient:
             return result
         out = self._output_for(args)
         entry = self.program._load_or_build(
-            args, key, (out, tuple(self.wrt), self._plan))
+            args, key, (out, tuple(self.wrt), self._plan, not self.with_seed))
         self._checked[key] = (entry, out)
         self.checkpoint = entry.meta.get("checkpoint")
         result = entry.call_gradient(args, self.wrt, out, seed)
@@ -473,9 +476,10 @@ class _Entry:
 
 
 def _gradient_array(like):
-    """The array a d_<w> gradient is written into. The program overwrites
-    every element (sdfg-autodiff's accumulate=false), so it is not zeroed
-    here; the tests fill it with NaN to check that."""
+    """The array a d_<w> gradient (or grad's seed) is written into. The
+    program overwrites every element (sdfg-autodiff's accumulate=false,
+    unit-seed=true), so it is not initialised here; the tests fill it with
+    NaN to check that."""
     return np.empty_like(like)
 
 
@@ -504,14 +508,17 @@ def _call_gradient(self, args, wrt, out, seed):
             arrays[f"__return{k}"] = np.empty(shape, dtype=dtype)
     target = arrays[out]
     if seed is None:
-        seed_arr = np.ones_like(target)
+        # The program fills its unit seed itself (unit-seed=true).
+        seed_arr = _gradient_array(target)
     else:
         seed_arr = np.array(seed, dtype=target.dtype)
         if seed_arr.shape != target.shape:
             raise ValueError(f"seed has shape {seed_arr.shape}, the output "
                              f"has shape {target.shape}")
         seed_arr = np.ascontiguousarray(seed_arr)
-    grads = {w: (seed_arr.copy() if w == out else _gradient_array(arrays[w]))
+    grads = {w: (seed_arr if w == out and seed is None
+                 else seed_arr.copy() if w == out
+                 else _gradient_array(arrays[w]))
              for w in wrt}
     forward = {}
     status = np.zeros((), np.int64)

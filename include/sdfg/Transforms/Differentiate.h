@@ -39,6 +39,9 @@ struct DifferentiateOptions {
   /// caller: other written arguments are marked `sdfg.discardable`, get no
   /// fwd_ copy, and sdfg-eliminate-dead-writes may drop their writes.
   bool discardResults = false;
+  /// The cotangent is all ones (the gradient of sum(output)): the program
+  /// fills d_<output> itself instead of reading the caller's seed.
+  bool unitSeed = false;
   SmallVector<std::string> keep;
   /// Forwarded transients (by name) that the backward program recomputes
   /// instead of storing.

@@ -74,6 +74,10 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     ListOption<"keep", "keep", "std::string",
                "With discard-results: written arguments whose forward "
                "results the caller reads">,
+    Option<"unitSeed", "unit-seed", "bool", /*default=*/"false",
+           "The cotangent is all ones (the gradient of sum(output)): the "
+           "program fills d_<output> itself and ignores what it holds on "
+           "entry">,
     Option<"printCCS", "print-ccs", "bool", /*default=*/"false",
            "Only annotate each sdfg.sdfg with its active containers "
            "(sdfg.ccs attribute) and the containers it tapes">

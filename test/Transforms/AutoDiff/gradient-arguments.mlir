@@ -6,6 +6,24 @@
 // RUN: sdfg-opt %s --sdfg-autodiff="output=y wrt=x,z" | FileCheck %s
 // RUN: sdfg-opt %s --sdfg-autodiff="output=y wrt=x,z accumulate=true" | FileCheck %s --check-prefix=ACC
 // RUN: sdfg-opt %s --sdfg-autodiff="output=y wrt=x,z accumulate=true" --sdfg-checkpoint=strategy=recompute-all | FileCheck %s --check-prefix=ACC
+// With unit-seed=true the program fills the seed d_y with ones itself
+// (before its first use), and the elimination of dead writes turns the
+// reads into constants: with discard-results (the caller does not read
+// what is left of the seed) d_y is not touched at all.
+// RUN: sdfg-opt %s --sdfg-autodiff="output=y wrt=x,z unit-seed=true" | FileCheck %s --check-prefix=SEED
+// RUN: sdfg-opt %s --sdfg-autodiff="output=y wrt=x,z unit-seed=true discard-results=true" --sdfg-checkpoint=strategy=store-all --sdfg-eliminate-dead-writes | FileCheck %s --check-prefix=FOLDED
+
+// SEED-LABEL: sdfg.sdfg @square_grad
+// SEED-SAME: unit_seed
+// SEED: sdfg.state "zero" {
+// SEED: arith.constant 1.0
+// SEED: sdfg.store %{{.*}}, %d_y[%{{.*}}] : memref<4xf64>
+// SEED: sdfg.state "reverse"
+// SEED: sdfg.load %d_y[
+
+// FOLDED-LABEL: sdfg.sdfg @square_grad
+// FOLDED-SAME: unit_seed
+// FOLDED-NOT: %d_y[
 
 // CHECK-LABEL: sdfg.sdfg @square_grad
 // CHECK-SAME: %d_x: memref<4xf64>

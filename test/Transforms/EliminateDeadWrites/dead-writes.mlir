@@ -340,3 +340,53 @@ sdfg.sdfg @discardable(%a: memref<4x4xf64> {sdfg.name = "a"},
     }
   }
 }
+
+// -----
+
+// Fills of other constants: reads become the constant (the autodiff's unit
+// seed s disappears), but a container that a library op reads keeps its
+// fill, even when a later map overwrites it all: here t, which becomes a
+// fill of ones once s's reads are folded, must still hold them for the
+// gemv.
+// CHECK-LABEL: sdfg.sdfg @constant_fills
+// CHECK-NOT: %s[
+// CHECK: %[[T:.*]] = sdfg.alloc() : memref<4xf64>
+// CHECK: sdfg.map
+// CHECK: arith.constant 1.0
+// CHECK: sdfg.store %{{.*}}, %[[T]][%{{.*}}] : memref<4xf64>
+// CHECK-NEXT: }
+// CHECK-NEXT: sdfg.gemv %a, %[[T]] -> %y
+// CHECK-NOT: sdfg.map
+sdfg.sdfg @constant_fills(%a: memref<3x4xf64> {sdfg.name = "a"},
+                          %y: memref<3xf64> {sdfg.name = "y"},
+                          %s: memref<4xf64> {sdfg.discardable, sdfg.name = "s"}) {
+  %t = sdfg.alloc() : memref<4xf64>
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %one = sdfg.tasklet() : () -> f64 {
+        %c1 = arith.constant 1.0 : f64
+        sdfg.yield %c1 : f64
+      }
+      sdfg.store %one, %s[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %t[%i] : memref<4xf64>
+    }
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %v = sdfg.load %s[%i] : memref<4xf64>
+      sdfg.store %v, %t[%i] wcr(add) : memref<4xf64>
+    }
+    sdfg.gemv %a, %t -> %y : memref<3x4xf64>, memref<4xf64> -> memref<3xf64>
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %z = sdfg.tasklet() : () -> f64 {
+        %c0 = arith.constant 0.0 : f64
+        sdfg.yield %c0 : f64
+      }
+      sdfg.store %z, %t[%i] : memref<4xf64>
+    }
+  }
+}
