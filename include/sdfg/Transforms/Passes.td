@@ -155,14 +155,18 @@ def EliminateDeadWrites : Pass<"sdfg-eliminate-dead-writes",
     states, and top-level loops, branches and while loops as a whole) this
     pass removes
 
-    * a zero fill of a whole container (a map storing zero at every element,
-      or a store of zero into a 0-d container) when the next op that
-      touches the container writes every element exactly once: a map whose
-      single store to it indexes it by the map's parameters over the whole
-      shape, reading it only at that element before the store, or a
-      `matmul`, `gemv`, `dot`, `transpose` or `reduce add` into it. That
-      op's `accumulate` flag or `wcr(add)` is dropped and its reads of the
-      container become zeros. State-level loads in between read zeros too;
+    * the reads of a container filled with a constant (a map storing it at
+      every element, or a store of it into a 0-d container): loads up to
+      the next op that writes the container become the constant (an op
+      that reads it otherwise, a library op or copy, keeps the fill and
+      ends this). The fill itself goes when that next writer writes every
+      element exactly once: a map whose single store to it indexes it by
+      the map's parameters over the whole shape, reading it only at that
+      element before the store (then a constant too), or, for a fill of
+      +0, a `matmul`, `gemv`, `dot`, `transpose` or `reduce add` into it,
+      whose `accumulate` flag (or the map store's `wcr(add)`) is dropped.
+      A fill whose reads all became constants goes with the dead writes
+      below;
     * a store of zero that a later `wcr(add)` store of the same block, to
       the same element, adds to (with nothing in between touching the
       container): the later store writes instead. This one applies inside
