@@ -224,15 +224,19 @@ LogicalResult MapOp::emitColoredReverse(ReverseBuilder &rb, ValueRange operands,
     for (BlockArgument p : getParams())
       params.push_back(body->addArgument(p.getType(), loc));
     b.setInsertionPointToStart(body);
-    // param0 = c + q * colors
-    Value p0 = scalarTasklet(
-        rb, loc, {params[0]}, b.getIndexType(),
-        [colors, c](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
-          Value stride = arith::ConstantIndexOp::create(ib, l, colors);
-          Value offset = arith::ConstantIndexOp::create(ib, l, c);
-          Value m = arith::MulIOp::create(ib, l, a[0], stride);
-          return arith::AddIOp::create(ib, l, m, offset);
-        });
+    // param0 = c + q * colors; with one colour the parameter itself, so
+    // that memlets keep indexing by it (sdfg-eliminate-dead-writes sees
+    // which elements a store covers).
+    Value p0 = params[0];
+    if (colors > 1)
+      p0 = scalarTasklet(
+          rb, loc, {params[0]}, b.getIndexType(),
+          [colors, c](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+            Value stride = arith::ConstantIndexOp::create(ib, l, colors);
+            Value offset = arith::ConstantIndexOp::create(ib, l, c);
+            Value m = arith::MulIOp::create(ib, l, a[0], stride);
+            return arith::AddIOp::create(ib, l, m, offset);
+          });
     IRMapping saved = rb.map;
     rb.map.map(getParams()[0], p0);
     for (unsigned k = 1; k < params.size(); ++k)

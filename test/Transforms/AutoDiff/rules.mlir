@@ -246,6 +246,36 @@ sdfg.sdfg @stencil(%x: memref<66xf64> {sdfg.name = "x"},
 
 // -----
 
+// A row broadcast's reversal accumulates d_s[i] from every j: parallel over
+// rows (offset 0, disjoint_wcr), in one sweep indexed by the map's own
+// parameter (no index tasklet), so that the store into d_x stays visibly
+// covering (sdfg-eliminate-dead-writes folds its zero fill).
+// CHECK-LABEL: sdfg.sdfg @rows_grad(
+// CHECK: sdfg.state "reverse" {
+// CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (4, 8) step (1, 1) schedule(cpu_multicore) attributes {disjoint_wcr}
+// CHECK-NOT: sdfg.tasklet(%[[I]])
+// CHECK-DAG: sdfg.store %{{.*}}, %d_x[%[[I]], %[[J]]] wcr(add)
+// CHECK-DAG: sdfg.store %{{.*}}, %d_s[%[[I]]] wcr(add)
+sdfg.sdfg @rows(%x: memref<4x8xf64> {sdfg.name = "x"},
+                %s: memref<4xf64> {sdfg.name = "s"},
+                %y: memref<4x8xf64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x", "s"]} {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (4, 8) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %x[%i, %j] : memref<4x8xf64>
+      %b = sdfg.load %s[%i] : memref<4xf64>
+      %r = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+      ^bb0(%u: f64, %v: f64):
+        %m = arith.mulf %u, %v : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[%i, %j] : memref<4x8xf64>
+    }
+  }
+}
+
+// -----
+
 // The seed of an output written once, outside loops, is not cleared after
 // it is consumed: nothing reads it again. A container written twice keeps
 // the clear at the second write's reversal (the first write's reversal
