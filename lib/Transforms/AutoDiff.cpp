@@ -445,12 +445,6 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
   return success();
 }
 
-bool subtreeWrites(Operation *op, Value c) {
-  bool found = false;
-  op->walk([&](Operation *inner) { found |= getWrittenContainer(inner) == c; });
-  return found;
-}
-
 double numElements(Value container) {
   auto t = cast<MemRefType>(container.getType());
   double n = 1;
@@ -623,7 +617,7 @@ bool unitCovers(Operation *unit, Value z, bool mustWrite) {
         return false;
       llvm::SetVector<Value> reads;
       collectContainerReads(st, reads);
-      if (reads.contains(z) || subtreeWrites(st, z)) {
+      if (reads.contains(z) || writesContainer(st, z)) {
         covers = firstAccessCovers(st, z);
         break;
       }
@@ -769,7 +763,7 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
         // The writer's scope: up to the next op that writes x again.
         Operation *next = nullptr, *last = nullptr;
         for (Operation *op = st->getNextNode(); op; op = op->getNextNode()) {
-          if (subtreeWrites(op, x)) {
+          if (writesContainer(op, x)) {
             next = op;
             break;
           }
@@ -787,7 +781,7 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
           inputs.insert(y);
           for (Operation *op = st->getNextNode();
                last && op != last->getNextNode(); op = op->getNextNode())
-            if (subtreeWrites(op, y))
+            if (writesContainer(op, y))
               reject("its writer's input '" + containerName(grad, y) +
                      "' is overwritten before the value is last read");
           if (written.contains(y) && !needed.contains(y))
@@ -1340,8 +1334,8 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   SmallVector<ResultCopy> resultCopies;
   llvm::StringSet<> keep;
   for (const std::string &n : opts.keep) {
-    if (!grad.lookupArg(n) ||
-        cast<BlockArgument>(grad.lookupArg(n)).getArgNumber() >= numOriginal)
+    BlockArgument kept = grad.lookupArg(n);
+    if (!kept || kept.getArgNumber() >= numOriginal)
       return grad.emitOpError("autodiff keep name '")
              << n << "' is not an argument";
     keep.insert(n);
@@ -1597,9 +1591,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     bool rewound = false;
     for (Operation *op = r.state->getNextNode(); op && !rewound;
          op = op->getNextNode())
-      op->walk([&, arg = r.arg](Operation *inner) {
-        rewound |= getWrittenContainer(inner) == arg;
-      });
+      rewound = writesContainer(op, r.arg);
     if (rewound)
       continue;
     r.state.erase();
@@ -1608,34 +1600,56 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   if (unrewound.any() && failed(grad.eraseArguments(unrewound)))
     return grad.emitOpError("autodiff cannot remove unused fwd_ arguments");
 
-  // What sdfg-checkpoint needs to differentiate the program again.
-  SmallVector<Attribute> wrtAttrs;
-  for (const std::string &n : wrtNames)
-    wrtAttrs.push_back(b.getStringAttr(n));
-  grad->setAttr(
-      "sdfg.ad",
-      b.getDictionaryAttr(
-          {b.getNamedAttr("of", FlatSymbolRefAttr::get(fwd.getSymNameAttr())),
-           b.getNamedAttr("output", b.getStringAttr(outName)),
-           b.getNamedAttr("wrt", b.getArrayAttr(wrtAttrs)),
-           b.getNamedAttr("suffix", b.getStringAttr(opts.suffix)),
-           b.getNamedAttr("while_capacity",
-                          b.getI64IntegerAttr(opts.whileCapacity))}));
-  if (opts.accumulate || opts.discardResults || opts.unitSeed) {
-    NamedAttrList ad(cast<DictionaryAttr>(grad->getAttr("sdfg.ad")));
-    if (opts.accumulate)
-      ad.set("accumulate", b.getUnitAttr());
-    if (opts.unitSeed)
-      ad.set("unit_seed", b.getUnitAttr());
-    if (opts.discardResults) {
-      SmallVector<Attribute> kept;
-      for (const std::string &n : opts.keep)
-        kept.push_back(b.getStringAttr(n));
-      ad.set("discard_results", b.getUnitAttr());
-      ad.set("keep", b.getArrayAttr(kept));
-    }
-    grad->setAttr("sdfg.ad", ad.getDictionary(ctx));
+  // What sdfg-checkpoint needs to differentiate the program again (read
+  // back by readDifferentiateOptions).
+  auto strings = [&](ArrayRef<std::string> names) {
+    SmallVector<Attribute> out;
+    for (const std::string &n : names)
+      out.push_back(b.getStringAttr(n));
+    return b.getArrayAttr(out);
+  };
+  NamedAttrList ad;
+  ad.set("of", FlatSymbolRefAttr::get(fwd.getSymNameAttr()));
+  ad.set("output", b.getStringAttr(outName));
+  ad.set("wrt", strings(wrtNames));
+  ad.set("suffix", b.getStringAttr(opts.suffix));
+  ad.set("while_capacity", b.getI64IntegerAttr(opts.whileCapacity));
+  if (opts.accumulate)
+    ad.set("accumulate", b.getUnitAttr());
+  if (opts.unitSeed)
+    ad.set("unit_seed", b.getUnitAttr());
+  if (opts.discardResults) {
+    ad.set("discard_results", b.getUnitAttr());
+    ad.set("keep", strings(opts.keep));
   }
+  grad->setAttr("sdfg.ad", ad.getDictionary(ctx));
+  return success();
+}
+
+LogicalResult mlir::sdfg::readDifferentiateOptions(SDFGOp grad,
+                                                   FlatSymbolRefAttr &of,
+                                                   DifferentiateOptions &opts) {
+  auto ad = dyn_cast_or_null<DictionaryAttr>(grad->getAttr("sdfg.ad"));
+  of = ad ? ad.getAs<FlatSymbolRefAttr>("of") : nullptr;
+  auto output = ad ? ad.getAs<StringAttr>("output") : nullptr;
+  auto wrt = ad ? ad.getAs<ArrayAttr>("wrt") : nullptr;
+  auto suffix = ad ? ad.getAs<StringAttr>("suffix") : nullptr;
+  auto cap = ad ? ad.getAs<IntegerAttr>("while_capacity") : nullptr;
+  if (!of || !output || !wrt || !suffix || !cap)
+    return grad.emitOpError("sdfg-checkpoint: malformed sdfg.ad attribute "
+                            "(expected of, output, wrt, suffix, "
+                            "while_capacity)");
+  opts.output = output.str();
+  for (Attribute a : wrt)
+    opts.wrt.push_back(cast<StringAttr>(a).str());
+  opts.suffix = suffix.str();
+  opts.whileCapacity = cap.getInt();
+  opts.accumulate = ad.contains("accumulate");
+  opts.unitSeed = ad.contains("unit_seed");
+  opts.discardResults = ad.contains("discard_results");
+  if (auto kept = ad.getAs<ArrayAttr>("keep"))
+    for (Attribute a : kept)
+      opts.keep.push_back(cast<StringAttr>(a).str());
   return success();
 }
 

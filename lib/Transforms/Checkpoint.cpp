@@ -134,32 +134,14 @@ void CheckpointPass::runOnOperation() {
 LogicalResult
 CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                            const llvm::StringMap<int64_t> &symbols) {
-  auto ad = dyn_cast<DictionaryAttr>(grad->getAttr("sdfg.ad"));
-  auto of = ad ? ad.getAs<FlatSymbolRefAttr>("of") : nullptr;
-  auto output = ad ? ad.getAs<StringAttr>("output") : nullptr;
-  auto wrtAttr = ad ? ad.getAs<ArrayAttr>("wrt") : nullptr;
-  auto suffixAttr = ad ? ad.getAs<StringAttr>("suffix") : nullptr;
-  auto cap = ad ? ad.getAs<IntegerAttr>("while_capacity") : nullptr;
-  if (!of || !output || !wrtAttr || !suffixAttr || !cap)
-    return grad.emitOpError("sdfg-checkpoint: malformed sdfg.ad attribute "
-                            "(expected of, output, wrt, suffix, "
-                            "while_capacity)");
+  FlatSymbolRefAttr of;
+  DifferentiateOptions opts;
+  if (failed(readDifferentiateOptions(grad, of, opts)))
+    return failure();
   auto fwd = SymbolTable::lookupNearestSymbolFrom<SDFGOp>(grad, of);
   if (!fwd)
     return grad.emitOpError("sdfg-checkpoint needs the forward program ")
            << of << " in the module";
-  DifferentiateOptions opts;
-  opts.output = output.str();
-  for (Attribute a : wrtAttr)
-    opts.wrt.push_back(cast<StringAttr>(a).str());
-  opts.suffix = suffixAttr.str();
-  opts.whileCapacity = cap.getInt();
-  opts.accumulate = ad.contains("accumulate");
-  opts.discardResults = ad.contains("discard_results");
-  opts.unitSeed = ad.contains("unit_seed");
-  if (auto kept = ad.getAs<ArrayAttr>("keep"))
-    for (Attribute a : kept)
-      opts.keep.push_back(cast<StringAttr>(a).str());
   opts.markAnchors = true;
 
   // The store-all program, with anchors, is the model's reference.

@@ -17,7 +17,6 @@
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 #include "sdfg/Transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
@@ -180,23 +179,39 @@ std::optional<Fill> constantFill(Operation *step) {
   return Fill{store.getMemref(), value};
 }
 
-Value constantTasklet(OpBuilder &b, Location loc, TypedAttr value) {
-  Type type = value.getType();
-  auto t = TaskletOp::create(b, loc, TypeRange{type}, ValueRange{});
-  Block *blk = new Block();
-  t.getBody().push_back(blk);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(blk);
-  Value c = arith::ConstantOp::create(b, loc, type, value);
-  YieldOp::create(b, loc, ValueRange{c});
-  return t.getResult(0);
-}
-
 /// Replaces the read `load` by the constant `value`.
 void readConstant(LoadOp load, TypedAttr value) {
   OpBuilder b(load);
-  load.getResult().replaceAllUsesWith(constantTasklet(b, load.getLoc(), value));
+  load.getResult().replaceAllUsesWith(
+      createConstantTasklet(b, load.getLoc(), value));
   load.erase();
+}
+
+/// The loads and stores of `c` in `map`'s body, in block order, when they
+/// are its only uses there and all sit directly in the body.
+struct BodyAccesses {
+  SmallVector<LoadOp> loads;
+  SmallVector<StoreOp> stores;
+};
+
+std::optional<BodyAccesses> directAccesses(MapOp map, Value c) {
+  BodyAccesses a;
+  bool direct = true;
+  map.getBody().walk([&](Operation *op) {
+    if (!llvm::is_contained(op->getOperands(), c))
+      return;
+    if (op->getParentOp() != map.getOperation())
+      direct = false;
+    else if (auto l = dyn_cast<LoadOp>(op))
+      a.loads.push_back(l);
+    else if (auto s = dyn_cast<StoreOp>(op))
+      a.stores.push_back(s);
+    else
+      direct = false;
+  });
+  if (!direct)
+    return std::nullopt;
+  return a;
 }
 
 /// `c` holds `fill` everywhere before `map` runs. If the map writes each
@@ -205,33 +220,20 @@ void readConstant(LoadOp load, TypedAttr value) {
 /// become the constant (and an accumulating store into zeros a plain one):
 /// the fill is no longer needed. Returns whether it did so.
 bool foldIntoMap(MapOp map, Value c, TypedAttr fill) {
-  StoreOp store;
-  SmallVector<LoadOp> loads;
-  bool ok = true;
-  map.getBody().walk([&](Operation *op) {
-    if (!llvm::is_contained(op->getOperands(), c))
-      return;
-    if (op->getParentOp() != map.getOperation()) {
-      ok = false;
-    } else if (auto s = dyn_cast<StoreOp>(op)) {
-      ok &= !store && s.getMemref() == c;
-      store = s;
-    } else if (auto l = dyn_cast<LoadOp>(op)) {
-      loads.push_back(l);
-    } else {
-      ok = false;
-    }
-  });
-  if (!ok || !store || !coversOnce(map, store))
+  std::optional<BodyAccesses> accesses = directAccesses(map, c);
+  if (!accesses || accesses->stores.size() != 1)
+    return false;
+  StoreOp store = accesses->stores.front();
+  if (!coversOnce(map, store))
     return false;
   if (store.getWcr() &&
       (*store.getWcr() != WCRKind::add || !isPositiveZero(fill)))
     return false;
-  for (LoadOp l : loads)
+  for (LoadOp l : accesses->loads)
     if (!l->isBeforeInBlock(store) || l.getMap() != store.getMap() ||
         l.getIndices() != store.getIndices())
       return false;
-  for (LoadOp l : loads)
+  for (LoadOp l : accesses->loads)
     readConstant(l, fill);
   store.removeWcrAttr();
   return true;
@@ -254,12 +256,6 @@ bool foldIntoLibraryOp(Operation *op, Value c) {
   return true;
 }
 
-bool writesIn(Operation *step, Value c) {
-  bool found = false;
-  step->walk([&](Operation *op) { found |= getWrittenContainer(op) == c; });
-  return found;
-}
-
 /// After a constant fill, the ops that only read the container read the
 /// constant, until one writes it; if that one writes every element (see
 /// foldIntoMap and, for zeros, foldIntoLibraryOp), the fill goes. A fill
@@ -277,7 +273,7 @@ bool foldFills(SDFGOp sdfg) {
       Operation *next = steps[j];
       if (!next || !accessesIn(next, c))
         continue;
-      if (!writesIn(next, c)) {
+      if (!writesContainer(next, c)) {
         // Loads read the constant; any other reader (a library op, a
         // copy) needs the filled container, so the fill stays.
         SmallVector<LoadOp> loads;
@@ -359,26 +355,12 @@ bool eraseDeadWrites(SDFGOp sdfg) {
         continue;
       }
       // The last step that reads `t`: only its trailing stores can go.
-      if (auto map = dyn_cast<MapOp>(step)) {
-        bool direct = true;
-        Operation *lastRead = nullptr;
-        map.getBody().walk([&](Operation *inner) {
-          if (!llvm::is_contained(inner->getOperands(), t))
-            return;
-          if (inner->getParentOp() != map.getOperation())
-            direct = false;
-          else if (isa<LoadOp>(inner))
-            lastRead = inner;
-          else if (!isa<StoreOp>(inner))
-            direct = false;
-        });
-        if (direct)
-          for (Operation &inner : map.getBody().front())
-            if (auto s = dyn_cast<StoreOp>(inner);
-                s && s.getMemref() == t &&
-                (!lastRead || lastRead->isBeforeInBlock(s)))
+      if (auto map = dyn_cast<MapOp>(step))
+        if (std::optional<BodyAccesses> accesses = directAccesses(map, t))
+          for (StoreOp s : accesses->stores)
+            if (accesses->loads.empty() ||
+                accesses->loads.back()->isBeforeInBlock(s))
               dead.push_back(s);
-      }
       break;
     }
   }

@@ -516,9 +516,9 @@ def _call_gradient(self, args, wrt, out, seed):
             raise ValueError(f"seed has shape {seed_arr.shape}, the output "
                              f"has shape {target.shape}")
         seed_arr = np.ascontiguousarray(seed_arr)
-    grads = {w: (seed_arr if w == out and seed is None
-                 else seed_arr.copy() if w == out
-                 else _gradient_array(arrays[w]))
+    # seed_arr is ours (np.array copies the caller's seed): an output that
+    # is also differentiated receives its gradient in it.
+    grads = {w: (seed_arr if w == out else _gradient_array(arrays[w]))
              for w in wrt}
     forward = {}
     status = np.zeros((), np.int64)

@@ -97,6 +97,13 @@ struct DifferentiateResult {
 FailureOr<DifferentiateResult>
 differentiate(SDFGOp fwd, const DifferentiateOptions &options);
 
+/// The options a gradient program was made with, from the `sdfg.ad`
+/// attribute differentiate() records on it (output and wrt resolved), and
+/// the forward program it names. Emits a located error when the attribute
+/// is malformed.
+LogicalResult readDifferentiateOptions(SDFGOp grad, FlatSymbolRefAttr &of,
+                                       DifferentiateOptions &options);
+
 /// The name reports and options use for a container of `op`: its argument
 /// name, the `name` of its sdfg.alloc, or "transient<k>".
 std::string containerName(SDFGOp op, Value container);

@@ -64,18 +64,10 @@ Value ReverseBuilder::recompute(Value fwd) {
 }
 
 Value ReverseBuilder::constantTasklet(Location loc, Type type, double value) {
-  auto t = TaskletOp::create(b, loc, TypeRange{type}, ValueRange{});
-  Block *blk = new Block();
-  t.getBody().push_back(blk);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(blk);
   TypedAttr attr = isa<FloatType>(type)
                        ? TypedAttr(b.getFloatAttr(type, value))
                        : TypedAttr(b.getIntegerAttr(type, (int64_t)value));
-  SmallVector<Value, 1> results = {
-      arith::ConstantOp::create(b, loc, type, attr).getResult()};
-  YieldOp::create(b, loc, results);
-  return t.getResult(0);
+  return createConstantTasklet(b, loc, attr);
 }
 
 void ReverseBuilder::store(Location loc, Value value, Value container,

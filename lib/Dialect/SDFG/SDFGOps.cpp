@@ -994,6 +994,28 @@ LogicalResult ReduceOp::verify() {
 #define GET_OP_CLASSES
 #include "sdfg/Dialect/SDFG/SDFGOps.cpp.inc"
 
+bool mlir::sdfg::writesContainer(Operation *op, Value container) {
+  return op
+      ->walk([&](Operation *inner) {
+        return getWrittenContainer(inner) == container ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+Value mlir::sdfg::createConstantTasklet(OpBuilder &b, Location loc,
+                                        TypedAttr value) {
+  Type type = value.getType();
+  auto t = TaskletOp::create(b, loc, TypeRange{type}, ValueRange{});
+  Block *blk = new Block();
+  t.getBody().push_back(blk);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(blk);
+  Value c = arith::ConstantOp::create(b, loc, type, value);
+  YieldOp::create(b, loc, ValueRange{c});
+  return t.getResult(0);
+}
+
 Value mlir::sdfg::getWrittenContainer(Operation *op) {
   if (auto s = dyn_cast<StoreOp>(op))
     return s.getMemref();

@@ -34,6 +34,11 @@ namespace sdfg {
 /// The container `op` itself writes (a store, copy or library op's
 /// output), or null.
 Value getWrittenContainer(Operation *op);
+/// Whether `op` or an op nested in it writes `container`.
+bool writesContainer(Operation *op, Value container);
+/// A tasklet without inputs yielding `value`, at the builder's insertion
+/// point.
+Value createConstantTasklet(OpBuilder &b, Location loc, TypedAttr value);
 } // namespace sdfg
 } // namespace mlir
 
