@@ -2,7 +2,8 @@
 
 - ``sdfg.program(fn)``: compile an unmodified NumPy function natively.
 - ``sdfg.to_mlir(fn, *args)``: the sdfg-dialect text for those arguments.
-- ``sdfg.grad(fn, wrt)`` / ``sdfg.vjp(fn, wrt)``: reverse-mode gradients.
+- ``sdfg.grad(fn, wrt)`` / ``sdfg.vjp(fn, wrt)``: reverse-mode gradients;
+  ``sdfg.value_and_grad(fn, wrt)`` returns ``(fn's value, gradients)``.
 - ``device="gpu"`` on program/grad/vjp: NVIDIA GPU kernels and cuBLAS
   (``sdfg.DeviceError`` where no GPU can be used); ``device="gpu-emulator"``
   runs that GPU program's kernels on host threads (no GPU needed).
@@ -20,8 +21,9 @@ _choose_core()
 from .errors import DeviceError, FrontendError  # noqa: E402
 from .native import NativeModule, ToolError, compile_mlir  # noqa: E402
 from .program import (Gradient, Program, grad, program, to_mlir,  # noqa: E402
-                      vjp)
+                      value_and_grad, vjp)
 
 __all__ = ["DeviceError", "FrontendError", "Gradient", "NativeModule", "Program",
-           "ToolError", "compile_mlir", "grad", "program", "to_mlir", "vjp"]
+           "ToolError", "compile_mlir", "grad", "program", "to_mlir",
+           "value_and_grad", "vjp"]
 __version__ = "0.1.0"

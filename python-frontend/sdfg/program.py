@@ -147,7 +147,8 @@ class Program:
     def _build(self, args, key, autodiff=None):
         """Compiles the library for `args` into the cache unless it is
         there; returns (its directory, its meta). With `autodiff` =
-        (output, wrt, plan), the library holds the gradient program."""
+        (output, wrt, plan, unit_seed, with_value), the library holds the
+        gradient program."""
         digest = hashlib.sha256(json.dumps(
             [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
              _tool_stamp(), _frontend_stamp(), repr(autodiff),
@@ -164,14 +165,16 @@ class Program:
         name = tr.name
         checkpoint = None
         if autodiff is not None:
-            out, wrt, plan, unit_seed = autodiff
-            # The caller gets the gradients and what the function returns;
-            # the forward results of other written arguments are never
-            # read (the caller's arrays are copies), so the program may
-            # skip the work that only they need.
+            out, wrt, plan, unit_seed, with_value = autodiff
+            # The caller gets the gradients, and what the function returns
+            # where it asked for that (value_and_grad, vjp); the forward
+            # results of other written arguments are never read (the
+            # caller's arrays are copies), so the program may skip the
+            # work that only they need.
             params = tr.signature.params
             keep = [params[o[1]][1] if o[0] == "arg" else f"__return{k}"
-                    for k, o in enumerate(tr.signature.outputs)]
+                    for k, o in enumerate(tr.signature.outputs)
+                    ] if with_value else []
             # grad's seed is all ones: the program makes it (and folds it
             # into its reads) instead of reading an array of ones.
             passes = [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)} "
@@ -263,7 +266,7 @@ class Gradient:
     function with respect to some of its arguments."""
 
     def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
-                 recompute=None, device="cpu"):
+                 recompute=None, device="cpu", with_value=True):
         # An explicit strategy runs --sdfg-checkpoint (even store-all, which
         # then reports its peak in .checkpoint).
         explicit = strategy is not None
@@ -297,6 +300,8 @@ class Gradient:
             raise ValueError("wrt must name at least one argument")
         self.output = output
         self.with_seed = with_seed
+        self.with_value = with_value
+        self._last_value = None
         self._checked = {}  # signature -> (compiled entry, output container)
         functools.update_wrapper(self, self.program.fn)
 
@@ -353,13 +358,29 @@ class Gradient:
                                 "can be differentiated")
         return out
 
+    def _autodiff(self, out):
+        """What _build needs to know to build this gradient program."""
+        return (out, tuple(self.wrt), self._plan, not self.with_seed,
+                self.with_value)
+
+    @property
+    def last_value(self):
+        """What the function returned in the last call (vjp and
+        value_and_grad; grad's program does not compute it)."""
+        if not self.with_value:
+            raise AttributeError(
+                "sdfg.grad does not compute the function's value (its "
+                "program skips the work only the value needs); use "
+                "sdfg.value_and_grad")
+        return self._last_value
+
     def precompile(self, *args):
         """Builds the gradient library for `args` into the cache without
         loading it; returns its directory (see Program.precompile)."""
         out = self._output_for(args)
         return self.program._build(
             args, self.program._key(args),
-            (out, tuple(self.wrt), self._plan, not self.with_seed))[0]
+            self._autodiff(out))[0]
 
     def __call__(self, *args, seed=None):
         if self.with_seed and seed is None:
@@ -373,17 +394,17 @@ class Gradient:
         if cached is not None:
             entry, out = cached
             result = entry.call_gradient(args, self.wrt, out, seed)
-            self.last_value = entry.last_value
+            self._last_value = entry.last_value
             self.checkpoint = entry.meta.get("checkpoint")
             return result
         out = self._output_for(args)
         entry = self.program._load_or_build(
-            args, key, (out, tuple(self.wrt), self._plan, not self.with_seed))
+            args, key, self._autodiff(out))
         self._checked[key] = (entry, out)
         self.checkpoint = entry.meta.get("checkpoint")
         result = entry.call_gradient(args, self.wrt, out, seed)
         # The forward results computed on the way (what `fn` returns).
-        self.last_value = entry.last_value
+        self._last_value = entry.last_value
         return result
 
 
@@ -400,7 +421,26 @@ def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
     the GPU, "gpu-emulator" runs the GPU program on the host (see
     `program`)."""
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,
-                    strategy=strategy, recompute=recompute, device=device)
+                    strategy=strategy, recompute=recompute, device=device,
+                    with_value=False)
+
+
+class ValueAndGradient(Gradient):
+    """`sdfg.value_and_grad`: a Gradient whose call returns (value, grads)."""
+
+    def __call__(self, *args):
+        grads = super().__call__(*args)
+        return self._last_value, grads
+
+
+def value_and_grad(fn, wrt, output="return", mem=None, strategy=None,
+                   recompute=None, device="cpu"):
+    """Like grad, but the callable returns (value, gradients): value is
+    what `fn` returns for those arguments (as sdfg.program(fn) would
+    return it), computed by the same program as the gradients."""
+    return ValueAndGradient(fn, wrt, output, with_seed=False, mem=mem,
+                            strategy=strategy, recompute=recompute,
+                            device=device)
 
 
 def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,

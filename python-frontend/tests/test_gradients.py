@@ -3,6 +3,7 @@
 
 import copy
 import inspect
+import os
 
 import numpy as np
 import pytest
@@ -231,12 +232,71 @@ def smooth_in_place(A, T):
 
 def test_forward_results_of_in_place_updates_are_kept():
     A = np.linspace(0.0, 1.0, 12)
-    g = sdfg.grad(smooth_in_place, ["A"])
-    grads = g(A, 3)
+    g = sdfg.value_and_grad(smooth_in_place, ["A"])
+    value, grads = g(A, 3)
     np.testing.assert_array_equal(A, np.linspace(0.0, 1.0, 12))
     expected = sdfg.program(smooth_in_place)(A.copy(), 3)
+    np.testing.assert_array_equal(value, expected)
     np.testing.assert_array_equal(g.last_value, expected)
-    assert grads["A"].shape == A.shape
+    np.testing.assert_allclose(
+        grads["A"], sdfg.grad(smooth_in_place, ["A"])(A, 3)["A"],
+        rtol=1e-15, atol=0)
+
+
+def field_energy(a, b):
+    # The returned array is not what the gradient needs (it needs e):
+    # grad's program skips computing it, value_and_grad's computes it.
+    e = np.exp(a) * b
+    return np.arctan2(np.sqrt(e), np.sqrt(1.0 + e)), np.sum(e)
+
+
+def _uses_value(g, args):
+    """Whether the compiled gradient program stores the returned array
+    (after the lowering pipeline's first pass, which removes dead writes)."""
+    with open(os.path.join(g.precompile(*args), "input.mlir")) as f:
+        text = sdfg.native.run_passes(f.read(),
+                                      ["--sdfg-eliminate-dead-writes"])
+    grad_fn = text[text.index("sdfg.sdfg @field_energy_grad"):]
+    return "%__return0[" in grad_fn
+
+
+def test_value_and_grad_returns_the_value_and_grad_skips_it():
+    rng = np.random.default_rng(3)
+    a, b = rng.random((6, 5)), rng.random((6, 5))
+    expected_value = field_energy(a, b)
+    vg = sdfg.value_and_grad(field_energy, ["a", "b"], output="return:0")
+    value, grads = vg(a, b)
+    assert isinstance(value, tuple) and len(value) == 2
+    np.testing.assert_allclose(value[0], expected_value[0], rtol=1e-14)
+    np.testing.assert_allclose(value[1], expected_value[1], rtol=1e-14)
+    g = sdfg.grad(field_energy, ["a", "b"], output="return:0")
+    only = g(a, b)
+    for w in ("a", "b"):
+        np.testing.assert_allclose(only[w], grads[w], rtol=1e-15, atol=0)
+    # Analytic: d/de arctan2(sqrt(e), sqrt(1+e))
+    #   = 1 / (2 sqrt(e (1+e)) (1+2e)).
+    e = np.exp(a) * b
+    de = 1.0 / (2.0 * np.sqrt(e * (1.0 + e)) * (1.0 + 2.0 * e))
+    np.testing.assert_allclose(only["a"], de * e, rtol=1e-12)
+    np.testing.assert_allclose(only["b"], de * np.exp(a), rtol=1e-12)
+    assert _uses_value(vg, (a, b))
+    assert not _uses_value(g, (a, b))
+    with pytest.raises(AttributeError, match="value_and_grad"):
+        g.last_value
+
+
+def test_value_and_grad_of_an_in_place_output_returning_none():
+    A = np.linspace(0.0, 1.0, 12)
+
+    def smooth(A, T):
+        for t in range(T):
+            A[1:-1] = 0.25 * A[:-2] + 0.5 * A[1:-1] * A[1:-1] + 0.25 * A[2:]
+
+    value, grads = sdfg.value_and_grad(smooth, ["A"], output="A")(A, 2)
+    assert value is None
+    np.testing.assert_allclose(
+        grads["A"], sdfg.grad(smooth, ["A"], output="A")(A, 2)["A"],
+        rtol=1e-15, atol=0)
 
 
 def data_bounds(x, counts):
