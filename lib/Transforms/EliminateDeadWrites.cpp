@@ -10,7 +10,8 @@
 // receive. The pass works on the program's top-level order (ops of
 // top-level states, and top-level control flow as a whole), where the
 // order of accesses is plain; inside loops it only merges a clear with the
-// accumulation that follows it in the same block.
+// accumulation that follows it in the same block, and removes the writes
+// to transients whose values reach nothing live (position aside).
 //
 //===----------------------------------------------------------------------===//
 
@@ -371,6 +372,85 @@ bool eraseDeadWrites(SDFGOp sdfg) {
   return true;
 }
 
+/// Where the values that `use` reads of its container flow: the containers
+/// that receive them (through tasklets, and loads indexed by them), added
+/// to `into`. False when they reach anything else (a loop bound, a
+/// condition, an op whose effect is not one written container).
+bool flowTargets(OpOperand &use, SmallPtrSetImpl<Value> &into) {
+  Operation *user = use.getOwner();
+  if (!isa<LoadOp>(user)) {
+    // A store writes its container (a wcr store reads it into itself); a
+    // copy or library op reads it into the one container it writes.
+    Value written = getWrittenContainer(user);
+    if (!written)
+      return false;
+    into.insert(written);
+    return true;
+  }
+  SmallVector<Value> values{user->getResult(0)};
+  DenseSet<Value> seen;
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (Operation *u : v.getUsers()) {
+      if (isa<TaskletOp, LoadOp>(u)) {
+        llvm::append_range(values, u->getResults());
+        continue;
+      }
+      auto store = dyn_cast<StoreOp>(u);
+      if (!store)
+        return false;
+      into.insert(store.getMemref());
+    }
+  }
+  return true;
+}
+
+/// Erases every write into the discardable containers whose values reach
+/// only themselves and each other, wherever they are read: a transient
+/// accumulated in a loop and never read after it (go_fast's trace, once
+/// grad drops the returned value). eraseDeadWrites cannot see these: the
+/// loop reads the container. Found as the complement of the containers
+/// whose values reach a non-discardable one, or anything else.
+bool eraseDeadContainers(SDFGOp sdfg) {
+  SmallVector<Value> candidates = discardableContainers(sdfg);
+  DenseMap<Value, SmallPtrSet<Value, 4>> targets;
+  DenseSet<Value> live;
+  for (Value c : candidates) {
+    SmallPtrSet<Value, 4> &into = targets[c];
+    for (OpOperand &use : c.getUses())
+      if (!flowTargets(use, into)) {
+        live.insert(c);
+        break;
+      }
+  }
+  DenseSet<Value> discardable(candidates.begin(), candidates.end());
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (Value c : candidates) {
+      if (live.contains(c))
+        continue;
+      if (llvm::any_of(targets[c], [&](Value t) {
+            return !discardable.contains(t) || live.contains(t);
+          })) {
+        live.insert(c);
+        grew = true;
+      }
+    }
+  }
+  SmallVector<Operation *> dead;
+  for (Value c : candidates)
+    if (!live.contains(c))
+      for (Operation *user : c.getUsers())
+        if (!isa<LoadOp>(user) && getWrittenContainer(user) == c)
+          dead.push_back(user);
+  for (Operation *op : dead)
+    op->erase();
+  return !dead.empty();
+}
+
 /// A store of zero into an element that a later store of the same block
 /// adds to, with nothing in between touching the container: the later
 /// store can write instead (the autodiff clears a consumed gradient and
@@ -494,7 +574,7 @@ struct EliminateDeadWritesPass
         eraseLeftovers(sdfg);
       // Erasing the last reader of one container can make the writes of
       // the containers it read dead in turn.
-      while (eraseDeadWrites(sdfg))
+      while (eraseDeadWrites(sdfg) || eraseDeadContainers(sdfg))
         eraseLeftovers(sdfg);
     });
   }

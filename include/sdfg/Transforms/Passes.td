@@ -179,11 +179,18 @@ def EliminateDeadWrites : Pass<"sdfg-eliminate-dead-writes",
       sdfg-autodiff's `discard-results`). Only reads into other containers
       count: a `wcr` store or an accumulating library op reads the
       container only to write it;
+    * every write, anywhere, to the discardable containers whose values
+      reach only each other: followed through tasklets (and loads they
+      index) into the containers that stores, copies and library ops
+      write, a container is kept if its values reach a non-discardable
+      container, a kept one, or anything else (a loop bound, a condition).
+      This removes a transient accumulated in a loop that nothing reads
+      after it;
 
     then the tasklet computations, inputs and loads, empty maps and states,
     and allocations left unused, and again the dead writes that this
-    uncovers, until none is left. Nothing inside a loop changes but the
-    clear-then-add case. The lowering pipelines run it first, so it needs no
+    uncovers, until none is left. Inside loops only the clear-then-add
+    case and the containers whose values reach nothing live change. The lowering pipelines run it first, so it needs no
     place in hand-written pipelines.
   }];
 }

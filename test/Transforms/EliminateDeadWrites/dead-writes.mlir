@@ -390,3 +390,99 @@ sdfg.sdfg @constant_fills(%a: memref<3x4xf64> {sdfg.name = "a"},
     }
   }
 }
+
+// -----
+
+// Transients whose values reach only each other: %t accumulates in a loop,
+// %u is computed from it there, and nothing after the loop reads either.
+// The loop reads them, so the writes are not dead by position; they are by
+// where their values go. Everything but the loop's shell goes.
+// CHECK-LABEL: sdfg.sdfg @dead_containers
+// CHECK-NOT: sdfg.alloc
+// CHECK: sdfg.loop
+// CHECK-NEXT: sdfg.state {
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: sdfg.state {
+// CHECK-NEXT: sdfg.map
+// CHECK-NOT: %t
+sdfg.sdfg @dead_containers(%a: memref<8xf64> {sdfg.name = "a"},
+                           %y: memref<8xf64> {sdfg.name = "y"}) {
+  %t = sdfg.alloc() : memref<f64>
+  %u = sdfg.alloc() : memref<8xf64>
+  sdfg.loop %i = 0 to 8 step 1 {
+    sdfg.state {
+      %old = sdfg.load %t[] : memref<f64>
+      %v = sdfg.load %a[%i] : memref<8xf64>
+      %s:2 = sdfg.tasklet(%old, %v) : (f64, f64) -> (f64, f64) {
+      ^bb0(%p: f64, %q: f64):
+        %e = math.tanh %q : f64
+        %r = arith.addf %p, %e : f64
+        sdfg.yield %r, %e : f64, f64
+      }
+      sdfg.store %s#0, %t[] : memref<f64>
+      %w = sdfg.load %u[%i] : memref<8xf64>
+      %n = sdfg.tasklet(%w, %old) : (f64, f64) -> f64 {
+      ^bb0(%p: f64, %q: f64):
+        %r = arith.mulf %p, %q : f64
+        sdfg.yield %r : f64
+      }
+      sdfg.store %n, %u[%i] wcr(add) : memref<8xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i) = (0) to (8) step (1) schedule(sequential) {
+      %v = sdfg.load %a[%i] : memref<8xf64>
+      sdfg.store %v, %y[%i] : memref<8xf64>
+    }
+  }
+}
+
+// -----
+
+// The same loop, with values that reach something live: %t into %y after
+// the loop, %u into %y in it (through an index), %w into a loop bound.
+// CHECK-LABEL: sdfg.sdfg @live_containers
+// CHECK-COUNT-3: sdfg.alloc
+// CHECK: sdfg.store %{{.*}}, %[[T:.*]][] : memref<f64>
+// CHECK: sdfg.store %{{.*}}, %[[U:.*]][%{{.*}}] wcr(add) : memref<8xi64>
+// CHECK: sdfg.store %{{.*}}, %[[W:.*]][] : memref<index>
+sdfg.sdfg @live_containers(%a: memref<8xf64> {sdfg.name = "a"},
+                           %y: memref<8xf64> {sdfg.name = "y"}) {
+  %t = sdfg.alloc() : memref<f64>
+  %u = sdfg.alloc() : memref<8xi64>
+  %w = sdfg.alloc() : memref<index>
+  sdfg.loop %i = 0 to 8 step 1 {
+    sdfg.state {
+      %old = sdfg.load %t[] : memref<f64>
+      %v = sdfg.load %a[%i] : memref<8xf64>
+      %s = sdfg.tasklet(%old, %v) : (f64, f64) -> f64 {
+      ^bb0(%p: f64, %q: f64):
+        %r = arith.addf %p, %q : f64
+        sdfg.yield %r : f64
+      }
+      sdfg.store %s, %t[] : memref<f64>
+      %k:2 = sdfg.tasklet() : () -> (i64, index) {
+        %c = arith.constant 1 : i64
+        %d = arith.constant 1 : index
+        sdfg.yield %c, %d : i64, index
+      }
+      sdfg.store %k#0, %u[%i] wcr(add) : memref<8xi64>
+      %l = sdfg.load %u[%i] : memref<8xi64>
+      %j = sdfg.tasklet(%l) : (i64) -> index {
+      ^bb0(%p: i64):
+        %r = arith.index_cast %p : i64 to index
+        sdfg.yield %r : index
+      }
+      sdfg.store %v, %y[%j] : memref<8xf64>
+      sdfg.store %k#1, %w[] : memref<index>
+    }
+  }
+  %n = sdfg.load %w[] : memref<index>
+  sdfg.loop %i = 0 to %n step 1 {
+    sdfg.state {
+      %v = sdfg.load %t[] : memref<f64>
+      sdfg.store %v, %y[%i] : memref<8xf64>
+    }
+  }
+}
