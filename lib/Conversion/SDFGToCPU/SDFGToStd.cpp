@@ -174,6 +174,31 @@ static bool separatedBy(StoreOp s, Value param) {
   return !r.wasInterrupted();
 }
 
+/// The dimension of a parallel map to distribute over threads: the first,
+/// unless a WCR write in the map may collide across its values while a
+/// later parameter separates every WCR write (a sum over the leading
+/// dimension into an array indexed by the others, as `np.sum(x, axis=0)`
+/// and a vector-matrix product are): then that parameter, whose threads
+/// combine without atomics. disjoint_wcr vouches for the first.
+static unsigned distributedDim(MapOp op) {
+  if (op.getDisjointWcr())
+    return 0;
+  SmallVector<StoreOp> wcr;
+  op.walk([&](StoreOp s) {
+    if (s.getWcr())
+      wcr.push_back(s);
+  });
+  auto separates = [&](Value param) {
+    return llvm::all_of(wcr, [&](StoreOp s) { return separatedBy(s, param); });
+  };
+  if (wcr.empty() || separates(op.getParams()[0]))
+    return 0;
+  for (unsigned d = 1; d < op.getNumParams(); ++d)
+    if (separates(op.getParams()[d]))
+      return d;
+  return 0;
+}
+
 bool Lowering::writesThreadPrivate(StoreOp s) {
   // Two threads differ in some parameter of threadParams, hence in the
   // element they write.
@@ -408,16 +433,46 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   SmallVector<RegisterReduction> reductions = findRegisterReductions(op);
   if (!reductions.empty() && op.getNumParams() > 0)
     return lowerReductionMap(op, reductions, parallel, lbs, ubs, steps);
-  if (parallel) {
+  unsigned dist = parallel ? distributedDim(op) : 0;
+  if (parallel && dist == 0) {
     auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
     b.setInsertionPoint(par.getBody()->getTerminator());
     mapping.map(op.getParams()[0], par.getInductionVars()[0]);
     first = 1;
+  } else if (parallel) {
+    // Chunk c runs a slice of dimension `dist` and every other dimension
+    // whole, in the map's loop order: the innermost loop stays contiguous
+    // (and vectorises) even when it is the one distributed, so chunks are
+    // at least kMinSpan iterations long.
+    constexpr int64_t kMinSpan = 32, kMaxChunks = 64;
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value trips = arith::CeilDivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, ubs[dist], lbs[dist]),
+        steps[dist]);
+    Value chunks = arith::MaxSIOp::create(
+        b, loc, cst(1),
+        arith::MinSIOp::create(
+            b, loc, cst(kMaxChunks),
+            arith::DivSIOp::create(b, loc, trips, cst(kMinSpan))));
+    Value span = arith::MulIOp::create(
+        b, loc, arith::CeilDivSIOp::create(b, loc, trips, chunks), steps[dist]);
+    auto par = scf::ParallelOp::create(b, loc, cst(0), chunks, cst(1));
+    b.setInsertionPoint(par.getBody()->getTerminator());
+    Value lo = arith::AddIOp::create(
+        b, loc, lbs[dist],
+        arith::MulIOp::create(b, loc, par.getInductionVars()[0], span));
+    ubs[dist] = arith::MinSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, lo, span), ubs[dist]);
+    lbs[dist] = lo;
   }
-  bool atomic = parallel && !op.getDisjointWcr();
+  // Every WCR write is separated by a distributed dimension other than
+  // the first (distributedDim).
+  bool atomic = parallel && dist == 0 && !op.getDisjointWcr();
   Value outer = distributed;
   if (parallel) {
-    distributed = op.getParams()[0];
+    distributed = op.getParams()[dist];
     ++parallelDepth;
   }
   if (atomic)

@@ -2,20 +2,55 @@
 
 // The outermost parallel map distributes its first dimension with
 // scf.parallel; its other dimensions and nested maps become sequential
-// loops inside it. A WCR write that other threads may hit (S[j]: every i
-// writes it) is atomic; one indexed by the distributed parameter (T[i, j])
-// is not.
+// loops inside it. A WCR write that other threads may hit (S[j floordiv
+// 2]: every i writes it, and no parameter separates it) is atomic; one
+// indexed by the distributed parameter (T[i, j]) is not.
 // CHECK-LABEL: func.func @parallel
 // CHECK: scf.parallel (%[[I:.*]]) = (%c1) to
 // CHECK: scf.for %[[J:.*]] = %c0 to
 // CHECK-NOT: scf.parallel
-// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[J]]] : (f64, memref<?xf64>) -> f64
+// CHECK: %[[H:.*]] = arith.floordivsi %[[J]]
+// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[H]]] : (f64, memref<?xf64>) -> f64
 // CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]]
 // CHECK: %[[NEW:.*]] = arith.addf %[[OLD]]
 // CHECK: memref.store %[[NEW]], %{{.*}}[%[[I]], %[[J]]]
 // CHECK-NOT: atomic
 // CHECK: scf.reduce
 sdfg.sdfg @parallel(%A: memref<?x?xf64>, %S: memref<?xf64>, %T: memref<?x?xf64>, %N: index) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (1, 0) to (%N, %N) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%i, %j] : memref<?x?xf64>
+      sdfg.store %a, %S[%j floordiv 2] wcr(add) : memref<?xf64>
+      sdfg.store %a, %T[%i, %j] wcr(add) : memref<?x?xf64>
+    }
+  }
+}
+
+// -----
+
+// Every WCR write is separated by the second parameter (a sum over the
+// first dimension, S[j], as np.sum(A, axis=0) makes): threads take chunks
+// of j, at least 32 long, and run the map's loops in its order over them,
+// without atomics.
+// CHECK-LABEL: func.func @distribute_later
+// CHECK: %[[TRIPS:.*]] = arith.ceildivsi
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[Q:.*]] = arith.divsi %[[TRIPS]], %[[C32]]
+// CHECK: %[[MIN:.*]] = arith.minsi %[[C64]], %[[Q]]
+// CHECK: %[[CHUNKS:.*]] = arith.maxsi %{{.*}}, %[[MIN]]
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[CHUNKS]])
+// CHECK: %[[LO:.*]] = arith.addi
+// CHECK: %[[HI:.*]] = arith.minsi
+// CHECK: scf.for %[[I:.*]] = %c1 to
+// CHECK: scf.for %[[J:.*]] = %[[LO]] to %[[HI]]
+// CHECK-NOT: atomic
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[J]]] : memref<?xf64>
+// CHECK-NOT: atomic
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]] : memref<?x?xf64>
+// CHECK-NOT: atomic
+// CHECK: scf.reduce
+sdfg.sdfg @distribute_later(%A: memref<?x?xf64>, %S: memref<?xf64>, %T: memref<?x?xf64>, %N: index) {
   sdfg.state {
     sdfg.map (%i, %j) = (1, 0) to (%N, %N) step (1, 1) schedule(cpu_multicore) {
       %a = sdfg.load %A[%i, %j] : memref<?x?xf64>
