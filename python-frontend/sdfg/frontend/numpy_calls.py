@@ -419,15 +419,17 @@ def reduce(tr, name, value, axis, keepdims, node):
         lbs = ", ".join("0" for _ in params)
         ubs = ", ".join(as_idx(x).render() for x in e.shape)
         steps = ", ".join("1" for _ in params)
-        # Parallel when large: the CPU lowering distributes the first kept
-        # dimension (each thread owns its output elements) or, for a full
-        # reduction, combines per-thread partial results. Not when that
-        # dimension is the innermost (a sum over rows into one row): the
-        # threads would split each row and share a cache line at every
-        # split for every row summed (covariance's forward: 7x slower).
+        # Parallel when large and some dimension is kept: the CPU lowering
+        # distributes the first kept one, each thread owning its output
+        # elements, so each is still summed in order (deterministic). Not
+        # when that dimension is the innermost (a sum over rows into one
+        # row): the threads would split each row and share a cache line at
+        # every split for every row summed (covariance's forward: 7x
+        # slower). A full reduction stays sequential: combining per-thread
+        # partial sums would make its last bits vary from run to run.
         kept = [d for d in range(rank) if d not in axes]
         schedule = tr.schedule_for(e.shape, None)
-        if tr.device == "cpu" and kept and kept[0] == rank - 1 and rank > 1:
+        if tr.device == "cpu" and (not kept or kept[0] == rank - 1):
             schedule = "sequential"
         with tr.em.block(f"sdfg.map ({', '.join(params)}) = ({lbs}) to "
                          f"({ubs}) step ({steps}) schedule({schedule})"):

@@ -103,6 +103,7 @@ class Translator:
             for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
                 self.globals[var] = cell.cell_contents
         self.assign_counts = _count_assignments(self.fdef)
+        self.rebind_counts = _count_assignments(self.fdef, augmented=False)
         self.inplace_names = _inplace_targets(self.fdef)
 
     # ------------------------------------------------------------------
@@ -318,6 +319,9 @@ class Translator:
         else:
             self.iter_bounds[iv] = (hi[0] + 1, lo[1])
         name = node.target.id
+        with self.statement() as stmt:
+            self.own_containers(node.body, node)
+            stmt.done()
         saved = self.env.get(name)
         self.env[name] = Idx.of(iv)
         self.loop_depth += 1
@@ -335,6 +339,9 @@ class Translator:
     def visit_While(self, node):
         if node.orelse:
             raise self.unsupported(node, "while-else")
+        with self.statement() as stmt:
+            self.own_containers(node.body, node)
+            stmt.done()
         self.loop_depth += 1
         with self.em.block("sdfg.while"):
             cond = self.control_scalar(self.eval(node.test), np.bool_,
@@ -354,6 +361,9 @@ class Translator:
             # Decided at compile time (sizes and int arguments are known).
             self.visit_body(node.body if test else node.orelse)
             return
+        with self.statement() as stmt:
+            self.own_containers(node.body + node.orelse, node)
+            stmt.done()
         cond = self.control_scalar(test, np.bool_)
         self.loop_depth += 1
         with self.em.block(f"sdfg.if {cond}"):
@@ -423,6 +433,44 @@ class Translator:
             raise self.unsupported(target, "assignment target "
                                    + _construct_name(target))
 
+    def own_containers(self, stmts, node):
+        """Before a loop or a branch decided at run time: gives each array
+        or scalar variable that `stmts` rebind a container of its own,
+        holding its current value. The statements are translated once, so
+        a rebinding inside them must write where every later read looks:
+        `x = x * 2` in a loop reads the last iteration's x, and after `if
+        c: x = x * 2` x is the old array when c was false. Without this,
+        the name of an argument or alias would move to a new container at
+        translation time and each iteration would read the argument."""
+        rebound = set(_assigned_names(stmts, augmented=False))
+        for name in _assigned_names(stmts):
+            current = self.env.get(name)
+            if not isinstance(current, View) or \
+                    self.var_containers.get(name) is current.container:
+                continue
+            if current.ndim > 0 and name not in rebound:
+                continue  # `x += ...` on an array: in place
+            if name in self.inplace_names and current.ndim > 0:
+                kind = "branch" if isinstance(node, ast.If) else "loop"
+                raise self.unsupported(
+                    node, "rebinding an array updated in place",
+                    f"'{name}' is rebound in this {kind} and updated in "
+                    f"place: updates before the rebinding reach the array "
+                    f"it names now, later ones a new array, which one "
+                    f"translation cannot follow; write '{name} = "
+                    f"{name}.copy()' before the {kind} to work on a copy "
+                    "(leaving that array unchanged)")
+            expr = self.to_expr(current)
+            container = self.new_transient(
+                [self.upper_extent(e, node) for e in expr.shape],
+                expr.dtype, name)
+            view = container.view()
+            if expr.shape:
+                view.shape = list(expr.shape)
+            self.store(view, expr, cast=True)
+            self.var_containers[name] = container
+            self.env[name] = view
+
     def assign_name(self, name, value, node):
         if name in ("np", "numpy"):
             raise self.error(f"cannot assign to '{name}'", node)
@@ -450,21 +498,36 @@ class Translator:
             value = value.view
         if isinstance(value, View) and value.ndim > 0 and \
                 name not in self.var_containers:
-            if count <= 1:
-                # `B = A[1:]` or `B = A`: an alias, as in NumPy.
-                self.env[name] = value
-                return
-            if getattr(value, "fresh", False) and value.is_whole():
+            # Augmented assignments update arrays in place: they do not
+            # rebind the name.
+            rebinds = self.rebind_counts.get(name, 0)
+            fresh = getattr(value, "fresh", False)
+            # The first name bound to a new array owns it; a later `b = a`
+            # is an alias, never a second owner.
+            value.fresh = False
+            # The variable owning the container, when it is rebound: its
+            # rebindings store into the container (one container per
+            # variable), which an alias must not see.
+            owner = next((n for n, c in self.var_containers.items()
+                          if c is value.container and n != name
+                          and self.rebind_counts.get(n, 0) > 1), None)
+            if fresh and value.is_whole():
                 # A new array (np.zeros, a copy...): the name adopts it.
                 self.var_containers[name] = value.container
                 self.env[name] = value
                 return
+            if rebinds <= 1 and owner is None:
+                # `B = A[1:]` or `B = A`: an alias, as in NumPy.
+                self.env[name] = value
+                return
             if name in self.inplace_names:
-                raise self.unsupported(node, "aliasing a reassigned name",
-                                       f"'{name}' is reassigned and also "
-                                       "updated in place; write "
-                                       f"'{name} = ....copy()' to make the "
-                                       "copy explicit")
+                rebound = name if rebinds > 1 else owner
+                raise self.unsupported(
+                    node, "alias of a rebound array updated in place",
+                    f"'{name}' names the array of another variable, is "
+                    f"updated in place, and '{rebound}' is rebound later; "
+                    f"write '{name} = ....copy()' if '{name}' should be a "
+                    "copy")
         expr = self.to_expr(value)
         container = self.var_containers.get(name)
         if container is None:
@@ -531,13 +594,22 @@ class Translator:
         self.store(v, expr)
         return v
 
+    def snapshot(self, expr, node, hint="snapshot"):
+        """A new transient holding `expr`'s value now, even when `expr` is
+        a plain view (materialize would return the view itself)."""
+        expr = self.to_expr(expr)
+        v = self.transient_view(expr.shape, expr.dtype, node, hint)
+        self.store(v, expr)
+        return v
+
     def materialize_if_view(self, value):
         """Snapshots a value that reads variables, so that the assignments
-        of a tuple assignment do not see each other's effects."""
+        of a tuple assignment do not see each other's effects (`a, b = b,
+        a` must copy both before either store)."""
         if isinstance(value, View):
             if value.ndim == 0:
                 return ScalarLeafCopy(self, ViewLeaf(value))
-            return self.materialize(ViewLeaf(value), self.current_node)
+            return self.snapshot(ViewLeaf(value), self.current_node)
         if isinstance(value, Expr) and not isinstance(value, ConstLeaf):
             if not value.shape:
                 return ScalarLeafCopy(self, value)
@@ -589,7 +661,9 @@ class Translator:
         expr = self.to_expr(expr)
         self.check_broadcast(expr.shape, dest.shape)
         if self.conflicts(dest, expr):
-            expr = ViewLeaf(self.materialize(expr, self.current_node))
+            # A copy first, even of a plain view: `a[1:] = a[:-1]` would
+            # otherwise read what it has just written.
+            expr = ViewLeaf(self.snapshot(expr, self.current_node, "tmp"))
         rank = dest.ndim
         if rank == 0:
             val = self.emit_scalar(expr, [], 0, dest.dtype)
@@ -976,8 +1050,8 @@ class Translator:
                                          f"{extent.const}", it)
                     if i.const < 0:
                         i = Idx(i.const + extent.const)
-                elif i.is_const() and i.const < 0:
-                    i = extent + i
+                else:
+                    i = self.from_end(i, extent, it)
                 vmap[vd] = ("fix", i)
             vd += 1
         out_base = []
@@ -1010,9 +1084,7 @@ class Translator:
             if expr_node is None:
                 return default
             v = self.index_of(self.eval(expr_node), expr_node, extent)
-            if v.is_const() and v.const < 0:
-                v = extent + v  # negative indices count from the end
-            return v
+            return self.from_end(v, extent, expr_node)
 
         if step > 0:
             start = bound(sl.lower, Idx(0))
@@ -1027,6 +1099,28 @@ class Translator:
             else:
                 length = self.ceil_div(start - stop, -step)
         return start, step, length
+
+    def from_end(self, i, extent, node):
+        """Index `i` into a dimension of `extent`, counting from the end
+        when negative, as NumPy does. An index built from loop variables
+        is negative in every iteration or in none; one that changes sign
+        would need a test per iteration (and x[-0] is x[0]), so it is
+        rejected rather than read out of bounds."""
+        if i.is_const():
+            return extent + i if i.const < 0 else i
+        try:
+            lo, hi = self.interval(i)
+        except FrontendError:
+            return i  # bounds unknown: taken as in range, as data indices
+        if hi < 0:
+            return extent + i
+        if lo < 0:
+            raise self.unsupported(
+                node, "index that is negative in some iterations",
+                f"'{ast.unparse(node)}' ranges over {lo}..{hi}: negative "
+                "in some iterations and not in others; split the loop or "
+                "write the index from the start of the dimension")
+        return i
 
     def clamp(self, v, extent):
         if v.is_const() and extent.is_const():
@@ -1360,6 +1454,27 @@ def _construct_name(node):
     return names.get(type(node).__name__, type(node).__name__)
 
 
+def _assigned_names(stmts, augmented=True):
+    """Names that statements `stmts` (nested blocks included) bind, in the
+    order of their first binding; with augmented=False, not counting
+    `x += ...` (which updates arrays in place)."""
+    out = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AnnAssign) or (
+                    augmented and isinstance(node, ast.AugAssign)):
+                targets = [node.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx,
+                                                              ast.Store):
+                        out.setdefault(n.id)
+    return list(out)
+
+
 def _inplace_targets(fdef):
     """Names written through a subscript or an augmented assignment."""
     out = set()
@@ -1379,8 +1494,10 @@ def _inplace_targets(fdef):
     return out
 
 
-def _count_assignments(fdef):
-    """How often each name is assigned (for loops count as one per loop)."""
+def _count_assignments(fdef, augmented=True):
+    """How often each name is assigned (for loops count as one per loop);
+    with augmented=False, `x += ...` does not count (for arrays it updates
+    in place)."""
     counts = {}
 
     def bump(name, n=1):
@@ -1393,7 +1510,8 @@ def _count_assignments(fdef):
                     if isinstance(n, ast.Name) and isinstance(n.ctx,
                                                               ast.Store):
                         bump(n.id)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        elif isinstance(node, ast.AnnAssign) or (
+                augmented and isinstance(node, ast.AugAssign)):
             if isinstance(node.target, ast.Name):
                 bump(node.target.id, 2)
         elif isinstance(node, ast.For):

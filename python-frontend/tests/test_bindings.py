@@ -1,0 +1,264 @@
+"""What Python names mean when they are rebound, aliased, swapped or
+indexed from the end, forward and gradient. Each of these programs gave
+wrong values before the frontend learnt it (found by a new user's probe,
+2026-11-26): every iteration of `x = x * 2` read the argument again, `a,
+b = b, a` and `a[1:] = a[:-1]` read what they had just written, and
+`x[-i - 1]` read outside the array."""
+
+import copy
+import inspect
+
+import numpy as np
+import pytest
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def param_rebound_in_loop(x, T):
+    for t in range(T):
+        x = x * 1.5 + np.sin(x)
+    return x
+
+
+def scalar_rebound_in_loop(y, x):
+    for i in range(x.shape[0]):
+        y = y * x[i] + 0.5
+    return y
+
+
+def scalar_rebound_in_while(y):
+    # n bounds the loop should y stop changing (it did: a hang).
+    n = 0
+    while y < 10.0 and n < 100:
+        y = y * 1.7
+        n += 1
+    return y
+
+
+def rebound_in_branch(x, c):
+    if c > 0.0:
+        x = x * x
+    return x + c
+
+
+def rebound_in_both_branches(x, T):
+    for t in range(T):
+        if x[0] > 0.5:
+            x = x * 0.5
+        else:
+            x = np.exp(x) - 0.5
+    return x
+
+
+def tuple_swap(x, y):
+    a = x * 1.0
+    b = y * 2.0
+    a, b = b, a
+    return a - 3.0 * b
+
+
+def swap_through_temporary(x, y):
+    a = x * 1.0
+    b = y * 2.0
+    t = a
+    a = b
+    b = t
+    return a - 3.0 * b
+
+
+def alias_then_rebind(x):
+    a = x * 1.0
+    b = a
+    a = a * a
+    return a + 10.0 * b
+
+
+def swapped_time_loop(x, T):
+    # The Jacobi idiom on arrays the function owns.
+    a = x.copy()
+    b = np.zeros_like(x)
+    for t in range(T):
+        b[1:-1] = 0.5 * (a[:-2] + a[2:]) + 0.1 * a[1:-1] * a[1:-1]
+        a, b = b, a
+    return a
+
+
+def shift_in_place(a):
+    a[1:] = a[:-1]
+
+
+def flip_in_place(a):
+    a[:] = a[::-1]
+
+
+def transpose_in_place(A):
+    A[:] = A.T
+
+
+def from_the_end_in_loop(x):
+    y = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y[i] = x[-i - 1] * x[i]
+    for i in range(1, 3):
+        y[-i] += np.sum(x[:-i]) + np.sum(x[-i:])
+    return y
+
+
+def augmented_through_view(a, w):
+    b = a[1:-1]
+    b *= w
+    return a
+
+
+CASES = [
+    (param_rebound_in_loop, lambda r: (r.random(5), 3)),
+    (scalar_rebound_in_loop, lambda r: (0.3, r.random(6) + 0.5)),
+    (scalar_rebound_in_while, lambda r: (1.3,)),
+    (rebound_in_branch, lambda r: (r.random(4), 0.7)),
+    (rebound_in_branch, lambda r: (r.random(4), -0.7)),
+    (rebound_in_both_branches, lambda r: (r.random(3) + 0.2, 5)),
+    (tuple_swap, lambda r: (r.random(3), r.random(3))),
+    (swap_through_temporary, lambda r: (r.random(3), r.random(3))),
+    (alias_then_rebind, lambda r: (r.random(4),)),
+    (swapped_time_loop, lambda r: (r.random(8), 5)),
+    (shift_in_place, lambda r: (r.random(6),)),
+    (flip_in_place, lambda r: (r.random(5),)),
+    (transpose_in_place, lambda r: (r.random((3, 3)),)),
+    (from_the_end_in_loop, lambda r: (r.random(5),)),
+    (augmented_through_view, lambda r: (r.random(6), 1.3)),
+]
+IDS = [f"{c[0].__name__}{k}" for k, c in enumerate(CASES)]
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_forward_matches_numpy(fn, inputs):
+    args = inputs(np.random.default_rng(2))
+    ref, ours = copy.deepcopy(args), copy.deepcopy(args)
+    want = fn(*ref)
+    got = sdfg.program(fn)(*ours)
+    if want is None:
+        assert got is None
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    # In-place effects on the arguments, exactly as NumPy's.
+    for o, r in zip(ours, ref):
+        if isinstance(r, np.ndarray):
+            np.testing.assert_allclose(o, r, rtol=1e-13, atol=1e-15)
+
+
+def _output(fn, args):
+    names = list(inspect.signature(fn).parameters)
+    run = copy.deepcopy(list(args))
+    if fn(*run) is not None:
+        return "return", names
+    for n, before, after in zip(names, args, run):
+        if isinstance(before, np.ndarray) and not np.array_equal(before,
+                                                                 after):
+            return n, names
+    raise AssertionError("no output")
+
+
+def _value(fn, args, names, output):
+    run = copy.deepcopy(list(args))
+    r = fn(*run)
+    return float(np.sum(r if output == "return"
+                        else run[names.index(output)]))
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_gradient_matches_finite_differences(fn, inputs):
+    args = inputs(np.random.default_rng(3))
+    output, names = _output(fn, args)
+    wrt = [n for n, a in zip(names, args)
+           if isinstance(a, (np.ndarray, float))]
+    caller = copy.deepcopy(args)
+    g = sdfg.grad(fn, wrt, output=output)(*caller)
+    for before, after in zip(args, caller):
+        if isinstance(before, np.ndarray):
+            np.testing.assert_array_equal(before, after)
+    rng = np.random.default_rng(4)
+    dirs = {w: rng.standard_normal(np.shape(args[names.index(w)]))
+            for w in wrt}
+    h = 1e-6
+
+    def shifted(s):
+        a = list(copy.deepcopy(args))
+        for w in wrt:
+            k = names.index(w)
+            moved = a[k] + s * h * dirs[w]
+            a[k] = float(moved) if isinstance(a[k], float) else moved
+        return _value(fn, a, names, output)
+
+    fd = (shifted(1.0) - shifted(-1.0)) / (2 * h)
+    ad = sum(float(np.sum(g[w] * dirs[w])) for w in wrt)
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+# ----------------------------------------------------------------------------
+# What one translation cannot follow: rejected with the reason and a fix
+# ----------------------------------------------------------------------------
+
+def argument_updated_then_rebound(x, T):
+    for t in range(T):
+        x[0] += 1.0
+        x = x * 2.0
+    return x
+
+
+def jacobi_swapping_arguments(A, B, T):
+    for t in range(T):
+        B[1:-1] = 0.5 * (A[:-2] + A[2:])
+        A, B = B, A
+    return A
+
+
+def alias_updated_then_owner_rebound(x):
+    a = x + 0.0
+    t = a
+    t[0] = 5.0
+    a = a + 1.0
+    return a + t
+
+
+def sign_changes_in_loop(x):
+    s = 0.0
+    for i in range(-2, 3):
+        s += x[i]
+    return s
+
+
+@pytest.mark.parametrize("fn,args,match", [
+    (argument_updated_then_rebound, (np.ones(3), 2),
+     r"'x' is rebound in this loop and updated in place.*x = x.copy\(\)"),
+    (jacobi_swapping_arguments, (np.ones(5), np.ones(5), 2),
+     r"'B' is rebound in this loop.*B = B.copy\(\)"),
+    (alias_updated_then_owner_rebound, (np.ones(3),),
+     r"'t' names the array of another variable.*'a' is rebound later"),
+    (sign_changes_in_loop, (np.ones(5),),
+     r"'i' ranges over -2..2: negative in some iterations"),
+])
+def test_rejected_with_the_reason(fn, args, match):
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(*args)
+    # Located at the statement in this file.
+    assert "test_bindings.py:" in str(info.value)
+
+
+def test_the_suggested_copy_works():
+    def fixed(A, B, T):
+        A = A.copy()
+        B = B.copy()
+        for t in range(T):
+            B[1:-1] = 0.5 * (A[:-2] + A[2:])
+            A, B = B, A
+        return A
+
+    A, B = np.random.default_rng(5).random((2, 7))
+    want = fixed(A, B, 3)
+    np.testing.assert_allclose(sdfg.program(fixed)(A, B, 3), want,
+                               rtol=1e-14)
