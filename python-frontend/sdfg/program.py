@@ -183,7 +183,13 @@ class Program:
                       (" unit-seed=true" if unit_seed else "")]
             if plan is not None:
                 passes.append(_checkpoint_option(*plan))
-            source = native.run_passes(source, passes)
+            # With the input's positions kept in the output, diagnostics
+            # of the later compile point back to the Python source too.
+            passes.append("--mlir-print-debuginfo")
+            try:
+                source = native.run_passes(source, passes)
+            except native.ToolError as e:
+                raise native.ToolError(tr.locate(str(e))) from None
             checkpoint = _read_checkpoint(source)
             name = tr.name + "_grad"
         os.makedirs(cache_dir(), exist_ok=True)
@@ -191,7 +197,11 @@ class Program:
         # never leaves a half-written entry behind.
         staging = tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
         try:
-            abi = native.build_library(source, staging, device=self.device)
+            try:
+                abi = native.build_library(source, staging,
+                                           device=self.device)
+            except native.ToolError as e:
+                raise native.ToolError(tr.locate(str(e))) from None
             meta = {
                 "name": name,
                 "device": self.device,
@@ -481,7 +491,7 @@ class _Entry:
             if kind == "array":
                 arr = value
                 if not arr.flags.c_contiguous or not arr.flags.aligned:
-                    arr = np.ascontiguousarray(value)
+                    arr = _contiguous(value)
                     writeback.append((value, arr))
                 cargs.append(arr)
             elif kind == "scalar":
@@ -515,6 +525,12 @@ class _Entry:
         return results[0]
 
 
+def _contiguous(a):
+    """`a` as a C-contiguous array of its own shape (np.ascontiguousarray
+    makes a 0-d array 1-d)."""
+    return np.ascontiguousarray(a) if np.ndim(a) else np.array(a)
+
+
 def _gradient_array(like):
     """The array a d_<w> gradient (or grad's seed) is written into. The
     program overwrites every element (sdfg-autodiff's accumulate=false,
@@ -540,7 +556,7 @@ def _call_gradient(self, args, wrt, out, seed):
         if kind == "array":
             arrays[name] = (np.array(value, copy=True, order="C")
                             if name in written
-                            else np.ascontiguousarray(value))
+                            else _contiguous(value))
         elif kind == "scalar":
             arrays[name] = np.array(value, dtype=dtype)
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
@@ -551,11 +567,10 @@ def _call_gradient(self, args, wrt, out, seed):
         # The program fills its unit seed itself (unit-seed=true).
         seed_arr = _gradient_array(target)
     else:
-        seed_arr = np.array(seed, dtype=target.dtype)
+        seed_arr = np.array(seed, dtype=target.dtype, order="C")
         if seed_arr.shape != target.shape:
             raise ValueError(f"seed has shape {seed_arr.shape}, the output "
                              f"has shape {target.shape}")
-        seed_arr = np.ascontiguousarray(seed_arr)
     # seed_arr is ours (np.array copies the caller's seed): an output that
     # is also differentiated receives its gradient in it.
     grads = {w: (seed_arr if w == out else _gradient_array(arrays[w]))

@@ -265,3 +265,39 @@ def test_wrong_argument_count(tmp_path, monkeypatch):
     with pytest.raises(sdfg.FrontendError, match=r"f\(\) takes 2 arguments, "
                        "got 1"):
         sdfg.program(f)(np.zeros(3))
+
+
+def product_loss(x):
+    return np.prod(x)  # the reduction
+
+
+def test_compiler_diagnostics_point_at_the_python_line(tmp_path, monkeypatch):
+    # sdfg-autodiff rejects the gradient of a product map; its diagnostic
+    # was located at "<stdin>:12:7", the generated text nobody sees.
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+    with pytest.raises(sdfg.ToolError) as info:
+        sdfg.grad(product_loss, ["x"])(np.arange(1.0, 4.0))
+    msg = str(info.value)
+    where = f"{HERE}:{line_of(product_loss, 'the reduction')}: error: "
+    assert msg.startswith(os.path.abspath(__file__)) and where in msg, msg
+    assert "(generated sdfg line " in msg and "wcr(mul)" in msg
+    assert "<stdin>" not in msg
+
+
+def sum_until(x):
+    while np.sum(x) < 10.0:
+        x[0] += 0.5 * x[1] + 1.0
+    return x
+
+
+def test_while_condition_with_a_reduction(tmp_path, monkeypatch):
+    # The reduction's map may not sit in the condition region: it is
+    # computed before the loop and at the end of each iteration (was an IR
+    # verifier error).
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+    x = np.array([0.0, 2.0, 1.0])
+    want = sum_until(x.copy())
+    np.testing.assert_array_equal(sdfg.program(sum_until)(x.copy()), want)
+    g = sdfg.grad(sum_until, ["x"])(x)
+    # Four iterations each add 0.5 x[1] to x[0]: d sum / d x[1] = 1 + 2.
+    np.testing.assert_allclose(g["x"], [1.0, 3.0, 1.0], rtol=1e-14)

@@ -316,3 +316,33 @@ def test_loop_bounds_read_from_data_are_stored():
     for c in counts:
         expected[:int(c)] += 2 * x[:int(c)]
     np.testing.assert_allclose(g["x"], expected, rtol=1e-14)
+
+
+def tanh_loss(x, w):
+    return np.sum(np.tanh(x @ w))
+
+
+def test_vjp_of_a_scalar_output_takes_a_float_seed():
+    # The user guide's example; a 0-d seed was passed on as 1-d.
+    rng = np.random.default_rng(8)
+    x, w = rng.random((5, 4)), rng.random((4, 2))
+    dy = 1.0 - np.tanh(x @ w) ** 2
+    for seed in (2.5, np.float64(2.5), np.array(2.5)):
+        g = sdfg.vjp(tanh_loss, ["x", "w"])(x, w, seed=seed)
+        np.testing.assert_allclose(g["x"], 2.5 * dy @ w.T, rtol=1e-13)
+        np.testing.assert_allclose(g["w"], 2.5 * x.T @ dy, rtol=1e-13)
+
+
+def scaled(a, x):
+    return a * x * x
+
+
+def test_zero_dimensional_array_arguments_and_fortran_seeds():
+    a, x = np.array(1.5), np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(sdfg.program(scaled)(a, x), a * x * x)
+    g = sdfg.grad(scaled, ["a", "x"])(a, x)
+    assert g["a"] == np.sum(x * x)
+    np.testing.assert_array_equal(g["x"], 2.0 * a * x)
+    seed = np.asfortranarray(np.arange(1.0, 7.0).reshape(2, 3))
+    v = sdfg.vjp(scaled, ["x"])(a, x, seed=seed)
+    np.testing.assert_array_equal(v["x"], 2.0 * a * x * seed)

@@ -30,6 +30,9 @@ def float_literal(value, dtype):
 class Buffer:
     def __init__(self):
         self.lines = []
+        # Per line, the Python source line it was emitted for (or None):
+        # compiler diagnostics on the generated text point back there.
+        self.sources = []
         self.dataflow = False
 
     def __bool__(self):
@@ -44,6 +47,13 @@ class Emitter:
         self.indent = 0
         self.buffer = Buffer()
         self.allocs = []
+        self.alloc_sources = []
+        # The Python source line being translated (set by the translator).
+        self.where = lambda: None
+
+    def alloc(self, text):
+        self.allocs.append(text)
+        self.alloc_sources.append(self.where())
 
     def fresh(self, prefix="v"):
         self.counter += 1
@@ -54,11 +64,13 @@ class Emitter:
         if head.startswith(DATAFLOW_ONLY):
             self.buffer.dataflow = True
         self.buffer.lines.append("  " * self.indent + text)
+        self.buffer.sources.append(self.where())
 
     def splice(self, buffer):
         """Appends a captured buffer at the current indentation."""
         for ln in buffer.lines:
             self.buffer.lines.append("  " * self.indent + ln)
+        self.buffer.sources.extend(buffer.sources)
         self.buffer.dataflow |= buffer.dataflow
 
     @contextlib.contextmanager

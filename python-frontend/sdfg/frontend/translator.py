@@ -10,6 +10,7 @@ become sdfg.loop / sdfg.while, conditionals sdfg.if.
 import ast
 import builtins
 import inspect
+import re
 import textwrap
 
 import numpy as np
@@ -41,10 +42,29 @@ class Signature:
 
 
 class Translation:
-    def __init__(self, name, text, signature):
+    def __init__(self, name, text, signature, filename=None, sources=()):
         self.name = name
         self.text = text
         self.signature = signature
+        self.filename = filename
+        # sources[k]: the Python line that text line k + 1 came from.
+        self.sources = list(sources)
+
+    def locate(self, message):
+        """Compiler diagnostics with positions in this text (`<stdin>:L:C`
+        from sdfg-opt, `.../input.mlir:L:C` from sdfg-translate) pointed at
+        the Python line that produced line L, the generated line kept in
+        parentheses."""
+        def repl(m):
+            line = int(m.group(2))
+            src = (self.sources[line - 1]
+                   if 0 < line <= len(self.sources) else None)
+            if src is None or self.filename is None:
+                return m.group(0)
+            return (f"{self.filename}:{src}: {m.group(4)}: "
+                    f"(generated sdfg line {line}) ")
+        return re.sub(r"(<stdin>|[^\s:]*input\.mlir):(\d+):(\d+): "
+                      r"(error|warning|note): ", repl, message)
 
 
 def translate(fn, args, name=None, device="cpu"):
@@ -92,6 +112,7 @@ class Translator:
         self.name = name or fn.__name__
         self.args = args
         self.em = Emitter()
+        self.em.where = self._source_line
         self.env = {}
         self.var_containers = {}
         self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
@@ -109,6 +130,10 @@ class Translator:
     # ------------------------------------------------------------------
     # Errors
     # ------------------------------------------------------------------
+
+    def _source_line(self):
+        lineno = getattr(self.current_node, "lineno", None)
+        return None if lineno is None else lineno + self.firstline - 1
 
     def error(self, message, node=None, construct=None):
         node = node or self.current_node
@@ -144,11 +169,17 @@ class Translator:
         for c in self.param_containers:
             params.append(f"{c.ssa}: {c.mlir_type} {{sdfg.name = \"{c.name}\"}}")
         sig = ",\n    ".join(params)
-        lines = [f"sdfg.sdfg @{self.name}({sig}) {{"]
+        header = f"sdfg.sdfg @{self.name}({sig}) {{"
+        lines = header.split("\n")
+        sources = [self.firstline] * len(lines)
         lines += ["  " + a for a in self.em.allocs]
+        sources += self.em.alloc_sources
         lines += main.lines
+        sources += main.sources
         lines.append("}")
-        return Translation(self.name, "\n".join(lines) + "\n", self.sig)
+        sources.append(None)
+        return Translation(self.name, "\n".join(lines) + "\n", self.sig,
+                           self.filename, sources)
 
     def _bind_arguments(self):
         a = self.fdef.args
@@ -343,17 +374,56 @@ class Translator:
             self.own_containers(node.body, node)
             stmt.done()
         self.loop_depth += 1
+        cond, flag = self.while_condition(node.test), None
+        if cond.dataflow:
+            # The condition needs maps (`while np.sum(x) < t`), which its
+            # region may not hold: it is computed into a 0-d transient
+            # before the loop and again at the end of every iteration, and
+            # the region reads that.
+            flag = self.new_transient([], np.bool_, "cond")
+            self.store_condition(cond, flag)
         with self.em.block("sdfg.while"):
-            cond = self.control_scalar(self.eval(node.test), np.bool_,
-                                       in_while_condition=True)
-            self.em.line(f"sdfg.condition {cond}")
+            if flag is None:
+                self.em.splice(cond)
+                value = cond.value
+            else:
+                value = self.em.fresh("l")
+                self.em.line(f"{value} = sdfg.load {flag.ssa}[] : "
+                             f"{flag.mlir_type}")
+            self.em.line(f"sdfg.condition {value}")
         # Re-open for the body: `} do {`.
         self.em.buffer.lines[-1] = self.em.buffer.lines[-1] + " do {"
         self.em.indent += 1
         self.visit_body(node.body)
+        if flag is not None:
+            self.store_condition(self.while_condition(node.test), flag)
         self.em.indent -= 1
         self.em.line("}")
         self.loop_depth -= 1
+
+    def while_condition(self, test):
+        """The text computing a while loop's condition, as a buffer whose
+        `value` names the i1 result."""
+        saved = self.current_node
+        self.current_node = test
+        try:
+            with self.em.capture() as buf:
+                expr = self.to_expr(self.eval(test))
+                if expr.shape and not all(same_extent(e, 1)
+                                          for e in expr.shape):
+                    raise self.error("the truth value of an array is "
+                                     "ambiguous; use .any() or .all() (not "
+                                     "supported) or index an element")
+                buf.value = self.emit_scalar(expr, [], len(expr.shape),
+                                             np.bool_)
+        finally:
+            self.current_node = saved
+        return buf
+
+    def store_condition(self, cond, flag):
+        with self.em.block("sdfg.state"):
+            self.em.splice(cond)
+            self.emit_store(cond.value, flag.view(), [])
 
     def visit_If(self, node):
         test = self.eval(node.test)
@@ -565,7 +635,7 @@ class Translator:
             k += 1
             name = f"{clean}_{k}"
         self._transient_names.add(name)
-        self.em.allocs.append(
+        self.em.alloc(
             f"{ssa} = sdfg.alloc() {{name = \"{name}\"}} : {c.mlir_type}")
         return c
 
@@ -821,7 +891,7 @@ class Translator:
     # Scalars at control level (conditions, bounds)
     # ------------------------------------------------------------------
 
-    def control_scalar(self, value, dtype, in_while_condition=False):
+    def control_scalar(self, value, dtype):
         """SSA name of a scalar computed in the current control region."""
         expr = self.to_expr(value)
         if expr.shape and not all(same_extent(e, 1) for e in expr.shape):
@@ -833,10 +903,6 @@ class Translator:
         if not buf.dataflow:
             self.em.splice(buf)
             return val
-        if in_while_condition:
-            raise self.unsupported(self.current_node, "while condition",
-                                   "the condition of a while loop must read "
-                                   "array elements or scalars only")
         # The value was computed with maps: keep it in a 0-d transient and
         # read it back in the control region.
         tmp = self.new_transient([], dtype, "cond")
