@@ -88,6 +88,36 @@ def swapped_time_loop(x, T):
     return a
 
 
+def jacobi_swapping_arguments(A, B, T):
+    # Double buffering on the caller's arrays: each iteration writes the
+    # array that B names then, which alternates.
+    for t in range(T):
+        B[1:-1] = 0.5 * (A[:-2] + A[2:]) + 0.1 * A[1:-1] * A[1:-1]
+        A, B = B, A
+    return A
+
+
+def rotating_three(A, B, C, T):
+    for t in range(T):
+        C[:] = A + 0.5 * B * t
+        A, B, C = B, C, A
+    return A + 2.0 * B + 3.0 * C
+
+
+def swaps_in_an_inner_loop(A, B, T):
+    for s in range(2):
+        for t in range(T):
+            B[1:-1] = 0.25 * (A[:-2] + A[2:]) + 0.5 * A[1:-1] * (s + 1)
+            A, B = B, A
+    return A
+
+
+def swap_at_top_level(a, b):
+    a, b = b, a
+    a[0] = 7.0
+    return a * b
+
+
 def shift_in_place(a):
     a[1:] = a[:-1]
 
@@ -126,6 +156,11 @@ CASES = [
     (swap_through_temporary, lambda r: (r.random(3), r.random(3))),
     (alias_then_rebind, lambda r: (r.random(4),)),
     (swapped_time_loop, lambda r: (r.random(8), 5)),
+    (jacobi_swapping_arguments, lambda r: (r.random(8), r.random(8), 5)),
+    (jacobi_swapping_arguments, lambda r: (r.random(8), r.random(8), 4)),
+    (rotating_three, lambda r: (r.random(4), r.random(4), r.random(4), 7)),
+    (swaps_in_an_inner_loop, lambda r: (r.random(6), r.random(6), 4)),
+    (swap_at_top_level, lambda r: (r.random(3), r.random(3))),
     (shift_in_place, lambda r: (r.random(6),)),
     (flip_in_place, lambda r: (r.random(5),)),
     (transpose_in_place, lambda r: (r.random((3, 3)),)),
@@ -210,10 +245,27 @@ def argument_updated_then_rebound(x, T):
     return x
 
 
-def jacobi_swapping_arguments(A, B, T):
-    for t in range(T):
+def swapping_in_a_while_loop(A, B):
+    n = 0
+    while n < 3:
         B[1:-1] = 0.5 * (A[:-2] + A[2:])
         A, B = B, A
+        n += 1
+    return A
+
+
+def swapping_a_varying_number_of_times(A, B):
+    for t in range(int(A[0])):
+        B[1:-1] = 0.5 * (A[:-2] + A[2:])
+        A, B = B, A
+    return A
+
+
+def swapping_in_a_loop_of_loops(A, B):
+    for i in range(3):
+        for t in range(i):
+            B[1:-1] = 0.5 * (A[:-2] + A[2:])
+            A, B = B, A
     return A
 
 
@@ -235,8 +287,12 @@ def sign_changes_in_loop(x):
 @pytest.mark.parametrize("fn,args,match", [
     (argument_updated_then_rebound, (np.ones(3), 2),
      r"'x' is rebound in this loop and updated in place.*x = x.copy\(\)"),
-    (jacobi_swapping_arguments, (np.ones(5), np.ones(5), 2),
+    (swapping_in_a_while_loop, (np.ones(5), np.ones(5)),
      r"'B' is rebound in this loop.*B = B.copy\(\)"),
+    (swapping_a_varying_number_of_times, (np.ones(5), np.ones(5)),
+     r"swapping arrays in a loop of varying trip count"),
+    (swapping_in_a_loop_of_loops, (np.ones(5), np.ones(5)),
+     r"swapping arrays in a loop of varying trip count"),
     (alias_updated_then_owner_rebound, (np.ones(3),),
      r"'t' names the array of another variable.*'a' is rebound later"),
     (sign_changes_in_loop, (np.ones(5),),
@@ -250,15 +306,28 @@ def test_rejected_with_the_reason(fn, args, match):
 
 
 def test_the_suggested_copy_works():
-    def fixed(A, B, T):
+    def fixed(A, B):
         A = A.copy()
         B = B.copy()
-        for t in range(T):
+        n = 0
+        while n < 3:
             B[1:-1] = 0.5 * (A[:-2] + A[2:])
             A, B = B, A
+            n += 1
         return A
 
     A, B = np.random.default_rng(5).random((2, 7))
-    want = fixed(A, B, 3)
-    np.testing.assert_allclose(sdfg.program(fixed)(A, B, 3), want,
+    want = fixed(A, B)
+    np.testing.assert_allclose(sdfg.program(fixed)(A, B), want, rtol=1e-14)
+
+    def swapped_values(A, B):
+        for t in range(int(A[0] * 4.0)):
+            B[1:-1] = 0.5 * (A[:-2] + A[2:])
+            A[:], B[:] = B.copy(), A.copy()
+        return A
+
+    ref, ours = (A.copy(), B.copy()), (A.copy(), B.copy())
+    want = swapped_values(*ref)
+    np.testing.assert_allclose(sdfg.program(swapped_values)(*ours), want,
                                rtol=1e-14)
+    np.testing.assert_allclose(ours[1], ref[1], rtol=1e-14)

@@ -117,6 +117,10 @@ class Translator:
         self.var_containers = {}
         self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
         self.loop_depth = 0
+        # Name permutations (`a, b = b, a`) at this loop depth rebind the
+        # names instead of copying: the function's top level, or the body
+        # of a loop unrolled for them (visit_For).
+        self.permute_depth = 0
         self.sig = Signature()
         self.current_node = self.fdef
         self.globals = dict(fn.__globals__)
@@ -271,6 +275,9 @@ class Translator:
                 raise self.unsupported(node, "tuple unpacking",
                                        "only a, b = x, y with a tuple on "
                                        "the right is supported")
+            if self.loop_depth == self.permute_depth and \
+                    self.rebinds_names(node):
+                return
             # Evaluate all right-hand sides first (a, b = b, a swaps).
             with self.statement() as stmt:
                 values = [self.materialize_if_view(self.eval(v))
@@ -283,6 +290,28 @@ class Translator:
             value = self.eval(node.value)
             self.assign(target, value, node)
             stmt.done()
+
+    def rebinds_names(self, node):
+        """`a, b = b, a` on whole arrays where bindings are static (see
+        permute_depth): the names swap arrays, as in Python, with no copy,
+        so in-place updates reach whichever array a name holds now.
+        Returns whether it did."""
+        names = _name_permutation(node)
+        if names is None:
+            return False
+        targets, sources = names
+        views = [self.env.get(n) for n in sources]
+        if not all(isinstance(v, View) and v.ndim > 0 and v.is_whole()
+                   for v in views):
+            return False
+        owned = [self.var_containers.get(n) for n in sources]
+        for t, v, c in zip(targets, views, owned):
+            self.env[t] = v
+            if c is v.container:
+                self.var_containers[t] = c
+            else:
+                self.var_containers.pop(t, None)
+        return True
 
     def visit_AugAssign(self, node):
         op = _BINOPS.get(type(node.op))
@@ -350,6 +379,10 @@ class Translator:
         else:
             self.iter_bounds[iv] = (hi[0] + 1, lo[1])
         name = node.target.id
+        permuted = self.loop_permutation(node)
+        if permuted:
+            self.visit_permuting_for(node, name, lb, ub, step, permuted)
+            return
         with self.statement() as stmt:
             self.own_containers(node.body, node)
             stmt.done()
@@ -362,6 +395,121 @@ class Translator:
         self.loop_depth -= 1
         # The iterator is not visible after the loop (its value there would
         # be the last iteration's, which the loop region does not expose).
+        if saved is None:
+            self.env.pop(name, None)
+        else:
+            self.env[name] = saved
+
+    def swapped_by_inner_loops(self, stmts):
+        """The names whose every rebinding in `stmts` is a swap directly in
+        the body of a for loop that visit_permuting_for translates."""
+        swapped, other = set(), set()
+        for stmt in stmts:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.For):
+                    names = self.loop_permutation(node) or set()
+                    swapped |= names
+                    for st in node.body:
+                        p = _name_permutation(st)
+                        if p and not set(p[0]) <= names:
+                            other |= set(p[0])
+                elif isinstance(node, ast.Assign) and \
+                        _name_permutation(node) is None:
+                    other |= set(_assigned_names([node], augmented=False))
+        # A swap outside such a loop body (in a branch, a while loop, the
+        # body of this statement list itself) rebinds for good.
+        for stmt in stmts:
+            p = _name_permutation(stmt)
+            if p:
+                other |= set(p[0])
+            for node in ast.walk(stmt):
+                if isinstance(node, (ast.If, ast.While)):
+                    for inner in ast.walk(node):
+                        p = _name_permutation(inner)
+                        if p:
+                            other |= set(p[0])
+        return swapped - other
+
+    def loop_permutation(self, node):
+        """The names that statements `a, b = b, a` directly in the body of
+        for loop `node` permute, when those are whole arrays and nothing
+        else in the body rebinds them (else None: the loop is translated
+        once, with copies)."""
+        perms = [_name_permutation(st) for st in node.body
+                 if isinstance(st, ast.Assign)]
+        names = {n for p in perms if p for n in p[0]}
+        if not names or not all(
+                isinstance(self.env.get(n), View) and self.env[n].ndim > 0
+                and self.env[n].is_whole() for n in names):
+            return None
+        others = [st for st in node.body
+                  if not (isinstance(st, ast.Assign) and _name_permutation(st))]
+        if names & set(_assigned_names(others, augmented=False)):
+            return None
+        return names
+
+    def visit_permuting_for(self, node, name, lb, ub, step, permuted):
+        """A for loop whose body swaps arrays (`A, B = B, A`, the Jacobi
+        idiom): the swap is a rebinding, so the body is translated once per
+        binding of the names until they come back to the first (twice for
+        a swap), as one loop over groups of iterations plus the leftover
+        iterations after it. In-place updates then reach the array each
+        name holds in that iteration, arguments included, as in NumPy."""
+        if not (lb.is_const() and ub.is_const()):
+            raise self.unsupported(
+                node, "swapping arrays in a loop of varying trip count",
+                "a loop that swaps arrays is unrolled by the swap's period, "
+                "which needs a trip count known at compile time; swap copies "
+                "instead (A[:], B[:] = B.copy(), A.copy())")
+        trips = len(range(lb.const, ub.const, step))
+        # The period: how many iterations bring every binding back.
+        start = {n: self.env[n].container for n in permuted}
+        period, probe = 0, dict(start)
+        while True:
+            period += 1
+            for st in node.body:
+                p = _name_permutation(st) if isinstance(st, ast.Assign) \
+                    else None
+                if p:
+                    moved = [probe[n] for n in p[1]]
+                    probe.update(zip(p[0], moved))
+            if probe == start or period > len(permuted):
+                break
+        if probe != start:
+            raise self.unsupported(node, "permutation of arrays",
+                                   "the bindings never return to the first")
+        leftover = trips % period
+        if self.loop_depth > 0 and leftover:
+            raise self.unsupported(
+                node, "swapping arrays an odd number of times in a loop",
+                f"{trips} iterations leave the arrays swapped, and this "
+                "loop is itself in a loop or branch, whose iterations "
+                "would then disagree on which array a name holds")
+        with self.statement() as stmt:
+            self.own_containers(node.body, node, exclude=permuted)
+            stmt.done()
+        saved = self.env.get(name)
+        saved_depth = self.permute_depth
+        groups = trips // period
+        if groups:
+            iv = self.em.fresh("i")
+            self.iter_bounds[iv] = (lb.const, lb.const + (groups - 1) *
+                                    period * step) if step > 0 else \
+                (lb.const + (groups - 1) * period * step, lb.const)
+            self.loop_depth += 1
+            self.permute_depth = self.loop_depth
+            end = lb.const + groups * period * step
+            with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {end} "
+                               f"step {period * step}"):
+                for k in range(period):
+                    self.env[name] = Idx.of(iv) + k * step
+                    self.visit_body(node.body)
+            self.loop_depth -= 1
+        self.permute_depth = self.loop_depth
+        for k in range(leftover):
+            self.env[name] = Idx(lb.const + (groups * period + k) * step)
+            self.visit_body(node.body)
+        self.permute_depth = saved_depth
         if saved is None:
             self.env.pop(name, None)
         else:
@@ -503,7 +651,7 @@ class Translator:
             raise self.unsupported(target, "assignment target "
                                    + _construct_name(target))
 
-    def own_containers(self, stmts, node):
+    def own_containers(self, stmts, node, exclude=()):
         """Before a loop or a branch decided at run time: gives each array
         or scalar variable that `stmts` rebind a container of its own,
         holding its current value. The statements are translated once, so
@@ -513,9 +661,13 @@ class Translator:
         the name of an argument or alias would move to a new container at
         translation time and each iteration would read the argument."""
         rebound = set(_assigned_names(stmts, augmented=False))
+        # Names that only inner loops unrolled for their swaps rebind keep
+        # their arrays across those loops (visit_permuting_for rejects an
+        # odd number of swaps in a loop).
+        exclude = set(exclude) | self.swapped_by_inner_loops(stmts)
         for name in _assigned_names(stmts):
             current = self.env.get(name)
-            if not isinstance(current, View) or \
+            if name in exclude or not isinstance(current, View) or \
                     self.var_containers.get(name) is current.container:
                 continue
             if current.ndim > 0 and name not in rebound:
@@ -1518,6 +1670,23 @@ def _construct_name(node):
         "Starred": "starred expression", "NamedExpr": "walrus operator",
     }
     return names.get(type(node).__name__, type(node).__name__)
+
+
+def _name_permutation(node):
+    """(targets, sources) of `a, b = b, a` (names only, each once, the
+    same set on both sides), else None."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    t, v = node.targets[0], node.value
+    if not (isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple)
+            and len(t.elts) == len(v.elts)
+            and all(isinstance(e, ast.Name) for e in t.elts + v.elts)):
+        return None
+    targets = [e.id for e in t.elts]
+    sources = [e.id for e in v.elts]
+    if len(set(targets)) != len(targets) or set(targets) != set(sources):
+        return None
+    return targets, sources
 
 
 def _assigned_names(stmts, augmented=True):
