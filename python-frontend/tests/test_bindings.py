@@ -104,6 +104,15 @@ def rotating_three(A, B, C, T):
     return A + 2.0 * B + 3.0 * C
 
 
+def two_rotations(A, B, C, D, E, T):
+    # Periods 2 and 3: the body is translated 6 times.
+    for t in range(T):
+        A[0] += 1.0 + B[1] * C[2]
+        A, B = B, A
+        C, D, E = D, E, C
+    return A + 2.0 * B + 3.0 * C + 4.0 * D + 5.0 * E
+
+
 def swaps_in_an_inner_loop(A, B, T):
     for s in range(2):
         for t in range(T):
@@ -160,6 +169,7 @@ CASES = [
     (jacobi_swapping_arguments, lambda r: (r.random(8), r.random(8), 4)),
     (rotating_three, lambda r: (r.random(4), r.random(4), r.random(4), 7)),
     (swaps_in_an_inner_loop, lambda r: (r.random(6), r.random(6), 4)),
+    (two_rotations, lambda r: tuple(r.random(3) for _ in range(5)) + (13,)),
     (swap_at_top_level, lambda r: (r.random(3), r.random(3))),
     (shift_in_place, lambda r: (r.random(6),)),
     (flip_in_place, lambda r: (r.random(5),)),

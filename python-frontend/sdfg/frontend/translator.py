@@ -24,6 +24,9 @@ from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Op, ScalarLeaf,
 
 # Element counts below this run sequentially: forking threads costs more.
 PARALLEL_THRESHOLD = 4096
+# A loop that permutes arrays is unrolled by the permutation's period, up
+# to this many copies of its body.
+MAX_SWAP_PERIOD = 12
 # Transients are sized by the largest extent their shape can take; beyond
 # this the shape is not really bounded (it depends on runtime data).
 MAX_TRANSIENT_ELEMENTS = 1 << 28
@@ -473,11 +476,15 @@ class Translator:
                 if p:
                     moved = [probe[n] for n in p[1]]
                     probe.update(zip(p[0], moved))
-            if probe == start or period > len(permuted):
+            # Permutations compose to one of finite order: this ends.
+            if probe == start or period > MAX_SWAP_PERIOD:
                 break
         if probe != start:
-            raise self.unsupported(node, "permutation of arrays",
-                                   "the bindings never return to the first")
+            raise self.unsupported(
+                node, "permutation of arrays",
+                f"the names return to their arrays only after more than "
+                f"{MAX_SWAP_PERIOD} iterations; the loop would be unrolled "
+                "that many times")
         leftover = trips % period
         if self.loop_depth > 0 and leftover:
             raise self.unsupported(
