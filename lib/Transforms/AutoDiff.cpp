@@ -1054,8 +1054,17 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       collectNeededReads(s.getValue(), valueNeeded, active, carries, reads);
       for (Value i : s.getIndices())
         collectNeededReads(i, true, active, carries, reads);
-      if (s.getWcr() && *s.getWcr() != WCRKind::add)
+      if (s.getWcr() && *s.getWcr() != WCRKind::add) {
         forced.insert(s);
+        // In a map, the rule of a min/max accumulation reads the
+        // accumulated result from the target itself. When a loop
+        // accumulates again in a later iteration, the write that
+        // initialises the target must be taped, so that reversing it
+        // brings back this iteration's result (np.max of a loop-indexed
+        // slice gave every iteration the last one's maximum).
+        if (s->getParentOfType<MapOp>())
+          reads.insert(s.getMemref());
+      }
     } else if (isa<CopyOp>(w.op)) {
       // Copies are linear: their gradient needs no primal values.
     } else if (isa<MatmulOp, GemvOp, DotOp>(w.op)) {

@@ -20,6 +20,7 @@
 #include "llvm/Support/Format.h"
 
 #include <chrono>
+#include <cmath>
 
 namespace mlir {
 namespace sdfg {
@@ -42,6 +43,21 @@ std::string formatBytes(int64_t bytes) {
     os << llvm::format("%.1f MiB", bytes / kMiB);
   else if (bytes >= 1024)
     os << llvm::format("%.1f KiB", bytes / 1024.0);
+  else
+    os << bytes << " B";
+  return s;
+}
+
+/// `bytes` rounded up to 0.001 of its unit: a limit the user can pass back
+/// (0.1 MiB rounded to nearest could name an infeasible one).
+std::string formatBytesUp(int64_t bytes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto up = [](double v) { return std::ceil(v * 1000.0) / 1000.0; };
+  if (bytes >= (1 << 20))
+    os << llvm::format("%.3f MiB", up(bytes / kMiB));
+  else if (bytes >= 1024)
+    os << llvm::format("%.3f KiB", up(bytes / 1024.0));
   else
     os << bytes << " B";
   return s;
@@ -200,7 +216,7 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                                 "for @")
              << fwd.getSymName() << opts.suffix << " fits in "
              << formatBytes(*limit) << "; the smallest feasible limit is "
-             << formatBytes(plan.minFeasibleBytes) << " ("
+             << formatBytesUp(plan.minFeasibleBytes) << " ("
              << plan.minFeasibleBytes << " bytes; storing everything needs "
              << formatBytes(storeAllPeak) << ")";
     }

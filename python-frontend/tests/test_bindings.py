@@ -148,6 +148,34 @@ def from_the_end_in_loop(x):
     return y
 
 
+def zero_d_array_in_place(s, x):
+    # A 0-d array argument is an array: += updates it, also via an alias.
+    s += np.sum(x * x)
+    t = s
+    t *= 1.5
+
+
+def new_axes(a, B):
+    return np.sum(B - a[np.newaxis] * a[:, np.newaxis]) + np.sum(
+        a[None, :] * B)
+
+
+def max_of_rows_in_loop(A):
+    # Each iteration's maximum, not the last one's (the reduction's
+    # transient is reinitialised every iteration).
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += np.max(A[i, :]) - np.min(A[:i + 1, i])
+    return s
+
+
+def max_over_axis_in_time_loop(X, w):
+    s = np.zeros(X.shape[2])
+    for t in range(X.shape[0]):
+        s += np.max(X[t], axis=0) * w
+    return s
+
+
 def augmented_through_view(a, w):
     b = a[1:-1]
     b *= w
@@ -176,6 +204,11 @@ CASES = [
     (transpose_in_place, lambda r: (r.random((3, 3)),)),
     (from_the_end_in_loop, lambda r: (r.random(5),)),
     (augmented_through_view, lambda r: (r.random(6), 1.3)),
+    (zero_d_array_in_place, lambda r: (np.array(0.5), r.random(3))),
+    (new_axes, lambda r: (r.random(3), r.random((3, 3)))),
+    (max_of_rows_in_loop, lambda r: (r.random((4, 4)),)),
+    (max_over_axis_in_time_loop, lambda r: (r.random((3, 4, 5)),
+                                            r.random(5))),
 ]
 IDS = [f"{c[0].__name__}{k}" for k, c in enumerate(CASES)]
 
@@ -236,7 +269,9 @@ def test_gradient_matches_finite_differences(fn, inputs):
         for w in wrt:
             k = names.index(w)
             moved = a[k] + s * h * dirs[w]
-            a[k] = float(moved) if isinstance(a[k], float) else moved
+            # A 0-d array plus a float is a NumPy scalar: keep it an array.
+            a[k] = float(moved) if isinstance(a[k], float) else \
+                np.array(moved)
         return _value(fn, a, names, output)
 
     fd = (shifted(1.0) - shifted(-1.0)) / (2 * h)

@@ -5,6 +5,7 @@ and bad limits and choices are reported."""
 import copy
 import inspect
 import os
+import re
 import sys
 
 import numpy as np
@@ -102,6 +103,17 @@ def test_infeasible_limit_states_the_smallest_feasible_one():
     C, D = _paper_args()
     with pytest.raises(sdfg.ToolError, match="smallest feasible limit is"):
         sdfg.grad(paper, ["C", "D"], mem=0.001)(C, D)
+    # The limit stated, passed back as printed, is feasible (it is rounded
+    # up; rounded to nearest it could name an infeasible limit again).
+    with pytest.raises(sdfg.ToolError) as info:
+        sdfg.grad(paper, ["C", "D"], mem=0.001)(C, D)
+    m = re.search(r"smallest feasible limit is ([\d.]+) (MiB|KiB) \((\d+) "
+                  r"bytes", str(info.value))
+    stated = float(m.group(1)) * (2**20 if m.group(2) == "MiB" else 2**10)
+    assert int(m.group(3)) <= stated < int(m.group(3)) * 1.001
+    g = sdfg.grad(paper, ["C", "D"], mem=stated / 2**20)
+    _assert_same(g(C, D), sdfg.grad(paper, ["C", "D"])(C, D))
+    assert g.checkpoint["peak_bytes"] <= stated
 
 
 def test_manual_recompute_and_its_errors():

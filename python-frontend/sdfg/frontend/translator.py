@@ -207,6 +207,9 @@ class Translator:
                     raise self.error(f"argument '{name}' has unsupported "
                                      f"dtype {dtype}")
                 c = Container(f"%{name}", value.shape, dtype, "arg", name)
+                # A NumPy array, even 0-d: `s += 1` updates it in place
+                # (a float argument's `+=` rebinds the name).
+                c.ndarray = True
                 self.param_containers.append(c)
                 self.env[name] = c.view()
                 self.sig.params.append(("array", name, dtype, value.shape))
@@ -327,7 +330,7 @@ class Translator:
             else:
                 current = self.eval(target)
             rhs = self.eval(node.value)
-            if isinstance(current, View) and current.ndim > 0:
+            if isinstance(current, View) and _is_array(current):
                 # In place, as NumPy does for arrays (arguments included).
                 value = self.binop(op, ViewLeaf(current), self.to_expr(rhs))
                 self.store(current, value, cast=True)
@@ -725,7 +728,7 @@ class Translator:
             # A library op's fresh result (`E = A @ B`): the name adopts the
             # array instead of copying it.
             value = value.view
-        if isinstance(value, View) and value.ndim > 0 and \
+        if isinstance(value, View) and _is_array(value) and \
                 name not in self.var_containers:
             # Augmented assignments update arrays in place: they do not
             # rebind the name.
@@ -1226,7 +1229,16 @@ class Translator:
                                    + _construct_name(node.value))
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [
             node.slice]
+        # np.newaxis is None.
+        items = [ast.copy_location(ast.Constant(None), it)
+                 if self.is_newaxis(it) else it for it in items]
         return self.subscript(base, items, node)
+
+    def is_newaxis(self, node):
+        return (isinstance(node, ast.Attribute) and node.attr == "newaxis"
+                and isinstance(node.value, ast.Name)
+                and node.value.id not in self.env
+                and self.globals.get(node.value.id) is np)
 
     def subscript(self, view, items, node):
         # Expand Ellipsis and count consumed dims.
@@ -1677,6 +1689,15 @@ def _construct_name(node):
         "Starred": "starred expression", "NamedExpr": "walrus operator",
     }
     return names.get(type(node).__name__, type(node).__name__)
+
+
+def _is_array(view):
+    """Whether a name bound to `view` holds a NumPy array (aliased by
+    `b = a`, updated in place by `a += 1`): any view of rank 1 or more,
+    and a whole 0-d array argument. An element `x[0]` is a scalar, copied
+    on assignment."""
+    return view.ndim > 0 or (getattr(view.container, "ndarray", False)
+                             and not view.container.shape)
 
 
 def _name_permutation(node):

@@ -37,7 +37,7 @@
 
 // M400: recompute = ["A0", "A1", "A2"]
 
-// M399: error: sdfg-checkpoint: no store/recompute plan for @foo_grad fits in 399.0 MiB; the smallest feasible limit is 399.9 MiB (419340804 bytes; storing everything needs 549.9 MiB)
+// M399: error: sdfg-checkpoint: no store/recompute plan for @foo_grad fits in 399.0 MiB; the smallest feasible limit is 399.915 MiB (419340804 bytes; storing everything needs 549.9 MiB)
 
 // STORE: strategy = "store-all"
 // STORE-NOT: recompute A
