@@ -338,3 +338,53 @@ sdfg.sdfg @clears(%x: memref<4xf64> {sdfg.name = "x"},
     }
   }
 }
+
+// -----
+
+// A maximum accumulated by a map in every iteration of a loop (np.max of a
+// loop-indexed row): the map's rule reads the accumulated result from the
+// target, so the write initialising it is taped per iteration and undone
+// after the map's reversal; every iteration's mask compares with its own
+// maximum, not the last iteration's.
+// CHECK-LABEL: sdfg.sdfg @max_in_loop_grad(
+// CHECK: %[[TAPE:.*]] = sdfg.alloc() : memref<3xf64>
+// CHECK: %[[MAX:.*]] = sdfg.alloc() {name = "max"} : memref<f64>
+// CHECK: sdfg.loop %[[I:.*]] = 0 to 3 step 1 {
+// CHECK: %[[OLD:.*]] = sdfg.load %[[MAX]][] : memref<f64>
+// CHECK-NEXT: sdfg.store %[[OLD]], %[[TAPE]][%[[I]]] : memref<3xf64>
+// CHECK-NEXT: sdfg.store %{{.*}}, %[[MAX]][] : memref<f64>
+// CHECK: sdfg.loop %[[R:.*]] = 2 to -1 step -1 {
+// CHECK: sdfg.map
+// CHECK: %[[M:.*]] = sdfg.load %[[MAX]][] : memref<f64>
+// CHECK: arith.cmpf oeq
+// CHECK: sdfg.store %{{.*}}, %d_A[%[[R]], %{{.*}}] wcr(add)
+// CHECK: %[[BACK:.*]] = sdfg.load %[[TAPE]][%[[R]]] : memref<3xf64>
+// CHECK-NEXT: sdfg.store %[[BACK]], %[[MAX]][] : memref<f64>
+sdfg.sdfg @max_in_loop(%A: memref<3x4xf64> {sdfg.name = "A"},
+                       %s: memref<f64> {sdfg.name = "s"})
+    attributes {ad_output = "s", ad_wrt = ["A"]} {
+  %m = sdfg.alloc() {name = "max"} : memref<f64>
+  sdfg.loop %i = 0 to 3 step 1 {
+    sdfg.state {
+      %init = sdfg.tasklet() : () -> f64 {
+        %c = arith.constant 0xFFF0000000000000 : f64
+        sdfg.yield %c : f64
+      }
+      sdfg.store %init, %m[] : memref<f64>
+      sdfg.map (%j) = (0) to (4) step (1) schedule(sequential) {
+        %a = sdfg.load %A[%i, %j] : memref<3x4xf64>
+        sdfg.store %a, %m[] wcr(max) : memref<f64>
+      }
+    }
+    sdfg.state {
+      %old = sdfg.load %s[] : memref<f64>
+      %v = sdfg.load %m[] : memref<f64>
+      %r = sdfg.tasklet(%old, %v) : (f64, f64) -> f64 {
+      ^bb0(%x: f64, %y: f64):
+        %z = arith.addf %x, %y : f64
+        sdfg.yield %z : f64
+      }
+      sdfg.store %r, %s[] : memref<f64>
+    }
+  }
+}
