@@ -301,3 +301,14 @@ def test_while_condition_with_a_reduction(tmp_path, monkeypatch):
     g = sdfg.grad(sum_until, ["x"])(x)
     # Four iterations each add 0.5 x[1] to x[0]: d sum / d x[1] = 1 + 2.
     np.testing.assert_allclose(g["x"], [1.0, 3.0, 1.0], rtol=1e-14)
+
+
+def float_and(x):
+    return (x > 0.5) & x  # float operand
+
+
+def test_bitwise_operators_reject_floats(tmp_path, monkeypatch):
+    # NumPy raises TypeError for & on floats; so does the translation.
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+    expect(float_and, (np.ones(3),), None, "float operand",
+           r"'bitwise_and' not supported for float operands")

@@ -346,3 +346,15 @@ def test_zero_dimensional_array_arguments_and_fortran_seeds():
     seed = np.asfortranarray(np.arange(1.0, 7.0).reshape(2, 3))
     v = sdfg.vjp(scaled, ["x"])(a, x, seed=seed)
     np.testing.assert_array_equal(v["x"], 2.0 * a * x * seed)
+
+
+def masked(x):
+    m = ((x > 0.2) & (x < 0.8)) | (x > 0.95)
+    return np.sum(np.where(m ^ (x > 0.7), x * x, 3.0 * x))
+
+
+def test_gradient_through_boolean_masks():
+    x = np.random.default_rng(9).random(40)
+    m = (((x > 0.2) & (x < 0.8)) | (x > 0.95)) ^ (x > 0.7)
+    g = sdfg.grad(masked, ["x"])(x)["x"]
+    np.testing.assert_array_equal(g, np.where(m, 2.0 * x, 3.0))

@@ -87,6 +87,12 @@ def transpose_assign(A, B):
     A[:, 0] = A[0, :]
     return A, B
 
+def masks(x, k):
+    m = (x > 0.2) & (x < 0.8) | (x > 0.95)
+    n = ~(x < 0.5) ^ (x > 0.9)
+    return (np.where(m, x * x, 0.0) + np.where(n, 1.0, 2.0) * x,
+            (k & 6) | (k ^ 3), m)
+
 def maxmin(A):
     return np.max(A, axis=1), A.min(axis=0), np.maximum(A, 0.3), abs(A - 0.5)
 
@@ -107,6 +113,7 @@ cases = [
   (reverse_loop_slices, lambda r: (r.random((6,6)),)),
   (transpose_assign, lambda r: (r.random((4,4)), r.random((4,4)))),
   (maxmin, lambda r: (r.random((4,3)),)),
+  (masks, lambda r: (r.random(30), np.arange(12))),
 ]
 
 

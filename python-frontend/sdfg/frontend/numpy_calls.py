@@ -38,10 +38,12 @@ def gen_op(tb, e, args, arg_dtypes):
                          mlir_scalar(ct))
         return tb.op(f"arith.cmpi {_CMP_I[op]}, {a[0]}, {a[1]}",
                      mlir_scalar(ct))
-    if op in ("and", "or"):
+    if op in ("and", "or", "xor"):
         a = [tb.convert(x, d, np.bool_) for x, d in zip(args, arg_dtypes)]
-        return tb.op(f"arith.{'andi' if op == 'and' else 'ori'} {a[0]}, "
-                     f"{a[1]}", "i1")
+        return tb.op(f"arith.{op}i {a[0]}, {a[1]}", "i1")
+    if op in ("bitand", "bitor", "bitxor"):
+        a = [tb.convert(x, d, dt) for x, d in zip(args, arg_dtypes)]
+        return tb.op(f"arith.{op[3:]}i {a[0]}, {a[1]}", ty)
     if op == "not":
         a = tb.convert(args[0], arg_dtypes[0], np.bool_)
         true = tb.const(True, np.bool_)

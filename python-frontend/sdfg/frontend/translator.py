@@ -1414,6 +1414,9 @@ class Translator:
 
     def eval_BinOp(self, node):
         op = _BINOPS.get(type(node.op))
+        if type(node.op) in _BITOPS:
+            return self.bitwise(_BITOPS[type(node.op)], self.eval(node.left),
+                                self.eval(node.right), node)
         if op is None:
             if isinstance(node.op, ast.MatMult):
                 return numpy_calls.matmul(self, self.eval(node.left),
@@ -1562,6 +1565,22 @@ class Translator:
             return _fold(op, (a - b).const, 0)
         return None
 
+    def bitwise(self, op, a, b, node):
+        """`&`, `|`, `^`: element-wise logic on bools (masks such as
+        `(x > 0) & (x < 1)`), bitwise on integers, as in NumPy."""
+        if all(isinstance(v, (bool, int)) and not isinstance(v, Idx)
+               for v in (a, b)):
+            return {"and": a & b, "or": a | b, "xor": a ^ b}[op]
+        ea, eb = self.to_expr(a), self.to_expr(b)
+        if is_float(ea.dtype) or is_float(eb.dtype):
+            raise self.error(f"ufunc 'bitwise_{op}' not supported for "
+                             "float operands", node)
+        shape = self.broadcast_shapes(ea.shape, eb.shape)
+        if ea.dtype == np.bool_ and eb.dtype == np.bool_:
+            return Op(op, [ea, eb], shape, np.bool_)
+        dtype = np.result_type(ea.dtype, eb.dtype)
+        return Op("bit" + op, [ea, eb], shape, dtype)
+
     def logical(self, op, a, b):
         if isinstance(a, (bool, int)) and isinstance(b, (bool, int)) and \
                 not isinstance(a, Idx) and not isinstance(b, Idx):
@@ -1668,6 +1687,8 @@ _BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
     ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow",
 }
+
+_BITOPS = {ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
 _CMPOPS = {
     ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
