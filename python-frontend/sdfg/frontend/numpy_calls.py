@@ -152,6 +152,13 @@ class NumpyFunction:
         self.name = name
 
 
+class UserFunction:
+    """A Python function of the program's modules, called: inlined."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
 def numpy_attribute(tr, attr, node):
     if attr in _DTYPES:
         return _DTYPES[attr]
@@ -185,6 +192,8 @@ def call(tr, node):
         kwargs[kw.arg] = tr.eval(kw.value)
     if isinstance(func, NumpyFunction):
         return numpy_call(tr, func.name, args, kwargs, node)
+    if isinstance(func, UserFunction):
+        return tr.inline_call(func.fn, args, kwargs, node)
     if isinstance(func, BoundMethod):
         return method_call(tr, func.obj, func.name, args, kwargs, node)
     if func is range:

@@ -12,6 +12,7 @@ import builtins
 import inspect
 import re
 import textwrap
+import types
 
 import numpy as np
 
@@ -50,7 +51,8 @@ class Translation:
         self.text = text
         self.signature = signature
         self.filename = filename
-        # sources[k]: the Python line that text line k + 1 came from.
+        # sources[k]: the Python `file:line` that text line k + 1 came
+        # from.
         self.sources = list(sources)
 
     def locate(self, message):
@@ -62,10 +64,9 @@ class Translation:
             line = int(m.group(2))
             src = (self.sources[line - 1]
                    if 0 < line <= len(self.sources) else None)
-            if src is None or self.filename is None:
+            if src is None:
                 return m.group(0)
-            return (f"{self.filename}:{src}: {m.group(4)}: "
-                    f"(generated sdfg line {line}) ")
+            return f"{src}: {m.group(4)}: (generated sdfg line {line}) "
         return re.sub(r"(<stdin>|[^\s:]*input\.mlir):(\d+):(\d+): "
                       r"(error|warning|note): ", repl, message)
 
@@ -124,6 +125,8 @@ class Translator:
         # names instead of copying: the function's top level, or the body
         # of a loop unrolled for them (visit_For).
         self.permute_depth = 0
+        self.statements = []  # open _Statement scopes, innermost last
+        self.inlining = [fn]  # the functions being translated, for errors
         self.sig = Signature()
         self.current_node = self.fdef
         self.globals = dict(fn.__globals__)
@@ -139,8 +142,12 @@ class Translator:
     # ------------------------------------------------------------------
 
     def _source_line(self):
+        """`file:line` of the statement being translated (the callee's,
+        inside an inlined call)."""
         lineno = getattr(self.current_node, "lineno", None)
-        return None if lineno is None else lineno + self.firstline - 1
+        if lineno is None:
+            return None
+        return f"{self.filename}:{lineno + self.firstline - 1}"
 
     def error(self, message, node=None, construct=None):
         node = node or self.current_node
@@ -178,7 +185,7 @@ class Translator:
         sig = ",\n    ".join(params)
         header = f"sdfg.sdfg @{self.name}({sig}) {{"
         lines = header.split("\n")
-        sources = [self.firstline] * len(lines)
+        sources = [f"{self.filename}:{self.firstline}"] * len(lines)
         lines += ["  " + a for a in self.em.allocs]
         sources += self.em.alloc_sources
         lines += main.lines
@@ -255,6 +262,115 @@ class Translator:
                                        "statement of the function")
             self.visit(s)
 
+    def inline_call(self, fn, args, kwargs, node):
+        """Translates a call of a Python function of the program by
+        inlining its body at the call site: its parameters name the
+        arguments (arrays by reference, as in Python: its in-place updates
+        reach the caller's), its statements are emitted before the
+        statement that calls it, and its return value, copied there, is
+        the call's value. Returns that value."""
+        if fn in self.inlining:
+            raise self.unsupported(node, f"recursive call of {fn.__name__}")
+        try:
+            lines, firstline = inspect.getsourcelines(fn)
+            filename = inspect.getsourcefile(fn) or "<unknown>"
+        except (OSError, TypeError) as e:
+            raise self.error(f"cannot read the source of {fn.__name__}: {e}",
+                             node)
+        fdef = ast.parse(textwrap.dedent("".join(lines))).body[0]
+        if not isinstance(fdef, ast.FunctionDef):
+            raise self.unsupported(node, f"call of {fn.__name__}")
+        a = fdef.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            raise self.unsupported(node, f"call of {fn.__name__}",
+                                   "only plain positional parameters (with "
+                                   "defaults) are supported")
+        names = [p.arg for p in a.args]
+        if len(args) > len(names):
+            raise self.error(f"{fn.__name__}() takes {len(names)} arguments, "
+                             f"got {len(args)}", node)
+        bound = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in bound:
+                raise self.error(f"{fn.__name__}() got an unexpected or "
+                                 f"repeated argument '{k}'", node)
+            bound[k] = v
+        defaults = dict(zip(names[len(names) - len(fn.__defaults__ or ()):],
+                            fn.__defaults__ or ()))
+        for n in names:
+            if n not in bound:
+                if n not in defaults:
+                    raise self.error(f"{fn.__name__}() missing argument "
+                                     f"'{n}'", node)
+                bound[n] = defaults[n]
+        # Python evaluates arguments to objects: a computed array is a new
+        # one, which the callee may update in place.
+        for n, v in bound.items():
+            if isinstance(v, (Expr, ScalarLeafCopy)) and not isinstance(
+                    v, ConstLeaf):
+                bound[n] = self.materialize_if_view(v)
+        body = list(fdef.body)
+        ret = body.pop() if body and isinstance(body[-1], ast.Return) else None
+        # Its statements go before the calling statement, after what that
+        # statement emitted so far (the arguments).
+        stmt = self.statements[-1] if self.statements else None
+        em = self.em
+        saved_buffer, saved_indent = em.buffer, em.indent
+        if stmt is not None:
+            done = em.buffer
+            em.buffer, em.indent = stmt.outer, stmt.outer_indent
+            if done:
+                if done.dataflow:
+                    with em.block("sdfg.state"):
+                        em.splice(done)
+                else:
+                    em.splice(done)
+                done.lines.clear()
+                done.sources.clear()
+                done.dataflow = False
+        globals_ = dict(fn.__globals__)
+        if fn.__closure__:
+            for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                globals_[var] = cell.cell_contents
+        saved = (self.env, self.var_containers, self.assign_counts,
+                 self.rebind_counts, self.inplace_names, self.globals,
+                 self.filename, self.firstline, self.permute_depth,
+                 self.statements)
+        self.env = bound
+        self.var_containers = {}
+        self.assign_counts = _count_assignments(fdef)
+        self.rebind_counts = _count_assignments(fdef, augmented=False)
+        self.inplace_names = _inplace_targets(fdef)
+        self.globals = globals_
+        self.filename, self.firstline = filename, firstline
+        self.permute_depth = self.loop_depth
+        self.statements = []
+        self.inlining.append(fn)
+        try:
+            self.visit_body(body)
+            result = None
+            if ret is not None and ret.value is not None:
+                with self.statement() as rs:
+                    self.current_node = ret
+                    value = self.eval(ret.value)
+                    values = value if isinstance(value, tuple) else (value,)
+                    # A copy: the caller may update the arguments the value
+                    # was computed from before it uses it.
+                    values = tuple(
+                        self.snapshot(v, ret, "result")
+                        if isinstance(v, (View, Expr)) and not isinstance(
+                            v, ConstLeaf) else v for v in values)
+                    result = values if isinstance(value, tuple) else values[0]
+                    rs.done()
+        finally:
+            self.inlining.pop()
+            (self.env, self.var_containers, self.assign_counts,
+             self.rebind_counts, self.inplace_names, self.globals,
+             self.filename, self.firstline, self.permute_depth,
+             self.statements) = saved
+            em.buffer, em.indent = saved_buffer, saved_indent
+        return result
+
     def visit_Pass(self, node):
         pass
 
@@ -263,6 +379,14 @@ class Translator:
                 node.value.value, str):
             return  # docstring
         if isinstance(node.value, ast.Call):
+            func = node.value.func
+            if isinstance(func, ast.Name) and func.id not in self.env and \
+                    isinstance(self.globals.get(func.id), types.FunctionType):
+                # A helper called for its in-place effects.
+                with self.statement() as stmt:
+                    self.eval(node.value)
+                    stmt.done()
+                return
             raise self.unsupported(node, "call of "
                                    + ast.unparse(node.value.func),
                                    "only NumPy functions and array methods "
@@ -275,12 +399,27 @@ class Translator:
         if len(node.targets) != 1:
             raise self.unsupported(node, "chained assignment")
         target = node.targets[0]
+        if isinstance(target, ast.Tuple) and not isinstance(node.value,
+                                                             ast.Tuple):
+            # `a, b = f(x)`: a tuple value (a helper's results, copies
+            # already, or a tuple of shapes).
+            with self.statement() as stmt:
+                value = self.eval(node.value)
+                if not isinstance(value, tuple) or len(value) != len(
+                        target.elts):
+                    raise self.unsupported(
+                        node, "tuple unpacking",
+                        f"the right-hand side is not a tuple of "
+                        f"{len(target.elts)} values")
+                for t, v in zip(target.elts, value):
+                    self.assign(t, v, node)
+                stmt.done()
+            return
         if isinstance(target, ast.Tuple):
-            if not isinstance(node.value, ast.Tuple) or len(
-                    node.value.elts) != len(target.elts):
+            if len(node.value.elts) != len(target.elts):
                 raise self.unsupported(node, "tuple unpacking",
-                                       "only a, b = x, y with a tuple on "
-                                       "the right is supported")
+                                       "the two sides have different "
+                                       "lengths")
             if self.loop_depth == self.permute_depth and \
                     self.rebinds_names(node):
                 return
@@ -1152,6 +1291,9 @@ class Translator:
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g
+        if isinstance(g, types.FunctionType) and \
+                getattr(self, "_call_func_node", None) is node:
+            return numpy_calls.UserFunction(g)
         if callable(g) and isinstance(self.current_node, ast.Name) and \
                 isinstance(getattr(self, "_call_func_node", None), ast.Name) \
                 and self._call_func_node is node:
@@ -1614,14 +1756,20 @@ class _Statement:
         self.ok = False
 
     def __enter__(self):
-        self.cm = self.tr.em.capture()
+        em = self.tr.em
+        # Where the statement's state goes: an inlined call's statements
+        # are emitted there first (Translator.inline_call).
+        self.outer, self.outer_indent = em.buffer, em.indent
+        self.cm = em.capture()
         self.buf = self.cm.__enter__()
+        self.tr.statements.append(self)
         return self
 
     def done(self):
         self.ok = True
 
     def __exit__(self, exc_type, exc, tb):
+        self.tr.statements.pop()
         self.cm.__exit__(exc_type, exc, tb)
         if exc_type is not None or not self.ok:
             return False

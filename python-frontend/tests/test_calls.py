@@ -1,0 +1,140 @@
+"""Programs that call their own Python helper functions: the frontend
+inlines them (arguments by reference, defaults and keywords, tuple
+results, helpers called for their in-place effects), forward against
+NumPy and gradient against finite differences."""
+
+import copy
+import inspect
+
+import numpy as np
+import pytest
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def laplacian(u, h):
+    return (u[:-2] - 2.0 * u[1:-1] + u[2:]) / (h * h)
+
+
+def diffuse(u, dt, h):
+    # Called for its effect on the caller's array.
+    u[1:-1] += dt * laplacian(u, h)
+
+
+def heat(u, T):
+    for t in range(T):
+        diffuse(u, 0.1, 1.0)
+    return np.sum(u * u)
+
+
+def sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def dense(x, W, b, act=True):
+    y = x @ W + b
+    if act:
+        y = sigmoid(y)
+    return y
+
+
+def two_layers(x, W1, b1, W2, b2):
+    h = dense(x, W1, b1)
+    o = dense(h, W2, b=b2, act=False)
+    return np.sum(o * o) + np.sum(sigmoid(x))
+
+
+def scaled_and_total(a, c):
+    return a * c, np.sum(a)
+
+
+def unpacking(a):
+    d, s = scaled_and_total(a, 2.0)
+    e, _ = scaled_and_total(d, s)
+    M, N = a.shape
+    return e * s + M * N
+
+
+def bump(a):
+    a[0] += 1.0
+    return a[0] * 3.0
+
+
+def argument_order(a):
+    # Python evaluates bump(a) (which updates a) before the sum reads a;
+    # the helper's result is the value at its return.
+    return bump(a) + np.sum(a) + bump(a)
+
+
+CASES = [
+    (heat, lambda r: (r.random(10), 5)),
+    (two_layers, lambda r: (r.random((4, 3)), r.random((3, 5)), r.random(5),
+                            r.random((5, 2)), r.random(2))),
+    (unpacking, lambda r: (r.random((2, 3)),)),
+    (argument_order, lambda r: (r.random(3),)),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_forward_matches_numpy(fn, inputs):
+    args = inputs(np.random.default_rng(1))
+    ref, ours = copy.deepcopy(args), copy.deepcopy(args)
+    np.testing.assert_allclose(sdfg.program(fn)(*ours), fn(*ref),
+                               rtol=1e-13)
+    for o, r in zip(ours, ref):
+        if isinstance(r, np.ndarray):
+            np.testing.assert_allclose(o, r, rtol=1e-13)
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_gradient_matches_finite_differences(fn, inputs):
+    args = inputs(np.random.default_rng(2))
+    names = list(inspect.signature(fn).parameters)
+    wrt = [n for n, a in zip(names, args) if isinstance(a, np.ndarray)]
+    g = sdfg.grad(fn, wrt)(*copy.deepcopy(args))
+    rng = np.random.default_rng(3)
+    dirs = {w: rng.standard_normal(args[names.index(w)].shape) for w in wrt}
+    h = 1e-6
+
+    def shifted(s):
+        a = list(copy.deepcopy(args))
+        for w in wrt:
+            a[names.index(w)] = a[names.index(w)] + s * h * dirs[w]
+        return float(np.sum(fn(*a)))
+
+    fd = (shifted(1.0) - shifted(-1.0)) / (2 * h)
+    ad = sum(float(np.sum(g[w] * dirs[w])) for w in wrt)
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+def halve(x):
+    return halve(x * 0.5)
+
+
+def recursive(x):
+    return halve(x)
+
+
+def bad_helper(x):
+    return x[0, 0]  # too many indices
+
+
+def calls_bad_helper(x):
+    return bad_helper(x) * 2.0
+
+
+def test_recursion_and_errors_in_helpers_are_located():
+    with pytest.raises(sdfg.FrontendError, match="recursive call of halve"):
+        sdfg.program(recursive)(np.ones(3))
+    # An error inside the helper names the helper's line.
+    with pytest.raises(sdfg.FrontendError) as info:
+        sdfg.program(calls_bad_helper)(np.ones(3))
+    lines, first = inspect.getsourcelines(bad_helper)
+    assert f"test_calls.py:{first + 1}:" in str(info.value)
+    assert "too many indices" in str(info.value)
