@@ -1062,7 +1062,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
         // initialises the target must be taped, so that reversing it
         // brings back this iteration's result (np.max of a loop-indexed
         // slice gave every iteration the last one's maximum).
-        if (s->getParentOfType<MapOp>())
+        if (s->getParentOfType<MapOp>() && *s.getWcr() != WCRKind::mul)
           reads.insert(s.getMemref());
       }
     } else if (isa<CopyOp>(w.op)) {
@@ -1196,9 +1196,6 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     // the write that initialised it.
     if (auto s = dyn_cast<StoreOp>(w.op);
         s && s.getWcr() && s->getParentOfType<MapOp>()) {
-      if (*s.getWcr() == WCRKind::mul && active.contains(w.target))
-        return s.emitOpError("autodiff of wcr(mul) inside a map is not "
-                             "supported yet");
       if (tape && !initialisedBefore(s, w.target))
         return s.emitOpError(
             "autodiff needs this accumulation's target initialised (written "

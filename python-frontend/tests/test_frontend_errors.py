@@ -267,20 +267,20 @@ def test_wrong_argument_count(tmp_path, monkeypatch):
         sdfg.program(f)(np.zeros(3))
 
 
-def product_loss(x):
-    return np.prod(x)  # the reduction
+def tanh_sum(x):  # the function
+    return np.sum(np.tanh(x))
 
 
 def test_compiler_diagnostics_point_at_the_python_line(tmp_path, monkeypatch):
-    # sdfg-autodiff rejects the gradient of a product map; its diagnostic
-    # was located at "<stdin>:12:7", the generated text nobody sees.
+    # sdfg-autodiff rejects an unknown recompute name; its diagnostic was
+    # located at "<stdin>:1:1", the generated text nobody sees.
     monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
     with pytest.raises(sdfg.ToolError) as info:
-        sdfg.grad(product_loss, ["x"])(np.arange(1.0, 4.0))
+        sdfg.grad(tanh_sum, ["x"], recompute=["nope"])(np.ones(3))
     msg = str(info.value)
-    where = f"{HERE}:{line_of(product_loss, 'the reduction')}: error: "
+    where = f"{HERE}:{line_of(tanh_sum, 'the function')}: error: "
     assert msg.startswith(os.path.abspath(__file__)) and where in msg, msg
-    assert "(generated sdfg line " in msg and "wcr(mul)" in msg
+    assert "(generated sdfg line " in msg and "cannot recompute 'nope'" in msg
     assert "<stdin>" not in msg
 
 

@@ -358,3 +358,44 @@ def test_gradient_through_boolean_masks():
     m = (((x > 0.2) & (x < 0.8)) | (x > 0.95)) ^ (x > 0.7)
     g = sdfg.grad(masked, ["x"])(x)["x"]
     np.testing.assert_array_equal(g, np.where(m, 2.0 * x, 3.0))
+
+
+def product(x):
+    return np.prod(x)
+
+
+def column_products(A, w):
+    return np.sum(np.prod(A, axis=0) * w)
+
+
+def test_gradient_of_products_with_zero_factors():
+    # A factor's adjoint is the product of the others, also when some
+    # factor is zero (division by it would give NaN).
+    for x in ([1.5, 2.0, 3.0], [1.5, 0.0, 3.0], [0.0, 2.0, 0.0]):
+        x = np.array(x)
+        g = sdfg.grad(product, ["x"])(x)["x"]
+        want = [np.prod(np.delete(x, i)) for i in range(3)]
+        np.testing.assert_allclose(g, want, rtol=1e-15, atol=0)
+    A = np.random.default_rng(4).random((4, 3)) + 0.5
+    A[1, 2] = 0.0
+    A[0, 1] = A[3, 1] = 0.0
+    w = np.array([0.5, 1.0, 2.0])
+    g = sdfg.grad(column_products, ["A", "w"])(A, w)
+    want = [[np.prod(np.delete(A[:, j], i)) * w[j] for j in range(3)]
+            for i in range(4)]
+    np.testing.assert_allclose(g["A"], want, rtol=1e-14, atol=0)
+    np.testing.assert_allclose(g["w"], np.prod(A, axis=0), rtol=1e-15)
+
+
+def extremes(A):
+    return np.sum(np.max(A, axis=1)) + np.min(A)
+
+
+def test_ties_share_the_gradient_of_a_maximum():
+    # As in JAX: the k elements equal to the maximum get 1/k each, so the
+    # derivative along moving them all together is the true one.
+    B = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.5], [4.0, 4.0, 4.0]])
+    g = sdfg.grad(extremes, ["A"])(B)["A"]
+    want = np.array([[0.0, 0.5, 0.5], [0.5, 0.5, 1.0],
+                     [1 / 3, 1 / 3, 1 / 3]])
+    np.testing.assert_allclose(g, want, rtol=1e-15)

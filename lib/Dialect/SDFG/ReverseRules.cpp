@@ -13,6 +13,7 @@
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 #include <limits>
 
@@ -296,11 +297,220 @@ static std::optional<int64_t> rowSpread(MapOp map) {
   return hi - lo;
 }
 
+/// A scalar computed by a tasklet over `inputs` in the backward program.
+static Value
+scalarTasklet(ReverseBuilder &rb, Location loc, ValueRange inputs, Type result,
+              function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn);
+static LogicalResult checkRecomputable(Value value, Operation *user);
+
+/// A transient of `type`, allocated at the start of the gradient program.
+static Value allocTransient(ReverseBuilder &rb, Location loc, MemRefType type) {
+  Operation *parent = rb.b.getInsertionBlock()->getParentOp();
+  auto sdfg = isa<SDFGOp>(parent) ? cast<SDFGOp>(parent)
+                                  : parent->getParentOfType<SDFGOp>();
+  OpBuilder::InsertionGuard guard(rb.b);
+  rb.b.setInsertionPointToStart(&sdfg.getBody().front());
+  return AllocOp::create(rb.b, loc, type, ValueRange{});
+}
+
+/// The min/max/mul accumulations of `map`'s body whose reversal needs a
+/// census (ReverseBuilder::Census): their targets carry gradients and
+/// were not taped.
+static SmallVector<StoreOp> censusStores(ReverseBuilder &rb, MapOp map) {
+  SmallVector<StoreOp> out;
+  for (Operation &op : map.getBody().front())
+    if (auto s = dyn_cast<StoreOp>(op);
+        s && s.getWcr() && *s.getWcr() != WCRKind::add &&
+        rb.gradientOf(s.getMemref()) && !rb.tapes.count(s))
+      out.push_back(s);
+  return out;
+}
+
+/// The constant that the last write before `map` (in its block) stores
+/// into every element of `target`: a state-level store of a constant, or
+/// a map storing one at its parameters (how reductions are initialised).
+static std::optional<double> constantOldValue(MapOp map, Value target) {
+  auto constantOf = [](Value v) -> std::optional<double> {
+    auto t = v.getDefiningOp<TaskletOp>();
+    if (!t || !t.getInputs().empty())
+      return std::nullopt;
+    auto y = cast<YieldOp>(t.getBody().front().getTerminator());
+    FloatAttr f;
+    if (!matchPattern(y.getValues()[cast<OpResult>(v).getResultNumber()],
+                      m_Constant(&f)))
+      return std::nullopt;
+    return f.getValueAsDouble();
+  };
+  for (Operation *op = map->getPrevNode(); op; op = op->getPrevNode()) {
+    if (!writesContainer(op, target))
+      continue;
+    if (auto s = dyn_cast<StoreOp>(op))
+      return s.getWcr() ? std::nullopt : constantOf(s.getValue());
+    auto fill = dyn_cast<MapOp>(op);
+    if (!fill)
+      return std::nullopt;
+    for (Operation &inner : fill.getBody().front())
+      if (auto s = dyn_cast<StoreOp>(inner);
+          s && s.getMemref() == target && !s.getWcr() &&
+          llvm::equal(s.getIndices(), fill.getParams()) &&
+          s.getMap().isIdentity())
+        return constantOf(s.getValue());
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Before the reversal of `map`: counts, per target element of each of
+/// its min/max/mul accumulations, the contributions equal to the result
+/// (min/max), or the zero factors and the product of the others (mul).
+static LogicalResult emitCensus(ReverseBuilder &rb, MapOp map,
+                                ValueRange operands) {
+  SmallVector<StoreOp> stores = censusStores(rb, map);
+  if (stores.empty())
+    return success();
+  Location loc = map.getLoc();
+  OpBuilder &b = rb.b;
+  llvm::DenseSet<Value> targets;
+  for (StoreOp s : stores) {
+    auto type = cast<MemRefType>(s.getMemref().getType());
+    if (!type.hasStaticShape() || !isa<FloatType>(type.getElementType()))
+      return s.emitOpError("autodiff of a wcr(")
+             << stringifyWCRKind(*s.getWcr())
+             << ") accumulation needs a float target of static shape";
+    if (!targets.insert(s.getMemref()).second)
+      return s.emitOpError("autodiff of two min/max/mul accumulations into "
+                           "one container in a map is not supported");
+    if (failed(checkRecomputable(s.getValue(), s)))
+      return failure();
+    ReverseBuilder::Census c;
+    c.count = allocTransient(rb, loc, type);
+    double zeros = 0.0, product = 1.0;
+    if (*s.getWcr() == WCRKind::mul) {
+      // A factor's adjoint includes the old value, which the census cannot
+      // read back (the target holds the product): it must be a constant,
+      // as the 1 that reductions start from.
+      std::optional<double> old = constantOldValue(map, s.getMemref());
+      if (!old)
+        return s.emitOpError("autodiff of a wcr(mul) accumulation needs "
+                             "its target set to a constant before the map");
+      (*old == 0.0 ? zeros : product) = *old == 0.0 ? 1.0 : *old;
+      c.nonzero = allocTransient(rb, loc, type);
+      rb.fill(loc, c.nonzero, product, /*inState=*/true);
+    }
+    rb.fill(loc, c.count, zeros, /*inState=*/true);
+    rb.census[s] = c;
+  }
+  auto census = MapOp::create(
+      b, loc, operands, map.getLowerBoundsAttr(), map.getUpperBoundsAttr(),
+      map.getStepsAttr(),
+      ScheduleKindAttr::get(b.getContext(), ScheduleKind::sequential));
+  Block *body = new Block();
+  census.getBody().push_back(body);
+  OpBuilder::InsertionGuard guard(b);
+  IRMapping saved = rb.map;
+  for (BlockArgument p : map.getParams())
+    rb.map.map(p, body->addArgument(p.getType(), loc));
+  b.setInsertionPointToStart(body);
+  for (StoreOp s : stores) {
+    const ReverseBuilder::Census &c = rb.census[s];
+    SmallVector<Value> idx = rb.lookup(s.getIndices());
+    AffineMap m = s.getMap();
+    Value v = rb.recompute(s.getValue());
+    Type elt = v.getType();
+    auto cst = [elt](OpBuilder &ib, Location l, double x) -> Value {
+      return arith::ConstantOp::create(ib, l, elt, ib.getFloatAttr(elt, x));
+    };
+    if (*s.getWcr() == WCRKind::mul) {
+      Value zero = scalarTasklet(
+          rb, loc, {v}, elt,
+          [&](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+            Value z = arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ,
+                                            a[0], cst(ib, l, 0.0));
+            return arith::SelectOp::create(ib, l, z, cst(ib, l, 1.0),
+                                           cst(ib, l, 0.0));
+          });
+      rb.store(loc, zero, c.count, m, idx, /*accumulate=*/true);
+      Value factor = scalarTasklet(
+          rb, loc, {v}, elt,
+          [&](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+            Value z = arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ,
+                                            a[0], cst(ib, l, 0.0));
+            return arith::SelectOp::create(ib, l, z, cst(ib, l, 1.0), a[0]);
+          });
+      StoreOp::create(b, loc, factor, c.nonzero, idx, m,
+                      WCRKindAttr::get(b.getContext(), WCRKind::mul));
+      continue;
+    }
+    Value acc = rb.load(loc, s.getMemref(), m, idx);
+    Value hit = scalarTasklet(
+        rb, loc, {v, acc}, elt,
+        [&](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+          Value eq = arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ,
+                                           a[0], a[1]);
+          return arith::SelectOp::create(ib, l, eq, cst(ib, l, 1.0),
+                                         cst(ib, l, 0.0));
+        });
+    rb.store(loc, hit, c.count, m, idx, /*accumulate=*/true);
+  }
+  rb.map = saved;
+  return success();
+}
+
+/// After the reversal of `map`: the gradient left in each min/max/mul
+/// target is what reaches the value the target held before the map (the
+/// reversal of the write that initialised it takes it): all of it for a
+/// min/max that no contribution reached (the old value was the result),
+/// none otherwise; for mul, times the product of all factors.
+static void scaleOldValueGradients(ReverseBuilder &rb, MapOp map) {
+  for (Operation &op : map.getBody().front()) {
+    auto s = dyn_cast<StoreOp>(op);
+    auto it = s ? rb.census.find(s) : rb.census.end();
+    if (it == rb.census.end())
+      continue;
+    const ReverseBuilder::Census &c = it->second;
+    Value grad = rb.gradientOf(s.getMemref());
+    auto type = cast<MemRefType>(grad.getType());
+    Location loc = s.getLoc();
+    OpBuilder::InsertionGuard guard(rb.b);
+    SmallVector<Value> params = rb.openMap(loc, type.getShape(), true);
+    AffineMap id =
+        AffineMap::getMultiDimIdentityMap(type.getRank(), rb.b.getContext());
+    Value g = rb.load(loc, grad, id, params);
+    SmallVector<Value> ins{g, rb.load(loc, c.count, id, params)};
+    if (c.nonzero)
+      ins.push_back(rb.load(loc, c.nonzero, id, params));
+    Type elt = g.getType();
+    Value scaled = scalarTasklet(
+        rb, loc, ins, elt,
+        [&](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+          Value zero =
+              arith::ConstantOp::create(ib, l, elt, ib.getFloatAttr(elt, 0.0));
+          Value none = arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ,
+                                             a[1], zero);
+          Value kept =
+              a.size() == 3
+                  ? arith::MulFOp::create(ib, l, a[0], a[2]).getResult()
+                  : a[0];
+          return arith::SelectOp::create(ib, l, none, kept, zero);
+        });
+    rb.store(loc, scaled, grad, id, params, /*accumulate=*/false);
+  }
+}
+
 LogicalResult MapOp::emitReverse(ReverseBuilder &rb) {
   if (!needsReverse(rb, *this))
     return success();
   rb.loadBounds(*this);
   SmallVector<Value> operands = recomputeAll(rb, getRangeOperands());
+  if (failed(emitCensus(rb, *this, operands)))
+    return failure();
+  LogicalResult result = emitReversedMap(rb, operands);
+  if (succeeded(result))
+    scaleOldValueGradients(rb, *this);
+  return result;
+}
+
+LogicalResult MapOp::emitReversedMap(ReverseBuilder &rb, ValueRange operands) {
   OpBuilder::InsertionGuard guard(rb.b);
   // Gradient reads become accumulations into neighbouring elements
   // (stencils): in parallel they would need an atomic per element, which
@@ -395,24 +605,47 @@ LogicalResult StoreOp::emitReverse(ReverseBuilder &rb) {
   std::optional<WCRKind> wcr = getWcr();
 
   Value g;
-  bool inMap = (*this)->getParentOfType<MapOp>() != nullptr;
-  if (grad && wcr && *wcr != WCRKind::add && !taped && inMap) {
-    // min/max accumulated by a map: the elements equal to the result get
-    // its gradient (the container still holds the accumulated value; the
-    // write that initialised it consumes the gradient when reversed).
+  auto census = rb.census.find(*this);
+  if (grad && census != rb.census.end()) {
+    // A min/max/mul accumulated by a map, with the census of all its
+    // contributions (emitCensus). min/max: the contributions equal to the
+    // result share its gradient (the container still holds the result;
+    // the old value's share is left in the gradient by
+    // scaleOldValueGradients). mul: a factor's adjoint is the product of
+    // the others: the nonzero product over it when no factor is zero, the
+    // nonzero product for the one zero factor, else nothing.
+    const ReverseBuilder::Census &c = census->second;
     g = rb.load(loc, grad, m, idx);
-    Value acc = rb.load(loc, getMemref(), m, idx);
-    if (failed(checkRecomputable(getValue(), *this)))
-      return failure();
     Value v = rb.recompute(getValue());
+    Value count = rb.load(loc, c.count, m, idx);
+    bool mul = *wcr == WCRKind::mul;
+    Value other = mul ? rb.load(loc, c.nonzero, m, idx)
+                      : rb.load(loc, getMemref(), m, idx);
     Value dv = scalarTasklet(
-        rb, loc, {g, acc, v}, elt,
+        rb, loc, {g, v, count, other}, elt,
         [&](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
-          Value hit = arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ,
-                                            a[2], a[1]);
-          Value zero =
-              arith::ConstantOp::create(ib, l, elt, ib.getFloatAttr(elt, 0.0));
-          return arith::SelectOp::create(ib, l, hit, a[0], zero);
+          auto cst = [&](double x) -> Value {
+            return arith::ConstantOp::create(ib, l, elt,
+                                             ib.getFloatAttr(elt, x));
+          };
+          auto eq = [&](Value x, Value y) -> Value {
+            return arith::CmpFOp::create(ib, l, arith::CmpFPredicate::OEQ, x,
+                                         y);
+          };
+          if (!mul) {
+            Value share = arith::DivFOp::create(ib, l, a[0], a[2]);
+            return arith::SelectOp::create(ib, l, eq(a[1], a[3]), share,
+                                           cst(0.0));
+          }
+          Value gp = arith::MulFOp::create(ib, l, a[0], a[3]);
+          Value noZero = arith::DivFOp::create(ib, l, gp, a[1]);
+          Value oneZero = arith::SelectOp::create(
+              ib, l,
+              arith::AndIOp::create(ib, l, eq(a[2], cst(1.0)),
+                                    eq(a[1], cst(0.0))),
+              gp, cst(0.0));
+          return arith::SelectOp::create(ib, l, eq(a[2], cst(0.0)), noZero,
+                                         oneZero);
         });
     return rb.backprop(getValue(), dv);
   }

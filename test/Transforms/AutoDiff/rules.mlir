@@ -388,3 +388,80 @@ sdfg.sdfg @max_in_loop(%A: memref<3x4xf64> {sdfg.name = "A"},
     }
   }
 }
+
+// -----
+
+// A maximum accumulated by a map onto an old value (here an argument's):
+// a census map first counts the contributions equal to the result, which
+// share its gradient; what is left for the old value is all of it only
+// when no contribution reached the result.
+// CHECK-LABEL: sdfg.sdfg @max_onto_old_value_grad(
+// CHECK: %[[COUNT:.*]] = sdfg.alloc() : memref<f64>
+// CHECK: sdfg.state "reverse" {
+// CHECK: sdfg.store %{{.*}}, %[[COUNT]][] : memref<f64>
+// CHECK: sdfg.map (%[[I:.*]]) = (0) to (4)
+// CHECK: arith.cmpf oeq
+// CHECK: sdfg.store %{{.*}}, %[[COUNT]][] wcr(add) : memref<f64>
+// CHECK: sdfg.map (%[[J:.*]]) = (0) to (4)
+// CHECK: %[[N:.*]] = sdfg.load %[[COUNT]][] : memref<f64>
+// CHECK: arith.divf
+// CHECK: sdfg.store %{{.*}}, %d_v[%[[J]]] wcr(add)
+// CHECK: %[[G:.*]] = sdfg.load %d_out[] : memref<f64>
+// CHECK: %[[C:.*]] = sdfg.load %[[COUNT]][] : memref<f64>
+// CHECK: %[[S:.*]] = sdfg.tasklet(%[[G]], %[[C]])
+// CHECK: arith.cmpf oeq
+// CHECK: arith.select
+// CHECK: sdfg.store %[[S]], %d_out[] : memref<f64>
+// CHECK: sdfg.store %{{.*}}, %d_a[] wcr(add)
+sdfg.sdfg @max_onto_old_value(%a: memref<f64> {sdfg.name = "a"},
+                              %v: memref<4xf64> {sdfg.name = "v"},
+                              %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["a", "v"]} {
+  sdfg.state {
+    %x = sdfg.load %a[] : memref<f64>
+    sdfg.store %x, %out[] : memref<f64>
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %e = sdfg.load %v[%i] : memref<4xf64>
+      sdfg.store %e, %out[] wcr(max) : memref<f64>
+    }
+  }
+}
+
+// -----
+
+// A product accumulated by a map onto a constant (3): the census counts
+// the zero factors and multiplies the others, starting from that
+// constant; a factor's adjoint is that product over it when no factor is
+// zero, the product itself for the only zero factor, zero otherwise.
+// CHECK-LABEL: sdfg.sdfg @product_grad(
+// CHECK: %[[NZ:.*]] = sdfg.alloc() : memref<f64>
+// CHECK: %[[ZEROS:.*]] = sdfg.alloc() : memref<f64>
+// CHECK: sdfg.state "reverse"
+// CHECK: %[[THREE:.*]] = sdfg.tasklet() : () -> f64 {
+// CHECK-NEXT: arith.constant 3.0
+// CHECK: sdfg.store %[[THREE]], %[[NZ]][] : memref<f64>
+// CHECK: sdfg.map (%{{.*}}) = (0) to (4)
+// CHECK: sdfg.store %{{.*}}, %[[ZEROS]][] wcr(add) : memref<f64>
+// CHECK: sdfg.store %{{.*}}, %[[NZ]][] wcr(mul) : memref<f64>
+// CHECK: sdfg.map (%[[J:.*]]) = (0) to (4)
+// CHECK: arith.mulf
+// CHECK: arith.divf
+// CHECK: arith.andi
+// CHECK: sdfg.store %{{.*}}, %d_v[%[[J]]] wcr(add)
+// CHECK: arith.mulf
+// CHECK: sdfg.store %{{.*}}, %d_out[] : memref<f64>
+sdfg.sdfg @product(%v: memref<4xf64> {sdfg.name = "v"},
+                   %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["v"]} {
+  sdfg.state {
+    %x = sdfg.tasklet() : () -> f64 {
+      %c = arith.constant 3.0 : f64
+      sdfg.yield %c : f64
+    }
+    sdfg.store %x, %out[] : memref<f64>
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %e = sdfg.load %v[%i] : memref<4xf64>
+      sdfg.store %e, %out[] wcr(mul) : memref<f64>
+    }
+  }
+}

@@ -48,6 +48,18 @@ public:
   IRMapping map;
   /// Active container -> its gradient container.
   llvm::DenseMap<Value, Value> gradients;
+  /// What the reversal of a min/max/mul accumulation in a map needs to
+  /// know about all of the map's contributions to an element, counted by
+  /// a census map before the reversed map (MapOp::emitReverse): for
+  /// min/max the number of contributions equal to the result (ties share
+  /// its gradient), for mul the number of zero factors and the product of
+  /// the others (an element's adjoint is the product of the other
+  /// factors, which division cannot give when some are zero).
+  struct Census {
+    Value count;   // min/max: winners; mul: zero factors
+    Value nonzero; // mul: product of the nonzero factors
+  };
+  llvm::DenseMap<Operation *, Census> census;
   /// Forward op -> its tape slots (one per stored value or condition).
   llvm::DenseMap<Operation *, SmallVector<TapeSlot>> tapes;
   /// Forward sdfg.while -> (its iteration counter container, the index

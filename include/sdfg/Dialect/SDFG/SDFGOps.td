@@ -396,6 +396,11 @@ def SDFG_MapOp : SDFG_Op<"map", [
     ::mlir::LogicalResult emitColoredReverse(::mlir::sdfg::ReverseBuilder &rb,
                                              ::mlir::ValueRange operands,
                                              int64_t colors);
+    /// Reverse-mode helper: the reversed map itself, between the census
+    /// of its min/max/mul accumulations and the scaling of their old
+    /// values' gradients (see ReverseRules.cpp).
+    ::mlir::LogicalResult emitReversedMap(::mlir::sdfg::ReverseBuilder &rb,
+                                          ::mlir::ValueRange operands);
     ::mlir::Block::BlockArgListType getParams() {
       return getBody().getArguments();
     }
