@@ -400,10 +400,11 @@ static LogicalResult emitCensus(ReverseBuilder &rb, MapOp map,
     rb.fill(loc, c.count, zeros, /*inState=*/true);
     rb.census[s] = c;
   }
-  auto census = MapOp::create(
-      b, loc, operands, map.getLowerBoundsAttr(), map.getUpperBoundsAttr(),
-      map.getStepsAttr(),
-      ScheduleKindAttr::get(b.getContext(), ScheduleKind::sequential));
+  // Its writes index the census like the map's own accumulations index
+  // their targets: the map's schedule suits it.
+  auto census = MapOp::create(b, loc, operands, map.getLowerBoundsAttr(),
+                              map.getUpperBoundsAttr(), map.getStepsAttr(),
+                              map.getScheduleAttr());
   Block *body = new Block();
   census.getBody().push_back(body);
   OpBuilder::InsertionGuard guard(b);
