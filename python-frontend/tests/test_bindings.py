@@ -176,6 +176,22 @@ def max_over_axis_in_time_loop(X, w):
     return s
 
 
+def guarded_neighbours(A):
+    # Under `if j > 0` the index j - 1 is never negative: it reads from
+    # the start (without the guard it would change sign: rejected).
+    n, m = A.shape
+    B = np.zeros_like(A)
+    for i in range(n):
+        for j in range(m):
+            if j > 0:
+                B[i, j] = A[i, j] - A[i, j - 1]
+            else:
+                B[i, j] = A[i, j] * A[i, -1]
+            if 1 <= i:
+                B[i, j] += 0.5 * A[i - 1, j] ** 2
+    return B
+
+
 def augmented_through_view(a, w):
     b = a[1:-1]
     b *= w
@@ -204,6 +220,7 @@ CASES = [
     (transpose_in_place, lambda r: (r.random((3, 3)),)),
     (from_the_end_in_loop, lambda r: (r.random(5),)),
     (augmented_through_view, lambda r: (r.random(6), 1.3)),
+    (guarded_neighbours, lambda r: (r.random((4, 5)),)),
     (zero_d_array_in_place, lambda r: (np.array(0.5), r.random(3))),
     (new_axes, lambda r: (r.random(3), r.random((3, 3)))),
     (max_of_rows_in_loop, lambda r: (r.random((4, 4)),)),

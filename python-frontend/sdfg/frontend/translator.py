@@ -9,6 +9,7 @@ become sdfg.loop / sdfg.while, conditionals sdfg.if.
 
 import ast
 import builtins
+import contextlib
 import inspect
 import re
 import textwrap
@@ -734,14 +735,63 @@ class Translator:
         cond = self.control_scalar(test, np.bool_)
         self.loop_depth += 1
         with self.em.block(f"sdfg.if {cond}"):
-            self.visit_body(node.body)
+            with self.narrowed(node.test, True):
+                self.visit_body(node.body)
         if node.orelse:
             self.em.buffer.lines[-1] += " else {"
             self.em.indent += 1
-            self.visit_body(node.orelse)
+            with self.narrowed(node.test, False):
+                self.visit_body(node.orelse)
             self.em.indent -= 1
             self.em.line("}")
         self.loop_depth -= 1
+
+    @contextlib.contextmanager
+    def narrowed(self, test, holds):
+        """Inside a branch on `i > c` (`>=`, `<`, `<=`, either side; `i` a
+        loop variable, `c` an int), the interval of `i` where the branch
+        runs: `if j > 0: B[j - 1]` reads from the start, not the end."""
+        bound = None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            left, right = test.left, test.comparators[0]
+            op = type(test.ops[0])
+            flip = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE,
+                    ast.LtE: ast.GtE}
+            if isinstance(left, ast.Constant) and op in flip:
+                left, right, op = right, left, flip[op]
+            if not holds and op in flip:
+                op = {ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.Lt: ast.GtE,
+                      ast.LtE: ast.Gt}[op]
+            name = left.id if isinstance(left, ast.Name) else None
+            value = self.env.get(name) if name else None
+            if isinstance(value, Idx) and len(value.terms) == 1 and \
+                    value.const == 0 and \
+                    list(value.terms.values()) == [1] and \
+                    isinstance(right, ast.Constant) and \
+                    type(right.value) is int and op in flip:
+                bound = (next(iter(value.terms)), op, right.value)
+        if bound is None:
+            yield
+            return
+        iv, op, c = bound
+        saved = self.iter_bounds.get(iv)
+        if saved is None:
+            yield
+            return
+        lo, hi = saved
+        if op is ast.Gt:
+            lo = max(lo, c + 1)
+        elif op is ast.GtE:
+            lo = max(lo, c)
+        elif op is ast.Lt:
+            hi = min(hi, c - 1)
+        else:
+            hi = min(hi, c)
+        self.iter_bounds[iv] = (lo, hi)
+        try:
+            yield
+        finally:
+            self.iter_bounds[iv] = saved
 
     def visit_Return(self, node):
         self.visit_return(node)
