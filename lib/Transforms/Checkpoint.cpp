@@ -36,28 +36,22 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-std::string formatBytes(int64_t bytes) {
+/// `bytes` in B, KiB or MiB: to 0.1 of the unit, or with `roundUp` to
+/// 0.001 above it, a limit the user can pass back (0.1 MiB rounded to
+/// nearest could name an infeasible one).
+std::string formatBytes(int64_t bytes, bool roundUp = false) {
   std::string s;
   llvm::raw_string_ostream os(s);
+  auto put = [&](double v, const char *unit) {
+    if (roundUp)
+      os << llvm::format("%.3f ", std::ceil(v * 1000.0) / 1000.0) << unit;
+    else
+      os << llvm::format("%.1f ", v) << unit;
+  };
   if (bytes >= (1 << 20))
-    os << llvm::format("%.1f MiB", bytes / kMiB);
+    put(bytes / kMiB, "MiB");
   else if (bytes >= 1024)
-    os << llvm::format("%.1f KiB", bytes / 1024.0);
-  else
-    os << bytes << " B";
-  return s;
-}
-
-/// `bytes` rounded up to 0.001 of its unit: a limit the user can pass back
-/// (0.1 MiB rounded to nearest could name an infeasible one).
-std::string formatBytesUp(int64_t bytes) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  auto up = [](double v) { return std::ceil(v * 1000.0) / 1000.0; };
-  if (bytes >= (1 << 20))
-    os << llvm::format("%.3f MiB", up(bytes / kMiB));
-  else if (bytes >= 1024)
-    os << llvm::format("%.3f KiB", up(bytes / 1024.0));
+    put(bytes / 1024.0, "KiB");
   else
     os << bytes << " B";
   return s;
@@ -216,7 +210,7 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                                 "for @")
              << fwd.getSymName() << opts.suffix << " fits in "
              << formatBytes(*limit) << "; the smallest feasible limit is "
-             << formatBytesUp(plan.minFeasibleBytes) << " ("
+             << formatBytes(plan.minFeasibleBytes, /*roundUp=*/true) << " ("
              << plan.minFeasibleBytes << " bytes; storing everything needs "
              << formatBytes(storeAllPeak) << ")";
     }

@@ -20,7 +20,6 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Matchers.h"
 
 namespace mlir {
 namespace sdfg {
@@ -79,19 +78,6 @@ bool accessesIn(Operation *step, Value c) {
   return found;
 }
 
-/// The constant `v` is, if a tasklet without inputs yields it as one.
-TypedAttr constantOf(Value v) {
-  auto tasklet = v.getDefiningOp<TaskletOp>();
-  if (!tasklet || !tasklet.getInputs().empty())
-    return {};
-  auto yield = cast<YieldOp>(tasklet.getBody().front().getTerminator());
-  Value y = yield.getValues()[cast<OpResult>(v).getResultNumber()];
-  TypedAttr attr;
-  if (!matchPattern(y, m_Constant(&attr)))
-    return {};
-  return attr;
-}
-
 /// +0 (-0 would not do: adding it is not the identity on -0).
 bool isPositiveZero(TypedAttr a) {
   if (auto f = dyn_cast_or_null<FloatAttr>(a))
@@ -101,7 +87,7 @@ bool isPositiveZero(TypedAttr a) {
   return false;
 }
 
-bool isZeroTasklet(Value v) { return isPositiveZero(constantOf(v)); }
+bool isZeroTasklet(Value v) { return isPositiveZero(getTaskletConstant(v)); }
 
 /// For a map whose range is [0, extent) with step 1 in every dimension,
 /// the extents; otherwise nothing.
@@ -154,7 +140,7 @@ struct Fill {
 
 std::optional<Fill> constantFill(Operation *step) {
   if (auto store = dyn_cast<StoreOp>(step)) {
-    TypedAttr value = constantOf(store.getValue());
+    TypedAttr value = getTaskletConstant(store.getValue());
     if (store.getWcr() || store.getMap().getNumResults() != 0 || !value)
       return std::nullopt;
     return Fill{store.getMemref(), value};
@@ -174,7 +160,7 @@ std::optional<Fill> constantFill(Operation *step) {
   }
   if (!store || store.getWcr() || !coversOnce(map, store))
     return std::nullopt;
-  TypedAttr value = constantOf(store.getValue());
+  TypedAttr value = getTaskletConstant(store.getValue());
   if (!value)
     return std::nullopt;
   return Fill{store.getMemref(), value};

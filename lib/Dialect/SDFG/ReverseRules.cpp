@@ -13,7 +13,6 @@
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/Matchers.h"
 
 #include <limits>
 
@@ -331,15 +330,9 @@ static SmallVector<StoreOp> censusStores(ReverseBuilder &rb, MapOp map) {
 /// a map storing one at its parameters (how reductions are initialised).
 static std::optional<double> constantOldValue(MapOp map, Value target) {
   auto constantOf = [](Value v) -> std::optional<double> {
-    auto t = v.getDefiningOp<TaskletOp>();
-    if (!t || !t.getInputs().empty())
-      return std::nullopt;
-    auto y = cast<YieldOp>(t.getBody().front().getTerminator());
-    FloatAttr f;
-    if (!matchPattern(y.getValues()[cast<OpResult>(v).getResultNumber()],
-                      m_Constant(&f)))
-      return std::nullopt;
-    return f.getValueAsDouble();
+    if (auto f = dyn_cast_or_null<FloatAttr>(getTaskletConstant(v)))
+      return f.getValueAsDouble();
+    return std::nullopt;
   };
   for (Operation *op = map->getPrevNode(); op; op = op->getPrevNode()) {
     if (!writesContainer(op, target))

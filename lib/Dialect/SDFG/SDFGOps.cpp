@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -1001,6 +1002,18 @@ bool mlir::sdfg::writesContainer(Operation *op, Value container) {
                                                        : WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+TypedAttr mlir::sdfg::getTaskletConstant(Value v) {
+  auto tasklet = v.getDefiningOp<TaskletOp>();
+  if (!tasklet || !tasklet.getInputs().empty())
+    return {};
+  auto yield = cast<YieldOp>(tasklet.getBody().front().getTerminator());
+  Value y = yield.getValues()[cast<OpResult>(v).getResultNumber()];
+  TypedAttr attr;
+  if (!matchPattern(y, m_Constant(&attr)))
+    return {};
+  return attr;
 }
 
 Value mlir::sdfg::createConstantTasklet(OpBuilder &b, Location loc,

@@ -881,16 +881,8 @@ class Translator:
                     f"translation cannot follow; write '{name} = "
                     f"{name}.copy()' before the {kind} to work on a copy "
                     "(leaving that array unchanged)")
-            expr = self.to_expr(current)
-            container = self.new_transient(
-                [self.upper_extent(e, node) for e in expr.shape],
-                expr.dtype, name)
-            view = container.view()
-            if expr.shape:
-                view.shape = list(expr.shape)
-            self.store(view, expr, cast=True)
-            self.var_containers[name] = container
-            self.env[name] = view
+            self.var_containers.pop(name, None)
+            self.store_variable(name, self.to_expr(current), node)
 
     def assign_name(self, name, value, node):
         if name in ("np", "numpy"):
@@ -949,7 +941,11 @@ class Translator:
                     f"updated in place, and '{rebound}' is rebound later; "
                     f"write '{name} = ....copy()' if '{name}' should be a "
                     "copy")
-        expr = self.to_expr(value)
+        self.store_variable(name, self.to_expr(value), node)
+
+    def store_variable(self, name, expr, node):
+        """Stores `expr` into variable `name`'s own container (made on the
+        first assignment) and binds the name to it."""
         container = self.var_containers.get(name)
         if container is None:
             shape = [self.upper_extent(e, node) for e in expr.shape]

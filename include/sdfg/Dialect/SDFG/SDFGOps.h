@@ -39,6 +39,9 @@ bool writesContainer(Operation *op, Value container);
 /// A tasklet without inputs yielding `value`, at the builder's insertion
 /// point.
 Value createConstantTasklet(OpBuilder &b, Location loc, TypedAttr value);
+/// The constant `v` is, when a tasklet without inputs yields it as one
+/// (what createConstantTasklet makes); else null.
+TypedAttr getTaskletConstant(Value v);
 } // namespace sdfg
 } // namespace mlir
 
