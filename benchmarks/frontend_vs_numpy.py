@@ -56,6 +56,12 @@ INPUTS = {
     "arc_distance": lambda r: tuple(r.random((500, 500)) for _ in range(4)),
     "floyd_warshall": lambda r: (K._graph(r, 80),),
     "durbin": lambda r: (0.2 * r.random(400) / (1.0 + np.arange(400)),),
+    "csr_matvec": lambda r: K._csr(r, 2000, 2000, 0.01) + (r.random(2000),),
+    "graph_allen_cahn": lambda r: K._mesh(r, 100000) + (
+        r.random(100000) - 0.5, 10),
+    "embedding_bag": lambda r: (r.random((10000, 64)) - 0.5,
+                                r.integers(-10000, 10000, (512, 32)),
+                                r.random((64, 64))),
 }
 
 

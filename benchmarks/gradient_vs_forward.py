@@ -31,7 +31,8 @@ from corpus.kernels import KERNELS  # noqa: E402
 from frontend_vs_numpy import INPUTS  # noqa: E402
 
 KERNEL_NAMES = ["seidel_2d", "jacobi_2d", "heat_3d", "gemm", "cholesky",
-                "conv2d", "atax", "go_fast", "hdiff", "lu"]
+                "conv2d", "atax", "go_fast", "hdiff", "lu", "csr_matvec",
+                "graph_allen_cahn", "embedding_bag"]
 
 
 def output_of(fn, args):

@@ -174,6 +174,67 @@ static std::unique_ptr<llvm::TargetMachine> hostMachine(StringRef cpu,
   return std::move(*tm);
 }
 
+/// glibc 2.35 added vector variants of these double-precision functions to
+/// libmvec, which LLVM's LIBMVEC table (written for glibc 2.22) leaves out:
+/// without them a loop calling tanh stays scalar, 7x slower than NumPy on a
+/// million elements. Each entry: the scalar name and its arity.
+static constexpr std::pair<const char *, unsigned> kLibmvec235[] = {
+    {"acos", 1},  {"acosh", 1}, {"asin", 1},  {"asinh", 1}, {"atan", 1},
+    {"atanh", 1}, {"cbrt", 1},  {"cosh", 1},  {"erfc", 1},  {"exp10", 1},
+    {"exp2", 1},  {"expm1", 1}, {"log10", 1}, {"log1p", 1}, {"log2", 1},
+    {"sinh", 1},  {"tan", 1},   {"tanh", 1},  {"atan2", 2}, {"hypot", 2}};
+
+namespace {
+/// One vector variant: its names are built once, as VecDesc keeps
+/// StringRefs to them.
+struct LibmvecVariant {
+  std::string scalar, vector, prefix;
+  char isa;
+  unsigned lanes;
+};
+} // namespace
+
+/// Every variant of kLibmvec235, for both names LLVM may use: math-to-llvm
+/// emits intrinsics (llvm.tanh.f64), math-to-libm calls (tanh).
+static const std::vector<LibmvecVariant> &libmvec235Variants() {
+  static const std::vector<LibmvecVariant> variants = [] {
+    std::vector<LibmvecVariant> out;
+    for (auto [name, arity] : kLibmvec235)
+      for (auto [isa, lanes] : {std::pair{'b', 2u}, {'d', 4u}, {'e', 8u}}) {
+        std::string params(arity, 'v');
+        std::string vector = ("_ZGV" + llvm::Twine(isa) + "N" +
+                              llvm::Twine(lanes) + params + "_" + name)
+                                 .str();
+        std::string prefix =
+            ("_ZGV_LLVM_N" + llvm::Twine(lanes) + params).str();
+        out.push_back({name, vector, prefix, isa, lanes});
+        out.push_back({("llvm." + llvm::Twine(name) + ".f64").str(), vector,
+                       prefix, isa, lanes});
+      }
+    return out;
+  }();
+  return variants;
+}
+
+/// Registers the variants of kLibmvec235 the target's vector ISA can call
+/// (SSE: 2 lanes, AVX2: 4, AVX-512: 8), where LLVM knows none already.
+static void addNewerLibmvec(llvm::TargetLibraryInfoImpl &tlii,
+                            const llvm::TargetMachine &tm) {
+  llvm::StringRef features = tm.getTargetFeatureString();
+  auto available = [&](char isa) {
+    return isa == 'b' || (isa == 'd' && features.contains("+avx2")) ||
+           (isa == 'e' && features.contains("+avx512f"));
+  };
+  SmallVector<llvm::VecDesc> descs;
+  for (const LibmvecVariant &v : libmvec235Variants()) {
+    llvm::ElementCount vf = llvm::ElementCount::getFixed(v.lanes);
+    if (available(v.isa) && !tlii.isFunctionVectorizable(v.scalar, vf))
+      descs.emplace_back(v.scalar, v.vector, vf, /*Masked=*/false, v.prefix,
+                         std::nullopt);
+  }
+  tlii.addVectorizableFunctions(descs);
+}
+
 std::unique_ptr<llvm::Module>
 mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
                                  unsigned optLevel, StringRef cpu) {
@@ -206,6 +267,7 @@ mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
   llvm::TargetLibraryInfoImpl tlii(tm->getTargetTriple());
   tlii.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
                                           tm->getTargetTriple());
+  addNewerLibmvec(tlii, *tm);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

@@ -144,6 +144,24 @@ void collectNeededReads(Value v, bool valueNeeded,
                        active, memo, out);
 }
 
+/// Whether `later` runs after every execution of `op`: it follows `op` in
+/// program order and no loop or map repeats both.
+bool runsAfterAll(Operation *op, Operation *later) {
+  for (Operation *x = op; x && !isa<SDFGOp>(x); x = x->getParentOp()) {
+    Operation *y = x->getBlock()->findAncestorOpInBlock(*later);
+    if (!y)
+      continue;
+    if (y == x)
+      return false;
+    for (Operation *p = x->getParentOp(); p && !isa<SDFGOp>(p);
+         p = p->getParentOp())
+      if (isa<LoopOp, WhileOp, MapOp>(p))
+        return false;
+    return x->isBeforeInBlock(y);
+  }
+  return false;
+}
+
 /// Whether an op before `store`'s outermost map, in the same block, writes
 /// `target` without wcr (an initialisation whose reversal restores it).
 bool initialisedBefore(StoreOp store, Value target) {
@@ -1183,10 +1201,26 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
                                 ValueRange{});
     return success();
   };
+  // A transient whose values the backward program reads only after this
+  // write (every reader runs after it, outside any loop with it) needs no
+  // rewind of it: those readers are reversed before it, and nothing
+  // reversed later looks. A recomputation may read it, though.
+  llvm::DenseSet<Value> recomputeInputs;
+  for (const RecomputeCandidate &c : result.candidates)
+    recomputeInputs.insert(c.inputs.begin(), c.inputs.end());
+  auto readOnlyLater = [&](const WriteInfo &w) {
+    if (!w.target.getDefiningOp<AllocOp>() || forced.contains(w.op) ||
+        counters.contains(w.target) || recomputeInputs.contains(w.target))
+      return false;
+    auto it = readersOf.find(w.target);
+    return it == readersOf.end() || llvm::all_of(it->second, [&](Operation *r) {
+             return runsAfterAll(w.op, r);
+           });
+  };
   for (const WriteInfo &w : writes) {
     bool first = writtenBefore.insert(w.target).second;
     bool tape = needed.contains(w.target) || forced.contains(w.op);
-    if (recomputed.contains(w.target))
+    if (recomputed.contains(w.target) || (tape && readOnlyLater(w)))
       tape = false;
     if (first && !forced.contains(w.op) && w.target.getDefiningOp<AllocOp>() &&
         !w.op->getParentOfType<LoopOp>() && !w.op->getParentOfType<WhileOp>())

@@ -216,6 +216,8 @@ class Program:
                             for o in tr.signature.outputs],
                 "returns_tuple": tr.signature.returns_tuple,
                 "returns_none": tr.signature.returns_none,
+                "index_checks": [list(c) for c in
+                                 tr.signature.index_checks],
             }
             with open(os.path.join(staging, "meta.json"), "w") as f:
                 json.dump(meta, f)
@@ -468,6 +470,29 @@ def _spin_for(source):
     return native.OMP_SPIN_MS
 
 
+def _check_indices(meta, args):
+    """IndexError, as NumPy raises it, for an index array argument with a
+    value outside the extent it indexes (Signature.index_checks). An
+    argument the program writes is skipped: its values at the subscript
+    may differ from the caller's."""
+    checks = meta.get("index_checks")
+    if not checks:
+        return
+    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
+    written = {a["name"] for a in abi[0]["args"] if a.get("written")}
+    values = {name: value for (kind, name, _, _), value in
+              zip(meta["params"], args) if kind == "array"}
+    for name, extent, where in checks:
+        a = values.get(name)
+        if name in written or a is None or a.size == 0:
+            continue
+        lo, hi = int(a.min()), int(a.max())
+        bad = lo if lo < -extent else hi if hi >= extent else None
+        if bad is not None:
+            raise IndexError(f"{where}: index {bad} is out of bounds for "
+                             f"size {extent} (in argument '{name}')")
+
+
 def _check_device(meta, module):
     """After a call: the GPU runtime's error, or the emulator's races."""
     device = meta.get("device")
@@ -485,6 +510,7 @@ class _Entry:
 
     def call(self, args):
         meta = self.meta
+        _check_indices(meta, args)
         cargs = []
         writeback = []
         for (kind, name, dtype, _), value in zip(meta["params"], args):
@@ -544,6 +570,7 @@ def _call_gradient(self, args, wrt, out, seed):
     ABI description: parameters and outputs, d_<x> gradients (d_<output>
     is the seed), fwd_<x> forward results, ad_status."""
     meta = self.meta
+    _check_indices(meta, args)
     abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
     # The arguments the program writes (the ABI description says which)
     # are copied so that the caller's arrays stay untouched; the others are

@@ -51,9 +51,13 @@ def test_every_strategy_gives_the_store_all_gradient(name):
     _assert_same(every(*copy.deepcopy(args)), ref)
     info = every.checkpoint
     RECOMPUTED[name] = info["recompute"]
-    assert info["peak_bytes"] <= info["store_all_peak_bytes"]
-    # A limit between recompute-all and store-all: the ILP's plan fits.
-    limit = max((info["peak_bytes"] + info["store_all_peak_bytes"]) / 2, 1)
+    # Recomputing is not always smaller: a writer that also fills other
+    # transients recomputes them into scratch copies (embedding_bag's
+    # gather and mean beside its bags), which may outweigh what it frees.
+    low = min(info["peak_bytes"], info["store_all_peak_bytes"])
+    # A limit between the smaller extreme and store-all: the ILP's plan
+    # fits.
+    limit = max((low + info["store_all_peak_bytes"]) / 2, 1)
     ilp = sdfg.grad(fn, wrt, output=spec, mem=limit / 2**20)
     _assert_same(ilp(*copy.deepcopy(args)), ref)
     assert ilp.checkpoint["strategy"] == "ilp"

@@ -123,8 +123,12 @@ def k_linalg(A):
     return np.linalg.inv(A)  # here
 
 
-def k_fancy(A, idx):
-    return A[idx]  # here
+def k_mask(A):
+    return A[A > 0.5]  # here
+
+
+def k_array_bound(A, idx):
+    return A[idx:]  # here
 
 
 def k_del(A):
@@ -213,7 +217,9 @@ CASES = [
     (k_global_array, (A,), "global array 'GLOBAL_ARRAY'", "arguments"),
     (k_nested_def, (A,), "nested function", None),
     (k_linalg, (A,), "np.linalg", None),
-    (k_fancy, (A, np.array([0, 1])), "indexing with an array", "fancy"),
+    (k_mask, (A,), "boolean mask indexing", "np.where"),
+    (k_array_bound, (A, np.array([0, 1])), "array used as an integer",
+     "a slice bound"),
     (k_del, (A,), "del", None),
     (k_assert, (A,), "assert", None),
     (k_fstring, (A,), "f-string", None),

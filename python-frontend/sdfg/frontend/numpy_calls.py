@@ -168,7 +168,8 @@ def numpy_attribute(tr, attr, node):
         return None
     if attr in _UNARY or attr in _BINARY or attr in _REDUCE or \
             attr in _CREATE or attr in _LIKE or attr in (
-                "dot", "matmul", "transpose", "copy", "where", "outer"):
+                "dot", "matmul", "transpose", "copy", "where", "outer",
+                "take"):
         return NumpyFunction(attr)
     raise tr.unsupported(node, f"np.{attr}",
                          "this NumPy function is not supported by the sdfg "
@@ -299,6 +300,50 @@ def numpy_call(tr, name, args, kwargs, node):
         if len(args) != 3:
             raise tr.unsupported(node, "np.where with one argument")
         return where(tr, *args, node)
+    if name == "add.at":
+        _no_kwargs(tr, kwargs, node)
+        if len(args) != 3:
+            raise tr.error("np.add.at takes three arguments (array, "
+                           "indices, values)", node)
+        target = args[0]
+        if not (isinstance(target, View) and target.ndim > 0):
+            raise tr.unsupported(node, "np.add.at into a non-array",
+                                 "the first argument must be an array "
+                                 "variable")
+        fancy = tr.index_items(target, args[1], node)
+        tr.scatter(fancy, args[2], node, wcr="add")
+        return None
+    if name == "take":
+        _no_kwargs(tr, kwargs, node, ("axis",))
+        if len(args) not in (2, 3):
+            raise tr.error("np.take takes an array, indices and an axis",
+                           node)
+        axis = kwargs.get("axis", args[2] if len(args) > 2 else None)
+        a = _as_view(tr, tr.to_expr(args[0]), node)
+        if axis is None:
+            if a.ndim != 1:
+                raise tr.unsupported(node, "np.take without axis on a "
+                                     "multi-dimensional array",
+                                     "pass axis= (or ravel the array)")
+            axis = 0
+        if not isinstance(axis, int):
+            raise tr.unsupported(node, "non-constant axis")
+        if not -a.ndim <= axis < a.ndim:
+            raise tr.error(f"axis {axis} is out of bounds for an array of "
+                           f"dimension {a.ndim}", node)
+        axis %= a.ndim
+        idx = args[1]
+        if not (isinstance(idx, (View, Expr)) and len(idx.shape) > 0):
+            slices = (ast.Slice(),) * axis
+            items = [ast.copy_location(x, node) for x in slices]
+            item = ast.copy_location(ast.Name("__take"), node)
+            return tr.subscript(a, items + [item], node,
+                                values={id(item): idx})
+        items = [ast.copy_location(ast.Slice(), node) for _ in range(axis)]
+        item = ast.copy_location(ast.Name("__take"), node)
+        fancy = tr.fancy_subscript(a, items + [item], {id(item): idx},
+                                   [axis], node)
+        return tr.gather(fancy, node)
     if name == "outer":
         _no_kwargs(tr, kwargs, node)
         a, b = (tr.to_expr(x) for x in args)

@@ -44,6 +44,10 @@ class Signature:
         self.outputs = []  # ("array", dtype, shape) | ("arg", param index)
         self.returns_tuple = False
         self.returns_none = True
+        # (param name, extent, "file:line"): an integer array argument
+        # used whole as a subscript, checked before each call as NumPy
+        # checks it (see Translator.fancy_subscript).
+        self.index_checks = []
 
 
 class Translation:
@@ -121,6 +125,10 @@ class Translator:
         self.env = {}
         self.var_containers = {}
         self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
+        # Index names whose values come from data (array elements, scalar
+        # arguments, loop variables with such bounds): their sign is only
+        # known at run time, so negative subscripts are wrapped there.
+        self.data_names = set()
         self.loop_depth = 0
         # Name permutations (`a, b = b, a`) at this loop depth rebind the
         # names instead of copying: the function's top level, or the body
@@ -381,8 +389,17 @@ class Translator:
             return  # docstring
         if isinstance(node.value, ast.Call):
             func = node.value.func
-            if isinstance(func, ast.Name) and func.id not in self.env and \
-                    isinstance(self.globals.get(func.id), types.FunctionType):
+            helper = isinstance(func, ast.Name) and \
+                func.id not in self.env and \
+                isinstance(self.globals.get(func.id), types.FunctionType)
+            # np.add.at(x, idx, v) updates x in place.
+            add_at = isinstance(func, ast.Attribute) and func.attr == "at" \
+                and isinstance(func.value, ast.Attribute) and \
+                func.value.attr == "add" and \
+                isinstance(func.value.value, ast.Name) and \
+                func.value.value.id not in self.env and \
+                self.globals.get(func.value.value.id) is np
+            if helper or add_at:
                 # A helper called for its in-place effects.
                 with self.statement() as stmt:
                     self.eval(node.value)
@@ -467,10 +484,18 @@ class Translator:
         with self.statement() as stmt:
             if isinstance(target, ast.Name):
                 current = self.lookup(target.id, target)
+            elif isinstance(target, ast.Subscript):
+                current = self.eval_Subscript(target, store=True)
             else:
                 current = self.eval(target)
             rhs = self.eval(node.value)
-            if isinstance(current, View) and _is_array(current):
+            if isinstance(current, Fancy):
+                # NumPy's x[idx] += v: gather, add, scatter; a repeated
+                # index is updated once (np.add.at accumulates).
+                value = self.binop(op, ViewLeaf(self.gather(current, target)),
+                                   self.to_expr(rhs))
+                self.scatter(current, value, target)
+            elif isinstance(current, View) and _is_array(current):
                 # In place, as NumPy does for arrays (arguments included).
                 value = self.binop(op, ViewLeaf(current), self.to_expr(rhs))
                 self.store(current, value, cast=True)
@@ -524,6 +549,8 @@ class Translator:
             self.iter_bounds[iv] = (lo[0], hi[1] - 1)
         else:
             self.iter_bounds[iv] = (hi[0] + 1, lo[1])
+        if self.is_data_index(lb) or self.is_data_index(ub):
+            self.data_names.add(iv)
         name = node.target.id
         permuted = self.loop_permutation(node)
         if permuted:
@@ -839,7 +866,10 @@ class Translator:
         if isinstance(target, ast.Name):
             self.assign_name(target.id, value, node)
         elif isinstance(target, ast.Subscript):
-            dest = self.eval(target)
+            dest = self.eval_Subscript(target, store=True)
+            if isinstance(dest, Fancy):
+                self.scatter(dest, value, target)
+                return
             if not isinstance(dest, View):
                 raise self.unsupported(target, "assignment into "
                                        + _construct_name(target.value))
@@ -1272,9 +1302,9 @@ class Translator:
         if is_float(expr.dtype):
             raise self.error("expected an integer, got a float", node)
         if expr.shape:
-            raise self.unsupported(node, "indexing with an array",
-                                   "fancy (integer array) and boolean "
-                                   "indexing are not supported")
+            raise self.unsupported(node, "array used as an integer",
+                                   "a range bound, a slice bound or a "
+                                   "scalar index must be a single integer")
         val = self.control_scalar(expr, np.int64)
         name = self.em.fresh("n")
         self.em.line(f"{name} = sdfg.tasklet({val}) : (i64) -> index {{")
@@ -1286,18 +1316,12 @@ class Translator:
         self.em.line("}")
         lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
         self.iter_bounds[name] = (lo, hi)
+        self.data_names.add(name)
         return Idx.of(name)
 
     def index_of(self, value, node, extent=None):
-        """An Idx for a subscript, valid in the current scope. Runtime
-        values are assumed to lie within the dimension (0..extent)."""
-        idx = self.control_index(value, node)
-        if extent is not None and as_idx(extent).is_const():
-            for n in idx.terms:
-                if self.iter_bounds.get(n) == (np.iinfo(np.int32).min,
-                                               np.iinfo(np.int32).max):
-                    self.iter_bounds[n] = (0, as_idx(extent).const)
-        return idx
+        """An Idx for a subscript, valid in the current scope."""
+        return self.control_index(value, node)
 
     # ------------------------------------------------------------------
     # Expressions
@@ -1386,6 +1410,9 @@ class Translator:
             if attr == "dtype":
                 return base.dtype.type
             return numpy_calls.BoundMethod(base, attr)
+        if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
+                and base.name == "add":
+            return numpy_calls.NumpyFunction("add.at")
         if isinstance(base, Expr):
             if attr == "shape":
                 return tuple(self._shape_value(e) for e in base.shape)
@@ -1400,7 +1427,9 @@ class Translator:
         e = as_idx(e)
         return e.const if e.is_const() else e
 
-    def eval_Subscript(self, node):
+    def eval_Subscript(self, node, store=False):
+        """A subscript's value; with `store`, what an assignment writes
+        into: a View, or a Fancy for integer-array indices."""
         base = self.eval(node.value)
         if isinstance(base, tuple):
             idx = self.eval(node.slice)
@@ -1420,7 +1449,7 @@ class Translator:
         # np.newaxis is None.
         items = [ast.copy_location(ast.Constant(None), it)
                  if self.is_newaxis(it) else it for it in items]
-        return self.subscript(base, items, node)
+        return self.subscript(base, items, node, store=store)
 
     def is_newaxis(self, node):
         return (isinstance(node, ast.Attribute) and node.attr == "newaxis"
@@ -1428,7 +1457,24 @@ class Translator:
                 and node.value.id not in self.env
                 and self.globals.get(node.value.id) is np)
 
-    def subscript(self, view, items, node):
+    def subscript(self, view, items, node, store=False, values=None):
+        # Each index is evaluated once, before any of the subscript's code:
+        # integer arrays among them make this an advanced (fancy) index.
+        if values is None:
+            values, advanced = {}, []
+            for k, it in enumerate(items):
+                if isinstance(it, ast.Slice) or (
+                        isinstance(it, ast.Constant)
+                        and (it.value is None or it.value is Ellipsis)):
+                    continue
+                v = self.eval(it)
+                values[id(it)] = v
+                if isinstance(v, (View, Expr)) and len(v.shape) > 0:
+                    advanced.append(k)
+            if advanced:
+                fancy = self.fancy_subscript(view, items, values, advanced,
+                                             node)
+                return fancy if store else self.gather(fancy, node)
         # Expand Ellipsis and count consumed dims.
         consumed = sum(1 for it in items
                        if not (isinstance(it, ast.Constant)
@@ -1467,7 +1513,7 @@ class Translator:
                 vmap[vd] = ("dim", len(new_shape), start, step)
                 new_shape.append(length)
             else:
-                i = self.index_of(self.eval(it), it, extent)
+                i = self.index_of(values[id(it)], it, extent)
                 if i.is_const() and extent.is_const():
                     if i.const < -extent.const or i.const >= extent.const:
                         raise self.error(f"index {i.const} is out of bounds "
@@ -1492,6 +1538,231 @@ class Translator:
                 out_base.append((offset + start.scale(stride), stride * step,
                                  nd))
         return View(view.container, out_base, new_shape)
+
+    def fancy_subscript(self, view, items, values, advanced, node):
+        """The Fancy for a subscript whose items `advanced` (positions) are
+        integer arrays. Integer scalars beside them count as advanced too
+        for where the broadcast index dimensions go, as in NumPy: in place
+        when the advanced items are adjacent, else first."""
+        exprs = []
+        for k in advanced:
+            e = self.to_expr(values[id(items[k])])
+            if e.dtype == np.bool_:
+                raise self.unsupported(
+                    items[k], "boolean mask indexing",
+                    "the result's length depends on the data; use "
+                    "np.where(mask, x, 0) or a loop with an if")
+            if is_float(e.dtype):
+                raise self.error("arrays used as indices must be of integer "
+                                 "type", items[k])
+            exprs.append(e)
+        bshape = []
+        for e in exprs:
+            bshape = self.broadcast_shapes(bshape, e.shape)
+        # The basic subscript with each advanced item a full slice; the
+        # dimensions those slices keep are the ones indexed by data.
+        marks = {k: ast.copy_location(ast.Slice(), items[k])
+                 for k in advanced}
+        basic = [marks.get(k, it) for k, it in enumerate(items)]
+        base = self.subscript(view, basic, node, values=values)
+        consumed = sum(1 for it in items
+                       if not (isinstance(it, ast.Constant)
+                               and it.value in (None, Ellipsis)))
+        dims, first, d = [], None, 0
+        scalar_or_array = []
+        for k, it in enumerate(items):
+            if isinstance(it, ast.Constant) and it.value is Ellipsis:
+                d += view.ndim - consumed
+            elif isinstance(it, ast.Constant) and it.value is None:
+                d += 1
+            elif k in marks:
+                dims.append(d)
+                scalar_or_array.append(k)
+                first = d if first is None else first
+                d += 1
+            elif isinstance(it, ast.Slice):
+                d += 1
+            else:
+                scalar_or_array.append(k)
+                if first is None:
+                    first = d
+        adjacent = scalar_or_array == list(
+            range(scalar_or_array[0], scalar_or_array[-1] + 1))
+        # An argument used whole as the index array of a subscript that
+        # always runs: the caller checks its values against the extent
+        # before the call, so that an index out of bounds raises
+        # IndexError as in NumPy instead of reaching outside the array.
+        # (In loops and branches NumPy would not raise for a subscript
+        # that never runs; those, and indices computed in the program,
+        # are not checked.)
+        if self.loop_depth == 0:
+            for d, e in zip(dims, exprs):
+                extent = as_idx(base.shape[d])
+                if isinstance(e, ViewLeaf) and \
+                        e.view.container.kind == "arg" and \
+                        e.view.is_whole() and extent.is_const():
+                    lineno = getattr(node, "lineno", 1) + self.firstline - 1
+                    self.sig.index_checks.append(
+                        (e.view.container.name, extent.const,
+                         f"{self.filename}:{lineno}"))
+        return Fancy(base, dims, exprs, bshape, first if adjacent else 0)
+
+    def index_items(self, view, index, node):
+        """The Fancy of `view[index]` for `index` a value (an integer
+        array, or a tuple of them and integers) rather than syntax, as
+        np.add.at and np.take receive it."""
+        parts = index if isinstance(index, tuple) else (index,)
+        if len(parts) > view.ndim:
+            raise self.error(f"too many indices for an array of dimension "
+                             f"{view.ndim}", node)
+        items, values, advanced = [], {}, []
+        for k, v in enumerate(parts):
+            if v is None or isinstance(v, (float, str)):
+                raise self.unsupported(node, "index of type "
+                                       + type(v).__name__)
+            item = ast.copy_location(ast.Name(f"__index{k}"), node)
+            items.append(item)
+            values[id(item)] = v
+            if isinstance(v, (View, Expr)) and len(v.shape) > 0:
+                advanced.append(k)
+        if not advanced:
+            raise self.unsupported(node, "np.add.at with scalar indices",
+                                   "write x[i] += v")
+        return self.fancy_subscript(view, items, values, advanced, node)
+
+    def gather(self, fancy, node):
+        """A new array holding the elements `fancy` selects (NumPy copies
+        on advanced indexing)."""
+        out = self.transient_view(fancy.shape, fancy.base.dtype, node,
+                                  "gathered")
+        rank = len(fancy.shape)
+        params = [self.em.fresh("p") for _ in range(rank)]
+        for p, e in zip(params, fancy.shape):
+            self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
+        schedule = self.schedule_for(fancy.shape, None)
+        with self.em.block(self.map_header(params, fancy.shape, schedule)):
+            coords = [Idx.of(p) for p in params]
+            val = self.load_fancy(fancy, coords)
+            self.emit_store(val, out, coords)
+        return out
+
+    def map_header(self, params, shape, schedule):
+        return (f"sdfg.map ({', '.join(params)}) = "
+                f"({', '.join('0' for _ in params)}) to "
+                f"({', '.join(as_idx(e).render() for e in shape)}) step "
+                f"({', '.join('1' for _ in params)}) schedule({schedule})")
+
+    def fancy_coords(self, fancy, coords):
+        """Indices into fancy.base of the element at output `coords`:
+        the index arrays are read there and wrapped when negative."""
+        nb = len(fancy.bshape)
+        bcoords = coords[fancy.at:fancy.at + nb]
+        rest = iter(coords[:fancy.at] + coords[fancy.at + nb:])
+        data = {}
+        for d, e in zip(fancy.dims, fancy.exprs):
+            val = self.emit_scalar(e, bcoords, nb, np.int64)
+            data[d] = self.data_index(val, fancy.base.shape[d])
+        return [data[d] if d in data else next(rest)
+                for d in range(fancy.base.ndim)]
+
+    def load_fancy(self, fancy, coords):
+        idx = fancy.base.indices(self.fancy_coords(fancy, coords))
+        name = self.em.fresh("l")
+        c = fancy.base.container
+        self.em.line(f"{name} = sdfg.load {c.ssa}"
+                     f"[{', '.join(i.render() for i in idx)}] : "
+                     f"{c.mlir_type}")
+        return name
+
+    def data_index(self, value, extent):
+        """An index from the i64 SSA `value` read from data, counted from
+        the end of a dimension of `extent` when negative."""
+        extent = as_idx(extent)
+        names = sorted(extent.terms)
+
+        def body(tb, args):
+            i = tb.em.fresh("x")
+            tb.em.line(f"{i} = arith.index_cast {args[0]} : i64 to index")
+            ext = tb.index_const(extent.const)
+            for n, a in zip(names, args[1:]):
+                term = a
+                if extent.terms[n] != 1:
+                    term = tb.op(f"arith.muli {a}, "
+                                 f"{tb.index_const(extent.terms[n])}",
+                                 "index")
+                ext = tb.op(f"arith.addi {ext}, {term}", "index")
+            wrapped = tb.op(f"arith.addi {i}, {ext}", "index")
+            neg = tb.op(f"arith.cmpi slt, {i}, {tb.index_const(0)}", "index")
+            return [tb.op(f"arith.select {neg}, {wrapped}, {i}", "index")]
+
+        (name,) = self.em.tasklet(
+            [(value, "i64")] + [(n, "index") for n in names], ["index"], body)
+        self.iter_bounds[name] = (0, max(self.upper_extent(extent, None) - 1,
+                                         0))
+        self.data_names.add(name)
+        return Idx.of(name)
+
+    def scatter(self, fancy, value, node, wcr=None):
+        """`x[idx] = value` (wcr None): element by element in order, in
+        loops, so that the last of repeated indices wins as in NumPy and
+        the autodiff replays the overwrites in order; `np.add.at` (wcr
+        add): an accumulating map, repeated indices adding up."""
+        expr = self.to_expr(value)
+        self.check_broadcast(expr.shape, fancy.shape)
+        target = fancy.base.container
+        # The value and the index arrays as they are before any element
+        # is written (they may read the target).
+        if any(isinstance(leaf, ViewLeaf) and leaf.view.container is target
+               for leaf in _leaves(expr)):
+            expr = ViewLeaf(self.snapshot(expr, node, "tmp"))
+        fancy.exprs = [
+            ViewLeaf(self.snapshot(e, node, "idx"))
+            if any(isinstance(leaf, ViewLeaf) and leaf.view.container is
+                   target for leaf in _leaves(e)) else e
+            for e in fancy.exprs]
+        rank = len(fancy.shape)
+        dtype = fancy.base.dtype
+
+        def element(coords):
+            val = self.emit_scalar(expr, coords, rank, dtype)
+            idx = self.fancy_coords(fancy, coords)
+            self.emit_store(val, fancy.base, idx, wcr)
+
+        if rank == 0:
+            element([])
+            return
+        if wcr is not None:
+            params = [self.em.fresh("p") for _ in range(rank)]
+            for p, e in zip(params, fancy.shape):
+                self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
+            with self.em.block(self.map_header(
+                    params, fancy.shape, self.schedule_for(fancy.shape, wcr))):
+                element([Idx.of(p) for p in params])
+            return
+        with self.control_section(), contextlib.ExitStack() as loops:
+            ivs = []
+            for e in fancy.shape:
+                iv = self.em.fresh("i")
+                self.iter_bounds[iv] = (0, self.upper_extent(e, None) - 1)
+                loops.enter_context(self.em.block(
+                    f"sdfg.loop {iv} = 0 to {as_idx(e).render()} step 1"))
+                ivs.append(iv)
+            with self.em.block("sdfg.state"):
+                element([Idx.of(iv) for iv in ivs])
+
+    @contextlib.contextmanager
+    def control_section(self):
+        """Emits control flow (loops) in the middle of a statement: what
+        the statement emitted so far goes before it, in its own state."""
+        stmt = self.statements[-1]
+        stmt.flush()
+        em = self.em
+        inner, inner_indent = em.buffer, em.indent
+        em.buffer, em.indent = stmt.outer, stmt.outer_indent
+        try:
+            yield
+        finally:
+            em.buffer, em.indent = inner, inner_indent
 
     def slice_range(self, sl, extent, node):
         """(start Idx, step int, length Idx) of a slice over `extent`."""
@@ -1539,6 +1810,8 @@ class Translator:
             return i  # bounds unknown: taken as in range, as data indices
         if hi < 0:
             return extent + i
+        if lo < 0 and self.is_data_index(i):
+            return self.wrap_negative(i, extent)
         if lo < 0:
             raise self.unsupported(
                 node, "index that is negative in some iterations",
@@ -1546,6 +1819,42 @@ class Translator:
                 "in some iterations and not in others; split the loop or "
                 "write the index from the start of the dimension")
         return i
+
+    def is_data_index(self, idx):
+        return any(n in self.data_names for n in as_idx(idx).terms)
+
+    def wrap_negative(self, i, extent):
+        """`i` or, where it is negative, `extent + i`, chosen at run time:
+        NumPy's reading of a subscript whose sign depends on data (an index
+        array's element, a loop over data-dependent bounds). The result is
+        taken to lie in the dimension, as NumPy would raise otherwise."""
+        extent = as_idx(extent)
+        names = sorted(set(i.terms) | set(extent.terms))
+
+        def linear(tb, v, args):
+            acc = tb.index_const(v.const)
+            for n, a in zip(names, args):
+                c = v.terms.get(n, 0)
+                if c == 0:
+                    continue
+                term = a
+                if c != 1:
+                    term = tb.op(f"arith.muli {a}, {tb.index_const(c)}",
+                                 "index")
+                acc = tb.op(f"arith.addi {acc}, {term}", "index")
+            return acc
+
+        def body(tb, args):
+            v = linear(tb, i, args)
+            wrapped = linear(tb, i + extent, args)
+            neg = tb.op(f"arith.cmpi slt, {v}, {tb.index_const(0)}", "index")
+            return [tb.op(f"arith.select {neg}, {wrapped}, {v}", "index")]
+
+        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
+                                  body)
+        self.iter_bounds[name] = (0, max(self.upper_extent(extent, None) - 1,
+                                         0))
+        return Idx.of(name)
 
     def clamp(self, v, extent):
         if v.is_const() and extent.is_const():
@@ -1793,6 +2102,23 @@ class ScalarLeafCopy:
         self.expr = ViewLeaf(tmp.view())
 
 
+class Fancy:
+    """An advanced (integer-array) subscript: `base` is the view with every
+    advanced item taken as a full slice; its dimensions `dims` are indexed
+    by `exprs` (integer arrays broadcast to `bshape`), whose dimensions go
+    to position `at` of the result."""
+
+    def __init__(self, base, dims, exprs, bshape, at):
+        self.base = base
+        self.dims = dims
+        self.exprs = exprs
+        self.bshape = list(bshape)
+        self.at = at
+        rest = [e for d, e in enumerate(base.shape) if d not in dims]
+        self.shape = rest[:at] + self.bshape + rest[at:]
+        self.dtype = base.dtype
+
+
 class _Statement:
     """Collects the text of one statement and wraps it in a state when it
     holds dataflow."""
@@ -1813,6 +2139,20 @@ class _Statement:
 
     def done(self):
         self.ok = True
+
+    def flush(self):
+        """Moves what the statement emitted so far to where it goes (in a
+        state when it holds dataflow) and starts collecting afresh."""
+        em = self.tr.em
+        buf = self.buf
+        em.buffer, em.indent = self.outer, self.outer_indent
+        if buf.dataflow:
+            with em.block("sdfg.state"):
+                em.splice(buf)
+        elif buf:
+            em.splice(buf)
+        buf.lines, buf.sources, buf.dataflow = [], [], False
+        em.buffer, em.indent = buf, 0
 
     def __exit__(self, exc_type, exc, tb):
         self.tr.statements.pop()

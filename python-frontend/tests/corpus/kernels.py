@@ -4,12 +4,14 @@ Every kernel is a plain, unannotated NumPy function written the way a
 scientist writes it.  Together they define the Python/NumPy subset the
 frontend has to support:
 
-* arguments: float64 / float32 NumPy arrays, Python ints (sizes, time steps)
-  and Python floats (alpha, beta, ...);
+* arguments: float64 / float32 NumPy arrays, int64 index arrays (sparse
+  matrices, meshes, embeddings), Python ints (sizes, time steps) and
+  Python floats (alpha, beta, ...);
 * ``for`` loops over ``range`` (any step sign, triangular bounds), ``while``
   loops, ``if/elif/else`` on scalars and on array elements;
 * integer and basic-slice indexing (negative indices, omitted bounds, steps,
-  iterator-dependent bounds), broadcasting, augmented assignment, slice
+  iterator-dependent bounds), indexing with data (integer arrays, np.add.at,
+  loops over bounds read from arrays), broadcasting, augmented assignment, slice
   assignment, local temporaries, tuple returns;
 * a small whitelist of NumPy functions / array methods.
 
@@ -957,3 +959,52 @@ def haar_wavelet(x):
         out[:n] = tmp[:n]
         n = h
     return out
+
+
+def _csr(rng, n, m, density):
+    """A random sparse n x m matrix in CSR form (row pointers, column
+    indices, values); some rows are empty."""
+    dense = rng.random((n, m)) * (rng.random((n, m)) < density)
+    indptr = np.concatenate([[0], np.cumsum(np.count_nonzero(dense, 1))])
+    rows, cols = np.nonzero(dense)
+    return indptr.astype(np.int64), cols.astype(np.int64), dense[rows, cols]
+
+
+@kernel(lambda rng: _csr(rng, 12, 10, 0.3) + (rng.random(10),))
+def csr_matvec(indptr, indices, data, x):
+    # y = A @ x for A in CSR form, row by row over each row's entries.
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            y[i] += data[k] * x[indices[k]]
+    return y
+
+
+def _mesh(rng, n):
+    """Edges of a ring of n nodes plus random chords (source, destination,
+    conductance)."""
+    src = np.concatenate([np.arange(n), rng.integers(0, n, n // 2)])
+    dst = np.concatenate([(np.arange(n) + 1) % n, rng.integers(0, n, n // 2)])
+    return src, dst, 0.5 + rng.random(src.shape[0])
+
+
+@kernel(lambda rng: _mesh(rng, 16) + (rng.random(16) - 0.5, 4))
+def graph_allen_cahn(src, dst, w, u, T):
+    # Allen-Cahn reaction-diffusion on an unstructured mesh given as an
+    # edge list: fluxes gathered along edges, scattered to both ends.
+    for t in range(T):
+        flux = w * (u[src] - u[dst])
+        du = np.zeros_like(u)
+        np.add.at(du, dst, flux)
+        np.add.at(du, src, -flux)
+        u = u + 0.05 * (du + u - u ** 3)
+    return u
+
+
+@kernel(lambda rng: (rng.random((20, 8)) - 0.5,
+                     rng.integers(-20, 20, (6, 5)), rng.random((8, 4))))
+def embedding_bag(E, tokens, W):
+    # Mean of each sequence's token embeddings, then a dense layer.
+    bags = np.mean(E[tokens], axis=1)
+    return np.tanh(bags @ W)
+

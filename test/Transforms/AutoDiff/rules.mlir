@@ -465,3 +465,99 @@ sdfg.sdfg @product(%v: memref<4xf64> {sdfg.name = "v"},
     }
   }
 }
+
+// -----
+
+// The backward pass reads %acc (it is squared) only after the loop that
+// accumulates into it: that loop's writes need no tape (nothing reversed
+// after them reads %acc), which is what lets a loop over data-dependent
+// bounds (a CSR row) accumulate at all. Only the loop bound is stored.
+// CHECK-LABEL: sdfg.sdfg @late_reads_grad(
+// CHECK-NEXT: sdfg.alloc() : memref<f64>
+// CHECK-NEXT: sdfg.alloc() : memref<index>
+// CHECK-NEXT: sdfg.alloc() {name = "acc"} : memref<f64>
+// CHECK-NEXT: sdfg.state {
+sdfg.sdfg @late_reads(%x: memref<8xf64> {sdfg.name = "x"},
+                      %n: memref<i64> {sdfg.name = "n"},
+                      %y: memref<f64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  %acc = sdfg.alloc() {name = "acc"} : memref<f64>
+  sdfg.state {
+    %z = sdfg.tasklet() : () -> f64 {
+      %c = arith.constant 0.0 : f64
+      sdfg.yield %c : f64
+    }
+    sdfg.store %z, %acc[] : memref<f64>
+  }
+  %c = sdfg.load %n[] : memref<i64>
+  %nb = sdfg.tasklet(%c) : (i64) -> index {
+  ^bb0(%u: i64):
+    %i = arith.index_cast %u : i64 to index
+    sdfg.yield %i : index
+  }
+  sdfg.loop %i = 0 to %nb step 1 {
+    sdfg.state {
+      %a = sdfg.load %acc[] : memref<f64>
+      %v = sdfg.load %x[%i] : memref<8xf64>
+      %r = sdfg.tasklet(%a, %v) : (f64, f64) -> f64 {
+      ^bb0(%p: f64, %q: f64):
+        %m = arith.mulf %q, %q : f64
+        %s = arith.addf %p, %m : f64
+        sdfg.yield %s : f64
+      }
+      sdfg.store %r, %acc[] : memref<f64>
+    }
+  }
+  sdfg.state {
+    %a = sdfg.load %acc[] : memref<f64>
+    %r = sdfg.tasklet(%a) : (f64) -> f64 {
+    ^bb0(%p: f64):
+      %m = arith.mulf %p, %p : f64
+      sdfg.yield %m : f64
+    }
+    sdfg.store %r, %y[] : memref<f64>
+  }
+}
+
+// -----
+
+// The same accumulation read inside the loop, after each write: the
+// reversed iterations need every intermediate value, so each write is
+// taped (one slot per iteration).
+// CHECK-LABEL: sdfg.sdfg @early_reads_grad(
+// CHECK: sdfg.alloc() : memref<8xf64>
+// CHECK: sdfg.state "reverse"
+sdfg.sdfg @early_reads(%x: memref<8xf64> {sdfg.name = "x"},
+                       %y: memref<f64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  %acc = sdfg.alloc() {name = "acc"} : memref<f64>
+  sdfg.state {
+    %z = sdfg.tasklet() : () -> f64 {
+      %c = arith.constant 0.0 : f64
+      sdfg.yield %c : f64
+    }
+    sdfg.store %z, %acc[] : memref<f64>
+  }
+  sdfg.loop %i = 0 to 8 step 1 {
+    sdfg.state {
+      %a = sdfg.load %acc[] : memref<f64>
+      %v = sdfg.load %x[%i] : memref<8xf64>
+      %r = sdfg.tasklet(%a, %v) : (f64, f64) -> f64 {
+      ^bb0(%p: f64, %q: f64):
+        %m = arith.mulf %q, %q : f64
+        %s = arith.addf %p, %m : f64
+        sdfg.yield %s : f64
+      }
+      sdfg.store %r, %acc[] : memref<f64>
+    }
+    sdfg.state {
+      %a = sdfg.load %acc[] : memref<f64>
+      %r = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%p: f64):
+        %m = arith.mulf %p, %p : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[] wcr(add) : memref<f64>
+    }
+  }
+}

@@ -1,0 +1,298 @@
+"""Indexing with data: integer arrays as subscripts (gathers, scatters,
+np.add.at, np.take) and scalar indices read from arrays (CSR and COO
+loops), forward against NumPy and gradients against finite differences.
+Negative and repeated indices are part of every case: NumPy counts the
+first from the end, and its `x[idx] = v` keeps the last of repeated
+indices while `x[idx] += v` applies them once and np.add.at adds them
+all."""
+
+import copy
+import inspect
+
+import numpy as np
+import pytest
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+IDX = np.array([0, 3, -1, 3, 2])
+
+
+def gather(x, idx):
+    return np.sum(x[idx] ** 2)
+
+
+def gather_shifted(x, idx):
+    # idx - 1 is -1 where idx is 0: the last element.
+    return np.sum(np.sin(x[idx - 1]) * x[idx])
+
+
+def embedding(W, idx, w):
+    h = np.tanh(W[idx, :])
+    return np.sum(h * w)
+
+
+def gather_columns_2d(W, idx):
+    return np.sum(W[:, idx] * W[:, idx])
+
+
+def gather_pairs(P, rows, labels):
+    # Cross-entropy's pick of each row's label.
+    return -np.sum(np.log(P[rows, labels]))
+
+
+def advanced_apart(A, idx):
+    # An integer and an array separated by a slice: the array's dimension
+    # goes first, as in NumPy (shape (2, 3), not (3, 2)).
+    B = A[0, :, idx]
+    return np.sum(B[0, :] * 2.0 + B[1, :] ** 2)
+
+
+def advanced_adjacent(A, r, c):
+    return np.sum(A[:, r, c] ** 3)
+
+
+def gather_in_time_loop(x, idx, T):
+    for t in range(T):
+        x = x + 0.5 * np.sin(x[idx])
+    return np.sum(x * x)
+
+
+def scatter_repeated(x, idx, v):
+    y = x.copy()
+    y[idx] = v * 2.0
+    return np.sum(y * y)
+
+
+def scatter_into_argument(x, idx, v):
+    x[idx] = np.exp(v)
+
+
+def scatter_rows(W, idx, V):
+    W[idx, :] = V * W[0, :]
+
+
+def augmented_repeated(x, idx, v):
+    y = x * 1.0
+    y[idx] += v
+    return np.sum(y ** 3)
+
+
+def add_at_repeated(x, idx, v):
+    y = np.zeros(5)
+    np.add.at(y, idx, v * x[idx])
+    return np.sum(y ** 2)
+
+
+def add_at_rows(W, idx, G):
+    dW = np.zeros((4, 3))
+    np.add.at(dW, idx, G * G)
+    return np.sum(dW * W)
+
+
+def take_columns(W, idx):
+    return np.sum(np.take(W, idx, axis=1) ** 2)
+
+
+def csr_matvec(indptr, indices, data, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            y[i] += data[k] * x[indices[k]]
+    return np.sum(y * y)
+
+
+def coo_matvec(rows, cols, data, x):
+    y = np.zeros(4)
+    for k in range(data.shape[0]):
+        y[rows[k]] += data[k] * x[cols[k]]
+    return np.sum(np.sin(y))
+
+
+def data_index_in_loop(x, idx):
+    s = 0.0
+    for i in range(idx.shape[0]):
+        s += x[idx[i]] ** 2 * x[i]
+    return s
+
+
+def _csr(rng):
+    dense = rng.random((5, 6)) * (rng.random((5, 6)) < 0.5)
+    dense[2] = 0.0  # an empty row: a loop that runs no iteration
+    indptr = [0]
+    indices, data = [], []
+    for row in dense:
+        nz = np.nonzero(row)[0]
+        indices += list(nz - 6 * (nz % 2))  # odd columns from the end
+        data += list(row[nz])
+        indptr.append(len(indices))
+    return (np.array(indptr), np.array(indices), np.array(data),
+            rng.random(6))
+
+
+CASES = [
+    (gather, lambda r: (r.random(7), IDX)),
+    (gather_shifted, lambda r: (r.random(7), IDX)),
+    (embedding, lambda r: (r.random((6, 4)), np.array([5, 0, 0, -2]),
+                           r.random((4, 4)))),
+    (gather_columns_2d, lambda r: (r.random((3, 5)),
+                                   np.array([[1, 4], [4, -5]]))),
+    (gather_pairs, lambda r: (r.random((4, 3)) + 0.1, np.array([0, 1, 2, 3]),
+                              np.array([2, 0, -1, 2]))),
+    (advanced_apart, lambda r: (r.random((2, 3, 4)), np.array([1, -1]))),
+    (advanced_adjacent, lambda r: (r.random((2, 3, 4)), np.array([0, 2, 2]),
+                                   np.array([3, -4, 1]))),
+    (gather_in_time_loop, lambda r: (r.random(6), np.array([5, 0, 2, 2, 1,
+                                                            -3]), 3)),
+    (scatter_repeated, lambda r: (r.random(7), IDX, r.random(5))),
+    (scatter_into_argument, lambda r: (r.random(7), IDX, r.random(5))),
+    (scatter_rows, lambda r: (r.random((4, 3)), np.array([1, -1, 1]),
+                              r.random((3, 3)))),
+    (augmented_repeated, lambda r: (r.random(7), IDX, r.random(5))),
+    (add_at_repeated, lambda r: (r.random(5), np.array([0, 4, 4, 1, -5]),
+                                 r.random(5))),
+    (add_at_rows, lambda r: (r.random((4, 3)), np.array([3, 0, 3, -1]),
+                             r.random((4, 3)))),
+    (take_columns, lambda r: (r.random((3, 5)), np.array([4, 1, 1, -2]))),
+    (csr_matvec, _csr),
+    (coo_matvec, lambda r: (np.array([0, 3, 3, -1, 1, 2]),
+                            np.array([1, 1, 0, 2, -1, 0]), r.random(6),
+                            r.random(3))),
+    (data_index_in_loop, lambda r: (r.random(5), np.array([4, -1, 0, 2, -5]))),
+]
+IDS = [f"{c[0].__name__}{k}" for k, c in enumerate(CASES)]
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_forward_matches_numpy(fn, inputs):
+    args = inputs(np.random.default_rng(2))
+    ref, ours = copy.deepcopy(args), copy.deepcopy(args)
+    want = fn(*ref)
+    got = sdfg.program(fn)(*ours)
+    if want is None:
+        assert got is None
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    for o, r in zip(ours, ref):
+        if isinstance(r, np.ndarray):
+            np.testing.assert_allclose(o, r, rtol=1e-13, atol=1e-15)
+
+
+def _output(fn, args):
+    names = list(inspect.signature(fn).parameters)
+    run = copy.deepcopy(list(args))
+    if fn(*run) is not None:
+        return "return", names
+    for n, before, after in zip(names, args, run):
+        if isinstance(before, np.ndarray) and not np.array_equal(before,
+                                                                 after):
+            return n, names
+    raise AssertionError("no output")
+
+
+def _value(fn, args, names, output):
+    run = copy.deepcopy(list(args))
+    r = fn(*run)
+    out = r if output == "return" else run[names.index(output)]
+    # A fixed nonlinear weighting, so that the gradient of an output
+    # array depends on every element it holds.
+    out = np.asarray(out, dtype=float)
+    return float(np.sum(out * np.cos(np.arange(out.size)).reshape(out.shape)))
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_gradient_matches_finite_differences(fn, inputs):
+    args = inputs(np.random.default_rng(3))
+    output, names = _output(fn, args)
+    wrt = [n for n, a in zip(names, args)
+           if isinstance(a, np.ndarray) and a.dtype == np.float64]
+    caller = copy.deepcopy(args)
+    if output == "return":
+        g = sdfg.grad(fn, wrt, output=output)(*caller)
+    else:
+        shape = np.shape(args[names.index(output)])
+        seed = np.cos(np.arange(int(np.prod(shape)))).reshape(shape)
+        g = sdfg.vjp(fn, wrt, output=output)(*caller, seed=seed)
+    for before, after in zip(args, caller):
+        if isinstance(before, np.ndarray):
+            np.testing.assert_array_equal(before, after)
+    rng = np.random.default_rng(4)
+    dirs = {w: rng.standard_normal(np.shape(args[names.index(w)]))
+            for w in wrt}
+    h = 1e-6
+
+    def shifted(s):
+        a = list(copy.deepcopy(args))
+        for w in wrt:
+            k = names.index(w)
+            a[k] = a[k] + s * h * dirs[w]
+        return _value(fn, a, names, output)
+
+    fd = (shifted(1.0) - shifted(-1.0)) / (2 * h)
+    ad = sum(float(np.sum(g[w] * dirs[w])) for w in wrt)
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+def test_embedding_gradient_is_a_scatter_add():
+    """The gradient of a gather adds up the rows a repeated index picked
+    (atomics in a parallel map: 20000 rows)."""
+    rng = np.random.default_rng(5)
+    W = rng.random((100, 16))
+    idx = rng.integers(-100, 100, 20000)
+    w = rng.random((20000, 16))
+    got = sdfg.grad(embedding, ["W"])(W, idx, w)["W"]
+    want = np.zeros_like(W)
+    np.add.at(want, idx, (1 - np.tanh(W[idx]) ** 2) * w)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------
+# Rejected with the reason
+
+
+def boolean_mask(x):
+    return np.sum(x[x > 0.5])
+
+
+def float_index(x, w):
+    return np.sum(x[w])
+
+
+def add_at_scalar_index(x, v):
+    np.add.at(x, 2, v)
+
+
+@pytest.mark.parametrize("fn,args,match", [
+    (boolean_mask, (np.ones(3),),
+     r"boolean mask indexing.*np.where\(mask, x, 0\)"),
+    (float_index, (np.ones(3), np.ones(2)),
+     r"arrays used as indices must be of integer type"),
+    (add_at_scalar_index, (np.ones(3), 1.0),
+     r"np.add.at with scalar indices.*x\[i\] \+= v"),
+])
+def test_rejected_with_the_reason(fn, args, match):
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(*args)
+    assert "test_indexing.py:" in str(info.value)
+
+
+@pytest.mark.parametrize("idx,bad", [(np.array([0, 7, 2]), 7),
+                                     (np.array([-8, 1]), -8)])
+def test_index_array_out_of_bounds_raises_index_error(idx, bad):
+    x = np.ones(7)
+    for call in (sdfg.program(gather), sdfg.grad(gather, ["x"])):
+        with pytest.raises(IndexError, match=rf"test_indexing.py:\d+: "
+                           rf"index {bad} is out of bounds for size 7 "
+                           rf"\(in argument 'idx'\)"):
+            call(x, idx)
+    # The extent checked is the one indexed: W's rows, not its columns.
+    with pytest.raises(IndexError, match="out of bounds for size 6"):
+        sdfg.program(embedding)(np.ones((6, 9)), np.array([6]),
+                                np.ones((1, 9)))
+    sdfg.program(embedding)(np.ones((6, 9)), np.array([5, -6]),
+                            np.ones((2, 9)))
