@@ -121,6 +121,29 @@ def data_index_in_loop(x, idx):
     return s
 
 
+def relu_in_place(x):
+    x[x < 0.0] = 0.0
+    return np.sum(x * x)
+
+
+def masked_updates(x, y):
+    m = x > 0.5  # computed once, before x changes
+    x[m] += 2.0 * y[m]
+    x[m] *= 3.0
+    x[m] = np.sin(y[m]) + x[m]
+    return np.sum(x ** 2)
+
+
+def masked_reductions(x, w):
+    m = w > 0.3
+    return np.sum(x[m]) + np.mean(x[m] ** 2) * 2.0 + x[m].sum() + \
+        np.prod(x[m] + 0.5)
+
+
+def mean_of_empty_selection(x):
+    return np.mean(x[x > 2.0])  # nan, as NumPy's (with its warning)
+
+
 def _csr(rng):
     dense = rng.random((5, 6)) * (rng.random((5, 6)) < 0.5)
     dense[2] = 0.0  # an empty row: a loop that runs no iteration
@@ -164,6 +187,9 @@ CASES = [
                             np.array([1, 1, 0, 2, -1, 0]), r.random(6),
                             r.random(3))),
     (data_index_in_loop, lambda r: (r.random(5), np.array([4, -1, 0, 2, -5]))),
+    (relu_in_place, lambda r: (r.random((3, 4)) - 0.5,)),
+    (masked_updates, lambda r: (r.random(8), r.random(8))),
+    (masked_reductions, lambda r: (r.random((3, 4)), r.random((3, 4)))),
 ]
 IDS = [f"{c[0].__name__}{k}" for k, c in enumerate(CASES)]
 
@@ -255,8 +281,24 @@ def test_embedding_gradient_is_a_scatter_add():
 # Rejected with the reason
 
 
-def boolean_mask(x):
-    return np.sum(x[x > 0.5])
+def boolean_mask_as_array(x):
+    return x[x > 0.5]
+
+
+def max_of_selection(x):
+    return np.max(x[x > 0.5])
+
+
+def mask_of_rows(A):
+    return np.sum(A[A[:, 0] > 0.5])
+
+
+def array_into_selection(x, y):
+    x[x > 0.5] = y
+
+
+def selections_by_two_masks(x):
+    return np.sum(x[x > 0.5] + x[x < 0.7])
 
 
 def float_index(x, w):
@@ -268,8 +310,16 @@ def add_at_scalar_index(x, v):
 
 
 @pytest.mark.parametrize("fn,args,match", [
-    (boolean_mask, (np.ones(3),),
-     r"boolean mask indexing.*np.where\(mask, x, 0\)"),
+    (boolean_mask_as_array, (np.ones(3),),
+     r"boolean mask indexing.*length depends on the data.*np.where"),
+    (max_of_selection, (np.ones(3),),
+     r"np.max of a masked selection.*raises on an empty selection"),
+    (mask_of_rows, (np.ones((2, 3)),),
+     r"only a mask of the array's own shape"),
+    (array_into_selection, (np.ones(3), np.ones(3)),
+     r"assignment of an array to a masked selection"),
+    (selections_by_two_masks, (np.ones(3),),
+     r"selections by different masks"),
     (float_index, (np.ones(3), np.ones(2)),
      r"arrays used as indices must be of integer type"),
     (add_at_scalar_index, (np.ones(3), 1.0),
@@ -279,6 +329,11 @@ def test_rejected_with_the_reason(fn, args, match):
     with pytest.raises(sdfg.FrontendError, match=match) as info:
         sdfg.program(fn)(*args)
     assert "test_indexing.py:" in str(info.value)
+
+
+def test_mean_of_an_empty_selection_is_nan():
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(sdfg.program(mean_of_empty_selection)(np.ones(3)))
 
 
 @pytest.mark.parametrize("idx,bad", [(np.array([0, 7, 2]), 7),

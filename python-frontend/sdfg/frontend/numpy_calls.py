@@ -4,7 +4,7 @@ import ast
 
 import numpy as np
 
-from .values import (ConstLeaf, Expr, Idx, Op, View, ViewLeaf, as_idx,
+from .values import (ConstLeaf, Expr, Idx, Masked, Op, View, ViewLeaf, as_idx,
                      is_float, mlir_scalar, same_extent)
 
 # ----------------------------------------------------------------------------
@@ -385,6 +385,10 @@ def method_call(tr, obj, name, args, kwargs, node):
 # ----------------------------------------------------------------------------
 
 def elementwise(tr, op, args, node):
+    sel = tr.masked_operands(args, node)
+    if sel is not None:
+        mask, args = sel
+        return Masked(elementwise(tr, op, args, node), mask)
     if all(isinstance(a, (int, float)) and not isinstance(a, bool)
            for a in args):
         import math
@@ -437,6 +441,8 @@ def _axes(tr, axis, ndim, node):
 
 
 def reduce(tr, name, value, axis, keepdims, node):
+    if isinstance(value, Masked):
+        return _reduce_masked(tr, name, value, axis, keepdims, node)
     e = tr.to_expr(value)
     kind = {"sum": "add", "mean": "add", "max": "max", "amax": "max",
             "min": "min", "amin": "min", "prod": "mul"}[name]
@@ -510,6 +516,32 @@ def reduce(tr, name, value, axis, keepdims, node):
             return tr.binop("div", ViewLeaf(out), total)
         return tr.binop("div", ViewLeaf(out), float(count))
     return ViewLeaf(out)
+
+
+def _reduce_masked(tr, name, value, axis, keepdims, node):
+    """np.sum/np.prod/np.mean of x[mask]: the reduction of np.where(mask,
+    x, identity); the mean divides by the number selected (0/0 = nan on
+    an empty selection, as NumPy's mean). max and min are not: NumPy
+    raises on an empty selection, where the identity would be returned."""
+    if name not in ("sum", "prod", "mean"):
+        raise tr.unsupported(node, f"np.{name} of a masked selection",
+                             "NumPy raises on an empty selection; use "
+                             f"np.{name}(np.where(mask, x, <identity>))")
+    if axis not in (None, 0, -1) or keepdims:
+        raise tr.unsupported(node, "axis or keepdims on a masked selection",
+                             "the selection is one-dimensional")
+    x = tr.to_expr(value.value)
+    identity = 1 if name == "prod" else 0
+    if x.dtype == np.bool_:
+        x = Op("cast", [x], x.shape, np.int64)
+    picked = where(tr, value.mask, x, ConstLeaf(identity, x.dtype), node)
+    total = reduce(tr, "prod" if name == "prod" else "sum", picked, None,
+                   False, node)
+    if name != "mean":
+        return total
+    count = reduce(tr, "sum", Op("cast", [value.mask], value.mask.shape,
+                                 np.float64), None, False, node)
+    return tr.binop("div", total, count)
 
 
 def _dtype(tr, dtype, node):

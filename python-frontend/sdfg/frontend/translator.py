@@ -20,9 +20,9 @@ import numpy as np
 from ..errors import FrontendError
 from . import numpy_calls
 from .emitter import Emitter
-from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Op, ScalarLeaf,
-                     View, ViewLeaf, as_idx, is_float, mlir_scalar,
-                     same_extent)
+from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Masked, Op,
+                     ScalarLeaf, View, ViewLeaf, as_idx, is_float,
+                     mlir_scalar, same_extent, same_mask)
 
 # Element counts below this run sequentially: forking threads costs more.
 PARALLEL_THRESHOLD = 4096
@@ -489,7 +489,9 @@ class Translator:
             else:
                 current = self.eval(target)
             rhs = self.eval(node.value)
-            if isinstance(current, Fancy):
+            if isinstance(current, Masked):
+                self.masked_store(current, rhs, target, op)
+            elif isinstance(current, Fancy):
                 # NumPy's x[idx] += v: gather, add, scatter; a repeated
                 # index is updated once (np.add.at accumulates).
                 value = self.binop(op, ViewLeaf(self.gather(current, target)),
@@ -830,11 +832,15 @@ class Translator:
             node.value]
         self.sig.returns_tuple = isinstance(node.value, ast.Tuple)
         self.sig.returns_none = False
-        for k, v in enumerate(values):
-            with self.statement() as stmt:
-                value = self.eval(v)
-                self._emit_output(k, value, v)
-                stmt.done()
+        saved, self.current_node = self.current_node, node
+        try:
+            for k, v in enumerate(values):
+                with self.statement() as stmt:
+                    value = self.eval(v)
+                    self._emit_output(k, value, v)
+                    stmt.done()
+        finally:
+            self.current_node = saved
 
     def _emit_output(self, k, value, node):
         if isinstance(value, View) and value.container.kind == "arg" and \
@@ -869,6 +875,9 @@ class Translator:
             dest = self.eval_Subscript(target, store=True)
             if isinstance(dest, Fancy):
                 self.scatter(dest, value, target)
+                return
+            if isinstance(dest, Masked):
+                self.masked_store(dest, value, target)
                 return
             if not isinstance(dest, View):
                 raise self.unsupported(target, "assignment into "
@@ -1410,6 +1419,8 @@ class Translator:
             if attr == "dtype":
                 return base.dtype.type
             return numpy_calls.BoundMethod(base, attr)
+        if isinstance(base, Masked) and attr in ("sum", "mean", "prod"):
+            return numpy_calls.BoundMethod(base, attr)
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
             return numpy_calls.NumpyFunction("add.at")
@@ -1471,6 +1482,10 @@ class Translator:
                 values[id(it)] = v
                 if isinstance(v, (View, Expr)) and len(v.shape) > 0:
                     advanced.append(k)
+            masks = [k for k in advanced
+                     if self.to_expr(values[id(items[k])]).dtype == np.bool_]
+            if masks:
+                return self.masked(view, items, values, masks, node)
             if advanced:
                 fancy = self.fancy_subscript(view, items, values, advanced,
                                              node)
@@ -1538,6 +1553,76 @@ class Translator:
                 out_base.append((offset + start.scale(stride), stride * step,
                                  nd))
         return View(view.container, out_base, new_shape)
+
+    def masked(self, view, items, values, masks, node):
+        """`x[mask]` with a mask of x's shape: a Masked, which assignments
+        and the reductions that do not depend on the selection's length
+        accept. The selection itself has a length known only at run
+        time, so nothing else takes it."""
+        mask = self.to_expr(values[id(items[masks[0]])])
+        if len(items) != 1 or len(mask.shape) != view.ndim or not all(
+                same_extent(a, b) for a, b in zip(mask.shape, view.shape)):
+            raise self.unsupported(
+                node, "boolean mask indexing",
+                "only a mask of the array's own shape, alone in the "
+                "subscript, is supported (x[mask] = v, x[mask] += v, "
+                "np.sum/np.mean/np.prod of x[mask]); else use "
+                "np.where(mask, x, 0)")
+        return Masked(view, mask)
+
+    def masked_operands(self, args, node):
+        """For element-wise arithmetic on selections (`2.0 * y[m]`): the
+        common mask and the operands with their selections unwrapped, or
+        None when no operand is a Masked. A selection combines with
+        scalars and with selections by the same mask only."""
+        masked = [a for a in args if isinstance(a, Masked)]
+        if not masked:
+            return None
+        mask = masked[0].mask
+        out = []
+        for a in args:
+            if isinstance(a, Masked):
+                if not same_mask(a.mask, mask):
+                    raise self.unsupported(
+                        node, "selections by different masks",
+                        "combine selections made by the same mask variable "
+                        "(m = ...; x[m] + y[m])")
+                out.append(a.value)
+            elif isinstance(a, (View, Expr)) and len(a.shape) > 0:
+                raise self.unsupported(
+                    node, "an array combined with a masked selection",
+                    "the selection's length is known only at run time; "
+                    "select the array by the same mask")
+            else:
+                out.append(a)
+        return mask, out
+
+    def masked_store(self, dest, value, node, op=None):
+        """`x[mask] = v` (op None) or `x[mask] op= v`: the elements the
+        mask selects get the new value, in place, as np.where would give
+        it. `v` is a scalar, or `y[mask]` with the same mask (NumPy then
+        assigns the selected elements in order: element by element)."""
+        if isinstance(value, Masked):
+            if not same_mask(value.mask, dest.mask):
+                raise self.unsupported(
+                    node, "assignment of a masked selection",
+                    "the right-hand side must be selected by the same mask "
+                    "variable (m = ...; x[m] = y[m])")
+            new = self.to_expr(value.value)
+        else:
+            new = self.to_expr(value)
+            if new.shape and not all(same_extent(e, 1) for e in new.shape):
+                raise self.unsupported(
+                    node, "assignment of an array to a masked selection",
+                    "its length must match the number of selected elements, "
+                    "known only at run time; assign a scalar, y[mask] with "
+                    "the same mask, or use np.where")
+        current = ViewLeaf(dest.value)
+        if op is not None:
+            new = self.binop(op, current, new)
+        self.store(dest.value,
+                   numpy_calls.where(self, dest.mask, new, current, node),
+                   cast=True)
 
     def fancy_subscript(self, view, items, values, advanced, node):
         """The Fancy for a subscript whose items `advanced` (positions) are
@@ -1976,6 +2061,12 @@ class Translator:
             return ConstLeaf(float(v), np.float64)
         if isinstance(v, tuple):
             raise self.unsupported(self.current_node, "tuple used as an array")
+        if isinstance(v, Masked):
+            raise self.unsupported(
+                self.current_node, "boolean mask indexing",
+                "the selection's length depends on the data; supported are "
+                "x[mask] = v, x[mask] += v and np.sum/np.mean/np.prod of "
+                "x[mask]; else use np.where(mask, x, 0)")
         raise self.unsupported(self.current_node,
                                f"value of type {type(v).__name__}")
 
@@ -2027,6 +2118,10 @@ class Translator:
         return np.dtype(dt)
 
     def binop(self, op, a, b):
+        sel = self.masked_operands([a, b], self.current_node)
+        if sel is not None:
+            mask, (a, b) = sel
+            return Masked(self.binop(op, a, b), mask)
         # Compile-time constants fold with Python semantics.
         pa = isinstance(a, (int, float, bool)) and not isinstance(a, Idx)
         pb = isinstance(b, (int, float, bool)) and not isinstance(b, Idx)

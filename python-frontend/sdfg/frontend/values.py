@@ -238,3 +238,23 @@ def mlir_scalar(dtype):
 
 def is_float(dtype):
     return np.dtype(dtype).kind == "f"
+
+
+class Masked:
+    """`x[mask]` for a boolean mask of x's shape, or element-wise
+    arithmetic on such selections: `value` (a View, or an Expr of the
+    mask's shape) where `mask` holds. A selection whose length only the
+    data knows."""
+
+    def __init__(self, value, mask):
+        self.value = value
+        self.mask = mask
+
+
+def same_mask(a, b):
+    """The same mask: one object, or reads of one array the same way
+    (each use of a mask variable reads its container anew)."""
+    return a is b or (isinstance(a, ViewLeaf) and isinstance(b, ViewLeaf)
+                      and a.view.container is b.view.container
+                      and a.view.base == b.view.base
+                      and a.view.shape == b.view.shape)
