@@ -287,6 +287,8 @@ def numpy_call(tr, name, args, kwargs, node):
         return create(tr, name[:-5], tuple(proto.shape), dtype, fill, node)
     if name in ("dot", "matmul"):
         _no_kwargs(tr, kwargs, node)
+        if name == "dot":
+            _check_dot(tr, args, node)
         return matmul(tr, args[0], args[1], node)
     if name == "transpose":
         _no_kwargs(tr, kwargs, node, ("axes",))
@@ -368,6 +370,7 @@ def method_call(tr, obj, name, args, kwargs, node):
     if name == "transpose":
         return transpose(tr, obj, args if args else None, node)
     if name in ("dot",):
+        _check_dot(tr, [obj] + list(args), node)
         return matmul(tr, obj, args[0], node)
     if name in _UNARY:
         return elementwise(tr, name, [obj], node)
@@ -608,9 +611,6 @@ def matmul(tr, a, b, node):
     if ra == 0 or rb == 0:
         raise tr.error("matmul: input operand does not have enough "
                        "dimensions", node)
-    if ra > 2 or rb > 2:
-        raise tr.unsupported(node, "matmul of arrays with more than two "
-                             "dimensions")
     k1 = ea.shape[-1]
     k2 = eb.shape[0] if rb == 1 else eb.shape[-2]
     if not same_extent(k1, k2):
@@ -621,6 +621,8 @@ def matmul(tr, a, b, node):
         raise tr.error("matmul: cannot prove the contracted extents equal",
                        node)
     dtype = np.result_type(ea.dtype, eb.dtype)
+    if ra > 2 or rb > 2:
+        return _batched_matmul(tr, ea, eb, node)
     if ra == 1 and rb == 1:
         # Inner product as a fused reduction: works on any views.
         return reduce(tr, "sum", tr.binop("mul", ea, eb), None, False, node)
@@ -665,6 +667,39 @@ def _blas_operand(tr, e, dtype, node):
     v = tr.transient_view(e.shape, dtype, node, "operand")
     tr.store(v, e)
     return v
+
+
+def _check_dot(tr, args, node):
+    """np.dot agrees with matmul up to two dimensions only (beyond, it
+    contracts a's last axis with b's second-to-last over all pairs)."""
+    if any(len(tr.to_expr(a).shape) > 2 for a in args[:2]):
+        raise tr.unsupported(node, "np.dot of arrays with more than two "
+                             "dimensions", "use @ (np.matmul) for stacks of "
+                             "matrices")
+
+
+def _batched_matmul(tr, ea, eb, node):
+    """NumPy's matmul of stacks of matrices (the last two dimensions;
+    leading ones broadcast; a vector operand is a row or a column): one
+    fused reduction over the contracted dimension, out[..., i, j] = sum_k
+    a[..., i, k, None] * b[..., None, k, j]. No BLAS call: a batch is not
+    one container, and the autodiff differentiates the reduction like any
+    map."""
+    va, vb = _as_view(tr, ea, node), _as_view(tr, eb, node)
+    ra, rb = va.ndim, vb.ndim
+    full = ast.Slice()
+    new = ast.Constant(None)
+    if rb == 1:  # out[..., i] = sum_k a[..., i, k] * b[k]
+        return reduce(tr, "sum", tr.binop("mul", va, vb), ra - 1, False,
+                      node)
+    if ra == 1:  # out[..., j] = sum_k a[k] * b[..., k, j]
+        col = tr.subscript(va, [full, new], node)
+        prod = tr.binop("mul", col, vb)
+        return reduce(tr, "sum", prod, len(prod.shape) - 2, False, node)
+    a4 = tr.subscript(va, [ast.Constant(Ellipsis), full, full, new], node)
+    b4 = tr.subscript(vb, [ast.Constant(Ellipsis), new, full, full], node)
+    prod = tr.binop("mul", a4, b4)
+    return reduce(tr, "sum", prod, len(prod.shape) - 2, False, node)
 
 
 def _matmul_loops(tr, ea, eb, node):

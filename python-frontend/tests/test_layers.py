@@ -1,0 +1,115 @@
+"""Deep-learning layers as their users write them in NumPy: stacks of
+matrices multiplied with @ (attention heads, projections of batches,
+broadcast batch dimensions), forward against NumPy and gradients against
+finite differences."""
+
+import numpy as np
+import pytest
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def attention(Q, K, V):
+    # Scaled dot-product attention over a batch of heads.
+    s = Q @ np.transpose(K, (0, 2, 1)) / np.sqrt(Q.shape[-1])
+    e = np.exp(s - np.max(s, axis=-1, keepdims=True))
+    p = e / np.sum(e, axis=-1, keepdims=True)
+    return np.sum((p @ V) ** 2)
+
+
+def projected_batch(X, W, b):
+    # A dense layer on a (batch, sequence, features) stack.
+    return np.sum(np.tanh(X @ W + b))
+
+
+def stack_times_vector(A, x):
+    return np.sum((A @ x) ** 2) + np.sum((x @ A) ** 2)
+
+
+def broadcast_batches(A, B):
+    # (2, 1, 3, 4) @ (5, 4, 2): batch dimensions broadcast to (2, 5).
+    return np.sum((A @ B) ** 2)
+
+
+def transformer_block(X, Wq, Wk, Wv, Wo):
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    s = Q @ np.transpose(K, (0, 2, 1))
+    e = np.exp(s - np.max(s, axis=-1, keepdims=True))
+    h = (e / np.sum(e, axis=-1, keepdims=True)) @ V
+    y = X + np.maximum(h @ Wo, 0.0)
+    mu = np.mean(y, axis=-1, keepdims=True)
+    var = np.mean((y - mu) ** 2, axis=-1, keepdims=True)
+    return np.sum(((y - mu) / np.sqrt(var + 1e-5)) ** 3)
+
+
+CASES = [
+    (attention, lambda r: (r.random((2, 5, 4)), r.random((2, 6, 4)),
+                           r.random((2, 6, 3)))),
+    (projected_batch, lambda r: (r.random((3, 5, 4)), r.random((4, 2)),
+                                 r.random(2))),
+    (stack_times_vector, lambda r: (r.random((2, 4, 4)), r.random(4))),
+    (broadcast_batches, lambda r: (r.random((2, 1, 3, 4)),
+                                   r.random((5, 4, 2)))),
+    (transformer_block, lambda r: (r.random((2, 5, 4)),) + tuple(
+        r.random((4, 4)) - 0.5 for _ in range(4))),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_forward_matches_numpy(fn, inputs):
+    args = inputs(np.random.default_rng(0))
+    np.testing.assert_allclose(sdfg.program(fn)(*args), fn(*args),
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_gradient_matches_finite_differences(fn, inputs):
+    args = inputs(np.random.default_rng(1))
+    names = list(fn.__code__.co_varnames[:len(args)])
+    g = sdfg.grad(fn, names)(*args)
+    rng = np.random.default_rng(2)
+    dirs = [rng.standard_normal(a.shape) for a in args]
+    h = 1e-6
+    fd = (fn(*[a + h * d for a, d in zip(args, dirs)]) -
+          fn(*[a - h * d for a, d in zip(args, dirs)])) / (2 * h)
+    ad = sum(float(np.sum(g[n] * d)) for n, d in zip(names, dirs))
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+def test_stacked_matmul_shapes_follow_numpy():
+    def f(A, B):
+        return A @ B
+
+    rng = np.random.default_rng(3)
+    for a, b in [((4,), (3, 4, 2)), ((3, 2, 4), (4,)),
+                 ((5, 1, 2, 4), (3, 4, 6))]:
+        A, B = rng.random(a), rng.random(b)
+        got = sdfg.program(f)(A, B)
+        assert got.shape == (A @ B).shape
+        np.testing.assert_allclose(got, A @ B, rtol=1e-13)
+
+
+def test_dot_of_stacks_is_rejected():
+    # np.dot contracts differently from @ beyond two dimensions.
+    def f(A, B):
+        return np.dot(A, B)
+
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"np.dot of arrays with more than two "
+                             r"dimensions.*use @"):
+        sdfg.program(f)(np.ones((2, 3, 4)), np.ones((4, 2)))
+
+
+def test_contracted_extents_must_agree():
+    def f(A, B):
+        return A @ B
+
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"mismatch in the contracted dimension"):
+        sdfg.program(f)(np.ones((2, 3, 4)), np.ones((5, 2)))
