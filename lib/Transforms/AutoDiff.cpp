@@ -14,6 +14,7 @@
 #include "sdfg/Transforms/Differentiate.h"
 #include "sdfg/Transforms/Passes.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
@@ -352,6 +353,7 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
     opts.wrt.assign(wrt.begin(), wrt.end());
     opts.suffix = suffix;
     opts.whileCapacity = whileCapacity;
+    opts.dataLoopCapacity = dataLoopCapacity;
     opts.accumulate = accumulate;
     opts.discardResults = discardResults;
     opts.unitSeed = unitSeed;
@@ -363,6 +365,10 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
     opts.printCCS = printCCS;
     if (whileCapacity <= 0) {
       module.emitError("sdfg-autodiff: while-capacity must be positive");
+      return signalPassFailure();
+    }
+    if (dataLoopCapacity <= 0) {
+      module.emitError("sdfg-autodiff: data-loop-capacity must be positive");
       return signalPassFailure();
     }
     for (SDFGOp op : targets)
@@ -397,8 +403,15 @@ std::optional<Interval> extentFromAccess(Operation *op, Value p, int64_t lo) {
   return std::nullopt;
 }
 
+/// Whether the trip count of `loop` is bounded when compiling.
+bool hasBoundedTrips(LoopOp loop, Intervals &iv) {
+  return iv.of(loop.getLowerExpr(), loop.getBoundOperands()) &&
+         iv.of(loop.getUpperExpr(), loop.getBoundOperands());
+}
+
 LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
-                       TapeSlot &slot, SmallVectorImpl<int64_t> &sizes) {
+                       TapeSlot &slot, SmallVectorImpl<int64_t> &sizes,
+                       function_ref<FailureOr<Value>(LoopOp)> dataLoopIndex) {
   SmallVector<Operation *> context;
   for (Operation *p = op->getParentOp(); p && !isa<SDFGOp>(p);
        p = p->getParentOp())
@@ -411,7 +424,28 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
         "enclosing loops and maps must be constants or depend only on "
         "enclosing iterators");
   };
-  for (Operation *c : context) {
+  // Under the innermost loop whose trip count is data, the slot of an
+  // iteration counted over all that loop's executions indexes the tape,
+  // and what encloses the loop adds no dimension. A map around it would
+  // count its iterations concurrently.
+  unsigned first = 0;
+  for (unsigned k = context.size(); k-- > 0;) {
+    auto loop = dyn_cast<LoopOp>(context[k]);
+    if (!loop || hasBoundedTrips(loop, iv))
+      continue;
+    if (llvm::any_of(ArrayRef(context).take_front(k),
+                     [](Operation *c) { return isa<MapOp>(c); }))
+      return fail();
+    FailureOr<Value> index = dataLoopIndex(loop);
+    if (failed(index))
+      return failure();
+    slot.operands.push_back(*index);
+    slot.exprs.push_back(getAffineDimExpr(0, op->getContext()));
+    sizes.push_back(rb.dataLoopCapacity);
+    first = k + 1;
+    break;
+  }
+  for (Operation *c : ArrayRef(context).drop_front(first)) {
     if (isa<WhileOp>(c)) {
       // One slot per iteration, up to the capacity.
       slot.operands.push_back(rb.whileLoops.lookup(c).second);
@@ -937,6 +971,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   Value out = grad.lookupArg(outName);
   ReverseBuilder rb(b);
   rb.whileCapacity = opts.whileCapacity;
+  rb.dataLoopCapacity = opts.dataLoopCapacity;
   auto addArgOfType = [&](Type type, const std::string &name) {
     unsigned idx = grad.getNumArguments();
     NamedAttrList attrs;
@@ -1189,10 +1224,11 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   // The first write of a transient outside loops overwrites nothing.
   llvm::DenseSet<Value> writtenBefore;
   b.setInsertionPointToStart(&body);
+  std::function<FailureOr<Value>(LoopOp)> dataLoopIndex;
   auto makeTape = [&](Operation *op, Type elt, ArrayRef<int64_t> extra,
                       TapeSlot &slot) -> LogicalResult {
     SmallVector<int64_t> sizes;
-    if (failed(makeSlot(op, intervals, rb, slot, sizes)))
+    if (failed(makeSlot(op, intervals, rb, slot, sizes, dataLoopIndex)))
       return failure();
     llvm::append_range(sizes, extra);
     OpBuilder::InsertionGuard guard(b);
@@ -1201,6 +1237,117 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
                                 ValueRange{});
     return success();
   };
+  // Loops whose trip counts are data (a CSR row): each entry reserves its
+  // iterations' slots from a running count, base = count; count += trips.
+  // The base is stored where the loop runs, so the reversed loop finds its
+  // slots again; ad_status reports a count past the capacity.
+  llvm::DenseMap<Operation *, Value> dataLoopIndices;
+  dataLoopIndex = [&](LoopOp loop) -> FailureOr<Value> {
+    if (Value v = dataLoopIndices.lookup(loop))
+      return v;
+    Location loc = loop.getLoc();
+    OpBuilder::InsertionGuard guard(b);
+    int64_t cap = rb.dataLoopCapacity;
+    if (!status) {
+      status = addArgOfType(MemRefType::get({}, i64), "ad_status");
+      if (!status)
+        return failure();
+    }
+    b.setInsertionPointToStart(&body);
+    Value counter = AllocOp::create(b, loc, counterType, ValueRange{});
+    auto init = StateOp::create(b, loc, StringRef("count"));
+    b.setInsertionPointToStart(&init.getBody().front());
+    rb.store(loc, rb.constantTasklet(loc, i64, 0.0), counter, scalar, {},
+             false);
+    b.setInsertionPoint(loop);
+    SmallVector<Value> ins{rb.load(loc, counter, scalar, {})};
+    llvm::append_range(ins, loop.getBoundOperands());
+    Type indexT = b.getIndexType();
+    auto reserve = TaskletOp::create(b, loc, TypeRange{indexT, i64, i64}, ins);
+    {
+      Block *tb = new Block();
+      reserve.getBody().push_back(tb);
+      SmallVector<Value> args;
+      for (Value v : ins)
+        args.push_back(tb->addArgument(v.getType(), loc));
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(tb);
+      ValueRange dims = ArrayRef(args).drop_front();
+      Value lb =
+          affine::expandAffineExpr(b, loc, loop.getLowerExpr(), dims, {});
+      Value ub =
+          affine::expandAffineExpr(b, loc, loop.getUpperExpr(), dims, {});
+      int64_t st = loop.getStepValue();
+      Value span = st > 0 ? arith::SubIOp::create(b, loc, ub, lb)
+                          : arith::SubIOp::create(b, loc, lb, ub);
+      Value trips = arith::CeilDivSIOp::create(
+          b, loc, span, arith::ConstantIndexOp::create(b, loc, std::abs(st)));
+      trips = arith::MaxSIOp::create(b, loc, trips,
+                                     arith::ConstantIndexOp::create(b, loc, 0));
+      Value base = arith::IndexCastOp::create(b, loc, indexT, args[0]);
+      Value next = arith::AddIOp::create(
+          b, loc, args[0], arith::IndexCastOp::create(b, loc, i64, trips));
+      Value over =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, next,
+                                arith::ConstantIntOp::create(b, loc, cap, 64));
+      YieldOp::create(
+          b, loc,
+          ValueRange{base, next, arith::ExtUIOp::create(b, loc, i64, over)});
+    }
+    auto count = StateOp::create(b, loc, StringRef("count"));
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&count.getBody().front());
+      rb.store(loc, reserve.getResult(1), counter, scalar, {}, false);
+      auto flag = StoreOp::create(b, loc, reserve.getResult(2), status,
+                                  ValueRange{}, scalar, nullptr);
+      flag.setWcrAttr(WCRKindAttr::get(ctx, WCRKind::max));
+    }
+    Value base = reserve.getResult(0);
+    TapeSlot baseSlot;
+    if (failed(makeTape(loop, indexT, {}, baseSlot)))
+      return failure();
+    b.setInsertionPoint(loop);
+    auto keepBase = StateOp::create(b, loc, StringRef("bounds"));
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&keepBase.getBody().front());
+      StoreOp::create(
+          b, loc, base, baseSlot.tape, baseSlot.operands,
+          AffineMap::get(baseSlot.operands.size(), 0, baseSlot.exprs, ctx),
+          nullptr);
+    }
+    rb.boundTapes[loop].push_back({base, baseSlot});
+    // The slot of an iteration: base + its position, capped.
+    Block &lbody = loop.getBody().front();
+    b.setInsertionPointToStart(&lbody);
+    SmallVector<Value> idxIns{base, loop.getIterator()};
+    llvm::append_range(idxIns, loop.getBoundOperands());
+    auto idxT = TaskletOp::create(b, loc, TypeRange{indexT}, idxIns);
+    {
+      Block *tb = new Block();
+      idxT.getBody().push_back(tb);
+      SmallVector<Value> args;
+      for (Value v : idxIns)
+        args.push_back(tb->addArgument(v.getType(), loc));
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(tb);
+      Value lb = affine::expandAffineExpr(b, loc, loop.getLowerExpr(),
+                                          ArrayRef(args).drop_front(2), {});
+      int64_t st = loop.getStepValue();
+      Value pos = st > 0 ? arith::SubIOp::create(b, loc, args[1], lb)
+                         : arith::SubIOp::create(b, loc, lb, args[1]);
+      pos = arith::DivSIOp::create(
+          b, loc, pos, arith::ConstantIndexOp::create(b, loc, std::abs(st)));
+      Value slotV = arith::AddIOp::create(b, loc, args[0], pos);
+      slotV = arith::MinSIOp::create(
+          b, loc, slotV, arith::ConstantIndexOp::create(b, loc, cap - 1));
+      YieldOp::create(b, loc, ValueRange{slotV});
+    }
+    dataLoopIndices[loop] = idxT.getResult(0);
+    return idxT.getResult(0);
+  };
+
   // A transient whose values the backward program reads only after this
   // write (every reader runs after it, outside any loop with it) needs no
   // rewind of it: those readers are reversed before it, and nothing
@@ -1654,6 +1801,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   ad.set("wrt", strings(wrtNames));
   ad.set("suffix", b.getStringAttr(opts.suffix));
   ad.set("while_capacity", b.getI64IntegerAttr(opts.whileCapacity));
+  ad.set("data_loop_capacity", b.getI64IntegerAttr(opts.dataLoopCapacity));
   if (opts.accumulate)
     ad.set("accumulate", b.getUnitAttr());
   if (opts.unitSeed)
@@ -1684,6 +1832,8 @@ LogicalResult mlir::sdfg::readDifferentiateOptions(SDFGOp grad,
     opts.wrt.push_back(cast<StringAttr>(a).str());
   opts.suffix = suffix.str();
   opts.whileCapacity = cap.getInt();
+  if (auto dataCap = ad.getAs<IntegerAttr>("data_loop_capacity"))
+    opts.dataLoopCapacity = dataCap.getInt();
   opts.accumulate = ad.contains("accumulate");
   opts.unitSeed = ad.contains("unit_seed");
   opts.discardResults = ad.contains("discard_results");

@@ -147,8 +147,8 @@ class Program:
     def _build(self, args, key, autodiff=None):
         """Compiles the library for `args` into the cache unless it is
         there; returns (its directory, its meta). With `autodiff` =
-        (output, wrt, plan, unit_seed, with_value), the library holds the
-        gradient program."""
+        (output, wrt, plan, unit_seed, with_value, (while capacity, data
+        loop capacity)), the library holds the gradient program."""
         digest = hashlib.sha256(json.dumps(
             [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
              _tool_stamp(), _frontend_stamp(), repr(autodiff),
@@ -165,7 +165,7 @@ class Program:
         name = tr.name
         checkpoint = None
         if autodiff is not None:
-            out, wrt, plan, unit_seed, with_value = autodiff
+            out, wrt, plan, unit_seed, with_value, capacity = autodiff
             # The caller gets the gradients, and what the function returns
             # where it asked for that (value_and_grad, vjp); the forward
             # results of other written arguments are never read (the
@@ -180,7 +180,10 @@ class Program:
             passes = [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)} "
                       "discard-results=true" +
                       (f" keep={','.join(keep)}" if keep else "") +
-                      (" unit-seed=true" if unit_seed else "")]
+                      (" unit-seed=true" if unit_seed else "") +
+                      "".join(f" {opt}={n}" for opt, n in zip(
+                          ("while-capacity", "data-loop-capacity"), capacity)
+                          if n is not None)]
             if plan is not None:
                 passes.append(_checkpoint_option(*plan))
             # With the input's positions kept in the output, diagnostics
@@ -278,7 +281,8 @@ class Gradient:
     function with respect to some of its arguments."""
 
     def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
-                 recompute=None, device="cpu", with_value=True):
+                 recompute=None, device="cpu", with_value=True,
+                 while_capacity=None, data_loop_capacity=None):
         # An explicit strategy runs --sdfg-checkpoint (even store-all, which
         # then reports its peak in .checkpoint).
         explicit = strategy is not None
@@ -294,6 +298,12 @@ class Gradient:
                                  f"not {mem!r}")
         if strategy == "ilp" and mem is None and not recompute:
             raise ValueError("strategy='ilp' needs mem= (the limit in MiB)")
+        for name, n in (("while_capacity", while_capacity),
+                        ("data_loop_capacity", data_loop_capacity)):
+            if n is not None and (isinstance(n, bool) or
+                                  not isinstance(n, int) or n <= 0):
+                raise ValueError(f"{name} must be a positive int, not {n!r}")
+        self._capacity = (while_capacity, data_loop_capacity)
         if isinstance(recompute, str):
             recompute = [recompute]
         recompute = tuple(recompute or ())
@@ -373,7 +383,7 @@ class Gradient:
     def _autodiff(self, out):
         """What _build needs to know to build this gradient program."""
         return (out, tuple(self.wrt), self._plan, not self.with_seed,
-                self.with_value)
+                self.with_value, self._capacity)
 
     @property
     def last_value(self):
@@ -421,7 +431,7 @@ class Gradient:
 
 
 def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
-         device="cpu"):
+         device="cpu", while_capacity=None, data_loop_capacity=None):
     """d sum(output) / d wrt for each name in `wrt`, as a dict.
 
     `mem` is a memory limit in MiB for what the gradient program allocates
@@ -431,10 +441,15 @@ def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
     arrays to recompute by hand. An infeasible limit raises ToolError with
     the smallest feasible one. device="gpu" runs the gradient program on
     the GPU, "gpu-emulator" runs the GPU program on the host (see
-    `program`)."""
+    `program`). The values stored in loops whose trip count is known only
+    at run time cover `while_capacity` iterations of each execution of a
+    while loop (default 4096) and `data_loop_capacity` iterations, over
+    all executions, of a for loop whose bounds are read from arrays
+    (default 2**20); a run past either raises RuntimeError."""
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
-                    with_value=False)
+                    with_value=False, while_capacity=while_capacity,
+                    data_loop_capacity=data_loop_capacity)
 
 
 class ValueAndGradient(Gradient):
@@ -446,20 +461,24 @@ class ValueAndGradient(Gradient):
 
 
 def value_and_grad(fn, wrt, output="return", mem=None, strategy=None,
-                   recompute=None, device="cpu"):
+                   recompute=None, device="cpu", while_capacity=None,
+                   data_loop_capacity=None):
     """Like grad, but the callable returns (value, gradients): value is
     what `fn` returns for those arguments (as sdfg.program(fn) would
     return it), computed by the same program as the gradients."""
     return ValueAndGradient(fn, wrt, output, with_seed=False, mem=mem,
                             strategy=strategy, recompute=recompute,
-                            device=device)
+                            device=device, while_capacity=while_capacity,
+                            data_loop_capacity=data_loop_capacity)
 
 
 def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
-        device="cpu"):
+        device="cpu", while_capacity=None, data_loop_capacity=None):
     """Like grad, but the callable takes seed= (the output's cotangent)."""
     return Gradient(fn, wrt, output, with_seed=True, mem=mem,
-                    strategy=strategy, recompute=recompute, device=device)
+                    strategy=strategy, recompute=recompute, device=device,
+                    while_capacity=while_capacity,
+                    data_loop_capacity=data_loop_capacity)
 
 
 def _spin_for(source):
@@ -626,8 +645,10 @@ def _call_gradient(self, args, wrt, out, seed):
     _check_device(meta, self.module)
     if status != 0:
         raise RuntimeError(
-            "a while loop ran more iterations than the gradient program "
-            "stores (its while-capacity); the gradient is not valid")
+            "a while loop, or a for loop whose bounds are read from "
+            "arrays, ran more iterations than the gradient program stores "
+            "values for; the gradient is not valid (raise while_capacity= "
+            "or data_loop_capacity= of sdfg.grad)")
     values = []
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         name = meta["params"][dtype][1] if kind == "arg" else f"__return{k}"

@@ -121,6 +121,38 @@ def data_index_in_loop(x, idx):
     return s
 
 
+def csr_max_aggregation(indptr, indices, data, x):
+    # A graph network's max over each node's weighted neighbours: y[i] is
+    # read (by max) and overwritten in a loop whose trip count is data, so
+    # its old values are stored in slots counted at run time.
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            y[i] = max(y[i], data[k] * x[indices[k]])
+    return np.sum(y * y)
+
+
+def csr_branches(indptr, indices, data, x):
+    s = 0.0
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            v = data[k] * x[indices[k]]
+            if v > 0.3:
+                s = s * 0.9 + v * v
+            else:
+                s = s + np.sin(v)
+    return s
+
+
+def nested_data_loops(indptr, data):
+    s = 1.0
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            for j in range(indptr[0], indptr[1]):
+                s = s * (1.0 + 0.1 * data[k] * data[j])
+    return s
+
+
 def relu_in_place(x):
     x[x < 0.0] = 0.0
     return np.sum(x * x)
@@ -187,6 +219,9 @@ CASES = [
                             np.array([1, 1, 0, 2, -1, 0]), r.random(6),
                             r.random(3))),
     (data_index_in_loop, lambda r: (r.random(5), np.array([4, -1, 0, 2, -5]))),
+    (csr_max_aggregation, _csr),
+    (csr_branches, _csr),
+    (nested_data_loops, lambda r: _csr(r)[::2]),
     (relu_in_place, lambda r: (r.random((3, 4)) - 0.5,)),
     (masked_updates, lambda r: (r.random(8), r.random(8))),
     (masked_reductions, lambda r: (r.random((3, 4)), r.random((3, 4)))),
@@ -351,3 +386,22 @@ def test_index_array_out_of_bounds_raises_index_error(idx, bad):
                                 np.ones((1, 9)))
     sdfg.program(embedding)(np.ones((6, 9)), np.array([5, -6]),
                             np.ones((2, 9)))
+
+
+def test_data_loop_capacity():
+    """Past data_loop_capacity iterations (over all executions) the stored
+    values do not cover the loop: RuntimeError, not a wrong gradient."""
+    args = _csr(np.random.default_rng(6))
+    nnz = args[2].shape[0]
+    with pytest.raises(RuntimeError, match=r"for loop whose bounds are "
+                       r"read from arrays.*data_loop_capacity="):
+        sdfg.grad(csr_max_aggregation, ["x"],
+                  data_loop_capacity=nnz - 1)(*args)
+    exact = sdfg.grad(csr_max_aggregation, ["x"], data_loop_capacity=nnz)
+    default = sdfg.grad(csr_max_aggregation, ["x"])
+    np.testing.assert_allclose(exact(*args)["x"], default(*args)["x"],
+                               rtol=1e-15)
+    with pytest.raises(ValueError, match="data_loop_capacity must be a "
+                       "positive int"):
+        sdfg.grad(csr_max_aggregation, ["x"], data_loop_capacity=0)
+

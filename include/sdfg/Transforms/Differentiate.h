@@ -32,6 +32,9 @@ struct DifferentiateOptions {
   SmallVector<std::string> wrt;
   std::string suffix = "_grad";
   int64_t whileCapacity = 4096;
+  /// Iterations, summed over all executions, of a loop whose bounds are
+  /// read from data (a CSR row) that the stored values can cover.
+  int64_t dataLoopCapacity = 1 << 20;
   /// Add the vector-Jacobian product to what the d_<wrt> arguments hold on
   /// entry; otherwise the gradient program overwrites them.
   bool accumulate = false;

@@ -16,10 +16,13 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     `d_<output>` unless the output is also an input, then `fwd_<a>` for
     every written argument `a` that the backward program rewinds (restores
     overwritten values of, to read them): `fwd_<a>` receives the forward
-    result. Other written arguments hold their forward result on return. Programs with `sdfg.while` loops also get `ad_status`
-    (an i64 the caller zeroes): it becomes 1 when a while loop ran more
-    iterations than `while-capacity`, the number of iterations the stored
-    values cover. On entry `d_<output>` holds the cotangent seed (ones for
+    result. Other written arguments hold their forward result on return.
+    Programs with `sdfg.while` loops, or with values stored in loops whose
+    bounds are read from data, also get `ad_status` (an i64 the caller
+    zeroes): it becomes 1 when a while loop ran more iterations than
+    `while-capacity`, or such a loop more (over all its executions) than
+    `data-loop-capacity`, the number of iterations the stored values
+    cover. On entry `d_<output>` holds the cotangent seed (ones for
     the gradient of `sum(output)`); on exit the `d_<w>` hold the
     vector-Jacobian product, whatever they held on entry (with
     `accumulate=true`, added to it).
@@ -31,7 +34,9 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
     * stores, before it is overwritten, every value the backward program
       reads (store-all, restore-on-reverse): one tape per write, with one
       dimension per enclosing loop (sized by its trip count) and map
-      parameter; branch conditions are stored too;
+      parameter, or, under a loop whose trip count is data, one slot per
+      iteration of that loop counted over all its executions; branch
+      conditions are stored too;
     * reverses the program op by op through ReverseModeOpInterface: loops
       run their iterations backwards (any step), maps keep their range and
       schedule, reads accumulate gradients with `wcr(add)`, writes clear
@@ -62,6 +67,12 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
            "Iterations of one execution of an sdfg.while that the stored "
            "values can cover; more sets ad_status to 1 (the gradient is then "
            "not valid)">,
+    Option<"dataLoopCapacity", "data-loop-capacity", "int64_t",
+           /*default=*/"1048576",
+           "Iterations, summed over all its executions, of an sdfg.loop "
+           "whose bounds are read from data that the stored values can "
+           "cover; more sets ad_status to 1 (the gradient is then not "
+           "valid)">,
     Option<"accumulate", "accumulate", "bool", /*default=*/"false",
            "Add the gradients to what the d_<wrt> arguments hold on entry "
            "instead of overwriting them">,

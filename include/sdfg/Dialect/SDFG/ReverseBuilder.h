@@ -67,6 +67,9 @@ public:
   /// iterations the tapes cover.
   llvm::DenseMap<Operation *, std::pair<Value, Value>> whileLoops;
   int64_t whileCapacity = 0;
+  /// Slots of the tapes under a loop whose trip count is data (counted
+  /// over all its executions).
+  int64_t dataLoopCapacity = 0;
   /// Forward loop/map -> (bound operand computed from data, its tape): the
   /// reversed op reads the bound the forward op used, not the data as it
   /// is when the op is reversed.
