@@ -405,3 +405,20 @@ def test_data_loop_capacity():
                        "positive int"):
         sdfg.grad(csr_max_aggregation, ["x"], data_loop_capacity=0)
 
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_gpu_program_on_the_emulator_matches_cpu(fn, inputs):
+    """The GPU program (kernels for the gathers' maps, atomics for their
+    gradients' scatters, host loops for the ordered scatters), run on host
+    threads: the same gradients as the CPU program."""
+    args = inputs(np.random.default_rng(3))
+    output, names = _output(fn, args)
+    wrt = [n for n, a in zip(names, args)
+           if isinstance(a, np.ndarray) and a.dtype == np.float64]
+    seed = np.ones(np.shape(args[names.index(output)])) \
+        if output != "return" else 1.0
+    got, want = (sdfg.vjp(fn, wrt, output=output, device=d)(
+        *copy.deepcopy(args), seed=seed) for d in ("gpu-emulator", "cpu"))
+    for w in wrt:
+        np.testing.assert_allclose(got[w], want[w], rtol=1e-11, atol=1e-12)
