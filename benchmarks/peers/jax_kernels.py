@@ -32,6 +32,7 @@ cannot reasonably be written in JAX to the reason (none: every kernel
 has one).
 """
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 
@@ -722,6 +723,33 @@ def deriche_loss(alpha, imgIn):
     y2 = filter_rows(imgOut.T, 0.0, a7, a8, reverse=True).T
     imgOut = c2 * (y1 + y2)
     return jnp.sum(imgOut)
+
+
+# ==========================================================================
+# Indexing with data: sparse matrices, meshes, embeddings
+# ==========================================================================
+
+def csr_matvec_loss(indptr, indices, data, x):
+    # The rows as segments: one gather, one segment sum (JAX has no loop
+    # over data-dependent bounds that differentiates in reverse mode).
+    n = indptr.shape[0] - 1
+    rows = jnp.repeat(jnp.arange(n), jnp.diff(indptr),
+                      total_repeat_length=data.shape[0])
+    y = jax.ops.segment_sum(data * x[indices], rows, num_segments=n)
+    return jnp.sum(y)
+
+
+def graph_allen_cahn_loss(src, dst, w, u, T):
+    def step(t, u):
+        flux = w * (u[src] - u[dst])
+        du = jnp.zeros_like(u).at[dst].add(flux).at[src].add(-flux)
+        return u + 0.05 * (du + u - u ** 3)
+    return jnp.sum(lax.fori_loop(0, T, step, u))
+
+
+def embedding_bag_loss(E, tokens, W):
+    bags = jnp.mean(E[tokens], axis=1)
+    return jnp.sum(jnp.tanh(bags @ W))
 
 
 LOSSES = {

@@ -130,6 +130,19 @@ def _durbin(N):
     return lambda rng: (0.2 * rng.random(N) / (1.0 + np.arange(N)),)
 
 
+def _csr_matvec(N, density):
+    return lambda rng: K._csr(rng, N, N, density) + (rng.random(N),)
+
+
+def _graph(N, T):
+    return lambda rng: K._mesh(rng, N) + (rng.random(N) - 0.5, T)
+
+
+def _embedding_bag(V, D, B, L):
+    return lambda rng: (rng.random((V, D)) - 0.5,
+                        rng.integers(-V, V, (B, L)), rng.random((D, D)))
+
+
 def _trisolv(N):
     return lambda rng: (K._lower_unit_dominant(rng, N), np.zeros(N),
                         rng.random(N))
@@ -356,6 +369,11 @@ SIZES = {
     "covariance": {"S": _stats(400, 300), "L": _stats(1400, 1200)},   # paper
     # paper 7680 x 4320 (element loops, ~4 min)
     "deriche": {"S": _deriche(64, 32), "L": _deriche(1000, 600)},
+    # Indexing with data (not in NPBench). CSR: 1% and 0.1% nonzeros.
+    "csr_matvec": {"S": _csr_matvec(2000, 0.01), "L": _csr_matvec(20000, 0.001)},
+    "graph_allen_cahn": {"S": _graph(10000, 10), "L": _graph(400000, 20)},
+    "embedding_bag": {"S": _embedding_bag(10000, 64, 512, 32),
+                      "L": _embedding_bag(100000, 128, 4096, 64)},
 }
 
 DOMAIN = {
@@ -376,6 +394,8 @@ DOMAIN = {
     "mlp": "deep-learning", "logreg": "deep-learning",
     "go_fast": "other", "arc_distance": "other", "nbody": "other",
     "correlation": "other", "covariance": "other", "deriche": "other",
+    "csr_matvec": "sparse", "graph_allen_cahn": "sparse",
+    "embedding_bag": "deep-learning",
 }
 
 

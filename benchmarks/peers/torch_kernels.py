@@ -714,6 +714,32 @@ def nbody_loss(pos, vel, mass, dt, nsteps, softening, G):
     return KE
 
 
+# ==========================================================================
+# Indexing with data: sparse matrices, meshes, embeddings
+# ==========================================================================
+
+def csr_matvec_loss(indptr, indices, data, x):
+    n = indptr.shape[0] - 1
+    rows = torch.repeat_interleave(torch.arange(n), torch.diff(indptr))
+    y = torch.zeros(n, dtype=data.dtype).index_add(0, rows,
+                                                   data * x[indices])
+    return y.sum()
+
+
+def graph_allen_cahn_loss(src, dst, w, u, T):
+    for t in range(T):
+        flux = w * (u[src] - u[dst])
+        du = torch.zeros_like(u).index_add(0, dst, flux).index_add(
+            0, src, -flux)
+        u = u + 0.05 * (du + u - u ** 3)
+    return u.sum()
+
+
+def embedding_bag_loss(E, tokens, W):
+    bags = E[tokens].mean(dim=1)
+    return torch.tanh(bags @ W).sum()
+
+
 LOSSES = {
     "jacobi_1d": jacobi_1d_loss,
     "jacobi_2d": jacobi_2d_loss,
@@ -756,6 +782,9 @@ LOSSES = {
     "correlation": correlation_loss,
     "covariance": covariance_loss,
     "deriche": deriche_loss,
+    "csr_matvec": csr_matvec_loss,
+    "graph_allen_cahn": graph_allen_cahn_loss,
+    "embedding_bag": embedding_bag_loss,
 }
 
 UNSUPPORTED = {}

@@ -1172,6 +1172,11 @@ class Translator:
         """Whether evaluating `expr` element by element while storing into
         `dest` could read an element another iteration already wrote."""
         for leaf in _leaves(expr):
+            if isinstance(leaf, FancyLeaf):
+                # Where a gather reads depends on data.
+                if leaf.reads(dest.container):
+                    return True
+                continue
             if not isinstance(leaf, ViewLeaf):
                 continue
             v = leaf.view
@@ -1225,7 +1230,12 @@ class Translator:
         arg_of = {}
 
         def gather(e, coords_here):
-            if isinstance(e, ViewLeaf):
+            if isinstance(e, FancyLeaf):
+                lc = _broadcast_coords(e.shape, coords_here, rank)
+                name = self.load_fancy(e.fancy, lc)
+                arg_of[id(e)] = len(inputs)
+                inputs.append((name, mlir_scalar(e.dtype)))
+            elif isinstance(e, ViewLeaf):
                 lc = _broadcast_coords(e.view.shape, coords_here, rank)
                 idx = ", ".join(i.render() for i in e.view.indices(lc))
                 name = self.em.fresh("l")
@@ -1247,13 +1257,13 @@ class Translator:
                     gather(a, coords_here)
 
         gather(expr, coords)
-        if isinstance(expr, (ViewLeaf, ScalarLeaf)) and \
+        if isinstance(expr, (ViewLeaf, ScalarLeaf, FancyLeaf)) and \
                 expr.dtype == out_dtype:
             return inputs[0][0]
 
         def body(tb, args):
             def gen(e):
-                if isinstance(e, (ViewLeaf, ScalarLeaf)):
+                if isinstance(e, (ViewLeaf, ScalarLeaf, FancyLeaf)):
                     return args[arg_of[id(e)]]
                 if isinstance(e, ConstLeaf):
                     return tb.const(e.value, e.dtype)
@@ -1489,7 +1499,11 @@ class Translator:
             if advanced:
                 fancy = self.fancy_subscript(view, items, values, advanced,
                                              node)
-                return fancy if store else self.gather(fancy, node)
+                # Read lazily, like any element-wise operand: a gather
+                # fused into its consumer (np.mean(E[tokens], axis=1) is
+                # one map) has no intermediate array for the forward to
+                # fill or the gradient to clear and scatter from.
+                return fancy if store else FancyLeaf(fancy)
         # Expand Ellipsis and count consumed dims.
         consumed = sum(1 for it in items
                        if not (isinstance(it, ast.Constant)
@@ -1797,13 +1811,11 @@ class Translator:
         target = fancy.base.container
         # The value and the index arrays as they are before any element
         # is written (they may read the target).
-        if any(isinstance(leaf, ViewLeaf) and leaf.view.container is target
-               for leaf in _leaves(expr)):
+        if any(_leaf_reads(leaf, target) for leaf in _leaves(expr)):
             expr = ViewLeaf(self.snapshot(expr, node, "tmp"))
         fancy.exprs = [
             ViewLeaf(self.snapshot(e, node, "idx"))
-            if any(isinstance(leaf, ViewLeaf) and leaf.view.container is
-                   target for leaf in _leaves(e)) else e
+            if any(_leaf_reads(leaf, target) for leaf in _leaves(e)) else e
             for e in fancy.exprs]
         rank = len(fancy.shape)
         dtype = fancy.base.dtype
@@ -2212,6 +2224,28 @@ class Fancy:
         rest = [e for d, e in enumerate(base.shape) if d not in dims]
         self.shape = rest[:at] + self.bshape + rest[at:]
         self.dtype = base.dtype
+
+
+class FancyLeaf(Expr):
+    """An advanced subscript read lazily: each element is loaded where
+    the consuming map needs it (index arrays read, wrapped, then the
+    element)."""
+
+    def __init__(self, fancy):
+        self.fancy = fancy
+        self.shape = list(fancy.shape)
+        self.dtype = fancy.base.dtype
+
+    def reads(self, container):
+        return self.fancy.base.container is container or any(
+            _leaf_reads(leaf, container)
+            for e in self.fancy.exprs for leaf in _leaves(e))
+
+
+def _leaf_reads(leaf, container):
+    if isinstance(leaf, FancyLeaf):
+        return leaf.reads(container)
+    return isinstance(leaf, ViewLeaf) and leaf.view.container is container
 
 
 class _Statement:
