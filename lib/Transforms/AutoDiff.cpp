@@ -1087,9 +1087,13 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       }
     }
   }
+  // Integers and flags (a mask, np.any's count) carry no gradient, even
+  // where they depend on an input and reach the output through a branch
+  // or an index.
   llvm::SetVector<Value> active;
   for (Value v : varied)
-    if (useful.contains(v))
+    if (useful.contains(v) &&
+        isa<FloatType>(cast<MemRefType>(v.getType()).getElementType()))
       active.insert(v);
 
   // --- What the backward program reads, hence what must be taped; and

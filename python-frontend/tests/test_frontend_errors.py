@@ -216,7 +216,7 @@ CASES = [
     (k_early_return, (A,), "return", "last statement"),
     (k_global_array, (A,), "global array 'GLOBAL_ARRAY'", "arguments"),
     (k_nested_def, (A,), "nested function", None),
-    (k_linalg, (A,), "np.linalg", None),
+    (k_linalg, (A,), "np.linalg.inv", "only norm"),
     (k_mask, (A,), "boolean mask indexing", "np.where"),
     (k_array_bound, (A, np.array([0, 1])), "array used as an integer",
      "a slice bound"),

@@ -175,6 +175,11 @@ private:
   Value basePointer(Location loc, Value memref);
 };
 
+/// Replaces math.log1p and math.expm1 under `root` by formulas exact to a
+/// few ulps: math-to-llvm lowers them as log(1 + x) and exp(x) - 1, which
+/// lose every digit for small x (NumPy's are exact).
+void expandPreciseMath(Operation *root);
+
 } // namespace detail
 } // namespace sdfg
 } // namespace mlir

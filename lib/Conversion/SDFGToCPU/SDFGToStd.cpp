@@ -755,6 +755,7 @@ struct ConvertSDFGToStdPass
     for (SDFGOp op : sdfgs)
       if (failed(lowerSDFG(op, module, gpu)))
         return signalPassFailure();
+    sdfg::detail::expandPreciseMath(module);
   }
 };
 } // namespace

@@ -158,6 +158,51 @@ SDFG_RULE(PowFRule, math::PowFOp) {
   Value lg = math::LogOp::create(e.b, e.loc, safe);
   d[1] = e.select(pos, e.mul(g, e.mul(r, lg)), zero);
 }
+SDFG_RULE(SinhRule, math::SinhOp) {
+  d[0] = e.mul(g, math::CoshOp::create(e.b, e.loc, x[0]));
+}
+SDFG_RULE(CoshRule, math::CoshOp) {
+  d[0] = e.mul(g, math::SinhOp::create(e.b, e.loc, x[0]));
+}
+/// g / sqrt(s * (x^2 - 1)): asin, acos (s = -1) and acosh (s = 1).
+static Value overSqrt(Emit &e, Value g, Value x, double s) {
+  Type t = g.getType();
+  Value q = e.mul(e.cst(t, s), e.sub(e.mul(x, x), e.cst(t, 1.0)));
+  return e.div(g, math::SqrtOp::create(e.b, e.loc, q));
+}
+SDFG_RULE(AsinRule, math::AsinOp) { d[0] = overSqrt(e, g, x[0], -1.0); }
+SDFG_RULE(AcosRule, math::AcosOp) { d[0] = e.neg(overSqrt(e, g, x[0], -1.0)); }
+SDFG_RULE(AcoshRule, math::AcoshOp) { d[0] = overSqrt(e, g, x[0], 1.0); }
+SDFG_RULE(AsinhRule, math::AsinhOp) {
+  Type t = g.getType();
+  Value q = e.add(e.mul(x[0], x[0]), e.cst(t, 1.0));
+  d[0] = e.div(g, math::SqrtOp::create(e.b, e.loc, q));
+}
+SDFG_RULE(AtanRule, math::AtanOp) {
+  d[0] = e.div(g, e.add(e.cst(g.getType(), 1.0), e.mul(x[0], x[0])));
+}
+SDFG_RULE(AtanhRule, math::AtanhOp) {
+  d[0] = e.div(g, e.sub(e.cst(g.getType(), 1.0), e.mul(x[0], x[0])));
+}
+SDFG_RULE(Exp2Rule, math::Exp2Op) {
+  d[0] = e.mul(g, e.mul(r, e.cst(g.getType(), M_LN2)));
+}
+SDFG_RULE(Log2Rule, math::Log2Op) {
+  d[0] = e.div(g, e.mul(x[0], e.cst(g.getType(), M_LN2)));
+}
+SDFG_RULE(Log10Rule, math::Log10Op) {
+  d[0] = e.div(g, e.mul(x[0], e.cst(g.getType(), M_LN10)));
+}
+SDFG_RULE(Log1pRule, math::Log1pOp) {
+  d[0] = e.div(g, e.add(e.cst(g.getType(), 1.0), x[0]));
+}
+SDFG_RULE(ExpM1Rule, math::ExpM1Op) {
+  d[0] = e.mul(g, e.add(r, e.cst(g.getType(), 1.0)));
+}
+SDFG_RULE(CbrtRule, math::CbrtOp) {
+  // 1 / (3 cbrt(x)^2): infinite at 0, as the derivative.
+  d[0] = e.div(g, e.mul(e.cst(g.getType(), 3.0), e.mul(r, r)));
+}
 SDFG_RULE(AbsFRule, math::AbsFOp) {
   // sign(a) * g, with 0 at a == 0 (as JAX).
   Type t = g.getType();
@@ -218,6 +263,20 @@ void mlir::sdfg::registerScalarAdjointModels(DialectRegistry &registry) {
     math::Atan2Op::attachInterface<Atan2Rule>(*ctx);
     math::PowFOp::attachInterface<PowFRule>(*ctx);
     math::AbsFOp::attachInterface<AbsFRule>(*ctx);
+    math::SinhOp::attachInterface<SinhRule>(*ctx);
+    math::CoshOp::attachInterface<CoshRule>(*ctx);
+    math::AsinOp::attachInterface<AsinRule>(*ctx);
+    math::AcosOp::attachInterface<AcosRule>(*ctx);
+    math::AtanOp::attachInterface<AtanRule>(*ctx);
+    math::AsinhOp::attachInterface<AsinhRule>(*ctx);
+    math::AcoshOp::attachInterface<AcoshRule>(*ctx);
+    math::AtanhOp::attachInterface<AtanhRule>(*ctx);
+    math::Exp2Op::attachInterface<Exp2Rule>(*ctx);
+    math::Log2Op::attachInterface<Log2Rule>(*ctx);
+    math::Log10Op::attachInterface<Log10Rule>(*ctx);
+    math::Log1pOp::attachInterface<Log1pRule>(*ctx);
+    math::ExpM1Op::attachInterface<ExpM1Rule>(*ctx);
+    math::CbrtOp::attachInterface<CbrtRule>(*ctx);
     math::FloorOp::attachInterface<ZeroAdjoint<math::FloorOp>>(*ctx);
     math::CeilOp::attachInterface<ZeroAdjoint<math::CeilOp>>(*ctx);
     math::AbsIOp::attachInterface<ZeroAdjoint<math::AbsIOp>>(*ctx);

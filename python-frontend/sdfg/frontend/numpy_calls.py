@@ -4,8 +4,8 @@ import ast
 
 import numpy as np
 
-from .values import (ConstLeaf, Expr, Idx, Masked, Op, View, ViewLeaf, as_idx,
-                     is_float, mlir_scalar, same_extent)
+from .values import (ConstLeaf, Expr, Idx, IdxLeaf, Masked, Op, View,
+                     ViewLeaf, as_idx, is_float, mlir_scalar, same_extent)
 
 # ----------------------------------------------------------------------------
 # Scalar code inside tasklets
@@ -15,7 +15,12 @@ _FLOAT_UNARY = {
     "exp": "math.exp", "log": "math.log", "sqrt": "math.sqrt",
     "sin": "math.sin", "cos": "math.cos", "tan": "math.tan",
     "tanh": "math.tanh", "abs": "math.absf", "floor": "math.floor",
-    "ceil": "math.ceil",
+    "ceil": "math.ceil", "sinh": "math.sinh", "cosh": "math.cosh",
+    "arcsin": "math.asin", "arccos": "math.acos", "arctan": "math.atan",
+    "arcsinh": "math.asinh", "arccosh": "math.acosh",
+    "arctanh": "math.atanh", "exp2": "math.exp2", "log2": "math.log2",
+    "log10": "math.log10", "log1p": "math.log1p", "expm1": "math.expm1",
+    "cbrt": "math.cbrt",
 }
 
 _CMP_F = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq",
@@ -108,6 +113,43 @@ def gen_op(tb, e, args, arg_dtypes):
         return tb.op(f"arith.subi {zero}, {a[0]}", ty)
     if op == "abs" and not f:
         return tb.op(f"math.absi {a[0]}", ty)
+    if op in ("fmax", "fmin") and not f:
+        return tb.op(f"arith.{'maxsi' if op == 'fmax' else 'minsi'} "
+                     f"{a[0]}, {a[1]}", ty)
+    if op in ("fmax", "fmin"):
+        # The other operand where one is NaN; else the larger (smaller).
+        pred = "oge" if op == "fmax" else "ole"
+        keep = tb.op(f"arith.cmpf {pred}, {a[0]}, {a[1]}", ty)
+        bnan = tb.op(f"arith.cmpf uno, {a[1]}, {a[1]}", ty)
+        first = tb.op(f"arith.ori {keep}, {bnan}", "i1")
+        return tb.op(f"arith.select {first}, {a[0]}, {a[1]}", ty)
+    if op == "square":
+        return tb.op(f"arith.{'mulf' if f else 'muli'} {a[0]}, {a[0]}", ty)
+    if op == "sign":
+        zero, one = tb.const(0, dt), tb.const(1, dt)
+        pred = ("arith.cmpf ogt", "arith.cmpf olt") if f else \
+            ("arith.cmpi sgt", "arith.cmpi slt")
+        pos = tb.op(f"{pred[0]}, {a[0]}, {zero}", ty)
+        neg = tb.op(f"{pred[1]}, {a[0]}, {zero}", ty)
+        mone = tb.const(-1, dt)
+        inner = tb.op(f"arith.select {neg}, {mone}, {zero}", ty)
+        out = tb.op(f"arith.select {pos}, {one}, {inner}", ty)
+        if f:  # NaN stays NaN
+            nan = tb.op(f"arith.cmpf uno, {a[0]}, {a[0]}", ty)
+            out = tb.op(f"arith.select {nan}, {a[0]}, {out}", ty)
+        return out
+    if op in ("isnan", "isinf", "isfinite"):
+        x = tb.convert(args[0], arg_dtypes[0], np.float64) \
+            if not is_float(arg_dtypes[0]) else args[0]
+        xt = mlir_scalar(arg_dtypes[0] if is_float(arg_dtypes[0])
+                         else np.float64)
+        if op == "isnan":
+            return tb.op(f"arith.cmpf uno, {x}, {x}", xt)
+        ax = tb.op(f"math.absf {x}", xt)
+        inf = tb.const(float("inf"), arg_dtypes[0] if is_float(
+            arg_dtypes[0]) else np.float64)
+        return tb.op(f"arith.cmpf {'oeq' if op == 'isinf' else 'olt'}, "
+                     f"{ax}, {inf}", xt)
     if op in _FLOAT_UNARY:
         return tb.op(f"{_FLOAT_UNARY[op]} {a[0]}", ty)
     if op == "arctan2":
@@ -134,13 +176,20 @@ class BoundMethod:
 
 
 _UNARY = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "abs",
-          "absolute", "floor", "ceil"}
+          "absolute", "floor", "ceil", "sinh", "cosh", "arcsin", "arccos",
+          "arctan", "arcsinh", "arccosh", "arctanh", "exp2", "log2",
+          "log10", "log1p", "expm1", "cbrt", "square", "sign", "isnan",
+          "isinf", "isfinite", "negative"}
 _BINARY = {"add": "add", "subtract": "sub", "multiply": "mul",
            "divide": "div", "true_divide": "div", "maximum": "maximum",
            "minimum": "minimum", "power": "pow", "arctan2": "arctan2",
            "floor_divide": "floordiv", "mod": "mod", "remainder": "mod"}
 _REDUCE = {"sum", "max", "min", "mean", "amax", "amin", "prod"}
 _CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
+# Functions built from the element-wise ops, reductions and views above.
+_MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
+         "eye", "identity", "arange", "linspace", "any", "all", "linalg",
+         "linalg.norm"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
 _DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
            "int32": np.int32, "bool_": np.bool_, "double": np.float64,
@@ -169,7 +218,7 @@ def numpy_attribute(tr, attr, node):
     if attr in _UNARY or attr in _BINARY or attr in _REDUCE or \
             attr in _CREATE or attr in _LIKE or attr in (
                 "dot", "matmul", "transpose", "copy", "where", "outer",
-                "take"):
+                "take") or attr in _MORE:
         return NumpyFunction(attr)
     raise tr.unsupported(node, f"np.{attr}",
                          "this NumPy function is not supported by the sdfg "
@@ -302,6 +351,8 @@ def numpy_call(tr, name, args, kwargs, node):
         if len(args) != 3:
             raise tr.unsupported(node, "np.where with one argument")
         return where(tr, *args, node)
+    if name in _MORE:
+        return _more(tr, name, args, kwargs, node)
     if name == "add.at":
         _no_kwargs(tr, kwargs, node)
         if len(args) != 3:
@@ -405,7 +456,11 @@ def elementwise(tr, op, args, node):
     if len(args) == 1:
         e = tr.to_expr(args[0])
         dtype = e.dtype
-        if op != "abs" and not is_float(dtype):
+        if op == "negative":
+            return tr.unary("neg", e)
+        if op in ("isnan", "isinf", "isfinite"):
+            return Op(op, [e], e.shape, np.bool_)
+        if op not in ("abs", "square", "sign") and not is_float(dtype):
             dtype = np.dtype(np.float64)
         if op in ("floor", "ceil") and not is_float(e.dtype):
             return e
@@ -667,6 +722,136 @@ def _blas_operand(tr, e, dtype, node):
     v = tr.transient_view(e.shape, dtype, node, "operand")
     tr.store(v, e)
     return v
+
+
+def _more(tr, name, args, kwargs, node):
+    """NumPy functions expressed with the frontend's own ops: each is an
+    element-wise tree, a reduction or a view, so gradients come from the
+    rules those already have."""
+    def arg(k, key, default=None):
+        if key in kwargs:
+            return kwargs[key]
+        return args[k] if len(args) > k else default
+
+    if name == "clip":
+        _no_kwargs(tr, kwargs, node, ("a_min", "a_max"))
+        x, lo, hi = arg(0, "a"), arg(1, "a_min"), arg(2, "a_max")
+        if lo is not None:
+            x = elementwise(tr, "maximum", [x, lo], node)
+        if hi is not None:
+            x = elementwise(tr, "minimum", [x, hi], node)
+        return x
+    if name in ("fmax", "fmin"):
+        _no_kwargs(tr, kwargs, node)
+        a, b = (tr.to_expr(v) for v in args)
+        shape = tr.broadcast_shapes(a.shape, b.shape)
+        return Op(name, [a, b], shape, tr.result_dtype("add", a, b))
+    if name in ("var", "std"):
+        _no_kwargs(tr, kwargs, node, ("axis", "keepdims", "ddof"))
+        x = tr.to_expr(args[0])
+        axis = arg(1, "axis")
+        keep = bool(kwargs.get("keepdims", False))
+        ddof = kwargs.get("ddof", 0)
+        mean = reduce(tr, "mean", x, axis, True, node)
+        dev = tr.binop("sub", x, mean)
+        total = reduce(tr, "sum", tr.binop("mul", dev, dev), axis, keep,
+                       node)
+        count = 1
+        for d in _axes(tr, axis, len(x.shape), node):
+            e = as_idx(x.shape[d])
+            if not e.is_const():
+                raise tr.unsupported(node, f"np.{name} over a dimension of "
+                                     "loop-dependent extent")
+            count *= e.const
+        v = tr.binop("div", total, float(count - ddof))
+        return elementwise(tr, "sqrt", [v], node) if name == "std" else v
+    if name in ("diag", "diagonal", "trace"):
+        _no_kwargs(tr, kwargs, node)
+        v = _as_view(tr, tr.to_expr(args[0]), node)
+        if name == "diag" and v.ndim == 1:
+            n = as_idx(v.shape[0])
+            out = create(tr, "zeros", (n, n), v.dtype, None, node)
+            tr.store(_diagonal(tr, out, node), ViewLeaf(v))
+            return out
+        if v.ndim != 2:
+            raise tr.unsupported(node, f"np.{name} of a {v.ndim}-d array")
+        d = _diagonal(tr, v, node)
+        return reduce(tr, "sum", ViewLeaf(d), None, False, node) \
+            if name == "trace" else d
+    if name in ("eye", "identity"):
+        _no_kwargs(tr, kwargs, node, ("dtype",))
+        n = args[0]
+        out = create(tr, "zeros", (n, n), kwargs.get("dtype", np.float64),
+                     None, node)
+        tr.store(_diagonal(tr, out, node), ConstLeaf(1, out.dtype),
+                 cast=True)
+        return out
+    if name in ("arange", "linspace"):
+        return _ramp(tr, name, args, kwargs, node)
+    if name in ("any", "all"):
+        _no_kwargs(tr, kwargs, node, ("axis",))
+        x = tr.to_expr(args[0])
+        flags = Op("cast", [tr.binop("ne", x, 0) if x.dtype != np.bool_
+                            else x], x.shape, np.int64)
+        r = reduce(tr, "max" if name == "any" else "min", flags,
+                   arg(1, "axis"), False, node)
+        return tr.binop("ne", r, 0)
+    if name == "linalg":
+        return NumpyFunction("linalg")
+    if name == "linalg.norm":
+        _no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
+        x = tr.to_expr(args[0])
+        if len(args) > 1 and args[1] is not None:
+            raise tr.unsupported(node, "np.linalg.norm with ord",
+                                 "only the 2-norm (Frobenius for matrices)")
+        sq = reduce(tr, "sum", tr.binop("mul", x, x), kwargs.get("axis"),
+                    bool(kwargs.get("keepdims", False)), node)
+        return elementwise(tr, "sqrt", [sq], node)
+    raise tr.unsupported(node, f"np.{name}")
+
+
+def _diagonal(tr, v, node):
+    """The main diagonal of a 2-d view, as a 1-d view of the same
+    elements (both container indices follow one coordinate)."""
+    a, b = (as_idx(e) for e in v.shape)
+    if not (a.is_const() and b.is_const()):
+        raise tr.unsupported(node, "diagonal of a loop-dependent shape")
+    base = [(o, s, None if d is None else 0) for o, s, d in v.base]
+    return View(v.container, base, [Idx(min(a.const, b.const))])
+
+
+def _ramp(tr, name, args, kwargs, node):
+    """np.arange(start, stop, step) / np.linspace(start, stop, num): a new
+    1-d array whose element p is start + p * step."""
+    _no_kwargs(tr, kwargs, node, ("dtype", "num", "endpoint"))
+    vals = list(args)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+               for v in vals):
+        raise tr.unsupported(node, f"np.{name} of values computed at run "
+                             "time", "its length must be known when "
+                             "compiling")
+    if name == "arange":
+        start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (
+            vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
+        n = max(0, int(np.ceil((stop - start) / step)))
+        floating = any(isinstance(v, float) for v in (start, stop, step))
+        dtype = np.dtype(kwargs.get("dtype",
+                                    np.float64 if floating else np.int64))
+    else:
+        start, stop = vals[0], vals[1]
+        n = int(kwargs.get("num", vals[2] if len(vals) > 2 else 50))
+        end = kwargs.get("endpoint", True)
+        step = (stop - start) / max(n - 1 if end else n, 1)
+        dtype = np.dtype(kwargs.get("dtype", np.float64))
+    out = tr.transient_view([Idx(n)], dtype, node, name)
+    p = tr.em.fresh("p")
+    tr.iter_bounds[p] = (0, max(n - 1, 0))
+    with tr.em.block(tr.map_header([p], [Idx(n)], "sequential")):
+        value = tr.binop("add", tr.binop("mul", IdxLeaf(Idx.of(p)), step),
+                         start)
+        val = tr.emit_scalar(tr.to_expr(value), [Idx.of(p)], 1, dtype)
+        tr.emit_store(val, out, [Idx.of(p)])
+    return out
 
 
 def _check_dot(tr, args, node):

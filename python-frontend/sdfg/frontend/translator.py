@@ -753,11 +753,19 @@ class Translator:
             self.emit_store(cond.value, flag.view(), [])
 
     def visit_If(self, node):
-        test = self.eval(node.test)
+        # A test that reduces arrays (np.sum(A) > 0, np.any(mask)) computes
+        # them first, in a state of its own.
+        with self.em.capture() as pre:
+            test = self.eval(node.test)
         if isinstance(test, (bool, int, float, np.bool_, np.number)):
             # Decided at compile time (sizes and int arguments are known).
             self.visit_body(node.body if test else node.orelse)
             return
+        if pre.dataflow:
+            with self.em.block("sdfg.state"):
+                self.em.splice(pre)
+        else:
+            self.em.splice(pre)
         with self.statement() as stmt:
             self.own_containers(node.body + node.orelse, node)
             stmt.done()
@@ -1431,6 +1439,12 @@ class Translator:
             return numpy_calls.BoundMethod(base, attr)
         if isinstance(base, Masked) and attr in ("sum", "mean", "prod"):
             return numpy_calls.BoundMethod(base, attr)
+        if isinstance(base, numpy_calls.NumpyFunction) and \
+                base.name == "linalg":
+            if attr == "norm":
+                return numpy_calls.NumpyFunction("linalg.norm")
+            raise self.unsupported(node, f"np.linalg.{attr}",
+                                   "of np.linalg only norm is supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
             return numpy_calls.NumpyFunction("add.at")

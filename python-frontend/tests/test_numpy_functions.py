@@ -1,0 +1,124 @@
+"""NumPy functions beyond the element-wise basics, forward against NumPy
+(to rounding) and gradients against finite differences: inverse and
+hyperbolic functions, log1p/expm1 (exact for tiny arguments, as NumPy's),
+clip, fmax, var/std, norms, diagonals, ranges, any/all, and tests of `if`
+that reduce arrays."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def hyperbolic(A):
+    return np.sum(np.sinh(A) + np.cosh(A) + np.arcsinh(A) +
+                  np.arccosh(A + 1.5) + np.arctanh(A * 0.9))
+
+
+def inverse_trig(A):
+    return np.sum(np.arcsin(A) + np.arccos(A) + np.arctan(A))
+
+
+def logs_and_powers(A):
+    return np.sum(np.exp2(A) + np.log2(A) + np.log10(A) + np.cbrt(A) +
+                  np.square(A) + np.negative(A) * A)
+
+
+def tiny_arguments(A):
+    # log(1 + x) and exp(x) - 1 would lose every digit of these.
+    return np.sum(np.log1p(A * 1e-9) * 1e9 + np.expm1(A * 1e-9) * 1e9)
+
+
+def signs_and_flags(A):
+    B = np.where(np.isnan(np.log(A - 0.5)), 0.0, A)
+    C = np.where(np.isfinite(1.0 / (A - A[0, 0])), A, 1.0)
+    return np.sum(np.sign(A - 0.5) * B * C)
+
+
+def clipped(A):
+    return np.sum(np.clip(A, 0.2, 0.8) ** 2 + np.fmax(A, 0.5) *
+                  np.fmin(A, 0.3))
+
+
+def moments(A):
+    return np.var(A) + np.sum(np.std(A, axis=0)) + \
+        np.sum(np.var(A, axis=1, ddof=1))
+
+
+def norms(A):
+    return np.linalg.norm(A) + np.sum(np.linalg.norm(A, axis=1))
+
+
+def diagonals(A):
+    return np.trace(A @ A) + np.sum(np.diag(A) ** 2) + \
+        np.sum(np.diag(np.diag(A)) * A) + np.sum((A + np.eye(4)) ** 2)
+
+
+def ranges(A):
+    return np.sum(A[0, :] * np.arange(4)) + \
+        np.sum(A[1, :] * np.arange(1.0, 3.0, 0.5)) + \
+        np.sum(A[2, :] * np.linspace(0.0, 1.0, 4)) + \
+        np.sum(A[3, :] * np.linspace(-1.0, 1.0, 4, endpoint=False))
+
+
+def reduced_conditions(A):
+    s = 0.0
+    if np.any(A > 0.95):
+        s = s + np.sum(A)
+    if np.all(A > 0.0):
+        s = s + np.sum(A * A)
+    if np.sum(A) > 100.0:
+        s = s - 1.0
+    return s + np.sum(np.where(np.any(A > 0.7, axis=1), 1.0, 2.0) * A[:, 0])
+
+
+CASES = [hyperbolic, inverse_trig, logs_and_powers, tiny_arguments,
+         signs_and_flags, clipped, moments, norms, diagonals, ranges,
+         reduced_conditions]
+
+
+@pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
+def test_forward_and_gradient(fn):
+    rng = np.random.default_rng(0)
+    A = rng.random((4, 4)) * 0.9 + 0.05
+    with np.errstate(all="ignore"):
+        want = fn(A)
+        got = sdfg.program(fn)(A)
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+        g = sdfg.grad(fn, ["A"])(A)["A"]
+        d = rng.standard_normal(A.shape)
+        h = 1e-6
+        fd = (fn(A + h * d) - fn(A - h * d)) / (2 * h)
+    ad = float(np.sum(g * d))
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+def log1p_expm1(x):
+    return np.log1p(x), np.expm1(x)
+
+
+def test_log1p_and_expm1_match_numpy_everywhere():
+    x = np.array([0.0, -0.0, 1e-300, 1e-17, -1e-17, 1e-9, 0.5, -0.5,
+                  -0.999999, 3.0, 30.0, 700.0, 710.0, -40.0, -800.0,
+                  np.inf, -np.inf, np.nan, -1.0])
+    with np.errstate(all="ignore"):
+        got = sdfg.program(log1p_expm1)(x)
+        want = log1p_expm1(x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=4e-16, atol=0)
+
+
+def test_norm_orders_are_rejected():
+    def f(x):
+        return np.linalg.norm(x, 1)
+
+    with pytest.raises(sdfg.FrontendError, match=r"np.linalg.norm with "
+                       r"ord.*only the 2-norm"):
+        sdfg.program(f)(np.ones(3))
