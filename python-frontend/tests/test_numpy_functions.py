@@ -79,9 +79,25 @@ def reduced_conditions(A):
     return s + np.sum(np.where(np.any(A > 0.7, axis=1), 1.0, 2.0) * A[:, 0])
 
 
+def joined(A):
+    x, y = A[0, :], A[1, :]
+    return np.sum(np.concatenate([x, y * 2.0]) ** 2) + \
+        np.sum(np.concatenate((A, A * A), axis=1) ** 3) + \
+        np.sum(np.stack([x, y]) ** 2 * np.arange(2.0)[:, None]) + \
+        np.sum(np.stack((x, y), axis=1) ** 3 * np.arange(2.0))
+
+
+def reshaped(A):
+    B = A.reshape(2, 8)
+    C = B.reshape(16).reshape(8, -1)
+    return np.sum(C @ np.reshape(A * A, (2, 8))) + \
+        np.sum(A.ravel() ** 2 * np.arange(16.0)) + np.sum(np.ravel(A.T) *
+                                                          np.arange(16.0))
+
+
 CASES = [hyperbolic, inverse_trig, logs_and_powers, tiny_arguments,
          signs_and_flags, clipped, moments, norms, diagonals, ranges,
-         reduced_conditions]
+         reduced_conditions, joined, reshaped]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
@@ -122,3 +138,25 @@ def test_norm_orders_are_rejected():
     with pytest.raises(sdfg.FrontendError, match=r"np.linalg.norm with "
                        r"ord.*only the 2-norm"):
         sdfg.program(f)(np.ones(3))
+
+
+def write_through_reshape(x):
+    B = x.reshape(2, 3)
+    B[0, 0] = 5.0  # NumPy: also x[0]
+    return np.sum(x)
+
+
+def bad_reshape(x):
+    return x.reshape(4, -1)
+
+
+@pytest.mark.parametrize("fn,match", [
+    (write_through_reshape, r"writing into a reshaped array.*"
+                            r"reshape\(\.\.\.\)\.copy\(\)"),
+    (bad_reshape, r"cannot reshape array of size 6 into shape \(4, -1\)"),
+])
+def test_reshape_errors(fn, match):
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(np.ones(6))
+    assert "test_numpy_functions.py:" in str(info.value)
+

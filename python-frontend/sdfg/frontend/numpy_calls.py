@@ -188,6 +188,7 @@ _REDUCE = {"sum", "max", "min", "mean", "amax", "amin", "prod"}
 _CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
 # Functions built from the element-wise ops, reductions and views above.
 _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
+         "concatenate", "stack", "reshape", "ravel",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
@@ -418,6 +419,13 @@ def method_call(tr, obj, name, args, kwargs, node):
                       bool(kwargs.get("keepdims", False)), node)
     if name == "copy":
         return copy(tr, obj, node)
+    if name == "reshape":
+        _no_kwargs(tr, kwargs, node)
+        shape = args[0] if len(args) == 1 else tuple(args)
+        return reshape(tr, obj, shape, node)
+    if name in ("ravel", "flatten"):
+        _no_kwargs(tr, kwargs, node)
+        return reshape(tr, obj, (-1,), node)
     if name == "transpose":
         return transpose(tr, obj, args if args else None, node)
     if name in ("dot",):
@@ -788,6 +796,15 @@ def _more(tr, name, args, kwargs, node):
         return out
     if name in ("arange", "linspace"):
         return _ramp(tr, name, args, kwargs, node)
+    if name in ("concatenate", "stack"):
+        _no_kwargs(tr, kwargs, node, ("axis",))
+        return _join(tr, name, args[0], arg(1, "axis", 0), node)
+    if name == "reshape":
+        _no_kwargs(tr, kwargs, node)
+        return reshape(tr, args[0], arg(1, "newshape"), node)
+    if name == "ravel":
+        _no_kwargs(tr, kwargs, node)
+        return reshape(tr, args[0], (-1,), node)
     if name in ("any", "all"):
         _no_kwargs(tr, kwargs, node, ("axis",))
         x = tr.to_expr(args[0])
@@ -808,6 +825,139 @@ def _more(tr, name, args, kwargs, node):
                     bool(kwargs.get("keepdims", False)), node)
         return elementwise(tr, "sqrt", [sq], node)
     raise tr.unsupported(node, f"np.{name}")
+
+
+def _static_shape(tr, e, node, what):
+    shape = []
+    for x in e.shape:
+        x = as_idx(x)
+        if not x.is_const():
+            raise tr.unsupported(node, f"{what} of a loop-dependent shape")
+        shape.append(x.const)
+    return shape
+
+
+def _window(v, axis, start, extent):
+    """The part of view `v` from `start` along `axis`, `extent` long."""
+    base = [(o + Idx(start).scale(st) if d == axis else o, st, d)
+            for o, st, d in v.base]
+    shape = list(v.shape)
+    shape[axis] = Idx(extent)
+    return View(v.container, base, shape)
+
+
+def _join(tr, name, parts, axis, node):
+    """np.concatenate / np.stack: a new array, each part copied into its
+    window (stack: along a new axis)."""
+    if not isinstance(parts, (tuple, list)) or not parts:
+        raise tr.unsupported(node, f"np.{name} of anything but a list or "
+                             "tuple of arrays")
+    exprs = [tr.to_expr(p) for p in parts]
+    if name == "stack":
+        # Each part gains a new axis of extent 1 there (np.newaxis).
+        rank = len(exprs[0].shape) + 1
+        if not isinstance(axis, int) or not -rank <= axis < rank:
+            raise tr.error(f"axis {axis} is out of bounds for the stacked "
+                           f"array of dimension {rank}", node)
+        axis %= rank
+        items = [ast.Slice()] * axis + [ast.Constant(None)] + \
+            [ast.Slice()] * (rank - 1 - axis)
+        exprs = [ViewLeaf(tr.subscript(_as_view(tr, e, node),
+                                       [ast.copy_location(i, node)
+                                        for i in items], node))
+                 for e in exprs]
+    shapes = [_static_shape(tr, e, node, f"np.{name}") for e in exprs]
+    rank = len(shapes[0])
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        raise tr.error(f"axis {axis} is out of bounds for arrays of "
+                       f"dimension {rank}", node)
+    axis %= rank
+    for sh in shapes:
+        if len(sh) != rank or any(a != b for k, (a, b) in
+                                  enumerate(zip(sh, shapes[0]))
+                                  if k != axis):
+            raise tr.error(f"np.{name}: all the input array dimensions "
+                           "except the joined axis must match", node)
+    total = sum(sh[axis] for sh in shapes)
+    out_shape = list(shapes[0])
+    out_shape[axis] = total
+    dtype = np.result_type(*[e.dtype for e in exprs])
+    out = tr.transient_view([Idx(x) for x in out_shape], dtype, node, name)
+    at = 0
+    for e, sh in zip(exprs, shapes):
+        tr.store(_window(out, axis, at, sh[axis]), e, cast=True)
+        at += sh[axis]
+    return out
+
+
+def reshape(tr, value, newshape, node):
+    """A new array holding `value`'s elements in row-major order, shaped
+    `newshape` (one -1 inferred). Two affine copies: into a flat buffer
+    over the old shape, out of it over the new one. NumPy returns a view
+    that writes reach the original through; here the result is a copy,
+    and writing into it is rejected (Translator.reshaped)."""
+    e = tr.to_expr(value)
+    old = _static_shape(tr, e, node, "reshape")
+    if isinstance(newshape, (int, Idx)):
+        newshape = (newshape,)
+    new = []
+    for x in newshape:
+        if isinstance(x, Idx) and x.is_const():
+            x = x.const
+        if not isinstance(x, int) or isinstance(x, bool):
+            raise tr.unsupported(node, "reshape to a shape computed at run "
+                                 "time")
+        new.append(x)
+    size = int(np.prod(old))
+    if new.count(-1) > 1:
+        raise tr.error("can only specify one unknown dimension", node)
+    if -1 in new:
+        known = int(np.prod([x for x in new if x != -1]))
+        if known == 0 or size % known:
+            raise tr.error(f"cannot reshape array of size {size} into shape "
+                           f"{tuple(new)}", node)
+        new[new.index(-1)] = size // known
+    if int(np.prod(new)) != size:
+        raise tr.error(f"cannot reshape array of size {size} into shape "
+                       f"{tuple(new)}", node)
+
+    def linear(coords, shape):
+        idx, stride = Idx(0), 1
+        for c, n in zip(reversed(coords), reversed(shape)):
+            idx = idx + c.scale(stride)
+            stride *= n
+        return idx
+
+    flat = tr.transient_view([Idx(size)], e.dtype, node, "flat")
+    if len(old) == 1:
+        tr.store(flat, e)
+    else:
+        ps = [tr.em.fresh("p") for _ in old]
+        for p, n in zip(ps, old):
+            tr.iter_bounds[p] = (0, n - 1)
+        with tr.em.block(tr.map_header(ps, [Idx(n) for n in old],
+                                       tr.schedule_for(old, None))):
+            coords = [Idx.of(p) for p in ps]
+            val = tr.emit_scalar(e, coords, len(old), e.dtype)
+            tr.emit_store(val, flat, [linear(coords, old)])
+    if len(new) == 1:
+        out = flat
+    else:
+        out = tr.transient_view([Idx(n) for n in new], e.dtype, node,
+                                "reshaped")
+        ps = [tr.em.fresh("p") for _ in new]
+        for p, n in zip(ps, new):
+            tr.iter_bounds[p] = (0, n - 1)
+        with tr.em.block(tr.map_header(ps, [Idx(n) for n in new],
+                                       tr.schedule_for(new, None))):
+            coords = [Idx.of(p) for p in ps]
+            name = tr.em.fresh("l")
+            c = flat.container
+            tr.em.line(f"{name} = sdfg.load {c.ssa}"
+                       f"[{linear(coords, new).render()}] : {c.mlir_type}")
+            tr.emit_store(name, out, coords)
+    tr.reshaped.add(out.container)
+    return out
 
 
 def _diagonal(tr, v, node):

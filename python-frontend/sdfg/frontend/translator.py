@@ -129,6 +129,9 @@ class Translator:
         # arguments, loop variables with such bounds): their sign is only
         # known at run time, so negative subscripts are wrapped there.
         self.data_names = set()
+        # Containers holding a reshape's copy: NumPy's reshape is a view
+        # whose writes reach the original, so writing into one is refused.
+        self.reshaped = set()
         self.loop_depth = 0
         # Name permutations (`a, b = b, a`) at this loop depth rebind the
         # names instead of copying: the function's top level, or the body
@@ -934,6 +937,10 @@ class Translator:
     def assign_name(self, name, value, node):
         if name in ("np", "numpy"):
             raise self.error(f"cannot assign to '{name}'", node)
+        if isinstance(value, list):
+            raise self.unsupported(node, "list",
+                                   "lists are only supported as the "
+                                   "argument of np.concatenate and np.stack")
         count = self.assign_counts.get(name, 0)
         existing = self.env.get(name)
         # Integers and bools assigned once are compile-time or symbolic
@@ -1122,6 +1129,12 @@ class Translator:
     # ------------------------------------------------------------------
 
     def store(self, dest, expr, cast=True, wcr=None):
+        if dest.container in self.reshaped:
+            raise self.unsupported(
+                self.current_node, "writing into a reshaped array",
+                "NumPy's reshape is a view, so the write would change the "
+                "original array too; reshape after writing, or write "
+                "into .reshape(...).copy()")
         expr = self.to_expr(expr)
         self.check_broadcast(expr.shape, dest.shape)
         if self.conflicts(dest, expr):
@@ -1413,6 +1426,11 @@ class Translator:
 
     def eval_Tuple(self, node):
         return tuple(self.eval(e) for e in node.elts)
+
+    def eval_List(self, node):
+        # Lists of arrays are arguments of np.concatenate and np.stack;
+        # nothing else takes one (to_expr refuses it).
+        return [self.eval(e) for e in node.elts]
 
     def eval_Attribute(self, node):
         base = self.eval(node.value)
