@@ -95,9 +95,20 @@ def reshaped(A):
                                                           np.arange(16.0))
 
 
+def einsums(A):
+    B = A * A + 1.0
+    S = np.stack([A, B])
+    return np.sum(np.einsum("ij,jk->ik", A, B) ** 2) + \
+        np.sum(np.einsum("ji,jk->ki", A, B) ** 2) + \
+        np.sum(np.einsum("ij,jk,ki->i", A, B, A) ** 2) + \
+        np.einsum("ij,ij", A, B) + np.sum(np.einsum("i,j->ij", A[0], B[1])) + \
+        np.sum(np.einsum("ij->ji", A) * B) + \
+        np.sum(np.einsum("bij,bjk->bik", S, S) ** 2)
+
+
 CASES = [hyperbolic, inverse_trig, logs_and_powers, tiny_arguments,
          signs_and_flags, clipped, moments, norms, diagonals, ranges,
-         reduced_conditions, joined, reshaped]
+         reduced_conditions, joined, reshaped, einsums]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
@@ -159,4 +170,27 @@ def test_reshape_errors(fn, match):
     with pytest.raises(sdfg.FrontendError, match=match) as info:
         sdfg.program(fn)(np.ones(6))
     assert "test_numpy_functions.py:" in str(info.value)
+
+
+def einsum_ellipsis(A):
+    return np.einsum("...i,...i", A, A)
+
+
+def einsum_diagonal(A):
+    return np.einsum("ii", A)
+
+
+def einsum_mismatch(A):
+    return np.einsum("ijk,jk", A, A)
+
+
+@pytest.mark.parametrize("fn,match", [
+    (einsum_ellipsis, r"np.einsum with '...'"),
+    (einsum_diagonal, r"repeated index in one operand.*np.diagonal"),
+    (einsum_mismatch, r"subscript 'ijk' does not match an operand of "
+                      r"dimension 2"),
+])
+def test_einsum_errors(fn, match):
+    with pytest.raises(sdfg.FrontendError, match=match):
+        sdfg.program(fn)(np.ones((3, 3)))
 

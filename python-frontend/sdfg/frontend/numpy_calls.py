@@ -188,7 +188,7 @@ _REDUCE = {"sum", "max", "min", "mean", "amax", "amin", "prod"}
 _CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
 # Functions built from the element-wise ops, reductions and views above.
 _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
-         "concatenate", "stack", "reshape", "ravel",
+         "concatenate", "stack", "reshape", "ravel", "einsum",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
@@ -796,6 +796,9 @@ def _more(tr, name, args, kwargs, node):
         return out
     if name in ("arange", "linspace"):
         return _ramp(tr, name, args, kwargs, node)
+    if name == "einsum":
+        _no_kwargs(tr, kwargs, node)
+        return _einsum(tr, args, node)
     if name in ("concatenate", "stack"):
         _no_kwargs(tr, kwargs, node, ("axis",))
         return _join(tr, name, args[0], arg(1, "axis", 0), node)
@@ -825,6 +828,65 @@ def _more(tr, name, args, kwargs, node):
                     bool(kwargs.get("keepdims", False)), node)
         return elementwise(tr, "sqrt", [sq], node)
     raise tr.unsupported(node, f"np.{name}")
+
+
+def _einsum(tr, args, node):
+    """np.einsum with explicit or implicit output: every operand is viewed
+    in one index order (missing indices as new axes), the product reduced
+    over the summed indices. A pair of matrices that is a matrix product
+    (ij,jk->ik and its transposes) calls BLAS instead."""
+    if not args or not isinstance(args[0], str):
+        raise tr.unsupported(node, "np.einsum without a subscripts string")
+    spec = args[0].replace(" ", "")
+    ops = [tr.to_expr(a) for a in args[1:]]
+    if "." in spec:
+        raise tr.unsupported(node, "np.einsum with '...'")
+    lhs, arrow, out = spec.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ops):
+        raise tr.error(f"np.einsum: {len(terms)} subscripts for "
+                       f"{len(ops)} operands", node)
+    for t, e in zip(terms, ops):
+        if not t.isalpha() or len(t) != len(e.shape):
+            raise tr.error(f"np.einsum: subscript '{t}' does not match an "
+                           f"operand of dimension {len(e.shape)}", node)
+        if len(set(t)) != len(t):
+            raise tr.unsupported(node, "np.einsum with a repeated index "
+                                 "in one operand (a diagonal)",
+                                 "take np.diagonal first")
+    letters = "".join(terms)
+    if not arrow:
+        out = "".join(sorted(c for c in set(letters)
+                             if letters.count(c) == 1))
+    if len(set(out)) != len(out) or any(c not in letters for c in out):
+        raise tr.error(f"np.einsum: invalid output subscript '{out}'", node)
+    if len(ops) == 2 and all(len(t) == 2 for t in terms) and \
+            len(out) == 2:
+        (a, b), (c, d) = terms
+        shared = set(terms[0]) & set(terms[1])
+        if len(shared) == 1 and set(out) == set(terms[0] + terms[1]) - \
+                shared:
+            k = shared.pop()
+            x = ops[0] if a != k else transpose(tr, ops[0], None, node)
+            y = ops[1] if d != k else transpose(tr, ops[1], None, node)
+            rows, cols = (b if a == k else a), (c if d == k else d)
+            r = matmul(tr, x, y, node)
+            return r if out == rows + cols else transpose(tr, r, None, node)
+    order = out + "".join(dict.fromkeys(c for c in letters if c not in out))
+    prod = None
+    for t, e in zip(terms, ops):
+        v = _as_view(tr, e, node)
+        v = v.transpose(sorted(range(len(t)), key=lambda i: order.index(t[i])))
+        present = sorted(t, key=order.index)
+        items = [ast.Slice() if c in present else ast.Constant(None)
+                 for c in order]
+        v = tr.subscript(v, [ast.copy_location(i, node) for i in items],
+                         node)
+        prod = ViewLeaf(v) if prod is None else tr.binop("mul", prod, v)
+    summed = tuple(range(len(out), len(order)))
+    if not summed:
+        return prod
+    return reduce(tr, "sum", prod, summed, False, node)
 
 
 def _static_shape(tr, e, node, what):

@@ -941,6 +941,10 @@ class Translator:
             raise self.unsupported(node, "list",
                                    "lists are only supported as the "
                                    "argument of np.concatenate and np.stack")
+        if isinstance(value, str):
+            raise self.unsupported(node, "constant str",
+                                   "strings are only supported as "
+                                   "np.einsum's subscripts")
         count = self.assign_counts.get(name, 0)
         existing = self.env.get(name)
         # Integers and bools assigned once are compile-time or symbolic
@@ -1419,6 +1423,8 @@ class Translator:
             return v
         if v is None:
             return None
+        if isinstance(v, str):
+            return v  # np.einsum's subscripts; to_expr refuses it elsewhere
         raise self.unsupported(node, f"constant {type(v).__name__}")
 
     def eval_Name(self, node):
