@@ -106,9 +106,23 @@ def einsums(A):
         np.sum(np.einsum("bij,bjk->bik", S, S) ** 2)
 
 
+def periodic(A):
+    # A periodic stencil's neighbours, and a roll over two axes.
+    x = A[0]
+    return np.sum((np.roll(x, 1) - 2.0 * x + np.roll(x, -1)) ** 2) + \
+        np.sum(np.roll(A, (1, -2), axis=(0, 1)) * A)
+
+
+def extrema_positions(A):
+    return A[0, np.argmax(A[0])] * 2.0 + A[1, np.argmin(A[1])] + \
+        np.sum(np.argmax(A, axis=0) * A[2]) + \
+        np.sum(np.argmin(A, axis=1) * A[:, 3]) + np.argmax(A) * 1.0
+
+
 CASES = [hyperbolic, inverse_trig, logs_and_powers, tiny_arguments,
          signs_and_flags, clipped, moments, norms, diagonals, ranges,
-         reduced_conditions, joined, reshaped, einsums]
+         reduced_conditions, joined, reshaped, einsums, periodic,
+         extrema_positions]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
@@ -193,4 +207,17 @@ def einsum_mismatch(A):
 def test_einsum_errors(fn, match):
     with pytest.raises(sdfg.FrontendError, match=match):
         sdfg.program(fn)(np.ones((3, 3)))
+
+
+def argmax_argmin(x):
+    return np.argmax(x), np.argmin(x, axis=0)
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, 3.0, 3.0, 2.0]),
+                               np.array([1.0, np.nan, 5.0, np.nan]),
+                               np.array([2, 7, 7, 1, 1])],
+                         ids=["ties", "nan", "int"])
+def test_argmax_takes_the_first_as_numpy(x):
+    got = sdfg.program(argmax_argmin)(x)
+    assert tuple(int(g) for g in got) == argmax_argmin(x)
 

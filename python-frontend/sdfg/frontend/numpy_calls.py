@@ -188,7 +188,8 @@ _REDUCE = {"sum", "max", "min", "mean", "amax", "amin", "prod"}
 _CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
 # Functions built from the element-wise ops, reductions and views above.
 _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
-         "concatenate", "stack", "reshape", "ravel", "einsum",
+         "concatenate", "stack", "reshape", "ravel", "einsum", "roll",
+         "argmax", "argmin",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
@@ -799,6 +800,12 @@ def _more(tr, name, args, kwargs, node):
     if name == "einsum":
         _no_kwargs(tr, kwargs, node)
         return _einsum(tr, args, node)
+    if name == "roll":
+        _no_kwargs(tr, kwargs, node, ("shift", "axis"))
+        return _roll(tr, arg(0, "a"), arg(1, "shift"), arg(2, "axis"), node)
+    if name in ("argmax", "argmin"):
+        _no_kwargs(tr, kwargs, node, ("axis",))
+        return _argext(tr, name, arg(0, "a"), arg(1, "axis"), node)
     if name in ("concatenate", "stack"):
         _no_kwargs(tr, kwargs, node, ("axis",))
         return _join(tr, name, args[0], arg(1, "axis", 0), node)
@@ -887,6 +894,77 @@ def _einsum(tr, args, node):
     if not summed:
         return prod
     return reduce(tr, "sum", prod, summed, False, node)
+
+
+def _roll(tr, value, shift, axis, node):
+    """np.roll by constant shifts: a new array made of two windows of the
+    old one per rolled axis (periodic stencils' neighbours)."""
+    e = tr.to_expr(value)
+    shape = _static_shape(tr, e, node, "np.roll")
+    if axis is None:
+        if len(shape) != 1:
+            raise tr.unsupported(node, "np.roll without axis of a "
+                                 "multi-dimensional array", "pass axis=")
+        axis = 0
+    shifts = shift if isinstance(shift, tuple) else (shift,)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if len(shifts) != len(axes) or not all(
+            isinstance(x, int) and not isinstance(x, bool)
+            for x in shifts + axes):
+        raise tr.unsupported(node, "np.roll with shifts or axes that are "
+                             "not constant integers of the same count")
+    v = _as_view(tr, e, node)
+    for k, a in zip(shifts, axes):
+        if not -len(shape) <= a < len(shape):
+            raise tr.error(f"axis {a} is out of bounds for an array of "
+                           f"dimension {len(shape)}", node)
+        a %= len(shape)
+        n = shape[a]
+        k = k % n if n else 0
+        out = tr.transient_view([Idx(x) for x in shape], e.dtype, node,
+                                "roll")
+        if k:
+            tr.store(_window(out, a, 0, k), ViewLeaf(_window(v, a, n - k, k)))
+            tr.store(_window(out, a, k, n - k),
+                     ViewLeaf(_window(v, a, 0, n - k)))
+        else:
+            tr.store(out, ViewLeaf(v))
+        v = out
+    return v
+
+
+def _argext(tr, name, value, axis, node):
+    """np.argmax / np.argmin: the first position holding the extremum
+    (the smallest index among the ties, as NumPy), as int64."""
+    e = tr.to_expr(value)
+    shape = _static_shape(tr, e, node, f"np.{name}")
+    if e.dtype == np.bool_:
+        e = Op("cast", [e], e.shape, np.int64)
+    kind = "max" if name == "argmax" else "min"
+    if axis is None:
+        size = int(np.prod(shape))
+        pos = reshape(tr, _ramp(tr, "arange", [size], {}, node), shape,
+                      node) if len(shape) > 1 else \
+            _ramp(tr, "arange", [size], {}, node)
+        ext = reduce(tr, kind, e, None, False, node)
+    else:
+        if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+            raise tr.error(f"axis {axis} is out of bounds", node)
+        axis %= len(shape)
+        ramp = _ramp(tr, "arange", [shape[axis]], {}, node)
+        items = [ast.Constant(None)] * axis + [ast.Slice()] + \
+            [ast.Constant(None)] * (len(shape) - 1 - axis)
+        pos = tr.subscript(ramp, [ast.copy_location(i, node)
+                                  for i in items], node)
+        ext = reduce(tr, kind, e, axis, True, node)
+    hit = tr.binop("eq", e, ext)
+    if is_float(e.dtype):
+        # The extremum is NaN where any element is: NumPy gives the first.
+        nan = Op("isnan", [e], e.shape, np.bool_)
+        hit = Op("or", [hit, nan], hit.shape, np.bool_)
+    big = int(np.prod(shape))
+    cand = where(tr, hit, pos, big, node)
+    return reduce(tr, "min", cand, axis, False, node)
 
 
 def _static_shape(tr, e, node, what):
