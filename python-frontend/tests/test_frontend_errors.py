@@ -38,16 +38,6 @@ def expect(fn, args, construct, marker, reason=None):
     assert err.filename.endswith(HERE)
 
 
-def k_break(A):
-    for i in range(4):
-        break  # here
-
-
-def k_continue(A):
-    for i in range(4):
-        continue  # here
-
-
 def k_try(A):
     try:  # here
         A[0, 0] = 1.0
@@ -200,8 +190,6 @@ def k_bad_dtype(A):
 
 
 CASES = [
-    (k_break, (A,), "break", None),
-    (k_continue, (A,), "continue", None),
     (k_try, (A,), "try", None),
     (k_with, (A,), "with", None),
     (k_lambda, (A,), "lambda", None),

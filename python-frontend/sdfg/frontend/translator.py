@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import FrontendError
 from . import numpy_calls
 from .emitter import Emitter
+from .loop_exits import lower_loop_exits
 from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Masked, Op,
                      ScalarLeaf, View, ViewLeaf, as_idx, is_float,
                      mlir_scalar, same_extent, same_mask)
@@ -118,6 +119,7 @@ class Translator:
         if not isinstance(self.fdef, ast.FunctionDef):
             raise FrontendError("expected a function definition",
                                 self.filename, self.firstline)
+        lower_loop_exits(self.fdef)
         self.name = name or fn.__name__
         self.args = args
         self.em = Emitter()
@@ -292,6 +294,7 @@ class Translator:
         fdef = ast.parse(textwrap.dedent("".join(lines))).body[0]
         if not isinstance(fdef, ast.FunctionDef):
             raise self.unsupported(node, f"call of {fn.__name__}")
+        lower_loop_exits(fdef)
         a = fdef.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
             raise self.unsupported(node, f"call of {fn.__name__}",
