@@ -119,10 +119,18 @@ def extrema_positions(A):
         np.sum(np.argmin(A, axis=1) * A[:, 3]) + np.argmax(A) * 1.0
 
 
+def cumulative(A):
+    s = 0.0
+    for t in range(2):  # in a loop too: the partial sums run in order
+        s = s + np.sum(np.cumsum(A[t]) ** 2)
+    return s + np.sum(np.cumsum(A, axis=0) ** 2 * A) + \
+        np.sum(np.cumsum(A, axis=1) * A) + np.sum(np.cumsum(A) ** 2)
+
+
 CASES = [hyperbolic, inverse_trig, logs_and_powers, tiny_arguments,
          signs_and_flags, clipped, moments, norms, diagonals, ranges,
          reduced_conditions, joined, reshaped, einsums, periodic,
-         extrema_positions]
+         extrema_positions, cumulative]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])

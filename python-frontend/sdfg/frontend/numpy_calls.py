@@ -189,7 +189,7 @@ _CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
 # Functions built from the element-wise ops, reductions and views above.
 _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "concatenate", "stack", "reshape", "ravel", "einsum", "roll",
-         "argmax", "argmin",
+         "argmax", "argmin", "cumsum",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
@@ -806,6 +806,9 @@ def _more(tr, name, args, kwargs, node):
     if name in ("argmax", "argmin"):
         _no_kwargs(tr, kwargs, node, ("axis",))
         return _argext(tr, name, arg(0, "a"), arg(1, "axis"), node)
+    if name == "cumsum":
+        _no_kwargs(tr, kwargs, node, ("axis",))
+        return _cumsum(tr, arg(0, "a"), arg(1, "axis"), node)
     if name in ("concatenate", "stack"):
         _no_kwargs(tr, kwargs, node, ("axis",))
         return _join(tr, name, args[0], arg(1, "axis", 0), node)
@@ -931,6 +934,47 @@ def _roll(tr, value, shift, axis, node):
             tr.store(out, ViewLeaf(v))
         v = out
     return v
+
+
+def _cumsum(tr, value, axis, node):
+    """np.cumsum along one axis: a loop over it (each step adds the
+    previous partial sums, a map over the other axes), in order, as
+    NumPy sums."""
+    e = tr.to_expr(value)
+    shape = _static_shape(tr, e, node, "np.cumsum")
+    if axis is None:
+        if len(shape) != 1:
+            e = ViewLeaf(reshape(tr, e, (-1,), node))
+            shape = [int(np.prod(shape))]
+        axis = 0
+    if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+        raise tr.error(f"axis {axis} is out of bounds", node)
+    axis %= len(shape)
+    dtype = e.dtype if e.dtype != np.bool_ else np.dtype(np.int64)
+    src = _as_view(tr, e, node)
+    out = tr.transient_view([Idx(x) for x in shape], dtype, node, "cumsum")
+    n = shape[axis]
+    if n == 0:
+        return out
+    tr.store(_window(out, axis, 0, 1), ViewLeaf(_window(src, axis, 0, 1)),
+             cast=True)
+    if n == 1:
+        return out
+    with tr.control_section():
+        i = tr.em.fresh("i")
+        tr.iter_bounds[i] = (1, n - 1)
+        with tr.em.block(f"sdfg.loop {i} = 1 to {n} step 1"):
+            with tr.em.block("sdfg.state"):
+                def at(v, offset):
+                    base = [(o + Idx.of(i).scale(st) + Idx(offset).scale(st)
+                             if d == axis else o, st, d)
+                            for o, st, d in v.base]
+                    shp = list(v.shape)
+                    shp[axis] = Idx(1)
+                    return View(v.container, base, shp)
+                tr.store(at(out, 0), tr.binop("add", at(out, -1),
+                                              at(src, 0)), cast=True)
+    return out
 
 
 def _argext(tr, name, value, axis, node):
