@@ -1003,6 +1003,19 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   MemRefType counterType = MemRefType::get({}, i64);
   AffineMap scalar = AffineMap::get(ctx);
   llvm::SetVector<Value> counters;
+  // 1 (as i64) where a count of stored iterations passed its capacity.
+  auto overCapacity = [&](OpBuilder &ob, Location loc, Value count,
+                          int64_t cap) -> Value {
+    Value over =
+        arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::sgt, count,
+                              arith::ConstantIntOp::create(ob, loc, cap, 64));
+    return arith::ExtUIOp::create(ob, loc, i64, over);
+  };
+  auto raiseStatus = [&](Location loc, Value flag) {
+    auto st =
+        StoreOp::create(b, loc, flag, status, ValueRange{}, scalar, nullptr);
+    st.setWcrAttr(WCRKindAttr::get(ctx, WCRKind::max));
+  };
   for (WhileOp w : whiles) {
     Location loc = w.getLoc();
     Value counter;
@@ -1024,19 +1037,14 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     b.setInsertionPointToStart(&wb);
     Value c = rb.load(loc, counter, scalar, {});
     int64_t cap = opts.whileCapacity;
-    auto idxT =
-        TaskletOp::create(b, loc, TypeRange{b.getIndexType()}, ValueRange{c});
-    {
-      Block *tb = new Block();
-      idxT.getBody().push_back(tb);
-      Value arg = tb->addArgument(i64, loc);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(tb);
-      Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), arg);
-      Value last = arith::ConstantIndexOp::create(b, loc, cap - 1);
-      Value m = arith::MinSIOp::create(b, loc, i, last);
-      YieldOp::create(b, loc, ValueRange{m});
-    }
+    auto idxT = rb.tasklet(
+        loc, TypeRange{b.getIndexType()}, ValueRange{c},
+        [&](OpBuilder &ob, ArrayRef<Value> a) -> SmallVector<Value> {
+          Value i =
+              arith::IndexCastOp::create(ob, loc, ob.getIndexType(), a[0]);
+          Value last = arith::ConstantIndexOp::create(ob, loc, cap - 1);
+          return {arith::MinSIOp::create(ob, loc, i, last)};
+        });
     rb.whileLoops[w] = {counter, idxT.getResult(0)};
     // counter += 1 at the end of the body.
     b.setInsertionPointToEnd(&wb);
@@ -1049,22 +1057,12 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     auto check = StateOp::create(b, loc, StringRef("capacity"));
     b.setInsertionPointToStart(&check.getBody().front());
     Value total = rb.load(loc, counter, scalar, {});
-    auto flagT = TaskletOp::create(b, loc, TypeRange{i64}, ValueRange{total});
-    {
-      Block *tb = new Block();
-      flagT.getBody().push_back(tb);
-      Value arg = tb->addArgument(i64, loc);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(tb);
-      Value capV = arith::ConstantIntOp::create(b, loc, cap, 64);
-      Value over =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, arg, capV);
-      Value flag = arith::ExtUIOp::create(b, loc, i64, over);
-      YieldOp::create(b, loc, ValueRange{flag});
-    }
-    auto st = StoreOp::create(b, loc, flagT.getResult(0), status, ValueRange{},
-                              scalar, nullptr);
-    st.setWcrAttr(WCRKindAttr::get(ctx, WCRKind::max));
+    auto flagT =
+        rb.tasklet(loc, TypeRange{i64}, ValueRange{total},
+                   [&](OpBuilder &ob, ArrayRef<Value> a) -> SmallVector<Value> {
+                     return {overCapacity(ob, loc, a[0], cap)};
+                   });
+    raiseStatus(loc, flagT.getResult(0));
   }
 
   // --- Activity: containers that depend on wrt and influence the output.
@@ -1267,45 +1265,34 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     SmallVector<Value> ins{rb.load(loc, counter, scalar, {})};
     llvm::append_range(ins, loop.getBoundOperands());
     Type indexT = b.getIndexType();
-    auto reserve = TaskletOp::create(b, loc, TypeRange{indexT, i64, i64}, ins);
-    {
-      Block *tb = new Block();
-      reserve.getBody().push_back(tb);
-      SmallVector<Value> args;
-      for (Value v : ins)
-        args.push_back(tb->addArgument(v.getType(), loc));
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(tb);
-      ValueRange dims = ArrayRef(args).drop_front();
-      Value lb =
-          affine::expandAffineExpr(b, loc, loop.getLowerExpr(), dims, {});
-      Value ub =
-          affine::expandAffineExpr(b, loc, loop.getUpperExpr(), dims, {});
-      int64_t st = loop.getStepValue();
-      Value span = st > 0 ? arith::SubIOp::create(b, loc, ub, lb)
-                          : arith::SubIOp::create(b, loc, lb, ub);
-      Value trips = arith::CeilDivSIOp::create(
-          b, loc, span, arith::ConstantIndexOp::create(b, loc, std::abs(st)));
-      trips = arith::MaxSIOp::create(b, loc, trips,
-                                     arith::ConstantIndexOp::create(b, loc, 0));
-      Value base = arith::IndexCastOp::create(b, loc, indexT, args[0]);
-      Value next = arith::AddIOp::create(
-          b, loc, args[0], arith::IndexCastOp::create(b, loc, i64, trips));
-      Value over =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, next,
-                                arith::ConstantIntOp::create(b, loc, cap, 64));
-      YieldOp::create(
-          b, loc,
-          ValueRange{base, next, arith::ExtUIOp::create(b, loc, i64, over)});
-    }
+    auto reserve = rb.tasklet(
+        loc, TypeRange{indexT, i64, i64}, ins,
+        [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
+          ValueRange dims = args.drop_front();
+          Value lb =
+              affine::expandAffineExpr(ob, loc, loop.getLowerExpr(), dims, {});
+          Value ub =
+              affine::expandAffineExpr(ob, loc, loop.getUpperExpr(), dims, {});
+          int64_t st = loop.getStepValue();
+          Value span = st > 0 ? arith::SubIOp::create(ob, loc, ub, lb)
+                              : arith::SubIOp::create(ob, loc, lb, ub);
+          Value trips = arith::CeilDivSIOp::create(
+              ob, loc, span,
+              arith::ConstantIndexOp::create(ob, loc, std::abs(st)));
+          trips = arith::MaxSIOp::create(
+              ob, loc, trips, arith::ConstantIndexOp::create(ob, loc, 0));
+          Value next = arith::AddIOp::create(
+              ob, loc, args[0],
+              arith::IndexCastOp::create(ob, loc, i64, trips));
+          return {arith::IndexCastOp::create(ob, loc, indexT, args[0]), next,
+                  overCapacity(ob, loc, next, cap)};
+        });
     auto count = StateOp::create(b, loc, StringRef("count"));
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&count.getBody().front());
       rb.store(loc, reserve.getResult(1), counter, scalar, {}, false);
-      auto flag = StoreOp::create(b, loc, reserve.getResult(2), status,
-                                  ValueRange{}, scalar, nullptr);
-      flag.setWcrAttr(WCRKindAttr::get(ctx, WCRKind::max));
+      raiseStatus(loc, reserve.getResult(2));
     }
     Value base = reserve.getResult(0);
     TapeSlot baseSlot;
@@ -1327,27 +1314,22 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     b.setInsertionPointToStart(&lbody);
     SmallVector<Value> idxIns{base, loop.getIterator()};
     llvm::append_range(idxIns, loop.getBoundOperands());
-    auto idxT = TaskletOp::create(b, loc, TypeRange{indexT}, idxIns);
-    {
-      Block *tb = new Block();
-      idxT.getBody().push_back(tb);
-      SmallVector<Value> args;
-      for (Value v : idxIns)
-        args.push_back(tb->addArgument(v.getType(), loc));
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(tb);
-      Value lb = affine::expandAffineExpr(b, loc, loop.getLowerExpr(),
-                                          ArrayRef(args).drop_front(2), {});
-      int64_t st = loop.getStepValue();
-      Value pos = st > 0 ? arith::SubIOp::create(b, loc, args[1], lb)
-                         : arith::SubIOp::create(b, loc, lb, args[1]);
-      pos = arith::DivSIOp::create(
-          b, loc, pos, arith::ConstantIndexOp::create(b, loc, std::abs(st)));
-      Value slotV = arith::AddIOp::create(b, loc, args[0], pos);
-      slotV = arith::MinSIOp::create(
-          b, loc, slotV, arith::ConstantIndexOp::create(b, loc, cap - 1));
-      YieldOp::create(b, loc, ValueRange{slotV});
-    }
+    auto idxT = rb.tasklet(
+        loc, TypeRange{indexT}, idxIns,
+        [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
+          Value lb = affine::expandAffineExpr(ob, loc, loop.getLowerExpr(),
+                                              args.drop_front(2), {});
+          int64_t st = loop.getStepValue();
+          Value pos = st > 0 ? arith::SubIOp::create(ob, loc, args[1], lb)
+                             : arith::SubIOp::create(ob, loc, lb, args[1]);
+          pos = arith::DivSIOp::create(
+              ob, loc, pos,
+              arith::ConstantIndexOp::create(ob, loc, std::abs(st)));
+          Value slotV = arith::AddIOp::create(ob, loc, args[0], pos);
+          return {arith::MinSIOp::create(
+              ob, loc, slotV,
+              arith::ConstantIndexOp::create(ob, loc, cap - 1))};
+        });
     dataLoopIndices[loop] = idxT.getResult(0);
     return idxT.getResult(0);
   };

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import sdfg
+from test_bindings import _output
 
 
 @pytest.fixture(autouse=True)
@@ -242,18 +243,6 @@ def test_forward_matches_numpy(fn, inputs):
     for o, r in zip(ours, ref):
         if isinstance(r, np.ndarray):
             np.testing.assert_allclose(o, r, rtol=1e-13, atol=1e-15)
-
-
-def _output(fn, args):
-    names = list(inspect.signature(fn).parameters)
-    run = copy.deepcopy(list(args))
-    if fn(*run) is not None:
-        return "return", names
-    for n, before, after in zip(names, args, run):
-        if isinstance(before, np.ndarray) and not np.array_equal(before,
-                                                                 after):
-            return n, names
-    raise AssertionError("no output")
 
 
 def _value(fn, args, names, output):

@@ -70,6 +70,21 @@ Value ReverseBuilder::constantTasklet(Location loc, Type type, double value) {
   return createConstantTasklet(b, loc, attr);
 }
 
+TaskletOp ReverseBuilder::tasklet(
+    Location loc, TypeRange results, ValueRange inputs,
+    function_ref<SmallVector<Value>(OpBuilder &, ArrayRef<Value>)> fn) {
+  auto t = TaskletOp::create(b, loc, results, inputs);
+  Block *blk = new Block();
+  t.getBody().push_back(blk);
+  SmallVector<Value> args;
+  for (Value in : inputs)
+    args.push_back(blk->addArgument(in.getType(), loc));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(blk);
+  YieldOp::create(b, loc, fn(b, args));
+  return t;
+}
+
 void ReverseBuilder::store(Location loc, Value value, Value container,
                            AffineMap m, ValueRange operands, bool accumulate) {
   auto op = StoreOp::create(b, loc, value, container, operands, m, nullptr);

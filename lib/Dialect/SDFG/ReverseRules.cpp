@@ -542,17 +542,12 @@ LogicalResult MapOp::emitReversedMap(ReverseBuilder &rb, ValueRange operands) {
 static Value
 scalarTasklet(ReverseBuilder &rb, Location loc, ValueRange inputs, Type result,
               function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
-  auto t = TaskletOp::create(rb.b, loc, TypeRange{result}, inputs);
-  Block *blk = new Block();
-  t.getBody().push_back(blk);
-  SmallVector<Value> args;
-  for (Value in : inputs)
-    args.push_back(blk->addArgument(in.getType(), loc));
-  OpBuilder::InsertionGuard guard(rb.b);
-  rb.b.setInsertionPointToStart(blk);
-  Value v = fn(rb.b, loc, args);
-  YieldOp::create(rb.b, loc, ValueRange{v});
-  return t.getResult(0);
+  return rb
+      .tasklet(loc, TypeRange{result}, inputs,
+               [&](OpBuilder &b, ArrayRef<Value> args) -> SmallVector<Value> {
+                 return {fn(b, loc, args)};
+               })
+      .getResult(0);
 }
 
 /// Checks that the loads feeding `value` still see, at `user`, the data

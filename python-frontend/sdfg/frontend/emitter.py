@@ -153,6 +153,23 @@ class TaskletBody:
         self.em.line(f"{name} = arith.constant {int(value)} : index")
         return name
 
+    def index_from_i64(self, value):
+        name = self.em.fresh("x")
+        self.em.line(f"{name} = arith.index_cast {value} : i64 to index")
+        return name
+
+    def index_value(self, idx, arg_of):
+        """The index `idx` (const + sum of coef * name) computed from the
+        block arguments `arg_of[name]`."""
+        acc = self.index_const(idx.const)
+        for n, c in sorted(idx.terms.items()):
+            term = arg_of[n]
+            if c != 1:
+                term = self.op(f"arith.muli {term}, {self.index_const(c)}",
+                               "index")
+            acc = self.op(f"arith.addi {acc}, {term}", "index")
+        return acc
+
     def convert(self, value, src, dst):
         src, dst = np.dtype(src), np.dtype(dst)
         if src == dst:

@@ -632,7 +632,7 @@ def create(tr, name, shape, dtype, fill, node):
             extents.append(as_idx(s))
         elif isinstance(s, (View, Expr)) and not is_float(
                 tr.to_expr(s).dtype):
-            extents.append(tr.index_of(s, node))  # an int computed at run time
+            extents.append(tr.control_index(s, node))  # an int computed at run time
         else:
             raise tr.unsupported(node, "array shape that is not an integer")
     dtype = _dtype(tr, dtype, node)
@@ -1116,12 +1116,8 @@ def reshape(tr, value, newshape, node):
     if len(old) == 1:
         tr.store(flat, e)
     else:
-        ps = [tr.em.fresh("p") for _ in old]
-        for p, n in zip(ps, old):
-            tr.iter_bounds[p] = (0, n - 1)
-        with tr.em.block(tr.map_header(ps, [Idx(n) for n in old],
-                                       tr.schedule_for(old, None))):
-            coords = [Idx.of(p) for p in ps]
+        with tr.open_map([Idx(n) for n in old],
+                         tr.schedule_for(old, None)) as coords:
             val = tr.emit_scalar(e, coords, len(old), e.dtype)
             tr.emit_store(val, flat, [linear(coords, old)])
     if len(new) == 1:
@@ -1129,12 +1125,8 @@ def reshape(tr, value, newshape, node):
     else:
         out = tr.transient_view([Idx(n) for n in new], e.dtype, node,
                                 "reshaped")
-        ps = [tr.em.fresh("p") for _ in new]
-        for p, n in zip(ps, new):
-            tr.iter_bounds[p] = (0, n - 1)
-        with tr.em.block(tr.map_header(ps, [Idx(n) for n in new],
-                                       tr.schedule_for(new, None))):
-            coords = [Idx.of(p) for p in ps]
+        with tr.open_map([Idx(n) for n in new],
+                         tr.schedule_for(new, None)) as coords:
             name = tr.em.fresh("l")
             c = flat.container
             tr.em.line(f"{name} = sdfg.load {c.ssa}"
@@ -1178,13 +1170,11 @@ def _ramp(tr, name, args, kwargs, node):
         step = (stop - start) / max(n - 1 if end else n, 1)
         dtype = np.dtype(kwargs.get("dtype", np.float64))
     out = tr.transient_view([Idx(n)], dtype, node, name)
-    p = tr.em.fresh("p")
-    tr.iter_bounds[p] = (0, max(n - 1, 0))
-    with tr.em.block(tr.map_header([p], [Idx(n)], "sequential")):
-        value = tr.binop("add", tr.binop("mul", IdxLeaf(Idx.of(p)), step),
+    with tr.open_map([Idx(n)], "sequential") as coords:
+        value = tr.binop("add", tr.binop("mul", IdxLeaf(coords[0]), step),
                          start)
-        val = tr.emit_scalar(tr.to_expr(value), [Idx.of(p)], 1, dtype)
-        tr.emit_store(val, out, [Idx.of(p)])
+        val = tr.emit_scalar(tr.to_expr(value), coords, 1, dtype)
+        tr.emit_store(val, out, coords)
     return out
 
 

@@ -1153,18 +1153,24 @@ class Translator:
             val = self.emit_scalar(expr, [], 0, dest.dtype)
             self.emit_store(val, dest, [], wcr)
             return
-        params = [self.em.fresh("p") for _ in range(rank)]
-        for p, e in zip(params, dest.shape):
-            self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
-        schedule = self.schedule_for(dest.shape, wcr)
-        lbs = ", ".join("0" for _ in params)
-        ubs = ", ".join(as_idx(e).render() for e in dest.shape)
-        steps = ", ".join("1" for _ in params)
-        with self.em.block(f"sdfg.map ({', '.join(params)}) = ({lbs}) to "
-                           f"({ubs}) step ({steps}) schedule({schedule})"):
-            coords = [Idx.of(p) for p in params]
+        with self.open_map(dest.shape, self.schedule_for(dest.shape, wcr)) \
+                as coords:
             val = self.emit_scalar(expr, coords, rank, dest.dtype)
             self.emit_store(val, dest, coords, wcr)
+
+    @contextlib.contextmanager
+    def open_map(self, shape, schedule):
+        """Emits an sdfg.map over `0 <= p < extent` per extent of `shape`
+        and yields the coordinates (Idx of its parameters) in its body."""
+        params = [self.em.fresh("p") for _ in shape]
+        for p, e in zip(params, shape):
+            self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
+        header = (f"sdfg.map ({', '.join(params)}) = "
+                  f"({', '.join('0' for _ in params)}) to "
+                  f"({', '.join(as_idx(e).render() for e in shape)}) step "
+                  f"({', '.join('1' for _ in params)}) schedule({schedule})")
+        with self.em.block(header):
+            yield [Idx.of(p) for p in params]
 
     def schedule_for(self, shape, wcr):
         if self.device != "cpu":
@@ -1296,13 +1302,8 @@ class Translator:
                 if isinstance(e, ConstLeaf):
                     return tb.const(e.value, e.dtype)
                 if isinstance(e, IdxLeaf):
-                    acc = tb.index_const(e.idx.const)
-                    for n, coef in sorted(e.idx.terms.items()):
-                        term = args[arg_of[("idx", n)]]
-                        if coef != 1:
-                            term = tb.op(f"arith.muli {term}, "
-                                         f"{tb.index_const(coef)}", "index")
-                        acc = tb.op(f"arith.addi {acc}, {term}", "index")
+                    acc = tb.index_value(e.idx, {
+                        n: args[arg_of[("idx", n)]] for n in e.idx.terms})
                     return tb.index_to(acc, np.int64)
                 return numpy_calls.gen_op(tb, e, [gen(a) for a in e.args],
                                           [a.dtype for a in e.args])
@@ -1352,23 +1353,18 @@ class Translator:
             raise self.unsupported(node, "array used as an integer",
                                    "a range bound, a slice bound or a "
                                    "scalar index must be a single integer")
-        val = self.control_scalar(expr, np.int64)
-        name = self.em.fresh("n")
-        self.em.line(f"{name} = sdfg.tasklet({val}) : (i64) -> index {{")
-        arg = self.em.fresh("a")
-        res = self.em.fresh("x")
-        self.em.line(f"^bb0({arg}: i64):")
-        self.em.line(f"  {res} = arith.index_cast {arg} : i64 to index")
-        self.em.line(f"  sdfg.yield {res} : index")
-        self.em.line("}")
+        return Idx.of(self.index_from(self.control_scalar(expr, np.int64)))
+
+    def index_from(self, value):
+        """The SSA name of the i64 SSA `value`, read from data, as an
+        index (a data name: its sign is known only at run time)."""
+        (name,) = self.em.tasklet(
+            [(value, "i64")], ["index"],
+            lambda tb, args: [tb.index_from_i64(args[0])])
         lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
         self.iter_bounds[name] = (lo, hi)
         self.data_names.add(name)
-        return Idx.of(name)
-
-    def index_of(self, value, node, extent=None):
-        """An Idx for a subscript, valid in the current scope."""
-        return self.control_index(value, node)
+        return name
 
     # ------------------------------------------------------------------
     # Expressions
@@ -1583,7 +1579,7 @@ class Translator:
                 vmap[vd] = ("dim", len(new_shape), start, step)
                 new_shape.append(length)
             else:
-                i = self.index_of(values[id(it)], it, extent)
+                i = self.control_index(values[id(it)], it)
                 if i.is_const() and extent.is_const():
                     if i.const < -extent.const or i.const >= extent.const:
                         raise self.error(f"index {i.const} is out of bounds "
@@ -1775,22 +1771,10 @@ class Translator:
         on advanced indexing)."""
         out = self.transient_view(fancy.shape, fancy.base.dtype, node,
                                   "gathered")
-        rank = len(fancy.shape)
-        params = [self.em.fresh("p") for _ in range(rank)]
-        for p, e in zip(params, fancy.shape):
-            self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
-        schedule = self.schedule_for(fancy.shape, None)
-        with self.em.block(self.map_header(params, fancy.shape, schedule)):
-            coords = [Idx.of(p) for p in params]
-            val = self.load_fancy(fancy, coords)
-            self.emit_store(val, out, coords)
+        with self.open_map(fancy.shape,
+                           self.schedule_for(fancy.shape, None)) as coords:
+            self.emit_store(self.load_fancy(fancy, coords), out, coords)
         return out
-
-    def map_header(self, params, shape, schedule):
-        return (f"sdfg.map ({', '.join(params)}) = "
-                f"({', '.join('0' for _ in params)}) to "
-                f"({', '.join(as_idx(e).render() for e in shape)}) step "
-                f"({', '.join('1' for _ in params)}) schedule({schedule})")
 
     def fancy_coords(self, fancy, coords):
         """Indices into fancy.base of the element at output `coords`:
@@ -1817,30 +1801,9 @@ class Translator:
     def data_index(self, value, extent):
         """An index from the i64 SSA `value` read from data, counted from
         the end of a dimension of `extent` when negative."""
-        extent = as_idx(extent)
-        names = sorted(extent.terms)
-
-        def body(tb, args):
-            i = tb.em.fresh("x")
-            tb.em.line(f"{i} = arith.index_cast {args[0]} : i64 to index")
-            ext = tb.index_const(extent.const)
-            for n, a in zip(names, args[1:]):
-                term = a
-                if extent.terms[n] != 1:
-                    term = tb.op(f"arith.muli {a}, "
-                                 f"{tb.index_const(extent.terms[n])}",
-                                 "index")
-                ext = tb.op(f"arith.addi {ext}, {term}", "index")
-            wrapped = tb.op(f"arith.addi {i}, {ext}", "index")
-            neg = tb.op(f"arith.cmpi slt, {i}, {tb.index_const(0)}", "index")
-            return [tb.op(f"arith.select {neg}, {wrapped}, {i}", "index")]
-
-        (name,) = self.em.tasklet(
-            [(value, "i64")] + [(n, "index") for n in names], ["index"], body)
-        self.iter_bounds[name] = (0, max(self.upper_extent(extent, None) - 1,
-                                         0))
-        self.data_names.add(name)
-        return Idx.of(name)
+        wrapped = self.wrap_negative(Idx.of(self.index_from(value)), extent)
+        self.data_names.update(wrapped.terms)
+        return wrapped
 
     def scatter(self, fancy, value, node, wcr=None):
         """`x[idx] = value` (wcr None): element by element in order, in
@@ -1870,12 +1833,9 @@ class Translator:
             element([])
             return
         if wcr is not None:
-            params = [self.em.fresh("p") for _ in range(rank)]
-            for p, e in zip(params, fancy.shape):
-                self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
-            with self.em.block(self.map_header(
-                    params, fancy.shape, self.schedule_for(fancy.shape, wcr))):
-                element([Idx.of(p) for p in params])
+            with self.open_map(fancy.shape,
+                               self.schedule_for(fancy.shape, wcr)) as coords:
+                element(coords)
             return
         with self.control_section(), contextlib.ExitStack() as loops:
             ivs = []
@@ -1917,7 +1877,7 @@ class Translator:
         def bound(expr_node, default):
             if expr_node is None:
                 return default
-            v = self.index_of(self.eval(expr_node), expr_node, extent)
+            v = self.control_index(self.eval(expr_node), expr_node)
             return self.from_end(v, extent, expr_node)
 
         if step > 0:
@@ -1969,22 +1929,10 @@ class Translator:
         extent = as_idx(extent)
         names = sorted(set(i.terms) | set(extent.terms))
 
-        def linear(tb, v, args):
-            acc = tb.index_const(v.const)
-            for n, a in zip(names, args):
-                c = v.terms.get(n, 0)
-                if c == 0:
-                    continue
-                term = a
-                if c != 1:
-                    term = tb.op(f"arith.muli {a}, {tb.index_const(c)}",
-                                 "index")
-                acc = tb.op(f"arith.addi {acc}, {term}", "index")
-            return acc
-
         def body(tb, args):
-            v = linear(tb, i, args)
-            wrapped = linear(tb, i + extent, args)
+            arg_of = dict(zip(names, args))
+            v = tb.index_value(i, arg_of)
+            wrapped = tb.index_value(i + extent, arg_of)
             neg = tb.op(f"arith.cmpi slt, {v}, {tb.index_const(0)}", "index")
             return [tb.op(f"arith.select {neg}, {wrapped}, {v}", "index")]
 
@@ -2009,13 +1957,7 @@ class Translator:
         lo, hi = self.interval(v)
 
         def body(tb, args):
-            acc = tb.index_const(v.const)
-            for n, a in zip(names, args):
-                term = a
-                if v.terms[n] != 1:
-                    term = tb.op(f"arith.muli {a}, "
-                                 f"{tb.index_const(v.terms[n])}", "index")
-                acc = tb.op(f"arith.addi {acc}, {term}", "index")
+            acc = tb.index_value(v, dict(zip(names, args)))
             q = tb.op(f"arith.ceildivsi {acc}, {tb.index_const(d)}", "index")
             return [tb.op(f"arith.maxsi {q}, {tb.index_const(0)}", "index")]
 

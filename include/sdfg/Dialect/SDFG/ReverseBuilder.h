@@ -29,6 +29,8 @@
 namespace mlir {
 namespace sdfg {
 
+class TaskletOp;
+
 /// Where one execution of a forward op writes its tape: `tape[exprs(operands)
 /// ..., extra...]`, with `exprs` the normalised counters of the enclosing
 /// loops and maps (forward values as operands).
@@ -113,6 +115,11 @@ public:
 
   /// Small emission helpers.
   Value constantTasklet(Location loc, Type type, double value);
+  /// A tasklet over `inputs` at the insertion point whose body `fn` builds
+  /// from the block arguments, returning the values it yields.
+  TaskletOp
+  tasklet(Location loc, TypeRange results, ValueRange inputs,
+          function_ref<SmallVector<Value>(OpBuilder &, ArrayRef<Value>)> fn);
   /// `sdfg.store value, container[map(operands)]` with optional add.
   void store(Location loc, Value value, Value container, AffineMap map,
              ValueRange operands, bool accumulate);
