@@ -752,6 +752,17 @@ def embedding_bag_loss(E, tokens, W):
     return jnp.sum(jnp.tanh(bags @ W))
 
 
+def crank_nicolson_loss(u, kappa, T):
+    n = u.shape[0]
+    i = jnp.arange(1, n - 1)
+    L = (jnp.zeros((n, n)).at[i, i - 1].set(-kappa[1:-1])
+         .at[i, i].set(2.0 * kappa[1:-1]).at[i, i + 1].set(-kappa[1:-1]))
+    A = jnp.eye(n) + 0.5 * L
+    B = jnp.eye(n) - 0.5 * L
+    return jnp.sum(lax.fori_loop(0, T, lambda t, u: jnp.linalg.solve(A, B @ u),
+                                 u))
+
+
 LOSSES = {
     name[:-len("_loss")]: fn for name, fn in list(globals().items())
     if name.endswith("_loss") and callable(fn)

@@ -143,6 +143,10 @@ def _embedding_bag(V, D, B, L):
                         rng.integers(-V, V, (B, L)), rng.random((D, D)))
 
 
+def _crank_nicolson(N, T):
+    return lambda rng: (rng.random(N), 0.2 + 0.3 * rng.random(N), T)
+
+
 def _trisolv(N):
     return lambda rng: (K._lower_unit_dominant(rng, N), np.zeros(N),
                         rng.random(N))
@@ -374,6 +378,9 @@ SIZES = {
     "graph_allen_cahn": {"S": _graph(10000, 10), "L": _graph(400000, 20)},
     "embedding_bag": {"S": _embedding_bag(10000, 64, 512, 32),
                       "L": _embedding_bag(100000, 128, 4096, 64)},
+    # Dense linear solves (LAPACK): one per time step.
+    "crank_nicolson": {"S": _crank_nicolson(400, 20),
+                       "L": _crank_nicolson(2000, 50)},
 }
 
 DOMAIN = {
@@ -396,6 +403,7 @@ DOMAIN = {
     "correlation": "other", "covariance": "other", "deriche": "other",
     "csr_matvec": "sparse", "graph_allen_cahn": "sparse",
     "embedding_bag": "deep-learning",
+    "crank_nicolson": "solver",
 }
 
 

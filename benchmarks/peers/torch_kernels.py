@@ -740,6 +740,20 @@ def embedding_bag_loss(E, tokens, W):
     return torch.tanh(bags @ W).sum()
 
 
+def crank_nicolson_loss(u, kappa, T):
+    n = u.shape[0]
+    i = torch.arange(1, n - 1)
+    L = torch.zeros((n, n), dtype=u.dtype)
+    L = L.index_put((i, i - 1), -kappa[1:-1])
+    L = L.index_put((i, i), 2.0 * kappa[1:-1])
+    L = L.index_put((i, i + 1), -kappa[1:-1])
+    A = torch.eye(n, dtype=u.dtype) + 0.5 * L
+    B = torch.eye(n, dtype=u.dtype) - 0.5 * L
+    for t in range(T):
+        u = torch.linalg.solve(A, B @ u)
+    return u.sum()
+
+
 LOSSES = {
     "jacobi_1d": jacobi_1d_loss,
     "jacobi_2d": jacobi_2d_loss,
@@ -785,6 +799,7 @@ LOSSES = {
     "csr_matvec": csr_matvec_loss,
     "graph_allen_cahn": graph_allen_cahn_loss,
     "embedding_bag": embedding_bag_loss,
+    "crank_nicolson": crank_nicolson_loss,
 }
 
 UNSUPPORTED = {}

@@ -222,29 +222,10 @@ SmallVector<WriteInfo> summarize(SDFGOp op) {
       w.target = c.getTarget();
       reads.insert(c.getSource());
       w.readsTarget = c.getWcr().has_value();
-    } else if (auto m = dyn_cast<MatmulOp>(inner)) {
-      w.target = m.getC();
-      reads.insert(m.getA());
-      reads.insert(m.getB());
-      w.readsTarget = m.getAccumulate();
-    } else if (auto g = dyn_cast<GemvOp>(inner)) {
-      w.target = g.getY();
-      reads.insert(g.getA());
-      reads.insert(g.getX());
-      w.readsTarget = g.getAccumulate();
-    } else if (auto d = dyn_cast<DotOp>(inner)) {
-      w.target = d.getResult();
-      reads.insert(d.getX());
-      reads.insert(d.getY());
-      w.readsTarget = d.getAccumulate();
-    } else if (auto t = dyn_cast<TransposeOp>(inner)) {
-      w.target = t.getOutput();
-      reads.insert(t.getInput());
-      w.readsTarget = t.getAccumulate();
-    } else if (auto r = dyn_cast<ReduceOp>(inner)) {
-      w.target = r.getOutput();
-      reads.insert(r.getInput());
-      w.readsTarget = r.getAccumulate();
+    } else if (auto lib = dyn_cast<LibraryOpInterface>(inner)) {
+      w.target = lib.getOutputContainer();
+      reads.insert_range(lib.getInputContainers());
+      w.readsTarget = lib.accumulatesIntoOutput();
     } else {
       return;
     }
@@ -532,18 +513,8 @@ double stateCost(Operation *state, Intervals &iv) {
     else if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
              !isa<arith::ConstantOp>(op))
       cost += elems;
-    else if (auto m = dyn_cast<MatmulOp>(op))
-      cost += 2 * numElements(m.getC()) *
-                  cast<MemRefType>(m.getA().getType()).getShape().back() +
-              numElements(m.getA()) + numElements(m.getB());
-    else if (auto g = dyn_cast<GemvOp>(op))
-      cost += 3 * numElements(g.getA());
-    else if (auto d = dyn_cast<DotOp>(op))
-      cost += 4 * numElements(d.getX());
-    else if (auto t = dyn_cast<TransposeOp>(op))
-      cost += 2 * numElements(t.getInput());
-    else if (auto r = dyn_cast<ReduceOp>(op))
-      cost += 2 * numElements(r.getInput());
+    else if (auto lib = dyn_cast<LibraryOpInterface>(op))
+      cost += lib.getWorkEstimate();
     else if (auto c = dyn_cast<CopyOp>(op))
       cost += 2 * numElements(c.getTarget());
   });
@@ -577,7 +548,7 @@ double executions(Operation *op, Intervals &iv, int64_t whileCapacity) {
 /// just the part this write touched.
 bool coversWhole(Operation *op, Value x, StateOp state) {
   auto type = cast<MemRefType>(x.getType());
-  if (isa<MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(op))
+  if (isa<LibraryOpInterface>(op))
     return true;
   if (auto copy = dyn_cast<CopyOp>(op)) {
     if (copy.getWcr() || !type.hasStaticShape())
@@ -646,7 +617,7 @@ bool firstAccessCovers(StateOp state, Value z) {
       return WalkResult::skip();
     }
     llvm::SetVector<Value> reads;
-    if (isa<LoadOp, CopyOp, MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(op))
+    if (isa<LoadOp, CopyOp, LibraryOpInterface>(op))
       mlir::sdfg::collectContainerReads(op, reads);
     if (reads.contains(z))
       result = false;
@@ -881,16 +852,8 @@ void mlir::sdfg::collectContainerReads(Operation *op,
       out.insert(l.getMemref());
     else if (auto c = dyn_cast<CopyOp>(inner))
       out.insert(c.getSource());
-    else if (auto m = dyn_cast<MatmulOp>(inner))
-      out.insert_range(ValueRange{m.getA(), m.getB()});
-    else if (auto g = dyn_cast<GemvOp>(inner))
-      out.insert_range(ValueRange{g.getA(), g.getX()});
-    else if (auto d = dyn_cast<DotOp>(inner))
-      out.insert_range(ValueRange{d.getX(), d.getY()});
-    else if (auto t = dyn_cast<TransposeOp>(inner))
-      out.insert(t.getInput());
-    else if (auto r = dyn_cast<ReduceOp>(inner))
-      out.insert(r.getInput());
+    else if (auto lib = dyn_cast<LibraryOpInterface>(inner))
+      out.insert_range(lib.getInputContainers());
   });
 }
 
@@ -1122,12 +1085,8 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       }
     } else if (isa<CopyOp>(w.op)) {
       // Copies are linear: their gradient needs no primal values.
-    } else if (isa<MatmulOp, GemvOp, DotOp>(w.op)) {
-      reads.insert(w.reads.begin(), w.reads.end());
-    } else if (auto r = dyn_cast<ReduceOp>(w.op);
-               r && r.getKind() != ReduceKind::add) {
-      reads.insert(r.getInput());
-      reads.insert(r.getOutput());
+    } else if (auto lib = dyn_cast<LibraryOpInterface>(w.op)) {
+      reads.insert_range(lib.getReverseReads());
     }
     for (Value r : reads) {
       needed.insert(r);
@@ -1384,7 +1343,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       StoreOp::create(b, s.getLoc(), old, slot.tape, slot.operands,
                       AffineMap::get(slot.operands.size(), 0, slot.exprs, ctx),
                       nullptr);
-    } else if (isa<MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(w.op)) {
+    } else if (isa<LibraryOpInterface>(w.op)) {
       if (!type.hasStaticShape())
         return w.op->emitOpError("autodiff needs a static shape to store "
                                  "the output of this op");

@@ -229,15 +229,14 @@ bool foldIntoMap(MapOp map, Value c, TypedAttr fill) {
 /// `c` holds zeros before the library op `op` runs; if `op` adds its result
 /// to `c`, it may write it instead. Returns whether it did so.
 bool foldIntoLibraryOp(Operation *op, Value c) {
-  if (getWrittenContainer(op) != c || !op->hasAttr("accumulate"))
+  auto lib = dyn_cast<LibraryOpInterface>(op);
+  if (!lib || lib.getOutputContainer() != c || !lib.accumulatesIntoOutput())
     return false;
   // Reading `c` as an input too would see the zeros.
   unsigned uses = llvm::count(op->getOperands(), c);
   if (uses != 1)
     return false;
   if (auto r = dyn_cast<ReduceOp>(op); r && r.getKind() != ReduceKind::add)
-    return false;
-  if (!isa<MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(op))
     return false;
   op->removeAttr("accumulate");
   return true;

@@ -86,6 +86,20 @@ def gpu_runtime():
     return rt
 
 
+def check_linalg_error(module, sites):
+    """After a call of a program with np.linalg.solve/inv (`sites`: where):
+    raises numpy.linalg.LinAlgError, as NumPy does, if one of them met a
+    singular matrix (its result is then NaN); clears the flag."""
+    try:
+        flag = ctypes.c_int64.in_dll(module._lib, "sdfg_linalg_error")
+    except ValueError:
+        return  # no solve in the compiled program
+    if flag.value:
+        flag.value = 0
+        raise np.linalg.LinAlgError(
+            "Singular matrix (" + "; ".join(sites) + ")")
+
+
 def check_emulator_races(module):
     """For programs built with --target=gpu-emulator: raises RuntimeError
     if a kernel wrote one element from several threads without an atomic

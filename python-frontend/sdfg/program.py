@@ -221,6 +221,7 @@ class Program:
                 "returns_none": tr.signature.returns_none,
                 "index_checks": [list(c) for c in
                                  tr.signature.index_checks],
+                "linalg_sites": list(tr.signature.linalg_sites),
             }
             with open(os.path.join(staging, "meta.json"), "w") as f:
                 json.dump(meta, f)
@@ -512,8 +513,11 @@ def _check_indices(meta, args):
                              f"size {extent} (in argument '{name}')")
 
 
-def _check_device(meta, module):
-    """After a call: the GPU runtime's error, or the emulator's races."""
+def _check_after_call(meta, module):
+    """After a call: a singular matrix, the GPU runtime's error, or the
+    emulator's races."""
+    if meta.get("linalg_sites"):
+        native.check_linalg_error(module, meta["linalg_sites"])
     device = meta.get("device")
     if device == "gpu":
         native.check_gpu_error()
@@ -552,7 +556,7 @@ class _Entry:
         self.module.set_spin(
             meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
         self.function(*cargs)
-        _check_device(meta, self.module)
+        _check_after_call(meta, self.module)
         for orig, tmp in writeback:
             orig[...] = tmp
         results = []
@@ -642,7 +646,7 @@ def _call_gradient(self, args, wrt, out, seed):
     self.module.set_spin(
         meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
     self.function(*cargs)
-    _check_device(meta, self.module)
+    _check_after_call(meta, self.module)
     if status != 0:
         raise RuntimeError(
             "a while loop, or a for loop whose bounds are read from "

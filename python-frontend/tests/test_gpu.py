@@ -13,7 +13,7 @@ import pytest
 
 import sdfg
 from sdfg import native
-from corpus.kernels import KERNELS
+from corpus.kernels import CPU_ONLY, KERNELS
 from test_gradients import _float64_kernels, _inputs, _output_spec
 
 # A stencil time loop, a matmul chain (cuBLAS), reductions (a sum through
@@ -53,7 +53,7 @@ def _wrt(fn, args):
 
 # Every corpus kernel with a float64 output (test_gradients' set): computed
 # once, it runs each kernel in NumPy.
-CORPUS = _float64_kernels()
+CORPUS = [n for n in _float64_kernels() if n not in CPU_ONLY]
 
 
 @pytest.mark.skipif(not HAS_RUNTIME, reason="built without the CUDA toolkit")
@@ -217,3 +217,10 @@ def test_gpu_gradient_matches_cpu_and_fd(device, name):
     fd = (total(h) - total(-h)) / (2 * h)
     ad = sum(float(np.sum(got[w] * dirs[w])) for w in wrt)
     assert abs(ad - fd) <= 1e-5 * max(1.0, abs(fd))
+
+
+@pytest.mark.parametrize("name", sorted(CPU_ONLY))
+def test_cpu_only_kernels_are_rejected_for_the_gpu(name):
+    fn, args = _inputs(name)
+    with pytest.raises(sdfg.FrontendError, match=r"on the GPU.*device='cpu'"):
+        sdfg.to_mlir(fn, *args, device="gpu")

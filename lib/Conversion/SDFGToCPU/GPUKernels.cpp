@@ -106,7 +106,7 @@ bool Lowering::runsOnOneThread(Operation *op) {
     return false;
   bool touchesData = false;
   WalkResult r = op->walk([&](Operation *inner) {
-    if (isa<MatmulOp, GemvOp, DotOp>(inner))
+    if (isLibraryCall(inner))
       return WalkResult::interrupt(); // cuBLAS, called from the host
     if (auto map = dyn_cast<MapOp>(inner))
       if (map.getSchedule() == ScheduleKind::gpu_device)

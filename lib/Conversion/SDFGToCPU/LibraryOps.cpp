@@ -158,6 +158,10 @@ LogicalResult Lowering::lowerDot(DotOp op) {
 static void forEachElement(OpBuilder &b, Location loc, Value memref,
                            function_ref<void(ValueRange)> body) {
   auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() == 0) {
+    body({});
+    return;
+  }
   SmallVector<Value> lbs, ubs, steps;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -237,5 +241,155 @@ LogicalResult Lowering::lowerReduce(ReduceOp op) {
     Value v = memref::LoadOp::create(b, loc, in, ivs);
     emitWrite(loc, v, out, outIdx, wcr);
   });
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// solve: LAPACK getrf/getrs
+//===----------------------------------------------------------------------===//
+
+/// The exported i64 a singular system writes its op's line to (0: none).
+static constexpr StringLiteral kLinalgError = "sdfg_linalg_error";
+
+static memref::GlobalOp linalgErrorGlobal(ModuleOp module) {
+  if (auto g = module.lookupSymbol<memref::GlobalOp>(kLinalgError))
+    return g;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Type i64 = b.getI64Type();
+  return memref::GlobalOp::create(
+      b, module.getLoc(), kLinalgError, /*sym_visibility=*/StringAttr(),
+      MemRefType::get({}, i64),
+      DenseElementsAttr::get(RankedTensorType::get({}, i64),
+                             b.getI64IntegerAttr(0).getValue()),
+      /*constant=*/false, /*alignment=*/IntegerAttr());
+}
+
+/// The source line of `loc` (the first file location in it), or -1.
+static int64_t sourceLine(Location loc) {
+  int64_t line = -1;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      line = file.getLine();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return line;
+}
+
+LogicalResult Lowering::lowerSolve(SolveOp op) {
+  if (gpu)
+    return op.emitOpError(
+        "has no GPU lowering (LAPACK runs on the host); compile this program "
+        "for the CPU");
+  Location loc = op.getLoc();
+  Value a = mapping.lookup(op.getA()), rhs = mapping.lookup(op.getB()),
+        x = mapping.lookup(op.getX());
+  auto aType = cast<MemRefType>(a.getType());
+  Type elt = aType.getElementType();
+  bool vector = cast<MemRefType>(rhs.getType()).getRank() == 1;
+  BlasArgs args{b, loc};
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Value n = memref::DimOp::create(b, loc, a, 0);
+  Value k = vector ? arith::ConstantIndexOp::create(b, loc, 1).getResult()
+                   : memref::DimOp::create(b, loc, rhs, 1).getResult();
+
+  // LAPACK is column-major: the row-major copy of A is A^T to it, and the
+  // right-hand sides go in as the columns of a k x n row-major scratch.
+  SmallVector<Value> aSizes;
+  for (int64_t d = 0; d < 2; ++d)
+    if (aType.isDynamicDim(d))
+      aSizes.push_back(memref::DimOp::create(b, loc, a, d));
+  Value lu = memref::AllocOp::create(
+      b, loc, MemRefType::get(aType.getShape(), elt), aSizes);
+  memref::CopyOp::create(b, loc, a, lu);
+  int64_t dyn = ShapedType::kDynamic;
+  Value cols = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, elt),
+                                       ValueRange{k, n});
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  forEachElement(b, loc, rhs, [&](ValueRange ivs) {
+    Value v = memref::LoadOp::create(b, loc, rhs, ivs);
+    memref::StoreOp::create(b, loc, v, cols,
+                            ValueRange{vector ? zero : ivs[1], ivs[0]});
+  });
+  Value pivots =
+      memref::AllocOp::create(b, loc, MemRefType::get({dyn}, i32), n);
+
+  // Fortran passes every scalar by reference: stack slots in the entry
+  // block (allocas here would grow the stack per iteration of a loop).
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto fn = isa<func::FuncOp>(parent) ? cast<func::FuncOp>(parent)
+                                      : parent->getParentOfType<func::FuncOp>();
+  auto byRef = [&](Value v) {
+    Value slot;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&fn.getBody().front());
+      slot = memref::AllocaOp::create(b, loc, MemRefType::get({}, v.getType()));
+    }
+    memref::StoreOp::create(b, loc, v, slot);
+    return slot;
+  };
+  auto toI32 = [&](Value idx) -> Value {
+    return arith::IndexCastOp::create(b, loc, i32, idx);
+  };
+  Value nRef = byRef(toI32(n)), kRef = byRef(toI32(k));
+  Value ldRef = byRef(arith::MaxSIOp::create(b, loc, toI32(n), args.i32(1)));
+  Value info = byRef(args.i32(0));
+  // Not transposed: A X = B is (A^T)^T X = B on the factors of A^T.
+  Value trans = byRef(
+      arith::ConstantIntOp::create(b, loc, op.getTranspose() ? 'N' : 'T', 8));
+  StringRef prefix = elt.isF64() ? "d" : "s";
+  func::FuncOp getrf =
+      getOrDeclare(loc, (prefix + "getrf_").str(),
+                   b.getFunctionType({ptr, ptr, ptr, ptr, ptr, ptr}, {}));
+  func::CallOp::create(
+      b, loc, getrf,
+      ValueRange{basePointer(loc, nRef), basePointer(loc, nRef),
+                 basePointer(loc, lu), basePointer(loc, ldRef),
+                 basePointer(loc, pivots), basePointer(loc, info)});
+  Value ok = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      memref::LoadOp::create(b, loc, info, ValueRange{}), args.i32(0));
+  auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    // The trailing argument is the hidden length of the character
+    // argument (gfortran's calling convention).
+    func::FuncOp getrs = getOrDeclare(
+        loc, (prefix + "getrs_").str(),
+        b.getFunctionType(
+            {ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, b.getI64Type()}, {}));
+    func::CallOp::create(
+        b, loc, getrs,
+        ValueRange{basePointer(loc, trans), basePointer(loc, nRef),
+                   basePointer(loc, kRef), basePointer(loc, lu),
+                   basePointer(loc, ldRef), basePointer(loc, pivots),
+                   basePointer(loc, cols), basePointer(loc, ldRef),
+                   basePointer(loc, info),
+                   arith::ConstantIntOp::create(b, loc, 1, 64)});
+    forEachElement(b, loc, x, [&](ValueRange ivs) {
+      Value v = memref::LoadOp::create(
+          b, loc, cols, ValueRange{vector ? zero : ivs[1], ivs[0]});
+      memref::StoreOp::create(b, loc, v, x, ivs);
+    });
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    // A zero pivot: no solution to give; NaN rather than the division by
+    // zero's mix of infinities, and the line for the caller to report.
+    Value nan = arith::ConstantOp::create(
+        b, loc, elt,
+        b.getFloatAttr(elt, std::numeric_limits<double>::quiet_NaN()));
+    forEachElement(b, loc, x, [&](ValueRange ivs) {
+      memref::StoreOp::create(b, loc, nan, x, ivs);
+    });
+    memref::GlobalOp global = linalgErrorGlobal(module);
+    Value flag = memref::GetGlobalOp::create(b, loc, global.getType(),
+                                             global.getSymName());
+    Value line = arith::ConstantIntOp::create(b, loc, sourceLine(loc), 64);
+    memref::StoreOp::create(b, loc, line, flag, ValueRange{});
+  }
+  for (Value scratch : {lu, cols, pivots})
+    memref::DeallocOp::create(b, loc, scratch);
   return success();
 }

@@ -63,6 +63,7 @@ public:
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerTranspose(TransposeOp op);
   LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerSolve(SolveOp op);
 
   /// Index values of `map`'s results over the (mapped) `operands`.
   SmallVector<Value> expandMap(Location loc, AffineMap map,

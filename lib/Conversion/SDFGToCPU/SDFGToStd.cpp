@@ -263,6 +263,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](MatmulOp m) { return lowerMatmul(m); })
       .Case([&](GemvOp g) { return lowerGemv(g); })
       .Case([&](DotOp d) { return lowerDot(d); })
+      .Case([&](SolveOp s) { return lowerSolve(s); })
       .Case([&](TransposeOp t) { return lowerTranspose(t); })
       .Case([&](ReduceOp r) { return lowerReduce(r); })
       .Default([&](Operation *other) {
@@ -380,7 +381,7 @@ static std::optional<int64_t> staticWork(MapOp map) {
         return WalkResult::interrupt();
       }
       mul(l.getValue(), u.getValue(), loop.getStepValue());
-    } else if (isa<WhileOp, MatmulOp, GemvOp, DotOp>(op)) {
+    } else if (isa<WhileOp>(op) || isLibraryCall(op)) {
       known = false; // unbounded or heavy work per iteration
       return WalkResult::interrupt();
     }

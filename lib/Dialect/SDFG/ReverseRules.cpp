@@ -892,6 +892,84 @@ LogicalResult DotOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
+/// `c[p] = -c[p]` over the whole (static) container.
+static void negateInPlace(ReverseBuilder &rb, Location loc, Value c) {
+  auto type = cast<MemRefType>(c.getType());
+  AffineMap id =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), rb.b.getContext());
+  OpBuilder::InsertionGuard guard(rb.b);
+  SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+  Value v = rb.load(loc, c, id, p);
+  Value neg =
+      scalarTasklet(rb, loc, {v}, v.getType(),
+                    [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+                      return arith::NegFOp::create(ib, l, a[0]);
+                    });
+  rb.store(loc, neg, c, id, p, /*accumulate=*/false);
+}
+
+LogicalResult SolveOp::emitReverse(ReverseBuilder &rb) {
+  Value dX = rb.gradientOf(getX());
+  // Solved in place, X's gradient becomes B's (the old X's).
+  bool inPlace = getB() == getX();
+  if (dX) {
+    Location loc = getLoc();
+    OpBuilder &b = rb.b;
+    Value dA = rb.gradientOf(getA()), dB = rb.gradientOf(getB());
+    if (dA || dB) {
+      if (failed(requireStatic(*this, getX())))
+        return failure();
+      // op(A) X = B: dB = G = op(A)^-T dX, dop(A) = -G X^T. G replaces dX,
+      // which X's overwrite clears afterwards anyway.
+      SolveOp::create(b, loc, getA(), dX, dX, !getTranspose());
+      auto type = cast<MemRefType>(getX().getType());
+      unsigned rank = type.getRank();
+      MLIRContext *ctx = getContext();
+      AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+      if (dB && !inPlace) {
+        OpBuilder::InsertionGuard guard(b);
+        SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+        rb.store(loc, rb.load(loc, dX, id, p), dB, id, p,
+                 /*accumulate=*/true);
+      }
+      if (dA && rank == 2) {
+        // dA -= G X^T, or with op = transpose dA -= X G^T: a GEMM on -G.
+        bool t = getTranspose();
+        negateInPlace(rb, loc, dX);
+        MatmulOp::create(b, loc, t ? getX() : dX, t ? dX : getX(), dA,
+                         /*transpose_a=*/false, /*transpose_b=*/true,
+                         /*accumulate=*/true);
+        if (inPlace)
+          negateInPlace(rb, loc, dX);
+      } else if (dA) {
+        // Vectors: dA[i, j] -= G[i] x[j] (x[i] G[j] with op = transpose).
+        if (failed(requireStatic(*this, getA())))
+          return failure();
+        OpBuilder::InsertionGuard guard(b);
+        SmallVector<Value> p =
+            rb.openMap(loc, getA().getType().getShape(), true);
+        AffineMap first = AffineMap::get(2, 0, b.getAffineDimExpr(0), ctx);
+        AffineMap second = AffineMap::get(2, 0, b.getAffineDimExpr(1), ctx);
+        bool t = getTranspose();
+        Value g = rb.load(loc, dX, t ? second : first, p);
+        Value x = rb.load(loc, getX(), t ? first : second, p);
+        Value term = scalarTasklet(
+            rb, loc, {g, x}, g.getType(),
+            [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
+              Value prod = arith::MulFOp::create(ib, l, a[0], a[1]);
+              return arith::NegFOp::create(ib, l, prod);
+            });
+        accumulateUnique(rb, loc, term, dA,
+                         AffineMap::getMultiDimIdentityMap(2, ctx), p);
+      }
+    }
+    if (!inPlace)
+      rb.fill(loc, dX, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getX());
+  return success();
+}
+
 LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
   Value dOut = rb.gradientOf(getOutput());
   if (dOut) {

@@ -12,6 +12,7 @@ using namespace mlir;
 using namespace mlir::sdfg;
 
 #include "sdfg/Dialect/SDFG/AutoDiffInterfaces.cpp.inc"
+#include "sdfg/Dialect/SDFG/LibraryOpInterface.cpp.inc"
 #include "sdfg/Dialect/SDFG/SDFGDialect.cpp.inc"
 
 void SDFGDialect::initialize() {

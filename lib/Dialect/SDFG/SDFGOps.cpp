@@ -159,9 +159,7 @@ namespace {
 enum class ContentKind { Control, TopControl, State, Map };
 } // namespace
 
-static bool isLibraryOp(Operation *op) {
-  return isa<MatmulOp, GemvOp, DotOp, TransposeOp, ReduceOp>(op);
-}
+static bool isLibraryOp(Operation *op) { return isa<LibraryOpInterface>(op); }
 
 static bool isAllowedIn(Operation *op, ContentKind kind) {
   switch (kind) {
@@ -955,6 +953,28 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+LogicalResult SolveOp::verify() {
+  MemRefType a = getA().getType(), b = getB().getType(), x = getX().getType();
+  int64_t rhsRank = b.getRank();
+  if (rhsRank != 1 && rhsRank != 2)
+    return emitOpError() << "right-hand side must have rank 1 or 2, got "
+                         << rhsRank;
+  if (failed(verifyFloatOperands(*this, {a, b, x}, {2, rhsRank, rhsRank})))
+    return failure();
+  if (getX() == getA())
+    return emitOpError("output must not alias the matrix");
+  if (failed(expectSameExtent(*this, a.getDimSize(0), a.getDimSize(1),
+                              "square matrix extent")) ||
+      failed(expectSameExtent(*this, a.getDimSize(0), b.getDimSize(0),
+                              "right-hand side length")))
+    return failure();
+  for (int64_t d = 0; d < rhsRank; ++d)
+    if (failed(expectSameExtent(*this, b.getDimSize(d), x.getDimSize(d),
+                                "solution extent")))
+      return failure();
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   MemRefType in = getInput().getType(), out = getOutput().getType();
   if (getInput() == getOutput())
@@ -1034,15 +1054,7 @@ Value mlir::sdfg::getWrittenContainer(Operation *op) {
     return s.getMemref();
   if (auto c = dyn_cast<CopyOp>(op))
     return c.getTarget();
-  if (auto m = dyn_cast<MatmulOp>(op))
-    return m.getC();
-  if (auto g = dyn_cast<GemvOp>(op))
-    return g.getY();
-  if (auto d = dyn_cast<DotOp>(op))
-    return d.getResult();
-  if (auto t = dyn_cast<TransposeOp>(op))
-    return t.getOutput();
-  if (auto r = dyn_cast<ReduceOp>(op))
-    return r.getOutput();
+  if (auto lib = dyn_cast<LibraryOpInterface>(op))
+    return lib.getOutputContainer();
   return {};
 }

@@ -191,7 +191,7 @@ _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "concatenate", "stack", "reshape", "ravel", "einsum", "roll",
          "argmax", "argmin", "cumsum",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
-         "linalg.norm"}
+         "linalg.norm", "linalg.solve", "linalg.inv"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
 _DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
            "int32": np.int32, "bool_": np.bool_, "double": np.float64,
@@ -837,7 +837,67 @@ def _more(tr, name, args, kwargs, node):
         sq = reduce(tr, "sum", tr.binop("mul", x, x), kwargs.get("axis"),
                     bool(kwargs.get("keepdims", False)), node)
         return elementwise(tr, "sqrt", [sq], node)
+    if name in ("linalg.solve", "linalg.inv"):
+        return _linalg_solve(tr, name[len("linalg."):], args, kwargs, node)
     raise tr.unsupported(node, f"np.{name}")
+
+
+def _linalg_solve(tr, name, args, kwargs, node):
+    """np.linalg.solve(A, b) and np.linalg.inv(A) (= solve(A, I)): an
+    sdfg.solve (LAPACK's LU with partial pivoting), whose reverse-mode rule
+    is one more solve with the transposed matrix."""
+    _no_kwargs(tr, kwargs, node)
+    arity = 2 if name == "solve" else 1
+    if len(args) != arity:
+        raise tr.error(f"np.linalg.{name} takes {arity} argument"
+                       f"{'s' if arity > 1 else ''}", node)
+    if tr.device != "cpu":
+        raise tr.unsupported(node, f"np.linalg.{name} on the GPU",
+                             "LAPACK runs on the host: use device='cpu'")
+    a = tr.to_expr(args[0])
+    if len(a.shape) != 2:
+        raise tr.unsupported(node, f"np.linalg.{name} of a {len(a.shape)}-d "
+                             "array", "only one square matrix (no stacks)")
+    if not all(as_idx(e).is_const() for e in a.shape):
+        raise tr.unsupported(node, f"np.linalg.{name} of a matrix whose "
+                             "shape depends on a loop")
+    n, m = (as_idx(e).const for e in a.shape)
+    if n != m:
+        raise tr.error(f"np.linalg.{name}: the matrix must be square, got "
+                       f"{n}x{m}", node)
+    if name == "solve":
+        b = tr.to_expr(args[1])
+        if len(b.shape) not in (1, 2):
+            raise tr.unsupported(node, f"np.linalg.solve with a "
+                                 f"{len(b.shape)}-d right-hand side",
+                                 "a vector or a matrix")
+        if not all(as_idx(e).is_const() for e in b.shape):
+            raise tr.unsupported(node, "np.linalg.solve with a right-hand "
+                                 "side whose shape depends on a loop")
+        if as_idx(b.shape[0]).const != n:
+            raise tr.error(f"np.linalg.solve: the right-hand side has "
+                           f"{as_idx(b.shape[0]).const} rows, the matrix "
+                           f"{n}", node)
+        dtype = np.result_type(a.dtype, b.dtype)
+    else:
+        dtype = a.dtype
+    if not is_float(dtype):
+        dtype = np.dtype(np.float64)
+    if name == "inv":
+        b = numpy_call(tr, "eye", [n], {"dtype": dtype}, node)
+    va = _blas_operand(tr, a, dtype, node)
+    if isinstance(b, ViewLeaf) and b.dtype == dtype and b.view.is_whole():
+        vb = b.view
+    else:
+        vb = tr.transient_view(b.shape, dtype, node, "rhs")
+        tr.store(vb, b)
+    out = tr.transient_view(b.shape, dtype, node, name)
+    attr = " {transpose}" if va.is_whole_transposed() else ""
+    ca, cb, co = va.container, vb.container, out.container
+    tr.em.line(f"sdfg.solve {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "
+               f"{ca.mlir_type}, {cb.mlir_type} -> {co.mlir_type}")
+    tr.sig.linalg_sites.append(f"np.linalg.{name} at {tr.em.where()}")
+    return ViewLeaf(out)
 
 
 def _einsum(tr, args, node):

@@ -49,6 +49,9 @@ class Signature:
         # used whole as a subscript, checked before each call as NumPy
         # checks it (see Translator.fancy_subscript).
         self.index_checks = []
+        # "np.linalg.solve at file:line" per solve: a singular matrix is
+        # reported after the call (sdfg_linalg_error).
+        self.linalg_sites = []
 
 
 class Translation:
@@ -1464,10 +1467,11 @@ class Translator:
             return numpy_calls.BoundMethod(base, attr)
         if isinstance(base, numpy_calls.NumpyFunction) and \
                 base.name == "linalg":
-            if attr == "norm":
-                return numpy_calls.NumpyFunction("linalg.norm")
+            if attr in ("norm", "solve", "inv"):
+                return numpy_calls.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
-                                   "of np.linalg only norm is supported")
+                                   "of np.linalg only norm, solve and inv "
+                                   "are supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
             return numpy_calls.NumpyFunction("add.at")

@@ -24,6 +24,8 @@ are *not* part of the language subset; only the kernel bodies are.
 import numpy as np
 
 KERNELS = {}
+# Kernels with no GPU lowering (np.linalg.solve/inv: LAPACK on the host).
+CPU_ONLY = {"crank_nicolson"}
 
 
 def kernel(inputs):
@@ -1008,3 +1010,20 @@ def embedding_bag(E, tokens, W):
     bags = np.mean(E[tokens], axis=1)
     return np.tanh(bags @ W)
 
+
+
+@kernel(lambda rng: (rng.random(16), 0.2 + 0.3 * rng.random(16), 5))
+def crank_nicolson(u, kappa, T):
+    # 1-D heat equation with a variable conductivity, Crank-Nicolson time
+    # steps: (I + L/2) u_next = (I - L/2) u, one dense solve per step.
+    n = u.shape[0]
+    L = np.zeros((n, n))
+    for i in range(1, n - 1):
+        L[i, i - 1] = -kappa[i]
+        L[i, i] = 2.0 * kappa[i]
+        L[i, i + 1] = -kappa[i]
+    A = np.eye(n) + 0.5 * L
+    B = np.eye(n) - 0.5 * L
+    for t in range(T):
+        u = np.linalg.solve(A, B @ u)
+    return u

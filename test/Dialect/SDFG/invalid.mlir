@@ -538,3 +538,66 @@ sdfg.sdfg @condition_outside_while(%c: i1) {
     sdfg.condition %c
   }
 }
+
+// -----
+
+sdfg.sdfg @solve_square(%A: memref<4x3xf64>, %b: memref<4xf64>, %x: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{square matrix extent mismatch: 4 vs 3}}
+    sdfg.solve %A, %b -> %x : memref<4x3xf64>, memref<4xf64> -> memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @solve_rhs(%A: memref<4x4xf64>, %b: memref<5xf64>, %x: memref<5xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{right-hand side length mismatch: 4 vs 5}}
+    sdfg.solve %A, %b -> %x : memref<4x4xf64>, memref<5xf64> -> memref<5xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @solve_shape(%A: memref<4x4xf64>, %b: memref<4x2xf64>, %x: memref<4x3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{solution extent mismatch: 2 vs 3}}
+    sdfg.solve %A, %b -> %x : memref<4x4xf64>, memref<4x2xf64> -> memref<4x3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @solve_rank(%A: memref<4x4xf64>, %b: memref<4x2x2xf64>, %x: memref<4x2x2xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{right-hand side must have rank 1 or 2, got 3}}
+    sdfg.solve %A, %b -> %x : memref<4x4xf64>, memref<4x2x2xf64> -> memref<4x2x2xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @solve_alias(%A: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output must not alias the matrix}}
+    sdfg.solve %A, %A -> %A : memref<4x4xf64>, memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @solve_types(%A: memref<4x4xf32>, %b: memref<4xf64>, %x: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operands must have the same element type}}
+    sdfg.solve %A, %b -> %x : memref<4x4xf32>, memref<4xf64> -> memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @solve_int(%A: memref<4x4xi64>, %b: memref<4xi64>, %x: memref<4xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{supports f32 and f64 containers, not 'i64'}}
+    sdfg.solve %A, %b -> %x : memref<4x4xi64>, memref<4xi64> -> memref<4xi64>
+  }
+}

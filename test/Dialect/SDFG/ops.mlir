@@ -128,3 +128,14 @@ sdfg.sdfg @while(%X: memref<f64>) {
 // CHECK-LABEL: sdfg.sdfg @empty
 // CHECK-SAME: (%arg0: memref<f64>) {
 sdfg.sdfg @empty(%x: memref<f64>) {}
+
+// CHECK-LABEL: sdfg.sdfg @solve
+// CHECK: sdfg.solve %arg0, %arg1 -> %arg2 : memref<4x4xf64>, memref<4x2xf64> -> memref<4x2xf64>
+// CHECK: sdfg.solve %arg0, %arg3 -> %arg3 {transpose} : memref<4x4xf64>, memref<4xf64> -> memref<4xf64>
+sdfg.sdfg @solve(%A: memref<4x4xf64>, %B: memref<4x2xf64>,
+                 %X: memref<4x2xf64>, %y: memref<4xf64>) {
+  sdfg.state {
+    sdfg.solve %A, %B -> %X : memref<4x4xf64>, memref<4x2xf64> -> memref<4x2xf64>
+    sdfg.solve %A, %y -> %y {transpose} : memref<4x4xf64>, memref<4xf64> -> memref<4xf64>
+  }
+}

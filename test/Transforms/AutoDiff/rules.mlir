@@ -561,3 +561,41 @@ sdfg.sdfg @early_reads(%x: memref<8xf64> {sdfg.name = "x"},
     }
   }
 }
+
+// -----
+
+// op(A) X = B: dB = G = op(A)^-T dX (a solve with the other transpose, in
+// dX's place), dA = -G X^T for a matrix right-hand side (a GEMM on -G
+// with the forward solution), dA = -x G^T for a vector and op = transpose
+// (an outer product).
+// CHECK-LABEL: sdfg.sdfg @solve_grad(
+// CHECK: sdfg.solve %A, %B -> %[[X:.*]] :
+// CHECK: sdfg.solve %A, %b -> %[[Y:.*]] {transpose} :
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.solve %A, %[[DY:.*]] -> %[[DY]] : memref<3x3xf64>, memref<3xf64>
+// CHECK: sdfg.store {{.*}}, %d_b[{{.*}}] wcr(add)
+// CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (3, 3)
+// CHECK-NEXT: sdfg.load %[[DY]][%[[J]]]
+// CHECK-NEXT: sdfg.load %[[Y]][%[[I]]]
+// CHECK: arith.mulf
+// CHECK-NEXT: arith.negf
+// CHECK: sdfg.solve %A, %[[DX:.*]] -> %[[DX]] {transpose} : memref<3x3xf64>, memref<3x2xf64>
+// CHECK: sdfg.store {{.*}}, %d_B[{{.*}}] wcr(add)
+// CHECK: arith.negf
+// CHECK: sdfg.matmul %[[DX]], %[[X]] -> %d_A {accumulate, transpose_b}
+sdfg.sdfg @solve(%A: memref<3x3xf64> {sdfg.name = "A"},
+                 %B: memref<3x2xf64> {sdfg.name = "B"},
+                 %b: memref<3xf64> {sdfg.name = "b"},
+                 %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A", "B", "b"]} {
+  %X = sdfg.alloc() : memref<3x2xf64>
+  %y = sdfg.alloc() : memref<3xf64>
+  %s = sdfg.alloc() : memref<f64>
+  sdfg.state {
+    sdfg.solve %A, %B -> %X : memref<3x3xf64>, memref<3x2xf64> -> memref<3x2xf64>
+    sdfg.reduce add %X -> %out axes [0, 1] : memref<3x2xf64> -> memref<f64>
+    sdfg.solve %A, %b -> %y {transpose} : memref<3x3xf64>, memref<3xf64> -> memref<3xf64>
+    sdfg.reduce add %y -> %s axes [0] : memref<3xf64> -> memref<f64>
+    sdfg.dot %y, %y -> %out {accumulate} : memref<3xf64>, memref<3xf64> -> memref<f64>
+  }
+}

@@ -25,6 +25,7 @@ class ReverseBuilder;
 } // namespace mlir
 
 #include "sdfg/Dialect/SDFG/AutoDiffInterfaces.h.inc"
+#include "sdfg/Dialect/SDFG/LibraryOpInterface.h.inc"
 
 #define GET_OP_CLASSES
 #include "sdfg/Dialect/SDFG/SDFGOps.h.inc"
@@ -34,6 +35,12 @@ namespace sdfg {
 /// The container `op` itself writes (a store, copy or library op's
 /// output), or null.
 Value getWrittenContainer(Operation *op);
+/// Whether `op` is a library op that lowers to a call into an external
+/// library (BLAS, LAPACK).
+inline bool isLibraryCall(Operation *op) {
+  auto lib = dyn_cast<LibraryOpInterface>(op);
+  return lib && lib.callsLibrary();
+}
 /// Whether `op` or an op nested in it writes `container`.
 bool writesContainer(Operation *op, Value container);
 /// A tasklet without inputs yielding `value`, at the builder's insertion

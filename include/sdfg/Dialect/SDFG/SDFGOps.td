@@ -17,6 +17,7 @@ include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "sdfg/Dialect/SDFG/AutoDiffInterfaces.td"
+include "sdfg/Dialect/SDFG/LibraryOpInterface.td"
 
 class SDFG_Op<string mnemonic, list<Trait> traits = []>
     : Op<SDFG_Dialect, mnemonic, traits>;
@@ -414,7 +415,8 @@ def SDFG_MapOp : SDFG_Op<"map", [
 class SDFG_LibraryOp<string mnemonic, list<Trait> traits = []>
     : SDFG_Op<mnemonic, !listconcat(traits, [
         MemoryEffects<[MemRead, MemWrite]>,
-        DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>])> {
+        DeclareOpInterfaceMethods<SDFG_ReverseModeOpInterface>,
+        DeclareOpInterfaceMethods<SDFG_LibraryOpInterface>])> {
   let hasVerifier = 1;
 }
 
@@ -490,6 +492,32 @@ def SDFG_ReduceOp : SDFG_LibraryOp<"reduce"> {
   let assemblyFormat = [{
     $kind $input `->` $output `axes` $axes attr-dict `:` type($input) `->`
     type($output)
+  }];
+}
+
+def SDFG_SolveOp : SDFG_LibraryOp<"solve"> {
+  let summary = "Solution of a linear system (LU with partial pivoting)";
+  let description = [{
+    `X = op(A)^-1 B`: solves `op(A) X = B`, where `op` transposes when
+    `transpose` is set, for a square `A` (n x n) and a right-hand side `B`
+    that is a vector (n) or a matrix (n x k); `X` has `B`'s shape. `X` may
+    be `B` itself (solved in place) but must not alias `A`. Lowered to
+    LAPACK's getrf/getrs on copies of `A` and `B` (n^2 + nk + n elements of
+    scratch during the call).
+
+    When `A` is singular (an exactly zero pivot), `X` is filled with NaN and
+    the op's source line is written to the exported i64
+    `sdfg_linalg_error` of the compiled module (the Python frontend raises
+    `numpy.linalg.LinAlgError` from it).
+
+    ```mlir
+    sdfg.solve %A, %b -> %x : memref<8x8xf64>, memref<8xf64> -> memref<8xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$a, SDFG_Container:$b,
+                       SDFG_Container:$x, UnitAttr:$transpose);
+  let assemblyFormat = [{
+    $a `,` $b `->` $x attr-dict `:` type($a) `,` type($b) `->` type($x)
   }];
 }
 

@@ -1,0 +1,107 @@
+//===- LibraryOps.cpp - LibraryOpInterface of the library ops -------------===//
+//
+// What each library op reads, writes and costs, for the analyses that treat
+// library ops as opaque steps (see LibraryOpInterface.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/Dialect/SDFG/SDFGOps.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+/// Elements of a container, dynamic extents counted as 1.
+static double numElements(Value container) {
+  double n = 1;
+  for (int64_t d : cast<MemRefType>(container.getType()).getShape())
+    n *= ShapedType::isDynamic(d) ? 1 : d;
+  return n;
+}
+
+/// A static extent, or 1.
+static double extent(Value container, unsigned dim) {
+  int64_t d = cast<MemRefType>(container.getType()).getDimSize(dim);
+  return ShapedType::isDynamic(d) ? 1 : d;
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+Value MatmulOp::getOutputContainer() { return getC(); }
+SmallVector<Value> MatmulOp::getInputContainers() { return {getA(), getB()}; }
+bool MatmulOp::accumulatesIntoOutput() { return getAccumulate(); }
+SmallVector<Value> MatmulOp::getReverseReads() { return {getA(), getB()}; }
+double MatmulOp::getWorkEstimate() {
+  return 2 * numElements(getC()) * extent(getA(), getTransposeA() ? 0 : 1) +
+         numElements(getA()) + numElements(getB());
+}
+bool MatmulOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
+// gemv
+//===----------------------------------------------------------------------===//
+
+Value GemvOp::getOutputContainer() { return getY(); }
+SmallVector<Value> GemvOp::getInputContainers() { return {getA(), getX()}; }
+bool GemvOp::accumulatesIntoOutput() { return getAccumulate(); }
+SmallVector<Value> GemvOp::getReverseReads() { return {getA(), getX()}; }
+double GemvOp::getWorkEstimate() { return 3 * numElements(getA()); }
+bool GemvOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
+// dot
+//===----------------------------------------------------------------------===//
+
+Value DotOp::getOutputContainer() { return getResult(); }
+SmallVector<Value> DotOp::getInputContainers() { return {getX(), getY()}; }
+bool DotOp::accumulatesIntoOutput() { return getAccumulate(); }
+SmallVector<Value> DotOp::getReverseReads() { return {getX(), getY()}; }
+double DotOp::getWorkEstimate() { return 4 * numElements(getX()); }
+bool DotOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
+// transpose
+//===----------------------------------------------------------------------===//
+
+Value TransposeOp::getOutputContainer() { return getOutput(); }
+SmallVector<Value> TransposeOp::getInputContainers() { return {getInput()}; }
+bool TransposeOp::accumulatesIntoOutput() { return getAccumulate(); }
+// Linear: the gradient needs no primal values.
+SmallVector<Value> TransposeOp::getReverseReads() { return {}; }
+double TransposeOp::getWorkEstimate() { return 2 * numElements(getInput()); }
+bool TransposeOp::callsLibrary() { return false; }
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+Value ReduceOp::getOutputContainer() { return getOutput(); }
+SmallVector<Value> ReduceOp::getInputContainers() { return {getInput()}; }
+bool ReduceOp::accumulatesIntoOutput() { return getAccumulate(); }
+SmallVector<Value> ReduceOp::getReverseReads() {
+  // A sum is linear; min/max route the gradient to the elements equal to
+  // the result.
+  if (getKind() == ReduceKind::add)
+    return {};
+  return {getInput(), getOutput()};
+}
+double ReduceOp::getWorkEstimate() { return 2 * numElements(getInput()); }
+bool ReduceOp::callsLibrary() { return false; }
+
+//===----------------------------------------------------------------------===//
+// solve
+//===----------------------------------------------------------------------===//
+
+Value SolveOp::getOutputContainer() { return getX(); }
+SmallVector<Value> SolveOp::getInputContainers() { return {getA(), getB()}; }
+bool SolveOp::accumulatesIntoOutput() { return false; }
+// dB = op(A)^-T dX needs A; dA = -dB X^T (or -X dB^T) needs the solution.
+SmallVector<Value> SolveOp::getReverseReads() { return {getA(), getX()}; }
+double SolveOp::getWorkEstimate() {
+  double n = extent(getA(), 0);
+  // LU (2/3 n^3) and two triangular solves per right-hand side (2 n^2).
+  return 2.0 / 3.0 * n * n * n + 2 * n * numElements(getB()) +
+         numElements(getA()) + 2 * numElements(getB());
+}
+bool SolveOp::callsLibrary() { return true; }

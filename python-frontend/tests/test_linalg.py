@@ -1,0 +1,280 @@
+"""np.linalg.solve and np.linalg.inv: forward results against NumPy,
+gradients against central finite differences (sdfg.solve's rule: one more
+solve with the transposed matrix), singular matrices reported as NumPy
+reports them, and the hand-written in-place solve of the dialect."""
+
+import numpy as np
+import pytest
+
+import sdfg
+from sdfg import native
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def well_conditioned(rng, n):
+    return rng.standard_normal((n, n)) + n * np.eye(n)
+
+
+def solve_vector(A, b):
+    x = np.linalg.solve(A, b)
+    return np.sum(x * x)
+
+
+def solve_matrix(A, B):
+    X = np.linalg.solve(A, B)
+    return np.sum(np.sin(X) * X)
+
+
+def solve_transposed(A, b):
+    # A.T is a whole transposed view: the solve takes it as it is.
+    return np.sum(np.linalg.solve(A.T, b) ** 3)
+
+
+def inverse(A, B):
+    return np.sum((np.linalg.inv(A) @ B) ** 2)
+
+
+def backward_euler(u, K, steps: int):
+    # Implicit diffusion: (I + K) u_{t+1} = u_t, the matrix built once.
+    M = np.eye(u.shape[0]) + K
+    for t in range(steps):
+        u = np.linalg.solve(M, u)
+    return np.sum(u ** 2)
+
+
+def newton_step(A, b, x):
+    # One Newton step of A x + x**3 = b: the Jacobian depends on x.
+    J = A + np.diag(3.0 * x ** 2)
+    r = A @ x + x ** 3 - b
+    x1 = x - np.linalg.solve(J, r)
+    return np.sum(x1 ** 2)
+
+
+def gaussian_process(K, y, noise):
+    # Negative log likelihood's data term of a GP: y^T (K + s I)^-1 y.
+    alpha = np.linalg.solve(K + noise * np.eye(K.shape[0]), y)
+    return y @ alpha
+
+
+def spd(rng, n):
+    m = rng.standard_normal((n, n))
+    return m @ m.T / n + np.eye(n)
+
+
+CASES = [
+    (solve_vector, lambda r: (well_conditioned(r, 6), r.standard_normal(6))),
+    (solve_matrix, lambda r: (well_conditioned(r, 5),
+                              r.standard_normal((5, 3)))),
+    (solve_transposed, lambda r: (well_conditioned(r, 4),
+                                  r.standard_normal(4))),
+    (inverse, lambda r: (well_conditioned(r, 5), r.standard_normal((5, 2)))),
+    (backward_euler, lambda r: (r.standard_normal(7),
+                                0.2 * r.standard_normal((7, 7)), 6)),
+    (newton_step, lambda r: (well_conditioned(r, 5), r.standard_normal(5),
+                             r.standard_normal(5))),
+    (gaussian_process, lambda r: (spd(r, 8), r.standard_normal(8), 0.3)),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+def float_names(fn, args):
+    names = fn.__code__.co_varnames[:len(args)]
+    return [n for n, a in zip(names, args) if isinstance(a, np.ndarray)]
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_forward_matches_numpy(fn, inputs):
+    args = inputs(np.random.default_rng(0))
+    np.testing.assert_allclose(sdfg.program(fn)(*args), fn(*args),
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_gradient_matches_finite_differences(fn, inputs):
+    args = inputs(np.random.default_rng(1))
+    names = float_names(fn, args)
+    g = sdfg.grad(fn, names)(*args)
+    rng = np.random.default_rng(2)
+    dirs = {n: rng.standard_normal(g[n].shape) for n in names}
+    h = 1e-6
+
+    def shifted(sign):
+        names_all = fn.__code__.co_varnames[:len(args)]
+        return fn(*[a + sign * h * dirs[n] if n in dirs else a
+                    for n, a in zip(names_all, args)])
+
+    fd = (shifted(1) - shifted(-1)) / (2 * h)
+    ad = sum(float(np.sum(g[n] * dirs[n])) for n in names)
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+def test_gradient_of_inverse_is_analytic():
+    # d sum(inv(A) * W) / dA = -inv(A)^T W inv(A)^T.
+    def f(A, W):
+        return np.sum(np.linalg.inv(A) * W)
+
+    rng = np.random.default_rng(3)
+    A, W = well_conditioned(rng, 6), rng.standard_normal((6, 6))
+    got = sdfg.grad(f, ["A"])(A, W)["A"]
+    Ai = np.linalg.inv(A)
+    np.testing.assert_allclose(got, -Ai.T @ W @ Ai.T, rtol=1e-11, atol=1e-13)
+
+
+def test_solution_and_matrix_results():
+    def f(A, B):
+        return np.linalg.solve(A, B), np.linalg.inv(A)
+
+    rng = np.random.default_rng(4)
+    A, B = well_conditioned(rng, 9), rng.standard_normal((9, 4))
+    X, Ai = sdfg.program(f)(A, B)
+    np.testing.assert_allclose(X, np.linalg.solve(A, B), rtol=1e-12)
+    np.testing.assert_allclose(Ai, np.linalg.inv(A), rtol=1e-12,
+                               atol=1e-15)
+
+
+def test_float32_and_integer_matrices_follow_numpy_types():
+    def f(A, b):
+        return np.linalg.solve(A, b)
+
+    A = np.array([[4, 1, 0], [1, 3, 1], [0, 1, 2]])
+    b = np.array([1, 2, 3])
+    got = sdfg.program(f)(A, b)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, np.linalg.solve(A, b), rtol=1e-14)
+    got32 = sdfg.program(f)(A.astype(np.float32), b.astype(np.float32))
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(got32, np.linalg.solve(A, b), rtol=1e-6)
+
+
+def test_checkpointed_gradient_equals_store_all():
+    args = (np.random.default_rng(5).standard_normal(40),
+            0.05 * np.random.default_rng(6).standard_normal((40, 40)), 12)
+    full = sdfg.grad(backward_euler, ["u", "K"])(*args)
+    small = sdfg.grad(backward_euler, ["u", "K"],
+                      strategy="recompute-all")(*args)
+    for n in ("u", "K"):
+        np.testing.assert_allclose(small[n], full[n], rtol=1e-12)
+
+
+def test_singular_matrix_raises_like_numpy():
+    A = np.array([[1.0, 2.0], [2.0, 4.0]])
+    b = np.ones(2)
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.solve(A, b)
+    with pytest.raises(np.linalg.LinAlgError,
+                       match=r"Singular matrix \(np.linalg.solve at "
+                             r".*test_linalg.py:\d+\)"):
+        sdfg.program(solve_vector)(A, b)
+    grad = sdfg.grad(solve_vector, ["A", "b"])
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        grad(A, b)
+    # The flag is cleared: the next call with a regular matrix works.
+    R = np.array([[2.0, 1.0], [1.0, 3.0]])
+    np.testing.assert_allclose(sdfg.program(solve_vector)(R, b),
+                               solve_vector(R, b), rtol=1e-14)
+
+
+def test_singular_inverse_names_inv():
+    with pytest.raises(np.linalg.LinAlgError, match=r"np.linalg.inv at"):
+        sdfg.program(inverse)(np.zeros((3, 3)), np.ones((3, 2)))
+
+
+def non_square(A, b):
+    return np.linalg.solve(A, b)  # here
+
+
+def rhs_rows(A, b):
+    return np.linalg.solve(A, b)  # here
+
+
+def stacked(A, b):
+    return np.linalg.solve(A, b)  # here
+
+
+def inv_two_args(A, b):
+    return np.linalg.inv(A, b)  # here
+
+
+def in_loop_view(A, b):
+    s = 0.0
+    for i in range(1, 4):
+        s += np.sum(np.linalg.solve(A[:i, :i], b[:i]))  # here
+    return s
+
+
+@pytest.mark.parametrize("fn,args,match", [
+    (non_square, (np.ones((3, 4)), np.ones(3)),
+     r"must be square, got 3x4"),
+    (rhs_rows, (np.eye(3), np.ones(4)),
+     r"right-hand side has 4 rows, the matrix 3"),
+    (stacked, (np.ones((2, 3, 3)), np.ones(3)), r"of a 3-d array"),
+    (inv_two_args, (np.eye(3), np.ones(3)), r"takes 1 argument"),
+    (in_loop_view, (np.eye(4), np.ones(4)), r"shape depends on a loop"),
+], ids=["non_square", "rhs_rows", "stacked", "inv_two_args", "in_loop_view"])
+def test_bad_calls_are_located_errors(fn, args, match):
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(*args)
+    assert "test_linalg.py" in str(info.value)
+    assert "# here" in str(info.value) or ":" in str(info.value)
+
+
+def test_gpu_device_is_rejected_before_compiling():
+    with pytest.raises(sdfg.FrontendError, match=r"on the GPU.*device='cpu'"):
+        sdfg.program(solve_vector, device="gpu-emulator")(np.eye(3),
+                                                          np.ones(3))
+
+
+IN_PLACE = """
+sdfg.sdfg @inplace(%A: memref<4x4xf64> {sdfg.name = "A"},
+                   %B: memref<4x3xf64> {sdfg.name = "B"},
+                   %out: memref<f64> {sdfg.name = "out"}) {
+  %X = sdfg.alloc() : memref<4x3xf64>
+  %Y = sdfg.alloc() : memref<4x3xf64>
+  sdfg.state {
+    sdfg.copy %B[0 : 4, 0 : 3] to %X[0 : 4, 0 : 3] : memref<4x3xf64> to memref<4x3xf64>
+    sdfg.solve %A, %X -> %X {transpose} : memref<4x4xf64>, memref<4x3xf64> -> memref<4x3xf64>
+    sdfg.map (%i, %j) = (0, 0) to (4, 3) step (1, 1) schedule(cpu_multicore) {
+      %x = sdfg.load %X[%i, %j] : memref<4x3xf64>
+      %s = sdfg.tasklet(%x) : (f64) -> f64 {
+      ^bb0(%v: f64):
+        %c = math.cos %v : f64
+        %p = arith.mulf %v, %c : f64
+        sdfg.yield %p : f64
+      }
+      sdfg.store %s, %Y[%i, %j] : memref<4x3xf64>
+    }
+    sdfg.solve %A, %Y -> %Y : memref<4x4xf64>, memref<4x3xf64> -> memref<4x3xf64>
+    sdfg.reduce add %Y -> %out axes [0, 1] : memref<4x3xf64> -> memref<f64>
+  }
+}
+"""
+
+
+def test_in_place_solves_differentiate():
+    # The rule's in-place branch: X's gradient becomes the old X's.
+    def reference(A, B):
+        X = np.linalg.solve(A.T, B)
+        return np.sum(np.linalg.solve(A, X * np.cos(X)))
+
+    text = native.run_passes(IN_PLACE, ["--sdfg-autodiff=output=out wrt=A,B"])
+    mod = sdfg.compile_mlir(text)
+    rng = np.random.default_rng(7)
+    A, B = well_conditioned(rng, 4), rng.standard_normal((4, 3))
+    dA, dB = np.zeros_like(A), np.zeros_like(B)
+    out, seed = np.zeros(()), np.ones(())
+    mod.inplace_grad(A, B, out, dA, dB, seed)
+    assert abs(out - reference(A, B)) < 1e-12 * abs(reference(A, B))
+    h = 1e-6
+    for grad, which in ((dA, 0), (dB, 1)):
+        d = rng.standard_normal(grad.shape)
+        args_p = [A, B]
+        args_m = [A, B]
+        args_p[which] = args_p[which] + h * d
+        args_m[which] = args_m[which] - h * d
+        fd = (reference(*args_p) - reference(*args_m)) / (2 * h)
+        ad = float(np.sum(grad * d))
+        assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (which, fd, ad)
