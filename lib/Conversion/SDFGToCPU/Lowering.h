@@ -28,6 +28,24 @@ struct RegisterReduction {
 
 using StoreSet = llvm::SmallPtrSet<Operation *, 8>;
 
+/// Builds a loop nest over every dimension of `memref` and calls `body` with
+/// the induction variables, at the innermost insertion point
+/// (LibraryOps.cpp).
+void forEachElement(OpBuilder &b, Location loc, Value memref,
+                    function_ref<void(ValueRange)> body);
+
+/// The LU factors of the last matrix the solves on one container
+/// factorised (LinearSolve.cpp): solves with the same matrix, bit for bit,
+/// reuse them (an implicit time loop factorises once, and the gradient's
+/// transposed solves reuse the forward's factors).
+struct SolveCache {
+  Value matrix;  // copy of the matrix factorised
+  Value factors; // LAPACK's LU of it (column-major view: of its transpose)
+  Value pivots;  // i32 pivot indices
+  Value info;    // getrf's info for it (memref<i32>)
+  Value valid;   // i8: 0 until the first factorisation
+};
+
 /// The WCR stores of a map body split into groups that are lowered as
 /// separate loops (AccumulationNests.cpp).
 struct AccumulationPlan {
@@ -64,6 +82,10 @@ public:
   LogicalResult lowerTranspose(TransposeOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerSolve(SolveOp op);
+  /// Allocates / frees the factorisation cache of the solves on `matrix`
+  /// (an sdfg container of static shape) at the insertion point.
+  void allocSolveCache(Location loc, Value matrix);
+  void freeSolveCache(Location loc, Value matrix);
 
   /// Index values of `map`'s results over the (mapped) `operands`.
   SmallVector<Value> expandMap(Location loc, AffineMap map,
@@ -84,6 +106,8 @@ public:
                           ValueRange indices);
 
   IRMapping mapping;
+  /// Factorisation caches by (sdfg) matrix container.
+  DenseMap<Value, SolveCache> solveCaches;
 
   /// WCR stores of `map`'s body that can accumulate in a register across
   /// the map's inner loops: they sit directly in the body, their element

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir {
@@ -688,6 +689,24 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
     allocAt[*first].push_back(alloc);
     freeAfter[*last].push_back(alloc);
   }
+  // The factorisation caches of the solves (LinearSolve.cpp), per matrix
+  // container of static shape, over the top-level steps that solve with it.
+  DenseMap<unsigned, SmallVector<Value>> cacheAt, uncacheAfter;
+  if (!gpu) {
+    llvm::MapVector<Value, std::pair<unsigned, unsigned>> spans;
+    body.walk([&](SolveOp s) {
+      if (!s.getA().getType().hasStaticShape())
+        return;
+      unsigned p = position.lookup(body.findAncestorOpInBlock(*s));
+      auto [it, inserted] = spans.try_emplace(s.getA(), p, p);
+      it->second.first = std::min(it->second.first, p);
+      it->second.second = std::max(it->second.second, p);
+    });
+    for (auto &[matrix, span] : spans) {
+      cacheAt[span.first].push_back(matrix);
+      uncacheAfter[span.second].push_back(matrix);
+    }
+  }
   // Small fixed-size transients on the CPU (the scalars of loop
   // recurrences and their adjoints) live on the stack, in the entry block
   // where LLVM promotes them to registers: heap memory would be loaded and
@@ -726,8 +745,12 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
                             .getResult();
       lowering.mapping.map(a.getResult(), mem);
     }
+    for (Value matrix : cacheAt.lookup(i))
+      lowering.allocSolveCache(op->getLoc(), matrix);
     if (failed(lowering.lowerOp(op)))
       return failure();
+    for (Value matrix : uncacheAfter.lookup(i))
+      lowering.freeSolveCache(op->getLoc(), matrix);
     for (AllocOp a : freeAfter.lookup(i)) {
       if (onStack(a))
         continue;

@@ -44,32 +44,48 @@ sdfg.sdfg @reduce(%A: memref<?x?xf64>, %R: memref<?xf64>) {
 }
 
 // Solve: LAPACK getrf/getrs (Fortran: scalars by reference, slots in the
-// entry block) on copies of A (row-major A is column-major A^T, so
-// trans = 'T' (84) solves A X = B and 'N' (78) A^T X = B) and of the
-// right-hand sides as columns; a zero pivot fills X with NaN and stores
-// the op's line in @sdfg_linalg_error.
+// entry block). Row-major A is column-major A^T, so trans = 'T' (84)
+// solves A X = B and 'N' (78) A^T X = B; the right-hand sides go in as
+// columns. The solves on one matrix share a cache (allocated around the
+// top-level steps that use it): a copy of the matrix last factorised, its
+// factors and pivots; getrf runs only when memcmp finds the matrix
+// changed. A zero pivot fills X with NaN and stores the op's line in
+// @sdfg_linalg_error.
 // CHECK-LABEL: func.func @solve
-// CHECK-NEXT: memref.alloca() : memref<i8>
+// CHECK: %[[COPY:.*]] = memref.alloc() : memref<3x3xf64>
+// CHECK-NEXT: %[[LU:.*]] = memref.alloc() : memref<3x3xf64>
+// CHECK-NEXT: %[[PIV:.*]] = memref.alloc() : memref<3xi32>
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: memref.store %[[ZERO]], %[[VALID:.*]][] : memref<i8>
 // CHECK: scf.for
-// CHECK: %[[LU:.*]] = memref.alloc() : memref<3x3xf64>
-// CHECK: memref.copy %{{.*}}, %[[LU]]
-// CHECK: %[[COLS:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
-// CHECK: memref.store %{{.*}}, %[[COLS]][%[[J:.*]], %[[I:.*]]]
-// CHECK: %[[T:.*]] = arith.constant 84 : i8
-// CHECK: memref.store %[[T]], %{{.*}}[] : memref<i8>
+// CHECK: memref.load %[[VALID]][] : memref<i8>
+// CHECK: scf.if %{{.*}} -> (i1) {
+// CHECK: call @memcmp(%{{.*}}, %{{.*}}, %c72_i64)
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK-NEXT: memref.copy %{{.*}}, %[[COPY]]
+// CHECK-NEXT: memref.copy %{{.*}}, %[[LU]]
 // CHECK: call @dgetrf_(
+// CHECK: memref.store %{{.*}}, %[[VALID]][] : memref<i8>
+// CHECK: %[[COLS:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
 // CHECK: %[[OK:.*]] = memref.load %{{.*}}[] : memref<i32>
 // CHECK: arith.cmpi eq, %[[OK]]
 // CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[COLS]][%{{.*}}, %{{.*}}]
+// CHECK: arith.constant 84 : i8
 // CHECK: call @dgetrs_(
 // CHECK: } else {
 // CHECK: arith.constant 0x7FF8000000000000 : f64
 // CHECK: %[[FLAG:.*]] = memref.get_global @sdfg_linalg_error
-// CHECK: %[[LINE:.*]] = arith.constant [[#@LINE+9]] : i64
+// CHECK: %[[LINE:.*]] = arith.constant [[#@LINE+13]] : i64
 // CHECK: memref.store %[[LINE]], %[[FLAG]][]
-// CHECK: memref.dealloc %[[LU]]
-// CHECK: arith.constant 78 : i8
+// CHECK: memref.dealloc %[[COLS]]
+// CHECK: memref.dealloc %[[COPY]]
+// CHECK-NEXT: memref.dealloc %[[LU]]
+// CHECK-NEXT: memref.dealloc %[[PIV]]
 // CHECK: call @sgetrf_(
+// CHECK: arith.constant 78 : i8
+// CHECK: call @sgetrs_(
 sdfg.sdfg @solve(%A: memref<3x3xf64>, %B: memref<3x2xf64>, %X: memref<3x2xf64>,
                  %F: memref<3x3xf32>, %y: memref<3xf32>) {
   sdfg.loop %t = 0 to 4 step 1 {

@@ -1,0 +1,253 @@
+//===- LinearSolve.cpp - Lower sdfg.solve to LAPACK getrf/getrs ----------===//
+//
+// LAPACK is column-major: the row-major matrix is its transpose to LAPACK,
+// so `A X = B` is solved as `(A^T)^T X = B` on the factors of the buffer
+// (trans = 'T') and `A^T X = B` with trans = 'N'. The right-hand sides go
+// in as the columns of a k x n row-major scratch (column-major n x k).
+//
+// Factorising is O(n^3), solving O(n^2 k): solves on a container of static
+// shape share one cache of the last matrix factorised and its factors,
+// allocated over the top-level steps that solve with it (SDFGToStd.cpp).
+// A solve compares the matrix with the cached copy (memcmp) and factorises
+// only when it differs, so reuse never depends on an analysis of what
+// wrote the matrix: an implicit time loop factorises once, and the
+// gradient's transposed solves reuse the forward's factors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::sdfg;
+using namespace mlir::sdfg::detail;
+
+/// The exported i64 a singular system writes its op's line to (0: none).
+static constexpr StringLiteral kLinalgError = "sdfg_linalg_error";
+
+static memref::GlobalOp linalgErrorGlobal(ModuleOp module) {
+  if (auto g = module.lookupSymbol<memref::GlobalOp>(kLinalgError))
+    return g;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Type i64 = b.getI64Type();
+  return memref::GlobalOp::create(
+      b, module.getLoc(), kLinalgError, /*sym_visibility=*/StringAttr(),
+      MemRefType::get({}, i64),
+      DenseElementsAttr::get(RankedTensorType::get({}, i64),
+                             b.getI64IntegerAttr(0).getValue()),
+      /*constant=*/false, /*alignment=*/IntegerAttr());
+}
+
+/// The source line of `loc` (the first file location in it), or -1.
+static int64_t sourceLine(Location loc) {
+  int64_t line = -1;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      line = file.getLine();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return line;
+}
+
+/// A stack slot in the entry block of the function around the insertion
+/// point (a slot at the call would grow the stack per loop iteration).
+static Value entrySlot(OpBuilder &b, Location loc, Type type) {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto fn = isa<func::FuncOp>(parent) ? cast<func::FuncOp>(parent)
+                                      : parent->getParentOfType<func::FuncOp>();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&fn.getBody().front());
+  return memref::AllocaOp::create(b, loc, MemRefType::get({}, type));
+}
+
+static Value constI32(OpBuilder &b, Location loc, int32_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+
+void Lowering::allocSolveCache(Location loc, Value matrix) {
+  auto type = cast<MemRefType>(matrix.getType());
+  SolveCache c;
+  c.matrix = memref::AllocOp::create(b, loc, type);
+  c.factors = memref::AllocOp::create(b, loc, type);
+  c.pivots = memref::AllocOp::create(
+      b, loc, MemRefType::get({type.getDimSize(0)}, b.getI32Type()));
+  c.info = entrySlot(b, loc, b.getI32Type());
+  c.valid = entrySlot(b, loc, b.getI8Type());
+  memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 0, 8),
+                          c.valid);
+  solveCaches[matrix] = c;
+}
+
+void Lowering::freeSolveCache(Location loc, Value matrix) {
+  SolveCache c = solveCaches.lookup(matrix);
+  for (Value v : {c.matrix, c.factors, c.pivots})
+    memref::DeallocOp::create(b, loc, v);
+  solveCaches.erase(matrix);
+}
+
+LogicalResult Lowering::lowerSolve(SolveOp op) {
+  if (gpu)
+    return op.emitOpError(
+        "has no GPU lowering (LAPACK runs on the host); compile this program "
+        "for the CPU");
+  Location loc = op.getLoc();
+  Value a = mapping.lookup(op.getA()), rhs = mapping.lookup(op.getB()),
+        x = mapping.lookup(op.getX());
+  auto aType = cast<MemRefType>(a.getType());
+  Type elt = aType.getElementType();
+  bool vector = cast<MemRefType>(rhs.getType()).getRank() == 1;
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  StringRef prefix = elt.isF64() ? "d" : "s";
+  Value n = memref::DimOp::create(b, loc, a, 0);
+  Value k = vector ? arith::ConstantIndexOp::create(b, loc, 1).getResult()
+                   : memref::DimOp::create(b, loc, rhs, 1).getResult();
+
+  // Fortran passes every scalar by reference.
+  auto byRef = [&](Value v) {
+    Value slot = entrySlot(b, loc, v.getType());
+    memref::StoreOp::create(b, loc, v, slot);
+    return slot;
+  };
+  auto toI32 = [&](Value idx) -> Value {
+    return arith::IndexCastOp::create(b, loc, i32, idx);
+  };
+  Value nRef = byRef(toI32(n)), kRef = byRef(toI32(k));
+  Value ldRef =
+      byRef(arith::MaxSIOp::create(b, loc, toI32(n), constI32(b, loc, 1)));
+  func::FuncOp getrf =
+      getOrDeclare(loc, (prefix + "getrf_").str(),
+                   b.getFunctionType({ptr, ptr, ptr, ptr, ptr, ptr}, {}));
+  auto factorise = [&](Value factors, Value pivots, Value info) {
+    memref::CopyOp::create(b, loc, a, factors);
+    func::CallOp::create(
+        b, loc, getrf,
+        ValueRange{basePointer(loc, nRef), basePointer(loc, nRef),
+                   basePointer(loc, factors), basePointer(loc, ldRef),
+                   basePointer(loc, pivots), basePointer(loc, info)});
+  };
+
+  Value factors, pivots, info;
+  SmallVector<Value> scratch;
+  if (auto it = solveCaches.find(op.getA()); it != solveCaches.end()) {
+    SolveCache c = it->second;
+    factors = c.factors, pivots = c.pivots, info = c.info;
+    // Reuse the factors when the matrix is, bit for bit, the one they
+    // came from.
+    Value valid = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        memref::LoadOp::create(b, loc, c.valid, ValueRange{}),
+        arith::ConstantIntOp::create(b, loc, 0, 8));
+    auto same = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, valid,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&same.getThenRegion().front());
+      func::FuncOp memcmp = getOrDeclare(
+          loc, "memcmp", b.getFunctionType({ptr, ptr, b.getI64Type()}, {i32}));
+      int64_t bytes =
+          aType.getNumElements() * (elt.getIntOrFloatBitWidth() / 8);
+      Value diff =
+          func::CallOp::create(
+              b, loc, memcmp,
+              ValueRange{basePointer(loc, a), basePointer(loc, c.matrix),
+                         arith::ConstantIntOp::create(b, loc, bytes, 64)})
+              .getResult(0);
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           diff, constI32(b, loc, 0))});
+      b.setInsertionPointToStart(&same.getElseRegion().front());
+      scf::YieldOp::create(
+          b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, 0, 1)});
+    }
+    Value miss = arith::XOrIOp::create(
+        b, loc, same.getResult(0), arith::ConstantIntOp::create(b, loc, 1, 1));
+    auto refresh = scf::IfOp::create(b, loc, miss, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&refresh.getThenRegion().front());
+    memref::CopyOp::create(b, loc, a, c.matrix);
+    factorise(factors, pivots, info);
+    memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 1, 8),
+                            c.valid);
+  } else {
+    // Dynamic shapes: factorise per call into scratch.
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < 2; ++d)
+      if (aType.isDynamicDim(d))
+        sizes.push_back(memref::DimOp::create(b, loc, a, d));
+    factors = memref::AllocOp::create(
+        b, loc, MemRefType::get(aType.getShape(), elt), sizes);
+    pivots = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, i32), n);
+    info = entrySlot(b, loc, i32);
+    factorise(factors, pivots, info);
+    scratch = {factors, pivots};
+  }
+
+  int64_t dyn = ShapedType::kDynamic;
+  Value cols = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, elt),
+                                       ValueRange{k, n});
+  scratch.push_back(cols);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ok = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      memref::LoadOp::create(b, loc, info, ValueRange{}), constI32(b, loc, 0));
+  auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    // Read all of B before writing X: X may be B.
+    forEachElement(b, loc, rhs, [&](ValueRange ivs) {
+      Value v = memref::LoadOp::create(b, loc, rhs, ivs);
+      memref::StoreOp::create(b, loc, v, cols,
+                              ValueRange{vector ? zero : ivs[1], ivs[0]});
+    });
+    Value trans = byRef(
+        arith::ConstantIntOp::create(b, loc, op.getTranspose() ? 'N' : 'T', 8));
+    // The trailing argument is the hidden length of the character
+    // argument (gfortran's calling convention).
+    func::FuncOp getrs = getOrDeclare(
+        loc, (prefix + "getrs_").str(),
+        b.getFunctionType(
+            {ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, b.getI64Type()}, {}));
+    Value solveInfo = entrySlot(b, loc, i32);
+    func::CallOp::create(
+        b, loc, getrs,
+        ValueRange{basePointer(loc, trans), basePointer(loc, nRef),
+                   basePointer(loc, kRef), basePointer(loc, factors),
+                   basePointer(loc, ldRef), basePointer(loc, pivots),
+                   basePointer(loc, cols), basePointer(loc, ldRef),
+                   basePointer(loc, solveInfo),
+                   arith::ConstantIntOp::create(b, loc, 1, 64)});
+    forEachElement(b, loc, x, [&](ValueRange ivs) {
+      Value v = memref::LoadOp::create(
+          b, loc, cols, ValueRange{vector ? zero : ivs[1], ivs[0]});
+      memref::StoreOp::create(b, loc, v, x, ivs);
+    });
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    // A zero pivot: no solution to give; NaN rather than the division by
+    // zero's mix of infinities, and the line for the caller to report.
+    Value nan = arith::ConstantOp::create(
+        b, loc, elt,
+        b.getFloatAttr(elt, std::numeric_limits<double>::quiet_NaN()));
+    forEachElement(b, loc, x, [&](ValueRange ivs) {
+      memref::StoreOp::create(b, loc, nan, x, ivs);
+    });
+    memref::GlobalOp global = linalgErrorGlobal(module);
+    Value flag = memref::GetGlobalOp::create(b, loc, global.getType(),
+                                             global.getSymName());
+    Value line = arith::ConstantIntOp::create(b, loc, sourceLine(loc), 64);
+    memref::StoreOp::create(b, loc, line, flag, ValueRange{});
+  }
+  for (Value v : scratch)
+    memref::DeallocOp::create(b, loc, v);
+  return success();
+}
