@@ -1,7 +1,8 @@
-"""np.linalg.solve and np.linalg.inv: forward results against NumPy,
-gradients against central finite differences (sdfg.solve's rule: one more
-solve with the transposed matrix), singular matrices reported as NumPy
-reports them, and the hand-written in-place solve of the dialect."""
+"""np.linalg.solve, inv, det and slogdet: forward results against NumPy,
+gradients against central finite differences and analytic values
+(sdfg.solve's rule: one more solve with the transposed matrix; sdfg.det's:
+A^-T), singular matrices reported as NumPy reports them, and the
+hand-written in-place solve of the dialect."""
 
 import copy
 
@@ -76,6 +77,18 @@ def changing_matrix(A, b, steps: int):
     return np.sum(x ** 2)
 
 
+def gaussian_log_likelihood(K, y, noise):
+    # The whole negative log likelihood of a GP: slogdet and solve share
+    # one factorisation.
+    C = K + noise * np.eye(K.shape[0])
+    sign, logdet = np.linalg.slogdet(C)
+    return 0.5 * (y @ np.linalg.solve(C, y)) + 0.5 * logdet + sign
+
+
+def determinant(A):
+    return np.linalg.det(A) * np.linalg.det(A.T @ A)
+
+
 def spd(rng, n):
     m = rng.standard_normal((n, n))
     return m @ m.T / n + np.eye(n)
@@ -95,6 +108,9 @@ CASES = [
     (gaussian_process, lambda r: (spd(r, 8), r.standard_normal(8), 0.3)),
     (changing_matrix, lambda r: (well_conditioned(r, 6),
                                  r.standard_normal(6), 5)),
+    (gaussian_log_likelihood, lambda r: (spd(r, 7), r.standard_normal(7),
+                                         0.5)),
+    (determinant, lambda r: (r.standard_normal((5, 5)),)),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -141,6 +157,43 @@ def test_gradient_of_inverse_is_analytic():
     got = sdfg.grad(f, ["A"])(A, W)["A"]
     Ai = np.linalg.inv(A)
     np.testing.assert_allclose(got, -Ai.T @ W @ Ai.T, rtol=1e-11, atol=1e-13)
+
+
+def test_gradient_of_determinants_is_analytic():
+    # d det A = det A * A^-T, d log|det A| = A^-T, the sign has none.
+    def f(A):
+        sign, logdet = np.linalg.slogdet(A)
+        return 2.0 * np.linalg.det(A) + 3.0 * logdet + 5.0 * sign
+
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        A = rng.standard_normal((6, 6))
+        got = sdfg.grad(f, ["A"])(A)["A"]
+        want = (2.0 * np.linalg.det(A) + 3.0) * np.linalg.inv(A).T
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_determinants_follow_numpy_on_singular_and_permuted_matrices():
+    def f(A):
+        sign, logdet = np.linalg.slogdet(A)
+        return np.linalg.det(A), sign, logdet
+
+    rng = np.random.default_rng(9)
+    P = np.eye(5)[[3, 0, 4, 1, 2]]          # an odd permutation
+    S = rng.standard_normal((5, 5))
+    S[2] = 2.0 * S[0]                         # singular, not exactly zero
+    Z = np.ones((4, 4))                       # exactly singular
+    for A in (P, -P, rng.standard_normal((5, 5)), S, Z,
+              np.array([[0.0, 1.0], [1.0, 0.0]])):
+        det, sign, logdet = sdfg.program(f)(A)
+        want_sign, want_logdet = np.linalg.slogdet(A)
+        np.testing.assert_allclose(det, np.linalg.det(A), rtol=1e-12,
+                                   atol=1e-12)
+        assert sign == want_sign
+        if np.isfinite(want_logdet) and want_logdet > -20:
+            np.testing.assert_allclose(logdet, want_logdet, rtol=1e-12)
+        else:
+            assert logdet < -20 or logdet == -np.inf
 
 
 def test_solution_and_matrix_results():

@@ -1,9 +1,9 @@
 //===- LinearSolve.cpp - Lower sdfg.solve to LAPACK getrf/getrs ----------===//
 //
-// LAPACK is column-major: the row-major matrix is its transpose to LAPACK,
-// so `A X = B` is solved as `(A^T)^T X = B` on the factors of the buffer
-// (trans = 'T') and `A^T X = B` with trans = 'N'. The right-hand sides go
-// in as the columns of a k x n row-major scratch (column-major n x k).
+// LAPACK is column-major: the matrix is factorised from a transposed copy
+// (so the factors are A's, bit for bit NumPy's), `A X = B` is getrs with
+// trans = 'N' and `A^T X = B` with 'T'. The right-hand sides go in as the
+// columns of a k x n row-major scratch (column-major n x k).
 //
 // Factorising is O(n^3), solving O(n^2 k): solves on a container of static
 // shape share one cache of the last matrix factorised and its factors,
@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -93,113 +94,124 @@ void Lowering::freeSolveCache(Location loc, Value matrix) {
   solveCaches.erase(matrix);
 }
 
+/// Fortran passes every scalar by reference.
+static Value byRef(OpBuilder &b, Location loc, Value v) {
+  Value slot = entrySlot(b, loc, v.getType());
+  memref::StoreOp::create(b, loc, v, slot);
+  return slot;
+}
+
+Lowering::LUFactors Lowering::factorise(Location loc, Value matrix) {
+  Value a = mapping.lookup(matrix);
+  auto aType = cast<MemRefType>(a.getType());
+  Type elt = aType.getElementType();
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  LUFactors lu;
+  Value n = arith::IndexCastOp::create(b, loc, i32,
+                                       memref::DimOp::create(b, loc, a, 0));
+  lu.nRef = byRef(b, loc, n);
+  lu.ldRef =
+      byRef(b, loc, arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 1)));
+  func::FuncOp getrf =
+      getOrDeclare(loc, elt.isF64() ? "dgetrf_" : "sgetrf_",
+                   b.getFunctionType({ptr, ptr, ptr, ptr, ptr, ptr}, {}));
+  auto factoriseInto = [&](Value factors, Value pivots, Value info) {
+    // Transposed into LAPACK's column-major order: the factors are A's,
+    // as NumPy's are (A^T's would round differently, and an exactly zero
+    // pivot of one need not be one of the other).
+    forEachElement(b, loc, a, [&](ValueRange ivs) {
+      Value v = memref::LoadOp::create(b, loc, a, ivs);
+      memref::StoreOp::create(b, loc, v, factors, ValueRange{ivs[1], ivs[0]});
+    });
+    func::CallOp::create(
+        b, loc, getrf,
+        ValueRange{basePointer(loc, lu.nRef), basePointer(loc, lu.nRef),
+                   basePointer(loc, factors), basePointer(loc, lu.ldRef),
+                   basePointer(loc, pivots), basePointer(loc, info)});
+  };
+
+  auto it = solveCaches.find(matrix);
+  if (it == solveCaches.end()) {
+    // Dynamic shapes: factorise per call into scratch.
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < 2; ++d)
+      if (aType.isDynamicDim(d))
+        sizes.push_back(memref::DimOp::create(b, loc, a, d));
+    lu.factors = memref::AllocOp::create(
+        b, loc, MemRefType::get(aType.getShape(), elt), sizes);
+    lu.pivots = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, i32),
+        ValueRange{memref::DimOp::create(b, loc, a, 0)});
+    lu.info = entrySlot(b, loc, i32);
+    factoriseInto(lu.factors, lu.pivots, lu.info);
+    lu.scratch = {lu.factors, lu.pivots};
+    return lu;
+  }
+  SolveCache c = it->second;
+  lu.factors = c.factors, lu.pivots = c.pivots, lu.info = c.info;
+  // Reuse the factors when the matrix is, bit for bit, the one they came
+  // from.
+  Value valid = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      memref::LoadOp::create(b, loc, c.valid, ValueRange{}),
+      arith::ConstantIntOp::create(b, loc, 0, 8));
+  auto same = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, valid,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&same.getThenRegion().front());
+    func::FuncOp memcmp = getOrDeclare(
+        loc, "memcmp", b.getFunctionType({ptr, ptr, b.getI64Type()}, {i32}));
+    int64_t bytes = aType.getNumElements() * (elt.getIntOrFloatBitWidth() / 8);
+    Value diff =
+        func::CallOp::create(
+            b, loc, memcmp,
+            ValueRange{basePointer(loc, a), basePointer(loc, c.matrix),
+                       arith::ConstantIntOp::create(b, loc, bytes, 64)})
+            .getResult(0);
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, diff,
+                                         constI32(b, loc, 0))});
+    b.setInsertionPointToStart(&same.getElseRegion().front());
+    scf::YieldOp::create(
+        b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, 0, 1)});
+  }
+  Value miss = arith::XOrIOp::create(
+      b, loc, same.getResult(0), arith::ConstantIntOp::create(b, loc, 1, 1));
+  auto refresh = scf::IfOp::create(b, loc, miss, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&refresh.getThenRegion().front());
+  memref::CopyOp::create(b, loc, a, c.matrix);
+  factoriseInto(lu.factors, lu.pivots, lu.info);
+  memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 1, 8),
+                          c.valid);
+  return lu;
+}
+
 LogicalResult Lowering::lowerSolve(SolveOp op) {
   if (gpu)
     return op.emitOpError(
         "has no GPU lowering (LAPACK runs on the host); compile this program "
         "for the CPU");
   Location loc = op.getLoc();
-  Value a = mapping.lookup(op.getA()), rhs = mapping.lookup(op.getB()),
-        x = mapping.lookup(op.getX());
-  auto aType = cast<MemRefType>(a.getType());
-  Type elt = aType.getElementType();
+  Value rhs = mapping.lookup(op.getB()), x = mapping.lookup(op.getX());
+  Type elt = op.getA().getType().getElementType();
   bool vector = cast<MemRefType>(rhs.getType()).getRank() == 1;
   Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
-  StringRef prefix = elt.isF64() ? "d" : "s";
-  Value n = memref::DimOp::create(b, loc, a, 0);
+  LUFactors lu = factorise(loc, op.getA());
+  Value n = memref::DimOp::create(b, loc, mapping.lookup(op.getA()), 0);
   Value k = vector ? arith::ConstantIndexOp::create(b, loc, 1).getResult()
                    : memref::DimOp::create(b, loc, rhs, 1).getResult();
-
-  // Fortran passes every scalar by reference.
-  auto byRef = [&](Value v) {
-    Value slot = entrySlot(b, loc, v.getType());
-    memref::StoreOp::create(b, loc, v, slot);
-    return slot;
-  };
-  auto toI32 = [&](Value idx) -> Value {
-    return arith::IndexCastOp::create(b, loc, i32, idx);
-  };
-  Value nRef = byRef(toI32(n)), kRef = byRef(toI32(k));
-  Value ldRef =
-      byRef(arith::MaxSIOp::create(b, loc, toI32(n), constI32(b, loc, 1)));
-  func::FuncOp getrf =
-      getOrDeclare(loc, (prefix + "getrf_").str(),
-                   b.getFunctionType({ptr, ptr, ptr, ptr, ptr, ptr}, {}));
-  auto factorise = [&](Value factors, Value pivots, Value info) {
-    memref::CopyOp::create(b, loc, a, factors);
-    func::CallOp::create(
-        b, loc, getrf,
-        ValueRange{basePointer(loc, nRef), basePointer(loc, nRef),
-                   basePointer(loc, factors), basePointer(loc, ldRef),
-                   basePointer(loc, pivots), basePointer(loc, info)});
-  };
-
-  Value factors, pivots, info;
-  SmallVector<Value> scratch;
-  if (auto it = solveCaches.find(op.getA()); it != solveCaches.end()) {
-    SolveCache c = it->second;
-    factors = c.factors, pivots = c.pivots, info = c.info;
-    // Reuse the factors when the matrix is, bit for bit, the one they
-    // came from.
-    Value valid = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne,
-        memref::LoadOp::create(b, loc, c.valid, ValueRange{}),
-        arith::ConstantIntOp::create(b, loc, 0, 8));
-    auto same = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, valid,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&same.getThenRegion().front());
-      func::FuncOp memcmp = getOrDeclare(
-          loc, "memcmp", b.getFunctionType({ptr, ptr, b.getI64Type()}, {i32}));
-      int64_t bytes =
-          aType.getNumElements() * (elt.getIntOrFloatBitWidth() / 8);
-      Value diff =
-          func::CallOp::create(
-              b, loc, memcmp,
-              ValueRange{basePointer(loc, a), basePointer(loc, c.matrix),
-                         arith::ConstantIntOp::create(b, loc, bytes, 64)})
-              .getResult(0);
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           diff, constI32(b, loc, 0))});
-      b.setInsertionPointToStart(&same.getElseRegion().front());
-      scf::YieldOp::create(
-          b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, 0, 1)});
-    }
-    Value miss = arith::XOrIOp::create(
-        b, loc, same.getResult(0), arith::ConstantIntOp::create(b, loc, 1, 1));
-    auto refresh = scf::IfOp::create(b, loc, miss, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&refresh.getThenRegion().front());
-    memref::CopyOp::create(b, loc, a, c.matrix);
-    factorise(factors, pivots, info);
-    memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 1, 8),
-                            c.valid);
-  } else {
-    // Dynamic shapes: factorise per call into scratch.
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < 2; ++d)
-      if (aType.isDynamicDim(d))
-        sizes.push_back(memref::DimOp::create(b, loc, a, d));
-    factors = memref::AllocOp::create(
-        b, loc, MemRefType::get(aType.getShape(), elt), sizes);
-    pivots = memref::AllocOp::create(
-        b, loc, MemRefType::get({ShapedType::kDynamic}, i32), n);
-    info = entrySlot(b, loc, i32);
-    factorise(factors, pivots, info);
-    scratch = {factors, pivots};
-  }
-
   int64_t dyn = ShapedType::kDynamic;
   Value cols = memref::AllocOp::create(b, loc, MemRefType::get({dyn, dyn}, elt),
                                        ValueRange{k, n});
-  scratch.push_back(cols);
+  lu.scratch.push_back(cols);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value ok = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
-      memref::LoadOp::create(b, loc, info, ValueRange{}), constI32(b, loc, 0));
+      memref::LoadOp::create(b, loc, lu.info, ValueRange{}),
+      constI32(b, loc, 0));
   auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -211,20 +223,22 @@ LogicalResult Lowering::lowerSolve(SolveOp op) {
                               ValueRange{vector ? zero : ivs[1], ivs[0]});
     });
     Value trans = byRef(
-        arith::ConstantIntOp::create(b, loc, op.getTranspose() ? 'N' : 'T', 8));
+        b, loc,
+        arith::ConstantIntOp::create(b, loc, op.getTranspose() ? 'T' : 'N', 8));
+    Value kRef = byRef(b, loc, arith::IndexCastOp::create(b, loc, i32, k));
     // The trailing argument is the hidden length of the character
     // argument (gfortran's calling convention).
     func::FuncOp getrs = getOrDeclare(
-        loc, (prefix + "getrs_").str(),
+        loc, elt.isF64() ? "dgetrs_" : "sgetrs_",
         b.getFunctionType(
             {ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, b.getI64Type()}, {}));
     Value solveInfo = entrySlot(b, loc, i32);
     func::CallOp::create(
         b, loc, getrs,
-        ValueRange{basePointer(loc, trans), basePointer(loc, nRef),
-                   basePointer(loc, kRef), basePointer(loc, factors),
-                   basePointer(loc, ldRef), basePointer(loc, pivots),
-                   basePointer(loc, cols), basePointer(loc, ldRef),
+        ValueRange{basePointer(loc, trans), basePointer(loc, lu.nRef),
+                   basePointer(loc, kRef), basePointer(loc, lu.factors),
+                   basePointer(loc, lu.ldRef), basePointer(loc, lu.pivots),
+                   basePointer(loc, cols), basePointer(loc, lu.ldRef),
                    basePointer(loc, solveInfo),
                    arith::ConstantIntOp::create(b, loc, 1, 64)});
     forEachElement(b, loc, x, [&](ValueRange ivs) {
@@ -247,7 +261,75 @@ LogicalResult Lowering::lowerSolve(SolveOp op) {
     Value line = arith::ConstantIntOp::create(b, loc, sourceLine(loc), 64);
     memref::StoreOp::create(b, loc, line, flag, ValueRange{});
   }
-  for (Value v : scratch)
+  for (Value v : lu.scratch)
+    memref::DeallocOp::create(b, loc, v);
+  return success();
+}
+
+LogicalResult Lowering::lowerDet(DetOp op) {
+  if (gpu)
+    return op.emitOpError(
+        "has no GPU lowering (LAPACK runs on the host); compile this program "
+        "for the CPU");
+  Location loc = op.getLoc();
+  Type elt = op.getA().getType().getElementType();
+  LUFactors lu = factorise(loc, op.getA());
+  // det A = (-1)^(row interchanges) * prod U_ii. An exactly singular A
+  // (getrf's info > 0) still has its complete factors, with a zero U_ii:
+  // 0, sign 0 and log 0 = -inf follow without a branch, as in NumPy.
+  Value n = memref::DimOp::create(b, loc, mapping.lookup(op.getA()), 0);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  DetKind kind = op.getKind();
+  auto real = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, elt, b.getFloatAttr(elt, v));
+  };
+  Value init = real(kind == DetKind::logabs ? 0.0 : 1.0);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, n, one,
+      ValueRange{init, arith::ConstantIntOp::create(b, loc, 0, 1)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = loop.getInductionVar();
+    Value acc = loop.getRegionIterArgs()[0];
+    Value odd = loop.getRegionIterArgs()[1];
+    Value u = memref::LoadOp::create(b, loc, lu.factors, ValueRange{i, i});
+    // Pivots are 1-based row numbers: row i was swapped unless ipiv = i+1.
+    Value piv = memref::LoadOp::create(b, loc, lu.pivots, ValueRange{i});
+    Value row = arith::IndexCastOp::create(
+        b, loc, b.getI32Type(), arith::AddIOp::create(b, loc, i, one));
+    Value swapped =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, piv, row);
+    odd = arith::XOrIOp::create(b, loc, odd, swapped);
+    if (kind == DetKind::det) {
+      acc = arith::MulFOp::create(b, loc, acc, u);
+    } else if (kind == DetKind::logabs) {
+      Value mag = math::AbsFOp::create(b, loc, u);
+      acc =
+          arith::AddFOp::create(b, loc, acc, math::LogOp::create(b, loc, mag));
+    } else {
+      // sign(u): -1, 0 or 1.
+      Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, u,
+                                        real(0.0));
+      Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, u,
+                                        real(0.0));
+      Value s = arith::SelectOp::create(
+          b, loc, pos, real(1.0),
+          arith::SelectOp::create(b, loc, neg, real(-1.0), real(0.0)));
+      acc = arith::MulFOp::create(b, loc, acc, s);
+    }
+    scf::YieldOp::create(b, loc, ValueRange{acc, odd});
+  }
+  Value result = loop.getResult(0);
+  if (kind != DetKind::logabs) {
+    Value negated = arith::NegFOp::create(b, loc, result);
+    result =
+        arith::SelectOp::create(b, loc, loop.getResult(1), negated, result);
+  }
+  memref::StoreOp::create(b, loc, result, mapping.lookup(op.getResult()),
+                          ValueRange{});
+  for (Value v : lu.scratch)
     memref::DeallocOp::create(b, loc, v);
   return success();
 }

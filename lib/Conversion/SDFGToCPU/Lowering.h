@@ -198,6 +198,18 @@ private:
   func::FuncOp getOrDeclare(Location loc, StringRef name, FunctionType type);
   /// The aligned base pointer of a memref as an !llvm.ptr.
   Value basePointer(Location loc, Value memref);
+
+  /// LAPACK's LU factors of the matrix `matrix` (an sdfg container) for one
+  /// solve or determinant (LinearSolve.cpp): from its cache when it has
+  /// one, else into scratch freed by the caller.
+  struct LUFactors {
+    Value factors, pivots;
+    Value info;        // memref<i32>: getrf's info
+    Value nRef, ldRef; // memref<i32>: n and the leading dimension
+    SmallVector<Value> scratch;
+  };
+  LUFactors factorise(Location loc, Value matrix);
+  LogicalResult lowerDet(DetOp op);
 };
 
 /// Replaces math.log1p and math.expm1 under `root` by formulas exact to a

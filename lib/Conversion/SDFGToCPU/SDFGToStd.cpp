@@ -265,6 +265,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](GemvOp g) { return lowerGemv(g); })
       .Case([&](DotOp d) { return lowerDot(d); })
       .Case([&](SolveOp s) { return lowerSolve(s); })
+      .Case([&](DetOp d) { return lowerDet(d); })
       .Case([&](TransposeOp t) { return lowerTranspose(t); })
       .Case([&](ReduceOp r) { return lowerReduce(r); })
       .Default([&](Operation *other) {
@@ -694,11 +695,16 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
   DenseMap<unsigned, SmallVector<Value>> cacheAt, uncacheAfter;
   if (!gpu) {
     llvm::MapVector<Value, std::pair<unsigned, unsigned>> spans;
-    body.walk([&](SolveOp s) {
-      if (!s.getA().getType().hasStaticShape())
+    body.walk([&](Operation *op) {
+      Value matrix;
+      if (auto s = dyn_cast<SolveOp>(op))
+        matrix = s.getA();
+      else if (auto d = dyn_cast<DetOp>(op))
+        matrix = d.getA();
+      if (!matrix || !cast<MemRefType>(matrix.getType()).hasStaticShape())
         return;
-      unsigned p = position.lookup(body.findAncestorOpInBlock(*s));
-      auto [it, inserted] = spans.try_emplace(s.getA(), p, p);
+      unsigned p = position.lookup(body.findAncestorOpInBlock(*op));
+      auto [it, inserted] = spans.try_emplace(matrix, p, p);
       it->second.first = std::min(it->second.first, p);
       it->second.second = std::max(it->second.second, p);
     });

@@ -105,3 +105,28 @@ double SolveOp::getWorkEstimate() {
          numElements(getA()) + 2 * numElements(getB());
 }
 bool SolveOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
+// det
+//===----------------------------------------------------------------------===//
+
+Value DetOp::getOutputContainer() { return getResult(); }
+SmallVector<Value> DetOp::getInputContainers() { return {getA()}; }
+bool DetOp::accumulatesIntoOutput() { return false; }
+// d det = det A^-T, d log|det| = A^-T; the sign is piecewise constant.
+SmallVector<Value> DetOp::getReverseReads() {
+  switch (getKind()) {
+  case DetKind::det:
+    return {getA(), getResult()};
+  case DetKind::logabs:
+    return {getA()};
+  case DetKind::sign:
+    return {};
+  }
+  llvm_unreachable("unknown determinant kind");
+}
+double DetOp::getWorkEstimate() {
+  double n = extent(getA(), 0);
+  return 2.0 / 3.0 * n * n * n + 2 * numElements(getA());
+}
+bool DetOp::callsLibrary() { return true; }

@@ -970,6 +970,66 @@ LogicalResult SolveOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
+/// A new transient of `type` at the top of the SDFG being built (the
+/// backward state may not allocate).
+static Value scratchContainer(ReverseBuilder &rb, Location loc,
+                              MemRefType type) {
+  auto sdfg =
+      rb.b.getInsertionBlock()->getParentOp()->getParentOfType<SDFGOp>();
+  OpBuilder::InsertionGuard guard(rb.b);
+  rb.b.setInsertionPointToStart(&sdfg.getBody().front());
+  return AllocOp::create(rb.b, loc, type, ValueRange{});
+}
+
+LogicalResult DetOp::emitReverse(ReverseBuilder &rb) {
+  Value dr = rb.gradientOf(getResult());
+  if (dr) {
+    Location loc = getLoc();
+    Value dA = rb.gradientOf(getA());
+    // The sign is piecewise constant: no gradient.
+    if (dA && getKind() != DetKind::sign) {
+      if (failed(requireStatic(*this, getA())))
+        return failure();
+      // d log|det A| = A^-T, d det A = det A^-T: S = c I, then S = A^-T S
+      // (a transposed solve in place, on the forward's factors), dA += S.
+      MemRefType type = getA().getType();
+      Type elt = type.getElementType();
+      MLIRContext *ctx = getContext();
+      AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+      AffineMap scalar = AffineMap::get(2, 0, {}, ctx);
+      bool det = getKind() == DetKind::det;
+      Value s = scratchContainer(rb, loc, type);
+      {
+        OpBuilder::InsertionGuard guard(rb.b);
+        SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+        SmallVector<Value> ins = {p[0], p[1], rb.load(loc, dr, scalar, p)};
+        if (det)
+          ins.push_back(rb.load(loc, getResult(), scalar, p));
+        TaskletOp t = rb.tasklet(
+            loc, {elt}, ins,
+            [&](OpBuilder &ib, ArrayRef<Value> a) -> SmallVector<Value> {
+              Value c = a[2];
+              if (det)
+                c = arith::MulFOp::create(ib, loc, c, a[3]);
+              Value onDiagonal = arith::CmpIOp::create(
+                  ib, loc, arith::CmpIPredicate::eq, a[0], a[1]);
+              Value zero = arith::ConstantOp::create(ib, loc, elt,
+                                                     ib.getFloatAttr(elt, 0));
+              return {arith::SelectOp::create(ib, loc, onDiagonal, c, zero)};
+            });
+        rb.store(loc, t.getResult(0), s, id, p, /*accumulate=*/false);
+      }
+      SolveOp::create(rb.b, loc, getA(), s, s, /*transpose=*/true);
+      OpBuilder::InsertionGuard guard(rb.b);
+      SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+      rb.store(loc, rb.load(loc, s, id, p), dA, id, p, /*accumulate=*/true);
+    }
+    rb.fill(loc, dr, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getResult());
+  return success();
+}
+
 LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
   Value dOut = rb.gradientOf(getOutput());
   if (dOut) {

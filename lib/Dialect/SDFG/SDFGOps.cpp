@@ -975,6 +975,14 @@ LogicalResult SolveOp::verify() {
   return success();
 }
 
+LogicalResult DetOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  if (failed(verifyFloatOperands(*this, {a, r}, {2, 0})))
+    return failure();
+  return expectSameExtent(*this, a.getDimSize(0), a.getDimSize(1),
+                          "square matrix extent");
+}
+
 LogicalResult ReduceOp::verify() {
   MemRefType in = getInput().getType(), out = getOutput().getType();
   if (getInput() == getOutput())

@@ -191,7 +191,8 @@ _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "concatenate", "stack", "reshape", "ravel", "einsum", "roll",
          "argmax", "argmin", "cumsum",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
-         "linalg.norm", "linalg.solve", "linalg.inv"}
+         "linalg.norm", "linalg.solve", "linalg.inv", "linalg.det",
+         "linalg.slogdet"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
 _DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
            "int32": np.int32, "bool_": np.bool_, "double": np.float64,
@@ -839,15 +840,15 @@ def _more(tr, name, args, kwargs, node):
         return elementwise(tr, "sqrt", [sq], node)
     if name in ("linalg.solve", "linalg.inv"):
         return _linalg_solve(tr, name[len("linalg."):], args, kwargs, node)
+    if name in ("linalg.det", "linalg.slogdet"):
+        return _linalg_det(tr, name[len("linalg."):], args, kwargs, node)
     raise tr.unsupported(node, f"np.{name}")
 
 
-def _linalg_solve(tr, name, args, kwargs, node):
-    """np.linalg.solve(A, b) and np.linalg.inv(A) (= solve(A, I)): an
-    sdfg.solve (LAPACK's LU with partial pivoting), whose reverse-mode rule
-    is one more solve with the transposed matrix."""
+def _square_matrix(tr, name, args, kwargs, node, arity=1):
+    """The checks np.linalg's LU-based functions share: the argument count,
+    the CPU, one square matrix of static shape. Returns (matrix, n)."""
     _no_kwargs(tr, kwargs, node)
-    arity = 2 if name == "solve" else 1
     if len(args) != arity:
         raise tr.error(f"np.linalg.{name} takes {arity} argument"
                        f"{'s' if arity > 1 else ''}", node)
@@ -865,6 +866,34 @@ def _linalg_solve(tr, name, args, kwargs, node):
     if n != m:
         raise tr.error(f"np.linalg.{name}: the matrix must be square, got "
                        f"{n}x{m}", node)
+    return a, n
+
+
+def _linalg_det(tr, name, args, kwargs, node):
+    """np.linalg.det(A) and np.linalg.slogdet(A) (a (sign, logabsdet)
+    pair): sdfg.det ops sharing one LU factorisation; the gradient of
+    log|det A| is A^-T (det A times that for det)."""
+    a, n = _square_matrix(tr, name, args, kwargs, node)
+    dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
+    va = _blas_operand(tr, a, dtype, node)
+    # det A^T = det A: a transposed view is taken as it is.
+    kinds = ["det"] if name == "det" else ["sign", "logabs"]
+    results = []
+    for kind in kinds:
+        out = tr.transient_view([], dtype, node, kind)
+        ca, co = va.container, out.container
+        tr.em.line(f"sdfg.det {kind} {ca.ssa} -> {co.ssa} : {ca.mlir_type} "
+                   f"-> {co.mlir_type}")
+        results.append(ViewLeaf(out))
+    return results[0] if name == "det" else tuple(results)
+
+
+def _linalg_solve(tr, name, args, kwargs, node):
+    """np.linalg.solve(A, b) and np.linalg.inv(A) (= solve(A, I)): an
+    sdfg.solve (LAPACK's LU with partial pivoting), whose reverse-mode rule
+    is one more solve with the transposed matrix."""
+    a, n = _square_matrix(tr, name, args, kwargs, node,
+                          2 if name == "solve" else 1)
     if name == "solve":
         b = tr.to_expr(args[1])
         if len(b.shape) not in (1, 2):

@@ -44,9 +44,9 @@ sdfg.sdfg @reduce(%A: memref<?x?xf64>, %R: memref<?xf64>) {
 }
 
 // Solve: LAPACK getrf/getrs (Fortran: scalars by reference, slots in the
-// entry block). Row-major A is column-major A^T, so trans = 'T' (84)
-// solves A X = B and 'N' (78) A^T X = B; the right-hand sides go in as
-// columns. The solves on one matrix share a cache (allocated around the
+// entry block), on a transposed copy of A (LAPACK is column-major), so
+// trans = 'N' (78) solves A X = B and 'T' (84) A^T X = B; the right-hand
+// sides go in as columns. The solves on one matrix share a cache (allocated around the
 // top-level steps that use it): a copy of the matrix last factorised, its
 // factors and pivots; getrf runs only when memcmp finds the matrix
 // changed. A zero pivot fills X with NaN and stores the op's line in
@@ -64,7 +64,7 @@ sdfg.sdfg @reduce(%A: memref<?x?xf64>, %R: memref<?xf64>) {
 // CHECK: } else {
 // CHECK: scf.if
 // CHECK-NEXT: memref.copy %{{.*}}, %[[COPY]]
-// CHECK-NEXT: memref.copy %{{.*}}, %[[LU]]
+// CHECK: memref.store %{{.*}}, %[[LU]][%[[J:.*]], %[[I:.*]]]
 // CHECK: call @dgetrf_(
 // CHECK: memref.store %{{.*}}, %[[VALID]][] : memref<i8>
 // CHECK: %[[COLS:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
@@ -72,7 +72,7 @@ sdfg.sdfg @reduce(%A: memref<?x?xf64>, %R: memref<?xf64>) {
 // CHECK: arith.cmpi eq, %[[OK]]
 // CHECK: scf.if
 // CHECK: memref.store %{{.*}}, %[[COLS]][%{{.*}}, %{{.*}}]
-// CHECK: arith.constant 84 : i8
+// CHECK: arith.constant 78 : i8
 // CHECK: call @dgetrs_(
 // CHECK: } else {
 // CHECK: arith.constant 0x7FF8000000000000 : f64
@@ -84,7 +84,7 @@ sdfg.sdfg @reduce(%A: memref<?x?xf64>, %R: memref<?xf64>) {
 // CHECK-NEXT: memref.dealloc %[[LU]]
 // CHECK-NEXT: memref.dealloc %[[PIV]]
 // CHECK: call @sgetrf_(
-// CHECK: arith.constant 78 : i8
+// CHECK: arith.constant 84 : i8
 // CHECK: call @sgetrs_(
 sdfg.sdfg @solve(%A: memref<3x3xf64>, %B: memref<3x2xf64>, %X: memref<3x2xf64>,
                  %F: memref<3x3xf32>, %y: memref<3xf32>) {
@@ -95,5 +95,32 @@ sdfg.sdfg @solve(%A: memref<3x3xf64>, %B: memref<3x2xf64>, %X: memref<3x2xf64>,
   }
   sdfg.state {
     sdfg.solve %F, %y -> %y {transpose} : memref<3x3xf32>, memref<3xf32> -> memref<3xf32>
+  }
+}
+
+// Determinants: the factors from the cache the solves on the same matrix
+// share, then a loop over U's diagonal, carrying the product (or the sum
+// of log|U_ii|, or the product of signs) and the parity of the row
+// interchanges (pivot i+1 means none); odd parity negates.
+// CHECK-LABEL: func.func @det
+// CHECK: call @memcmp(
+// CHECK: call @dgetrf_(
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[ODD:.*]] = %false)
+// CHECK: %[[U:.*]] = memref.load %{{.*}}[%[[I]], %[[I]]]
+// CHECK: %[[P:.*]] = memref.load %{{.*}}[%[[I]]] : memref<4xi32>
+// CHECK: arith.cmpi ne, %[[P]]
+// CHECK: arith.xori %[[ODD]]
+// CHECK: arith.mulf %[[ACC]], %[[U]]
+// CHECK: %[[NEG:.*]] = arith.negf %[[LOOP]]#0
+// CHECK: arith.select %[[LOOP]]#1, %[[NEG]], %[[LOOP]]#0
+// CHECK: math.absf
+// CHECK: math.log
+// CHECK: call @dgetrs_(
+sdfg.sdfg @det(%A: memref<4x4xf64>, %d: memref<f64>, %l: memref<f64>,
+               %b: memref<4xf64>) {
+  sdfg.state {
+    sdfg.det det %A -> %d : memref<4x4xf64> -> memref<f64>
+    sdfg.det logabs %A -> %l : memref<4x4xf64> -> memref<f64>
+    sdfg.solve %A, %b -> %b : memref<4x4xf64>, memref<4xf64> -> memref<4xf64>
   }
 }

@@ -601,3 +601,21 @@ sdfg.sdfg @solve_int(%A: memref<4x4xi64>, %b: memref<4xi64>, %x: memref<4xi64>) 
     sdfg.solve %A, %b -> %x : memref<4x4xi64>, memref<4xi64> -> memref<4xi64>
   }
 }
+
+// -----
+
+sdfg.sdfg @det_square(%A: memref<4x3xf64>, %r: memref<f64>) {
+  sdfg.state {
+    // expected-error @+1 {{square matrix extent mismatch: 4 vs 3}}
+    sdfg.det det %A -> %r : memref<4x3xf64> -> memref<f64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @det_result(%A: memref<4x4xf64>, %r: memref<1xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operand 1 must have rank 0, got 1}}
+    sdfg.det logabs %A -> %r : memref<4x4xf64> -> memref<1xf64>
+  }
+}

@@ -139,3 +139,15 @@ sdfg.sdfg @solve(%A: memref<4x4xf64>, %B: memref<4x2xf64>,
     sdfg.solve %A, %y -> %y {transpose} : memref<4x4xf64>, memref<4xf64> -> memref<4xf64>
   }
 }
+
+// CHECK-LABEL: sdfg.sdfg @det
+// CHECK: sdfg.det det %arg0 -> %arg1 : memref<4x4xf64> -> memref<f64>
+// CHECK: sdfg.det sign %arg0 -> %arg1 : memref<4x4xf64> -> memref<f64>
+// CHECK: sdfg.det logabs %arg0 -> %arg1 : memref<4x4xf64> -> memref<f64>
+sdfg.sdfg @det(%A: memref<4x4xf64>, %r: memref<f64>) {
+  sdfg.state {
+    sdfg.det det %A -> %r : memref<4x4xf64> -> memref<f64>
+    sdfg.det sign %A -> %r : memref<4x4xf64> -> memref<f64>
+    sdfg.det logabs %A -> %r : memref<4x4xf64> -> memref<f64>
+  }
+}

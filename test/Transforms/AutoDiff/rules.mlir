@@ -599,3 +599,55 @@ sdfg.sdfg @solve(%A: memref<3x3xf64> {sdfg.name = "A"},
     sdfg.dot %y, %y -> %out {accumulate} : memref<3xf64>, memref<3xf64> -> memref<f64>
   }
 }
+
+// -----
+
+// d det A = det A^-T: a scratch S = (d_out * det) I, S = A^-T S by a
+// transposed solve in place (on the forward's factors), d_A += S.
+// CHECK-LABEL: sdfg.sdfg @det_grad(
+// CHECK: %[[S:.*]] = sdfg.alloc() : memref<3x3xf64>
+// CHECK: sdfg.det det %A -> %out
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (3, 3)
+// CHECK: %[[D:.*]] = sdfg.load %d_out[]
+// CHECK: %[[R:.*]] = sdfg.load %out[]
+// CHECK: sdfg.tasklet(%[[I]], %[[J]], %[[D]], %[[R]])
+// CHECK: arith.mulf
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// CHECK: sdfg.store %{{.*}}, %[[S]][%[[I]], %[[J]]]
+// CHECK: sdfg.solve %A, %[[S]] -> %[[S]] {transpose}
+// CHECK: sdfg.load %[[S]]
+// CHECK: sdfg.store %{{.*}}, %d_A[{{.*}}] wcr(add)
+sdfg.sdfg @det(%A: memref<3x3xf64> {sdfg.name = "A"},
+               %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  sdfg.state {
+    sdfg.det det %A -> %out : memref<3x3xf64> -> memref<f64>
+  }
+}
+
+// -----
+
+// The sign of a determinant is piecewise constant: no gradient reaches A
+// through it (log|det A| gives A^-T).
+// CHECK-LABEL: sdfg.sdfg @det_sign_grad(
+// CHECK: sdfg.state "reverse"
+// CHECK-NOT: sdfg.solve
+// CHECK: sdfg.sdfg @det_logabs_grad(
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.solve %A, %{{.*}} {transpose}
+sdfg.sdfg @det_sign(%A: memref<3x3xf64> {sdfg.name = "A"},
+                    %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  sdfg.state {
+    sdfg.det sign %A -> %out : memref<3x3xf64> -> memref<f64>
+  }
+}
+sdfg.sdfg @det_logabs(%A: memref<3x3xf64> {sdfg.name = "A"},
+                      %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  sdfg.state {
+    sdfg.det logabs %A -> %out : memref<3x3xf64> -> memref<f64>
+  }
+}

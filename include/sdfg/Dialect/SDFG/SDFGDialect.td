@@ -65,4 +65,11 @@ def SDFG_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
   let cppNamespace = "::mlir::sdfg";
 }
 
+def SDFG_DetKind : I32EnumAttr<"DetKind", "determinant quantity", [
+    I32EnumAttrCase<"det", 0>,
+    I32EnumAttrCase<"sign", 1>,
+    I32EnumAttrCase<"logabs", 2>]> {
+  let cppNamespace = "::mlir::sdfg";
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGDIALECT_TD

@@ -521,4 +521,26 @@ def SDFG_SolveOp : SDFG_LibraryOp<"solve"> {
   }];
 }
 
+def SDFG_DetOp : SDFG_LibraryOp<"det"> {
+  let summary = "Determinant of a square matrix (LU with partial pivoting)";
+  let description = [{
+    Writes into the 0-d `result` the determinant of the square `A` (`det`),
+    its sign (`sign`: -1, 0 or 1) or the logarithm of its absolute value
+    (`logabs`), as NumPy's `det` and `slogdet`. From LAPACK's getrf: the
+    product of the pivots, negated per row interchange. A singular `A`
+    (an exactly zero pivot) gives 0, 0 and -inf, as in NumPy. The
+    factorisation is shared with the `sdfg.solve`s on the same container
+    (see `sdfg.solve`).
+
+    ```mlir
+    sdfg.det logabs %A -> %r : memref<8x8xf64> -> memref<f64>
+    ```
+  }];
+  let arguments = (ins SDFG_DetKind:$kind, SDFG_Container:$a,
+                       SDFG_Container:$result);
+  let assemblyFormat = [{
+    $kind $a `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGOPS_TD
