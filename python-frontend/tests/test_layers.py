@@ -3,6 +3,8 @@ matrices multiplied with @ (attention heads, projections of batches,
 broadcast batch dimensions), forward against NumPy and gradients against
 finite differences."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -113,3 +115,59 @@ def test_contracted_extents_must_agree():
     with pytest.raises(sdfg.FrontendError,
                        match=r"mismatch in the contracted dimension"):
         sdfg.program(f)(np.ones((2, 3, 4)), np.ones((5, 2)))
+
+
+def shared_left(W, X):
+    # A matrix applied to every entry of a stack: 2-d @ 3-d.
+    return np.sum(np.sin(W @ X))
+
+
+def stacked_products(A, B, C):
+    # 3-d @ 3-d, a transposed stack, and a stack times a matrix.
+    return np.sum((A @ np.transpose(B, (0, 2, 1))) @ C)
+
+
+@pytest.mark.parametrize("fn,inputs", [
+    (shared_left, lambda r: (r.random((3, 4)) - 0.5, r.random((5, 4, 2)))),
+    (stacked_products, lambda r: (r.random((4, 3, 5)), r.random((4, 6, 5)),
+                                  r.random((6, 2)))),
+    (projected_batch, lambda r: (r.random((3, 5, 4)), r.random((4, 2)),
+                                 r.random(2))),
+    (attention, CASES[0][1]),
+], ids=["shared_left", "stacked_products", "projected_batch", "attention"])
+def test_stacks_of_matrices_call_blas(fn, inputs):
+    # Stacks times matrices or stacks of the same length are batched GEMMs
+    # (BLAS), forward and backward, not fused reductions.
+    args = inputs(np.random.default_rng(4))
+    text = sdfg.to_mlir(fn, *args)
+    assert re.search(r"sdfg\.matmul .*memref<\d+x\d+x\d+xf64>", text), text
+    np.testing.assert_allclose(sdfg.program(fn)(*args), fn(*args),
+                               rtol=1e-12)
+    names = list(fn.__code__.co_varnames[:len(args)])
+    g = sdfg.grad(fn, names)(*args)
+    rng = np.random.default_rng(5)
+    dirs = [rng.standard_normal(a.shape) for a in args]
+    h = 1e-6
+    fd = (fn(*[a + h * d for a, d in zip(args, dirs)]) -
+          fn(*[a - h * d for a, d in zip(args, dirs)])) / (2 * h)
+    ad = sum(float(np.sum(g[n] * d)) for n, d in zip(names, dirs))
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+@pytest.mark.parametrize("fn,inputs", [
+    (shared_left, lambda r: (r.random((3, 4)) - 0.5, r.random((5, 4, 2)))),
+    (stacked_products, lambda r: (r.random((4, 3, 5)), r.random((4, 6, 5)),
+                                  r.random((6, 2)))),
+], ids=["shared_left", "stacked_products"])
+def test_batched_gemms_on_the_gpu_emulator(fn, inputs):
+    # The GPU program's batched cuBLAS calls (entry offsets computed on the
+    # host) run on the emulator against the CPU's.
+    args = inputs(np.random.default_rng(6))
+    np.testing.assert_allclose(
+        sdfg.program(fn, device="gpu-emulator")(*args),
+        sdfg.program(fn)(*args), rtol=1e-13)
+    names = list(fn.__code__.co_varnames[:len(args)])
+    got = sdfg.grad(fn, names, device="gpu-emulator")(*args)
+    want = sdfg.grad(fn, names)(*args)
+    for n in names:
+        np.testing.assert_allclose(got[n], want[n], rtol=1e-12, atol=1e-14)

@@ -35,7 +35,9 @@ namespace {
 /// calls into the GPU runtime's cuBLAS functions (through casts).
 bool onlyReachesGPUBlas(Value v) {
   for (Operation *user : v.getUsers()) {
-    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, LLVM::IntToPtrOp>(user)) {
+    // Address arithmetic (a batch entry's offset) keeps it an address.
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::AddIOp,
+            LLVM::IntToPtrOp>(user)) {
       if (!onlyReachesGPUBlas(user->getResult(0)))
         return false;
       continue;

@@ -75,6 +75,21 @@ static std::string blasName(Type elt, StringRef base, bool gpu) {
   return (gpu ? "sdfg_gpu_" : "") + blasFunction(elt, base).str();
 }
 
+/// The aligned base pointer of `memref` advanced by `elements` elements.
+static Value offsetPointer(OpBuilder &b, Location loc, Value memref,
+                           Value elements) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value bytes = arith::MulIOp::create(
+      b, loc, elements,
+      arith::ConstantIndexOp::create(
+          b, loc, type.getElementType().getIntOrFloatBitWidth() / 8));
+  Value i64 = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, idx, bytes));
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
+}
+
 LogicalResult Lowering::lowerMatmul(MatmulOp op) {
   Location loc = op.getLoc();
   Value a = mapping.lookup(op.getA()), bm = mapping.lookup(op.getB()),
@@ -86,23 +101,86 @@ LogicalResult Lowering::lowerMatmul(MatmulOp op) {
       {i32, i32, i32, i32, i32, i32, elt, ptr, i32, ptr, i32, elt, ptr, i32},
       {});
   func::FuncOp fn = getOrDeclare(loc, blasName(elt, "gemm", gpu), fnTy);
-  Value k = args.dimI32(a, op.getTransposeA() ? 0 : 1);
-  SmallVector<Value> operands = {
-      args.i32(kCblasRowMajor),
-      args.i32(op.getTransposeA() ? kCblasTrans : kCblasNoTrans),
-      args.i32(op.getTransposeB() ? kCblasTrans : kCblasNoTrans),
-      args.dimI32(c, 0),
-      args.dimI32(c, 1),
-      k,
-      args.real(elt, 1.0),
-      basePointer(loc, a),
-      args.leading(a),
-      basePointer(loc, bm),
-      args.leading(bm),
-      args.real(elt, op.getAccumulate() ? 1.0 : 0.0),
-      basePointer(loc, c),
-      args.leading(c)};
-  func::CallOp::create(b, loc, fn, operands);
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  // The matrix dimensions are the last two; a leading one is the batch.
+  unsigned ra = op.getA().getType().getRank() - 2,
+           rb = op.getB().getType().getRank() - 2,
+           rc = op.getC().getType().getRank() - 2;
+  auto dim = [&](Value m, unsigned d) -> Value {
+    return memref::DimOp::create(b, loc, m, d);
+  };
+  auto toI32 = [&](Value idx) -> Value {
+    return arith::IndexCastOp::create(b, loc, i32, idx);
+  };
+  auto leading = [&](Value m, unsigned r) -> Value {
+    return arith::MaxSIOp::create(b, loc, toI32(dim(m, r + 1)), args.i32(1));
+  };
+  auto gemm = [&](Value pa, Value pb, Value pc, Value m, Value n, Value k,
+                  Value beta) {
+    func::CallOp::create(b, loc, fn,
+                         ValueRange{args.i32(kCblasRowMajor),
+                                    args.i32(ta ? kCblasTrans : kCblasNoTrans),
+                                    args.i32(tb ? kCblasTrans : kCblasNoTrans),
+                                    toI32(m), toI32(n), toI32(k),
+                                    args.real(elt, 1.0), pa, leading(a, ra), pb,
+                                    leading(bm, rb), beta, pc, leading(c, rc)});
+  };
+  Value m = dim(c, rc), n = dim(c, rc + 1), k = dim(a, ra + (ta ? 0 : 1));
+  Value keep = args.real(elt, op.getAccumulate() ? 1.0 : 0.0);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  if (ra == 0 && rb == 0) {
+    gemm(basePointer(loc, a), basePointer(loc, bm), basePointer(loc, c), m, n,
+         k, keep);
+    return success();
+  }
+  Value batch = dim(ra ? a : bm, 0);
+  // The batch stacks into rows where the matrices are contiguous: X[b] W
+  // is one GEMM of (batch m) rows, sum_b X[b]^T Y[b] one of inner extent
+  // (batch k).
+  if (ra && !ta && !rb && rc) {
+    gemm(basePointer(loc, a), basePointer(loc, bm), basePointer(loc, c),
+         arith::MulIOp::create(b, loc, batch, m), n, k, keep);
+    return success();
+  }
+  if (ra && ta && rb && !tb && !rc) {
+    gemm(basePointer(loc, a), basePointer(loc, bm), basePointer(loc, c), m, n,
+         arith::MulIOp::create(b, loc, batch, k), keep);
+    return success();
+  }
+  // One GEMM per batch entry; a shared output sums them (the first one
+  // overwrites it unless accumulating; an empty batch leaves zeros).
+  int64_t staticBatch =
+      cast<MemRefType>((ra ? op.getA() : op.getB()).getType()).getDimSize(0);
+  if (!rc && !op.getAccumulate() && staticBatch <= 0) {
+    Value empty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, batch, zero);
+    auto ifEmpty = scf::IfOp::create(b, loc, empty, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifEmpty.getThenRegion().front());
+    Value z = args.real(elt, 0.0);
+    forEachElement(b, loc, c, [&](ValueRange ivs) {
+      memref::StoreOp::create(b, loc, z, c, ivs);
+    });
+  }
+  auto loop = scf::ForOp::create(b, loc, zero, batch,
+                                 arith::ConstantIndexOp::create(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value i = loop.getInductionVar();
+  auto entry = [&](Value mem, unsigned r) {
+    if (!r)
+      return basePointer(loc, mem);
+    Value size = arith::MulIOp::create(b, loc, dim(mem, 1), dim(mem, 2));
+    return offsetPointer(b, loc, mem, arith::MulIOp::create(b, loc, i, size));
+  };
+  Value beta = keep;
+  if (!rc && !op.getAccumulate()) {
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, i, zero);
+    beta = arith::SelectOp::create(b, loc, first, args.real(elt, 0.0),
+                                   args.real(elt, 1.0));
+  }
+  gemm(entry(a, ra), entry(bm, rb), entry(c, rc), m, n, k, beta);
   return success();
 }
 

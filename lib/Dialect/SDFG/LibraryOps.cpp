@@ -33,8 +33,16 @@ SmallVector<Value> MatmulOp::getInputContainers() { return {getA(), getB()}; }
 bool MatmulOp::accumulatesIntoOutput() { return getAccumulate(); }
 SmallVector<Value> MatmulOp::getReverseReads() { return {getA(), getB()}; }
 double MatmulOp::getWorkEstimate() {
-  return 2 * numElements(getC()) * extent(getA(), getTransposeA() ? 0 : 1) +
-         numElements(getA()) + numElements(getB());
+  // 2 m n k per batch entry; a shared (rank 2) output sums the batch.
+  MemRefType a = getA().getType();
+  double k = extent(getA(), a.getRank() - 2 + (getTransposeA() ? 0 : 1));
+  double batch = 1;
+  for (Value v : {getA(), getB()})
+    if (cast<MemRefType>(v.getType()).getRank() == 3)
+      batch = extent(v, 0);
+  MemRefType c = getC().getType();
+  double mn = extent(getC(), c.getRank() - 2) * extent(getC(), c.getRank() - 1);
+  return 2 * batch * mn * k + numElements(getA()) + numElements(getB());
 }
 bool MatmulOp::callsLibrary() { return true; }
 

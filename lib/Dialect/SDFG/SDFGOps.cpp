@@ -901,17 +901,37 @@ static LogicalResult expectSameExtent(Operation *op, int64_t a, int64_t b,
 
 LogicalResult MatmulOp::verify() {
   MemRefType a = getA().getType(), b = getB().getType(), c = getC().getType();
-  if (failed(verifyFloatOperands(*this, {a, b, c}, {2, 2, 2})))
+  MemRefType types[] = {a, b, c};
+  for (auto [i, t] : llvm::enumerate(types))
+    if (t.getRank() != 2 && t.getRank() != 3)
+      return emitOpError() << "operand " << i << " must have rank 2 or 3, got "
+                           << t.getRank();
+  if (failed(verifyFloatOperands(*this, {a, b, c},
+                                 {a.getRank(), b.getRank(), c.getRank()})))
     return failure();
   if (getC() == getA() || getC() == getB())
     return emitOpError("output must not alias an input");
-  int64_t m = a.getDimSize(getTransposeA() ? 1 : 0);
-  int64_t k1 = a.getDimSize(getTransposeA() ? 0 : 1);
-  int64_t k2 = b.getDimSize(getTransposeB() ? 1 : 0);
-  int64_t n = b.getDimSize(getTransposeB() ? 0 : 1);
+  // Rank 3 operands share the leading (batch) extent; a rank 2 operand is
+  // the same matrix for every batch entry, a rank 2 output their sum.
+  if (a.getRank() == 2 && b.getRank() == 2 && c.getRank() == 3)
+    return emitOpError("a batched output needs a batched input");
+  int64_t batch = ShapedType::kDynamic;
+  for (MemRefType t : types) {
+    if (t.getRank() != 3)
+      continue;
+    if (failed(expectSameExtent(*this, batch, t.getDimSize(0), "batch extent")))
+      return failure();
+    if (!ShapedType::isDynamic(t.getDimSize(0)))
+      batch = t.getDimSize(0);
+  }
+  unsigned ra = a.getRank() - 2, rb = b.getRank() - 2, rc = c.getRank() - 2;
+  int64_t m = a.getDimSize(ra + (getTransposeA() ? 1 : 0));
+  int64_t k1 = a.getDimSize(ra + (getTransposeA() ? 0 : 1));
+  int64_t k2 = b.getDimSize(rb + (getTransposeB() ? 1 : 0));
+  int64_t n = b.getDimSize(rb + (getTransposeB() ? 0 : 1));
   if (failed(expectSameExtent(*this, k1, k2, "inner dimension")) ||
-      failed(expectSameExtent(*this, m, c.getDimSize(0), "row count")) ||
-      failed(expectSameExtent(*this, n, c.getDimSize(1), "column count")))
+      failed(expectSameExtent(*this, m, c.getDimSize(rc), "row count")) ||
+      failed(expectSameExtent(*this, n, c.getDimSize(rc + 1), "column count")))
     return failure();
   return success();
 }

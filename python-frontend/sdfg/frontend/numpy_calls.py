@@ -687,7 +687,8 @@ def matmul(tr, a, b, node):
                        node)
     dtype = np.result_type(ea.dtype, eb.dtype)
     if ra > 2 or rb > 2:
-        return _batched_matmul(tr, ea, eb, node)
+        return (_batched_blas(tr, ea, eb, dtype, node) or
+                _batched_matmul(tr, ea, eb, node))
     if ra == 1 and rb == 1:
         # Inner product as a fused reduction: works on any views.
         return reduce(tr, "sum", tr.binop("mul", ea, eb), None, False, node)
@@ -1274,6 +1275,47 @@ def _check_dot(tr, args, node):
         raise tr.unsupported(node, "np.dot of arrays with more than two "
                              "dimensions", "use @ (np.matmul) for stacks of "
                              "matrices")
+
+
+def _batched_blas(tr, ea, eb, dtype, node):
+    """A stack of matrices times a matrix or a stack of the same length
+    (3-d and 2-d operands of static shape, float): one batched sdfg.matmul
+    (BLAS), whose gradient is batched GEMMs too. None where it does not
+    apply (vectors, more dimensions, broadcast batches)."""
+    ra, rb = len(ea.shape), len(eb.shape)
+    if ra not in (2, 3) or rb not in (2, 3) or not is_float(dtype):
+        return None
+    if not all(as_idx(e).is_const() for e in list(ea.shape) +
+               list(eb.shape)):
+        return None
+    shape_a = [as_idx(e).const for e in ea.shape]
+    shape_b = [as_idx(e).const for e in eb.shape]
+    if ra == 3 and rb == 3 and shape_a[0] != shape_b[0]:
+        return None
+    batch = shape_a[0] if ra == 3 else shape_b[0]
+
+    def operand(e):
+        if len(e.shape) == 2:
+            v = _blas_operand(tr, e, dtype, node)
+            return v, v.is_whole_transposed()
+        if isinstance(e, ViewLeaf) and e.dtype == dtype:
+            if e.view.is_whole():
+                return e.view, False
+            if e.view.is_whole_batch_transposed():
+                return e.view, True
+        v = tr.transient_view(e.shape, dtype, node, "operand")
+        tr.store(v, e)
+        return v, False
+
+    (va, ta), (vb, tb) = operand(ea), operand(eb)
+    out = tr.transient_view([batch, shape_a[-2], shape_b[-1]], dtype, node,
+                            "matmul")
+    flags = [f for f, on in (("transpose_a", ta), ("transpose_b", tb)) if on]
+    attr = f" {{{', '.join(flags)}}}" if flags else ""
+    ca, cb, co = va.container, vb.container, out.container
+    tr.em.line(f"sdfg.matmul {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "
+               f"{ca.mlir_type}, {cb.mlir_type} -> {co.mlir_type}")
+    return ViewLeaf(out)
 
 
 def _batched_matmul(tr, ea, eb, node):

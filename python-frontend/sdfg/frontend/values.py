@@ -167,6 +167,17 @@ class View:
                 and same_extent(self.shape[0], c.shape[1])
                 and same_extent(self.shape[1], c.shape[0]))
 
+    def is_whole_batch_transposed(self):
+        """A 3-d container with its last two axes swapped (a stack of
+        transposed matrices, as BLAS takes them)."""
+        c = self.container
+        order = (0, 2, 1)
+        return (len(c.shape) == 3 and len(self.shape) == 3
+                and all(o == Idx(0) and s == 1 and v == order[d]
+                        for d, (o, s, v) in enumerate(self.base))
+                and all(same_extent(self.shape[order[d]], c.shape[d])
+                        for d in range(3)))
+
     def transpose(self, axes=None):
         n = self.ndim
         axes = list(reversed(range(n))) if axes is None else list(axes)

@@ -29,6 +29,40 @@ sdfg.sdfg @blas(%A: memref<?x?xf64>, %B: memref<?x?xf64>, %C: memref<?x?xf64>,
   }
 }
 
+// Batched GEMMs. A stack times a matrix is one GEMM over the stacked rows
+// (M = batch * m); the gradient of the shared matrix, sum_b X[b]^T Y[b],
+// one GEMM over the stacked inner dimension (K = batch * k). Otherwise one
+// GEMM per batch entry at the entries' offsets (bytes: entry * m * n * 8);
+// a shared output sums them, the first one overwriting (beta 0).
+// CHECK-LABEL: func.func @batched
+// CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[M:.*]] = arith.index_cast %[[ROWS]] : index to i32
+// CHECK: call @cblas_dgemm(%{{.*}}, %c111_i32, %c111_i32, %[[M]],
+// CHECK: %[[INNER:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[K:.*]] = arith.index_cast %[[INNER]] : index to i32
+// CHECK: call @cblas_dgemm(%{{.*}}, %c112_i32, %c111_i32, %{{.*}}, %{{.*}}, %[[K]],
+// CHECK: scf.for %[[B:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK: %[[ENTRY:.*]] = arith.muli %[[B]], %{{.*}} : index
+// CHECK: %[[BYTES:.*]] = arith.muli %[[ENTRY]], %c8 : index
+// CHECK: arith.addi %{{.*}}, %[[BYTES]] : index
+// CHECK: call @cblas_dgemm(%{{.*}}, %c111_i32, %c112_i32,
+// CHECK: }
+// CHECK: scf.for %[[B2:.*]] = %c0 to
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[B2]], %c0 : index
+// CHECK: %[[BETA:.*]] = arith.select %[[FIRST]], %cst, %cst_{{.*}} : f64
+// CHECK: call @cblas_dgemm({{.*}}, %[[BETA]], %{{.*}}, %{{.*}})
+sdfg.sdfg @batched(%X: memref<8x32x16xf64>, %W: memref<16x4xf64>,
+                   %Y: memref<8x32x4xf64>, %dW: memref<16x4xf64>,
+                   %A: memref<8x5x6xf64>, %B: memref<8x7x6xf64>,
+                   %C: memref<8x5x7xf64>, %S: memref<5x7xf64>) {
+  sdfg.state {
+    sdfg.matmul %X, %W -> %Y : memref<8x32x16xf64>, memref<16x4xf64> -> memref<8x32x4xf64>
+    sdfg.matmul %X, %Y -> %dW {transpose_a} : memref<8x32x16xf64>, memref<8x32x4xf64> -> memref<16x4xf64>
+    sdfg.matmul %A, %B -> %C {transpose_b} : memref<8x5x6xf64>, memref<8x7x6xf64> -> memref<8x5x7xf64>
+    sdfg.matmul %A, %B -> %S {transpose_b} : memref<8x5x6xf64>, memref<8x7x6xf64> -> memref<5x7xf64>
+  }
+}
+
 // Reductions: initialise with the identity, then accumulate in a loop nest.
 // CHECK-LABEL: func.func @reduce
 // CHECK: %[[INF:.*]] = arith.constant 0xFFF0000000000000 : f64

@@ -378,7 +378,7 @@ sdfg.sdfg @map_schedule(%N: index) {
 
 sdfg.sdfg @matmul_rank(%A: memref<4xf64>, %B: memref<4x4xf64>, %C: memref<4x4xf64>) {
   sdfg.state {
-    // expected-error @+1 {{operand 0 must have rank 2, got 1}}
+    // expected-error @+1 {{operand 0 must have rank 2 or 3, got 1}}
     sdfg.matmul %A, %B -> %C : memref<4xf64>, memref<4x4xf64> -> memref<4x4xf64>
   }
 }
@@ -617,5 +617,32 @@ sdfg.sdfg @det_result(%A: memref<4x4xf64>, %r: memref<1xf64>) {
   sdfg.state {
     // expected-error @+1 {{operand 1 must have rank 0, got 1}}
     sdfg.det logabs %A -> %r : memref<4x4xf64> -> memref<1xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_rank4(%A: memref<2x3x4x5xf64>, %B: memref<5x2xf64>, %C: memref<2x3x4x2xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operand 0 must have rank 2 or 3, got 4}}
+    sdfg.matmul %A, %B -> %C : memref<2x3x4x5xf64>, memref<5x2xf64> -> memref<2x3x4x2xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_batch(%A: memref<2x3x4xf64>, %B: memref<3x4x5xf64>, %C: memref<2x3x5xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{batch extent mismatch: 2 vs 3}}
+    sdfg.matmul %A, %B -> %C : memref<2x3x4xf64>, memref<3x4x5xf64> -> memref<2x3x5xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @matmul_unbatched(%A: memref<3x4xf64>, %B: memref<4x5xf64>, %C: memref<2x3x5xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{a batched output needs a batched input}}
+    sdfg.matmul %A, %B -> %C : memref<3x4xf64>, memref<4x5xf64> -> memref<2x3x5xf64>
   }
 }

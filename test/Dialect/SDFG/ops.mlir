@@ -151,3 +151,14 @@ sdfg.sdfg @det(%A: memref<4x4xf64>, %r: memref<f64>) {
     sdfg.det logabs %A -> %r : memref<4x4xf64> -> memref<f64>
   }
 }
+
+// CHECK-LABEL: sdfg.sdfg @batched_matmul
+// CHECK: sdfg.matmul %arg0, %arg1 -> %arg2 : memref<8x32x16xf64>, memref<16x4xf64> -> memref<8x32x4xf64>
+// CHECK: sdfg.matmul %arg0, %arg2 -> %arg1 {transpose_a} : memref<8x32x16xf64>, memref<8x32x4xf64> -> memref<16x4xf64>
+sdfg.sdfg @batched_matmul(%X: memref<8x32x16xf64>, %W: memref<16x4xf64>,
+                          %Y: memref<8x32x4xf64>) {
+  sdfg.state {
+    sdfg.matmul %X, %W -> %Y : memref<8x32x16xf64>, memref<16x4xf64> -> memref<8x32x4xf64>
+    sdfg.matmul %X, %Y -> %W {transpose_a} : memref<8x32x16xf64>, memref<8x32x4xf64> -> memref<16x4xf64>
+  }
+}

@@ -421,12 +421,22 @@ class SDFG_LibraryOp<string mnemonic, list<Trait> traits = []>
 }
 
 def SDFG_MatmulOp : SDFG_LibraryOp<"matmul"> {
-  let summary = "Matrix-matrix product (GEMM)";
+  let summary = "Matrix-matrix product (GEMM), batched";
   let description = [{
     `C = op(A) * op(B)`, or `C += op(A) * op(B)` with `accumulate`, where
-    `op` transposes when `transpose_a`/`transpose_b` is set. All operands
-    are 2-d containers of the same float type; the output must not alias an
-    input.
+    `op` transposes (the last two dimensions) when `transpose_a` /
+    `transpose_b` is set. Operands are 2-d or 3-d containers of the same
+    float type; the output must not alias an input. A 3-d operand is a
+    batch of matrices along its first dimension (the 3-d operands share
+    its extent): `C[b] = op(A[b]) op(B[b])`, where a 2-d input is the same
+    matrix for every `b`, and a 2-d output holds the sum over `b` (as the
+    gradient of a matrix shared by a batch needs). Lowered to one GEMM per
+    batch entry, or to a single GEMM when the batch stacks into the rows
+    (`X[b] W`, and its gradient `sum_b X[b]^T dY[b]`).
+
+    ```mlir
+    sdfg.matmul %X, %W -> %Y : memref<8x32x16xf64>, memref<16x4xf64> -> memref<8x32x4xf64>
+    ```
   }];
   let arguments = (ins SDFG_Container:$a, SDFG_Container:$b,
                        SDFG_Container:$c, UnitAttr:$transpose_a,
