@@ -752,6 +752,14 @@ def embedding_bag_loss(E, tokens, W):
     return jnp.sum(jnp.tanh(bags @ W))
 
 
+def self_attention_loss(X, Wq, Wk, Wv, Wo):
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    s = Q @ jnp.transpose(K, (0, 2, 1)) / jnp.sqrt(X.shape[2])
+    p = jnp.exp(s - jnp.max(s, axis=2, keepdims=True))
+    p = p / jnp.sum(p, axis=2, keepdims=True)
+    return jnp.sum(X + (p @ V) @ Wo)
+
+
 def crank_nicolson_loss(u, kappa, T):
     n = u.shape[0]
     i = jnp.arange(1, n - 1)

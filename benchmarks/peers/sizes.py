@@ -147,6 +147,14 @@ def _crank_nicolson(N, T):
     return lambda rng: (rng.random(N), 0.2 + 0.3 * rng.random(N), T)
 
 
+def _self_attention(B, S, D):
+    # Weights scaled by 1 / sqrt(D), as initialisers do.
+    def inputs(rng):
+        return (rng.standard_normal((B, S, D)),) + tuple(
+            rng.standard_normal((D, D)) / math.sqrt(D) for _ in range(4))
+    return inputs
+
+
 def _trisolv(N):
     return lambda rng: (K._lower_unit_dominant(rng, N), np.zeros(N),
                         rng.random(N))
@@ -381,6 +389,9 @@ SIZES = {
     # Dense linear solves (LAPACK): one per time step.
     "crank_nicolson": {"S": _crank_nicolson(400, 20),
                        "L": _crank_nicolson(2000, 50)},
+    # A transformer layer's attention (batch x sequence x model width).
+    "self_attention": {"S": _self_attention(16, 256, 64),
+                       "L": _self_attention(64, 512, 128)},
 }
 
 DOMAIN = {
@@ -404,6 +415,7 @@ DOMAIN = {
     "csr_matvec": "sparse", "graph_allen_cahn": "sparse",
     "embedding_bag": "deep-learning",
     "crank_nicolson": "solver",
+    "self_attention": "deep-learning",
 }
 
 

@@ -740,6 +740,13 @@ def embedding_bag_loss(E, tokens, W):
     return torch.tanh(bags @ W).sum()
 
 
+def self_attention_loss(X, Wq, Wk, Wv, Wo):
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    s = Q @ K.transpose(1, 2) / math.sqrt(X.shape[2])
+    p = torch.softmax(s, dim=2)
+    return (X + (p @ V) @ Wo).sum()
+
+
 def crank_nicolson_loss(u, kappa, T):
     n = u.shape[0]
     i = torch.arange(1, n - 1)
@@ -800,6 +807,7 @@ LOSSES = {
     "graph_allen_cahn": graph_allen_cahn_loss,
     "embedding_bag": embedding_bag_loss,
     "crank_nicolson": crank_nicolson_loss,
+    "self_attention": self_attention_loss,
 }
 
 UNSUPPORTED = {}

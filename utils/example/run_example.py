@@ -11,6 +11,11 @@
 4. the gradient of a time loop on an unstructured mesh (graph_diffusion.py:
    gathers with integer arrays, np.add.at scatters) with respect to the
    edge conductances and the initial state, checked against finite
+   differences;
+5. the gradient of a Gaussian process's negative log marginal likelihood
+   (gp_likelihood.py: np.linalg.slogdet and np.linalg.solve of a kernel
+   matrix built by broadcasting) with respect to the length-scale, the
+   noise level and the input locations, checked against finite
    differences.
 
 Exits non-zero when anything disagrees.
@@ -28,6 +33,7 @@ import numpy as np  # noqa: E402
 
 import sdfg  # noqa: E402
 from jacobi2d import jacobi2d  # noqa: E402
+from gp_likelihood import gp_nll  # noqa: E402
 from graph_diffusion import graph_diffusion  # noqa: E402
 from paper_ilp import paper_ilp  # noqa: E402
 from seidel2d import seidel2d  # noqa: E402
@@ -145,6 +151,33 @@ def mesh_example():
           f"nodes and {src.shape[0]} edges ({steps} steps; u[src], "
           f"np.add.at) w.r.t. the conductances and the initial state "
           f"(compile + run {grad_s:.2f} s):")
+    if not agrees(ad, fd):
+        return 1
+    return gp_example()
+
+
+def gp_example():
+    n = 400
+    rng = np.random.default_rng(11)
+    x = np.sort(rng.uniform(-3.0, 3.0, n))
+    y = np.sin(2.0 * x) + 0.1 * rng.standard_normal(n)
+    log_ell, log_noise = np.log(0.7), np.log(0.05)
+    t0 = time.perf_counter()
+    g = sdfg.grad(gp_nll, ["x", "log_ell", "log_noise"])(x, y, log_ell,
+                                                        log_noise)
+    grad_s = time.perf_counter() - t0
+    dx = rng.standard_normal(n)
+    h = 1e-6
+    fd = (gp_nll(x + h * dx, y, log_ell + h, log_noise - h) -
+          gp_nll(x - h * dx, y, log_ell - h, log_noise + h)) / (2 * h)
+    ad = float(np.sum(g["x"] * dx) + g["log_ell"] - g["log_noise"])
+    print()
+    print(f"Gradient of a Gaussian process's negative log likelihood ({n} "
+          f"points; np.linalg.slogdet and solve of the kernel matrix) "
+          f"w.r.t. the length-scale, the noise and the inputs "
+          f"(compile + run {grad_s:.2f} s):")
+    print(f"  d/d log_ell = {g['log_ell']:.6f}, "
+          f"d/d log_noise = {g['log_noise']:.6f}")
     return 0 if agrees(ad, fd) else 1
 
 

@@ -1027,3 +1027,17 @@ def crank_nicolson(u, kappa, T):
     for t in range(T):
         u = np.linalg.solve(A, B @ u)
     return u
+
+
+@kernel(lambda rng: (rng.standard_normal((2, 8, 4)),) + tuple(
+    0.5 * rng.standard_normal((4, 4)) for _ in range(4)))
+def self_attention(X, Wq, Wk, Wv, Wo):
+    # One head of scaled dot-product self-attention over a batch of
+    # sequences, an output projection and a residual connection.
+    Q = X @ Wq
+    K = X @ Wk
+    V = X @ Wv
+    s = Q @ np.transpose(K, (0, 2, 1)) / np.sqrt(X.shape[2])
+    p = np.exp(s - np.max(s, axis=2, keepdims=True))
+    p = p / np.sum(p, axis=2, keepdims=True)
+    return X + (p @ V) @ Wo
