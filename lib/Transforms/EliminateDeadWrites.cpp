@@ -549,12 +549,66 @@ void eraseLeftovers(SDFGOp sdfg) {
   }
 }
 
+/// A map that copies one container whole into another of the same type:
+/// its body is one load and one store (no wcr) of the same element, the
+/// store covering its container once. Returns (source, target).
+std::optional<std::pair<Value, Value>> wholeCopy(MapOp map) {
+  Block &body = map.getBody().front();
+  if (!llvm::hasNItems(body, 2))
+    return std::nullopt;
+  auto load = dyn_cast<LoadOp>(body.front());
+  auto store = dyn_cast<StoreOp>(body.back());
+  if (!load || !store || store.getValue() != load.getResult() ||
+      store.getWcr() ||
+      load.getMemref().getType() != store.getMemref().getType() ||
+      load.getMap() != store.getMap() ||
+      load.getIndices() != store.getIndices() || !coversOnce(map, store))
+    return std::nullopt;
+  return std::make_pair(load.getMemref(), store.getMemref());
+}
+
+/// A transient whose value is copied whole into another container (a
+/// returned result), and that no step touches after the copy: when no step
+/// touches the target from the transient's first access to the copy, the
+/// transient's writers write the target directly and the copy goes.
+bool forwardCopies(SDFGOp sdfg) {
+  SmallVector<Operation *> steps = topLevelSteps(sdfg);
+  for (auto [i, step] : llvm::enumerate(steps)) {
+    auto map = dyn_cast<MapOp>(step);
+    std::optional<std::pair<Value, Value>> copy;
+    if (map)
+      copy = wholeCopy(map);
+    if (!copy)
+      continue;
+    auto [src, dst] = *copy;
+    auto alloc = src.getDefiningOp<AllocOp>();
+    if (!alloc || src == dst)
+      continue;
+    ArrayRef<Operation *> before = ArrayRef(steps).take_front(i);
+    ArrayRef<Operation *> after = ArrayRef(steps).drop_front(i + 1);
+    if (llvm::any_of(after, [&](Operation *s) { return accessesIn(s, src); }))
+      continue;
+    const auto *first =
+        llvm::find_if(before, [&](Operation *s) { return accessesIn(s, src); });
+    if (std::any_of(first, before.end(),
+                    [&](Operation *s) { return accessesIn(s, dst); }))
+      continue;
+    map.erase();
+    src.replaceAllUsesWith(dst);
+    alloc.erase();
+    return true;
+  }
+  return false;
+}
+
 struct EliminateDeadWritesPass
     : public sdfg::impl::EliminateDeadWritesBase<EliminateDeadWritesPass> {
   void runOnOperation() override {
     getOperation().walk([](SDFGOp sdfg) {
       bool folded = foldFills(sdfg);
       folded |= foldClearThenAccumulate(sdfg);
+      while (forwardCopies(sdfg))
+        folded = true;
       if (folded)
         eraseLeftovers(sdfg);
       // Erasing the last reader of one container can make the writes of

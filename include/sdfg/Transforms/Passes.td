@@ -197,6 +197,11 @@ def EliminateDeadWrites : Pass<"sdfg-eliminate-dead-writes",
       container, a kept one, or anything else (a loop bound, a condition).
       This removes a transient accumulated in a loop that nothing reads
       after it;
+    * the copy of a transient into another container (a map loading one
+      and storing the other at the same element over the whole shape:
+      a returned result) when nothing touches the transient after it and
+      nothing touches the target from the transient's first access to the
+      copy: the transient's writers write the target instead;
 
     then the tasklet computations, inputs and loads, empty maps and states,
     and allocations left unused, and again the dead writes that this

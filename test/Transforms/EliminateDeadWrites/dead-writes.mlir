@@ -486,3 +486,66 @@ sdfg.sdfg @live_containers(%a: memref<8xf64> {sdfg.name = "a"},
     }
   }
 }
+
+// -----
+
+// A returned result: the transient's writers (here a GEMM) write the
+// output directly and the copy goes.
+// CHECK-LABEL: sdfg.sdfg @forward_copy
+// CHECK-NOT: sdfg.alloc
+// CHECK: sdfg.matmul %arg0, %arg1 -> %arg2
+// CHECK-NOT: sdfg.map
+sdfg.sdfg @forward_copy(%A: memref<4x3xf64>, %B: memref<3x5xf64>,
+                        %R: memref<4x5xf64>) {
+  %T = sdfg.alloc() : memref<4x5xf64>
+  sdfg.state {
+    sdfg.matmul %A, %B -> %T : memref<4x3xf64>, memref<3x5xf64> -> memref<4x5xf64>
+    sdfg.map (%i, %j) = (0, 0) to (4, 5) step (1, 1) schedule(cpu_multicore) {
+      %v = sdfg.load %T[%i, %j] : memref<4x5xf64>
+      sdfg.store %v, %R[%i, %j] : memref<4x5xf64>
+    }
+  }
+}
+
+// -----
+
+// Kept: the target is read between the transient's first write and the
+// copy (writing it early would change what that read sees), and in the
+// second program the transient is read after the copy.
+// CHECK-LABEL: sdfg.sdfg @target_read_before
+// CHECK: sdfg.alloc
+// CHECK: sdfg.matmul %arg0, %arg1 -> %[[T:.*]] :
+// CHECK: sdfg.load %arg2
+// CHECK: sdfg.load %[[T]]
+// CHECK: sdfg.store %{{.*}}, %arg2
+sdfg.sdfg @target_read_before(%A: memref<4x3xf64>, %B: memref<3x5xf64>,
+                              %R: memref<4x5xf64>, %s: memref<f64>) {
+  %T = sdfg.alloc() : memref<4x5xf64>
+  sdfg.state {
+    sdfg.matmul %A, %B -> %T : memref<4x3xf64>, memref<3x5xf64> -> memref<4x5xf64>
+    %r = sdfg.load %R[0, 0] : memref<4x5xf64>
+    sdfg.store %r, %s[] : memref<f64>
+    sdfg.map (%i, %j) = (0, 0) to (4, 5) step (1, 1) schedule(cpu_multicore) {
+      %v = sdfg.load %T[%i, %j] : memref<4x5xf64>
+      sdfg.store %v, %R[%i, %j] : memref<4x5xf64>
+    }
+  }
+}
+
+// CHECK-LABEL: sdfg.sdfg @transient_read_after
+// CHECK: sdfg.alloc
+// CHECK: sdfg.map
+// CHECK: sdfg.store %{{.*}}, %arg2
+sdfg.sdfg @transient_read_after(%A: memref<4x3xf64>, %B: memref<3x5xf64>,
+                                %R: memref<4x5xf64>, %s: memref<f64>) {
+  %T = sdfg.alloc() : memref<4x5xf64>
+  sdfg.state {
+    sdfg.matmul %A, %B -> %T : memref<4x3xf64>, memref<3x5xf64> -> memref<4x5xf64>
+    sdfg.map (%i, %j) = (0, 0) to (4, 5) step (1, 1) schedule(cpu_multicore) {
+      %v = sdfg.load %T[%i, %j] : memref<4x5xf64>
+      sdfg.store %v, %R[%i, %j] : memref<4x5xf64>
+    }
+    %t = sdfg.load %T[1, 1] : memref<4x5xf64>
+    sdfg.store %t, %s[] : memref<f64>
+  }
+}
