@@ -87,17 +87,24 @@ def gpu_runtime():
 
 
 def check_linalg_error(module, sites):
-    """After a call of a program with np.linalg.solve/inv (`sites`: where):
-    raises numpy.linalg.LinAlgError, as NumPy does, if one of them met a
-    singular matrix (its result is then NaN); clears the flag."""
+    """After a call of a program with np.linalg.solve/inv/cholesky (`sites`:
+    which and where): raises numpy.linalg.LinAlgError, as NumPy does, if
+    one of them met a singular (or, for cholesky, not positive definite)
+    matrix (its result is then NaN); clears the flag."""
     try:
         flag = ctypes.c_int64.in_dll(module._lib, "sdfg_linalg_error")
     except ValueError:
         return  # no solve in the compiled program
     if flag.value:
         flag.value = 0
-        raise np.linalg.LinAlgError(
-            "Singular matrix (" + "; ".join(sites) + ")")
+        # NumPy's messages; which op failed is not recorded (the flag holds
+        # the generated line), so a program with both kinds names both.
+        kinds = {site.split(" at ")[0] for site in sites}
+        factor = "np.linalg.cholesky"
+        what = ("Matrix is not positive definite" if kinds == {factor} else
+                "Singular matrix" if factor not in kinds else
+                "Singular matrix or matrix not positive definite")
+        raise np.linalg.LinAlgError(what + " (" + "; ".join(sites) + ")")
 
 
 def check_emulator_races(module):

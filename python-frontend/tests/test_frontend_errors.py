@@ -110,7 +110,7 @@ def k_nested_def(A):
 
 
 def k_linalg(A):
-    return np.linalg.eig(A)  # here
+    return np.linalg.eigh(A)  # here
 
 
 def k_mask(A):
@@ -204,7 +204,8 @@ CASES = [
     (k_early_return, (A,), "return", "last statement"),
     (k_global_array, (A,), "global array 'GLOBAL_ARRAY'", "arguments"),
     (k_nested_def, (A,), "nested function", None),
-    (k_linalg, (A,), "np.linalg.eig", "only norm, solve, inv, det and slogdet"),
+    (k_linalg, (A,), "np.linalg.eigh",
+     "only norm, solve, inv, det, slogdet and cholesky"),
     (k_mask, (A,), "boolean mask indexing", "np.where"),
     (k_array_bound, (A, np.array([0, 1])), "array used as an integer",
      "a slice bound"),

@@ -1,8 +1,9 @@
-"""np.linalg.solve, inv, det and slogdet: forward results against NumPy,
-gradients against central finite differences and analytic values
+"""np.linalg.solve, inv, det, slogdet and cholesky: forward results against
+NumPy, gradients against central finite differences and analytic values
 (sdfg.solve's rule: one more solve with the transposed matrix; sdfg.det's:
-A^-T), singular matrices reported as NumPy reports them, and the
-hand-written in-place solve of the dialect."""
+A^-T; sdfg.cholesky's: Murray's formula), singular and indefinite matrices
+reported as NumPy reports them, and the hand-written in-place solve of the
+dialect."""
 
 import copy
 
@@ -89,9 +90,31 @@ def determinant(A):
     return np.linalg.det(A) * np.linalg.det(A.T @ A)
 
 
+def cholesky_sample(A, z):
+    # A correlated sample, its log density's determinant term, and the
+    # factor used in a product and a solve.
+    L = np.linalg.cholesky(A)
+    x = L @ z
+    logdet = 2.0 * np.sum(np.log(np.diag(L)))
+    return np.sum(x ** 2) + logdet + np.sum(np.linalg.solve(L, z) ** 2)
+
+
+def cholesky_of_transposed(A):
+    # np.linalg.cholesky(A.T) reads A's upper triangle.
+    L = np.linalg.cholesky(A.T)
+    return np.sum(L * np.cos(L))
+
+
 def spd(rng, n):
     m = rng.standard_normal((n, n))
     return m @ m.T / n + np.eye(n)
+
+
+def lopsided_spd(rng, n):
+    # Positive definite in its lower triangle, garbage above it: cholesky
+    # reads the lower one only (and its gradient there only).
+    A = spd(rng, n)
+    return A + np.triu(rng.standard_normal((n, n)), 1)
 
 
 CASES = [
@@ -111,6 +134,8 @@ CASES = [
     (gaussian_log_likelihood, lambda r: (spd(r, 7), r.standard_normal(7),
                                          0.5)),
     (determinant, lambda r: (r.standard_normal((5, 5)),)),
+    (cholesky_sample, lambda r: (lopsided_spd(r, 6), r.standard_normal(6))),
+    (cholesky_of_transposed, lambda r: (lopsided_spd(r, 5).T,)),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -248,6 +273,17 @@ def test_singular_matrix_raises_like_numpy():
     R = np.array([[2.0, 1.0], [1.0, 3.0]])
     np.testing.assert_allclose(sdfg.program(solve_vector)(R, b),
                                solve_vector(R, b), rtol=1e-14)
+
+
+def test_indefinite_matrix_raises_like_numpy():
+    A = -np.eye(3)
+    with pytest.raises(np.linalg.LinAlgError,
+                       match="Matrix is not positive definite"):
+        np.linalg.cholesky(A)
+    with pytest.raises(np.linalg.LinAlgError,
+                       match=r"Matrix is not positive definite "
+                             r"\(np.linalg.cholesky at .*test_linalg.py"):
+        sdfg.program(cholesky_of_transposed)(A)
 
 
 def test_singular_inverse_names_inv():

@@ -333,3 +333,73 @@ LogicalResult Lowering::lowerDet(DetOp op) {
     memref::DeallocOp::create(b, loc, v);
   return success();
 }
+
+LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
+  if (gpu)
+    return op.emitOpError(
+        "has no GPU lowering (LAPACK runs on the host); compile this program "
+        "for the CPU");
+  Location loc = op.getLoc();
+  Value a = mapping.lookup(op.getA()), l = mapping.lookup(op.getL());
+  auto type = cast<MemRefType>(a.getType());
+  Type elt = type.getElementType();
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < 2; ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(b, loc, a, d));
+  // Column-major: the transposed copy is A to LAPACK, whose lower triangle
+  // ('L') is the row-major lower triangle NumPy reads.
+  Value f = memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), elt), sizes);
+  forEachElement(b, loc, a, [&](ValueRange ivs) {
+    Value v = memref::LoadOp::create(b, loc, a, ivs);
+    memref::StoreOp::create(b, loc, v, f, ValueRange{ivs[1], ivs[0]});
+  });
+  Value n = arith::IndexCastOp::create(b, loc, i32,
+                                       memref::DimOp::create(b, loc, a, 0));
+  Value nRef = byRef(b, loc, n);
+  Value ldRef =
+      byRef(b, loc, arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 1)));
+  Value uplo = byRef(b, loc, arith::ConstantIntOp::create(b, loc, 'L', 8));
+  Value info = entrySlot(b, loc, i32);
+  func::FuncOp potrf = getOrDeclare(
+      loc, elt.isF64() ? "dpotrf_" : "spotrf_",
+      b.getFunctionType({ptr, ptr, ptr, ptr, ptr, b.getI64Type()}, {}));
+  func::CallOp::create(b, loc, potrf,
+                       ValueRange{basePointer(loc, uplo),
+                                  basePointer(loc, nRef), basePointer(loc, f),
+                                  basePointer(loc, ldRef),
+                                  basePointer(loc, info),
+                                  arith::ConstantIntOp::create(b, loc, 1, 64)});
+  Value ok = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      memref::LoadOp::create(b, loc, info, ValueRange{}), constI32(b, loc, 0));
+  auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    Value zero = arith::ConstantOp::create(b, loc, elt, b.getFloatAttr(elt, 0));
+    forEachElement(b, loc, l, [&](ValueRange ivs) {
+      Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          ivs[0], ivs[1]);
+      Value v = memref::LoadOp::create(b, loc, f, ValueRange{ivs[1], ivs[0]});
+      memref::StoreOp::create(
+          b, loc, arith::SelectOp::create(b, loc, lower, v, zero), l, ivs);
+    });
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    Value nan = arith::ConstantOp::create(
+        b, loc, elt,
+        b.getFloatAttr(elt, std::numeric_limits<double>::quiet_NaN()));
+    forEachElement(b, loc, l, [&](ValueRange ivs) {
+      memref::StoreOp::create(b, loc, nan, l, ivs);
+    });
+    memref::GlobalOp global = linalgErrorGlobal(module);
+    Value flag = memref::GetGlobalOp::create(b, loc, global.getType(),
+                                             global.getSymName());
+    Value line = arith::ConstantIntOp::create(b, loc, sourceLine(loc), 64);
+    memref::StoreOp::create(b, loc, line, flag, ValueRange{});
+  }
+  memref::DeallocOp::create(b, loc, f);
+  return success();
+}

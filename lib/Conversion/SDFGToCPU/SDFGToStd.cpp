@@ -266,6 +266,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](DotOp d) { return lowerDot(d); })
       .Case([&](SolveOp s) { return lowerSolve(s); })
       .Case([&](DetOp d) { return lowerDet(d); })
+      .Case([&](CholeskyOp c) { return lowerCholesky(c); })
       .Case([&](TransposeOp t) { return lowerTranspose(t); })
       .Case([&](ReduceOp r) { return lowerReduce(r); })
       .Default([&](Operation *other) {

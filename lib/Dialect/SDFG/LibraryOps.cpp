@@ -138,3 +138,18 @@ double DetOp::getWorkEstimate() {
   return 2.0 / 3.0 * n * n * n + 2 * numElements(getA());
 }
 bool DetOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
+// cholesky
+//===----------------------------------------------------------------------===//
+
+Value CholeskyOp::getOutputContainer() { return getL(); }
+SmallVector<Value> CholeskyOp::getInputContainers() { return {getA()}; }
+bool CholeskyOp::accumulatesIntoOutput() { return false; }
+// The rule needs only the factor: dA from L and dL.
+SmallVector<Value> CholeskyOp::getReverseReads() { return {getL()}; }
+double CholeskyOp::getWorkEstimate() {
+  double n = extent(getA(), 0);
+  return n * n * n / 3.0 + 2 * numElements(getA());
+}
+bool CholeskyOp::callsLibrary() { return true; }

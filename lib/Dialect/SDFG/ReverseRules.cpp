@@ -1030,6 +1030,101 @@ LogicalResult DetOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
+/// Over a whole n x n container: `c[i, j] = fn(i, j, c[i, j])` (in place,
+/// or, with `into`, added to `into[i, j]`); `fn` builds the element in a
+/// tasklet from the indices and the value.
+static void
+mapTriangle(ReverseBuilder &rb, Location loc, Value c, Value into,
+            function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)> fn,
+            bool alsoTransposed = false) {
+  auto type = cast<MemRefType>(c.getType());
+  MLIRContext *ctx = rb.b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap swapped = AffineMap::get(
+      2, 0, {rb.b.getAffineDimExpr(1), rb.b.getAffineDimExpr(0)}, ctx);
+  OpBuilder::InsertionGuard guard(rb.b);
+  SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+  SmallVector<Value> ins = {p[0], p[1], rb.load(loc, c, id, p)};
+  if (alsoTransposed)
+    ins.push_back(rb.load(loc, c, swapped, p));
+  TaskletOp t =
+      rb.tasklet(loc, {type.getElementType()}, ins,
+                 [&](OpBuilder &ib, ArrayRef<Value> a) -> SmallVector<Value> {
+                   return {fn(ib, a[0], a[1], a.drop_front(2))};
+                 });
+  if (into)
+    accumulateUnique(rb, loc, t.getResult(0), into, id, p);
+  else
+    rb.store(loc, t.getResult(0), c, id, p, /*accumulate=*/false);
+}
+
+LogicalResult CholeskyOp::emitReverse(ReverseBuilder &rb) {
+  Value dL = rb.gradientOf(getL());
+  if (dL) {
+    Location loc = getLoc();
+    if (Value dA = rb.gradientOf(getA())) {
+      if (failed(requireStatic(*this, getL())))
+        return failure();
+      // Murray (2016): with P = Phi(L^T dL) (the lower triangle, its
+      // diagonal halved) and S = L^-T P L^-1, the symmetric gradient is
+      // (S + S^T) / 2; A enters through its lower triangle only, so dA
+      // gets S + S^T below the diagonal and S on it.
+      MemRefType type = getL().getType();
+      Type elt = type.getElementType();
+      OpBuilder &b = rb.b;
+      auto zero = [&](OpBuilder &ib) -> Value {
+        return arith::ConstantOp::create(ib, loc, elt, ib.getFloatAttr(elt, 0));
+      };
+      auto cmp = [&](OpBuilder &ib, arith::CmpIPredicate pred, Value i,
+                     Value j) -> Value {
+        return arith::CmpIOp::create(ib, loc, pred, i, j);
+      };
+      Value p = scratchContainer(rb, loc, type);
+      Value q = scratchContainer(rb, loc, type);
+      // L's upper triangle is zero whatever A is: its gradient goes.
+      mapTriangle(rb, loc, dL, nullptr,
+                  [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> v) {
+                    return arith::SelectOp::create(
+                        ib, loc, cmp(ib, arith::CmpIPredicate::sge, i, j), v[0],
+                        zero(ib));
+                  });
+      MatmulOp::create(b, loc, getL(), dL, p, /*transpose_a=*/true,
+                       /*transpose_b=*/false, /*accumulate=*/false);
+      mapTriangle(rb, loc, p, nullptr,
+                  [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> v) {
+                    Value half = arith::MulFOp::create(
+                        ib, loc, v[0],
+                        arith::ConstantOp::create(ib, loc, elt,
+                                                  ib.getFloatAttr(elt, 0.5)));
+                    Value onDiag = arith::SelectOp::create(
+                        ib, loc, cmp(ib, arith::CmpIPredicate::eq, i, j), half,
+                        zero(ib));
+                    return arith::SelectOp::create(
+                        ib, loc, cmp(ib, arith::CmpIPredicate::sgt, i, j), v[0],
+                        onDiag);
+                  });
+      // P = L^-T P; Q = P^T; Q = L^-T Q = S^T.
+      SolveOp::create(b, loc, getL(), p, p, /*transpose=*/true);
+      TransposeOp::create(b, loc, p, q, /*accumulate=*/false);
+      SolveOp::create(b, loc, getL(), q, q, /*transpose=*/true);
+      mapTriangle(
+          rb, loc, q, dA,
+          [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> v) {
+            Value sum = arith::AddFOp::create(ib, loc, v[0], v[1]);
+            Value onDiag = arith::SelectOp::create(
+                ib, loc, cmp(ib, arith::CmpIPredicate::eq, i, j), v[0],
+                zero(ib));
+            return arith::SelectOp::create(
+                ib, loc, cmp(ib, arith::CmpIPredicate::sgt, i, j), sum, onDiag);
+          },
+          /*alsoTransposed=*/true);
+    }
+    rb.fill(loc, dL, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getL());
+  return success();
+}
+
 LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
   Value dOut = rb.gradientOf(getOutput());
   if (dOut) {

@@ -1003,6 +1003,22 @@ LogicalResult DetOp::verify() {
                           "square matrix extent");
 }
 
+LogicalResult CholeskyOp::verify() {
+  MemRefType a = getA().getType(), l = getL().getType();
+  if (failed(verifyFloatOperands(*this, {a, l}, {2, 2})))
+    return failure();
+  if (getA() == getL())
+    return emitOpError("output must not alias the input");
+  if (failed(expectSameExtent(*this, a.getDimSize(0), a.getDimSize(1),
+                              "square matrix extent")))
+    return failure();
+  for (int64_t d = 0; d < 2; ++d)
+    if (failed(expectSameExtent(*this, a.getDimSize(d), l.getDimSize(d),
+                                "factor extent")))
+      return failure();
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   MemRefType in = getInput().getType(), out = getOutput().getType();
   if (getInput() == getOutput())

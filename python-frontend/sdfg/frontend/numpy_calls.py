@@ -192,7 +192,7 @@ _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "argmax", "argmin", "cumsum",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm", "linalg.solve", "linalg.inv", "linalg.det",
-         "linalg.slogdet"}
+         "linalg.slogdet", "linalg.cholesky"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
 _DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
            "int32": np.int32, "bool_": np.bool_, "double": np.float64,
@@ -843,6 +843,20 @@ def _more(tr, name, args, kwargs, node):
         return _linalg_solve(tr, name[len("linalg."):], args, kwargs, node)
     if name in ("linalg.det", "linalg.slogdet"):
         return _linalg_det(tr, name[len("linalg."):], args, kwargs, node)
+    if name == "linalg.cholesky":
+        a, n = _square_matrix(tr, "cholesky", args, kwargs, node)
+        dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
+        va = _blas_operand(tr, a, dtype, node)
+        if va.is_whole_transposed():
+            # The op reads the container's lower triangle: A.T's is its
+            # upper one.
+            va = tr.snapshot(a, node, "operand")
+        out = tr.transient_view([n, n], dtype, node, "cholesky")
+        ca, co = va.container, out.container
+        tr.em.line(f"sdfg.cholesky {ca.ssa} -> {co.ssa} : {ca.mlir_type} -> "
+                   f"{co.mlir_type}")
+        tr.sig.linalg_sites.append(f"np.linalg.cholesky at {tr.em.where()}")
+        return ViewLeaf(out)
     raise tr.unsupported(node, f"np.{name}")
 
 

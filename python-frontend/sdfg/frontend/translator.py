@@ -1467,11 +1467,12 @@ class Translator:
             return numpy_calls.BoundMethod(base, attr)
         if isinstance(base, numpy_calls.NumpyFunction) and \
                 base.name == "linalg":
-            if attr in ("norm", "solve", "inv", "det", "slogdet"):
+            if attr in ("norm", "solve", "inv", "det", "slogdet",
+                        "cholesky"):
                 return numpy_calls.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
-                                   "of np.linalg only norm, solve, inv, det "
-                                   "and slogdet are supported")
+                                   "of np.linalg only norm, solve, inv, det, "
+                                   "slogdet and cholesky are supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
             return numpy_calls.NumpyFunction("add.at")

@@ -17,3 +17,12 @@ sdfg.sdfg @det(%A: memref<4x4xf64>, %r: memref<f64>) {
     sdfg.det det %A -> %r : memref<4x4xf64> -> memref<f64>
   }
 }
+
+// -----
+
+sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{'sdfg.cholesky' op has no GPU lowering (LAPACK runs on the host); compile this program for the CPU}}
+    sdfg.cholesky %A -> %L : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}

@@ -158,3 +158,24 @@ sdfg.sdfg @det(%A: memref<4x4xf64>, %d: memref<f64>, %l: memref<f64>,
     sdfg.solve %A, %b -> %b : memref<4x4xf64>, memref<4xf64> -> memref<4xf64>
   }
 }
+
+// Cholesky: potrf('L' = 76) on a column-major copy (the transposed copy),
+// then L = the lower triangle (row >= column), zeros above; not positive
+// definite: NaN and the line in @sdfg_linalg_error.
+// CHECK-LABEL: func.func @cholesky
+// CHECK: %[[F:.*]] = memref.alloc() : memref<4x4xf64>
+// CHECK: memref.store %{{.*}}, %[[F]][%[[J:.*]], %[[I:.*]]]
+// CHECK: arith.constant 76 : i8
+// CHECK: call @dpotrf_(
+// CHECK: scf.if
+// CHECK: %[[LOWER:.*]] = arith.cmpi uge, %[[R:.*]], %[[C:.*]] : index
+// CHECK: %[[V:.*]] = memref.load %[[F]][%[[C]], %[[R]]]
+// CHECK: arith.select %[[LOWER]], %[[V]], %{{.*}} : f64
+// CHECK: } else {
+// CHECK: memref.get_global @sdfg_linalg_error
+// CHECK: memref.dealloc %[[F]]
+sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
+  sdfg.state {
+    sdfg.cholesky %A -> %L : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}

@@ -646,3 +646,21 @@ sdfg.sdfg @matmul_unbatched(%A: memref<3x4xf64>, %B: memref<4x5xf64>, %C: memref
     sdfg.matmul %A, %B -> %C : memref<3x4xf64>, memref<4x5xf64> -> memref<2x3x5xf64>
   }
 }
+
+// -----
+
+sdfg.sdfg @cholesky_alias(%A: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output must not alias the input}}
+    sdfg.cholesky %A -> %A : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @cholesky_shape(%A: memref<4x4xf64>, %L: memref<4x3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{factor extent mismatch: 4 vs 3}}
+    sdfg.cholesky %A -> %L : memref<4x4xf64> -> memref<4x3xf64>
+  }
+}

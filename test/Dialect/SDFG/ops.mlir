@@ -162,3 +162,11 @@ sdfg.sdfg @batched_matmul(%X: memref<8x32x16xf64>, %W: memref<16x4xf64>,
     sdfg.matmul %X, %Y -> %W {transpose_a} : memref<8x32x16xf64>, memref<8x32x4xf64> -> memref<16x4xf64>
   }
 }
+
+// CHECK-LABEL: sdfg.sdfg @cholesky
+// CHECK: sdfg.cholesky %arg0 -> %arg1 : memref<4x4xf64> -> memref<4x4xf64>
+sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
+  sdfg.state {
+    sdfg.cholesky %A -> %L : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}

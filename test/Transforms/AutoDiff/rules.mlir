@@ -651,3 +651,32 @@ sdfg.sdfg @det_logabs(%A: memref<3x3xf64> {sdfg.name = "A"},
     sdfg.det logabs %A -> %out : memref<3x3xf64> -> memref<f64>
   }
 }
+
+// -----
+
+// Cholesky (Murray 2016): the upper triangle of dL dropped, P = Phi(L^T dL)
+// (lower triangle, diagonal halved), S^T = L^-T (L^-T P)^T by two
+// transposed solves with the factor, dA += S + S^T below the diagonal and
+// S on it.
+// CHECK-LABEL: sdfg.sdfg @cholesky_grad(
+// CHECK: sdfg.cholesky %A -> %[[L:.*]] :
+// CHECK: sdfg.state "reverse"
+// CHECK: arith.cmpi sge
+// CHECK: sdfg.matmul %[[L]], %[[DL:.*]] -> %[[P:.*]] {transpose_a}
+// CHECK: arith.constant 5.000000e-01
+// CHECK: sdfg.solve %[[L]], %[[P]] -> %[[P]] {transpose}
+// CHECK: sdfg.transpose %[[P]] -> %[[Q:.*]] :
+// CHECK: sdfg.solve %[[L]], %[[Q]] -> %[[Q]] {transpose}
+// CHECK: sdfg.load %[[Q]][%[[I:.*]], %[[J:.*]]]
+// CHECK: sdfg.load %[[Q]][%[[J]], %[[I]]]
+// CHECK: arith.addf
+// CHECK: sdfg.store %{{.*}}, %d_A[%[[I]], %[[J]]]
+sdfg.sdfg @cholesky(%A: memref<3x3xf64> {sdfg.name = "A"},
+                    %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  %L = sdfg.alloc() : memref<3x3xf64>
+  sdfg.state {
+    sdfg.cholesky %A -> %L : memref<3x3xf64> -> memref<3x3xf64>
+    sdfg.reduce add %L -> %out axes [0, 1] : memref<3x3xf64> -> memref<f64>
+  }
+}

@@ -553,4 +553,24 @@ def SDFG_DetOp : SDFG_LibraryOp<"det"> {
   }];
 }
 
+def SDFG_CholeskyOp : SDFG_LibraryOp<"cholesky"> {
+  let summary = "Cholesky factor of a symmetric positive definite matrix";
+  let description = [{
+    `L` (n x n, lower triangular, zeros above the diagonal) with
+    `L L^T = A`, from the lower triangle of `A` only, as NumPy's
+    `linalg.cholesky`; LAPACK's potrf on a column-major copy. When `A` is
+    not positive definite, `L` is filled with NaN and the op's source line
+    is written to the exported i64 `sdfg_linalg_error` (see `sdfg.solve`).
+    `L` must not alias `A`.
+
+    ```mlir
+    sdfg.cholesky %A -> %L : memref<8x8xf64> -> memref<8x8xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$a, SDFG_Container:$l);
+  let assemblyFormat = [{
+    $a `->` $l attr-dict `:` type($a) `->` type($l)
+  }];
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGOPS_TD
