@@ -99,6 +99,20 @@ FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
   return bytes;
 }
 
+/// Per step, the bytes of the LU caches the lowering keeps for the solves
+/// and determinants (factorisedMatrices).
+std::vector<int64_t> factorisationBytes(SDFGOp op, const Timeline &t) {
+  std::vector<int64_t> bytes(t.steps.size());
+  for (auto &[matrix, span] : factorisedMatrices(op)) {
+    int64_t b = factorisationCacheBytes(cast<MemRefType>(matrix.getType()));
+    for (unsigned i = t.stepOf.lookup(span.first),
+                  e = t.stepOf.lookup(span.second);
+         i <= e; ++i)
+      bytes[i] += b;
+  }
+  return bytes;
+}
+
 } // namespace
 
 FailureOr<CheckpointProblem>
@@ -139,6 +153,8 @@ mlir::sdfg::buildCheckpointModel(const DifferentiateResult &storeAll,
     if (!variable.contains(v))
       for (unsigned i = range.first; i <= range.second; ++i)
         points[i].baseBytes += bytesOf.lookup(v);
+  for (auto [i, bytes] : llvm::enumerate(factorisationBytes(ref, tl)))
+    points[i].baseBytes += bytes;
   for (auto [m, k] : llvm::enumerate(modelIndex)) {
     const RecomputeCandidate &c = storeAll.candidates[k];
     unsigned idx = m;
@@ -222,7 +238,7 @@ FailureOr<int64_t>
 mlir::sdfg::transientPeakBytes(SDFGOp grad,
                                const llvm::StringMap<int64_t> &symbols) {
   Timeline t = buildTimeline(grad);
-  std::vector<int64_t> usage(t.steps.size());
+  std::vector<int64_t> usage = factorisationBytes(grad, t);
   for (auto &[v, range] : t.live) {
     FailureOr<int64_t> b = containerBytes(grad, v, symbols);
     if (failed(b))

@@ -695,23 +695,9 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
   // container of static shape, over the top-level steps that solve with it.
   DenseMap<unsigned, SmallVector<Value>> cacheAt, uncacheAfter;
   if (!gpu) {
-    llvm::MapVector<Value, std::pair<unsigned, unsigned>> spans;
-    body.walk([&](Operation *op) {
-      Value matrix;
-      if (auto s = dyn_cast<SolveOp>(op))
-        matrix = s.getA();
-      else if (auto d = dyn_cast<DetOp>(op))
-        matrix = d.getA();
-      if (!matrix || !cast<MemRefType>(matrix.getType()).hasStaticShape())
-        return;
-      unsigned p = position.lookup(body.findAncestorOpInBlock(*op));
-      auto [it, inserted] = spans.try_emplace(matrix, p, p);
-      it->second.first = std::min(it->second.first, p);
-      it->second.second = std::max(it->second.second, p);
-    });
-    for (auto &[matrix, span] : spans) {
-      cacheAt[span.first].push_back(matrix);
-      uncacheAfter[span.second].push_back(matrix);
+    for (auto &[matrix, span] : factorisedMatrices(sdfgOp)) {
+      cacheAt[position.lookup(span.first)].push_back(matrix);
+      uncacheAfter[position.lookup(span.second)].push_back(matrix);
     }
   }
   // Small fixed-size transients on the CPU (the scalars of loop

@@ -153,3 +153,34 @@ double CholeskyOp::getWorkEstimate() {
   return n * n * n / 3.0 + 2 * numElements(getA());
 }
 bool CholeskyOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
+// Factorisation caches
+//===----------------------------------------------------------------------===//
+
+llvm::MapVector<Value, std::pair<Operation *, Operation *>>
+mlir::sdfg::factorisedMatrices(SDFGOp sdfg) {
+  llvm::MapVector<Value, std::pair<Operation *, Operation *>> spans;
+  Block &body = sdfg.getBody().front();
+  for (Operation &top : body) {
+    top.walk([&](Operation *op) {
+      Value matrix;
+      if (auto s = dyn_cast<SolveOp>(op))
+        matrix = s.getA();
+      else if (auto d = dyn_cast<DetOp>(op))
+        matrix = d.getA();
+      if (!matrix || !cast<MemRefType>(matrix.getType()).hasStaticShape())
+        return;
+      auto [it, inserted] = spans.try_emplace(matrix, &top, &top);
+      it->second.second = &top;
+    });
+  }
+  return spans;
+}
+
+int64_t mlir::sdfg::factorisationCacheBytes(MemRefType matrix) {
+  int64_t n = matrix.getDimSize(0);
+  return 2 * matrix.getNumElements() *
+             (matrix.getElementType().getIntOrFloatBitWidth() / 8) +
+         4 * n;
+}

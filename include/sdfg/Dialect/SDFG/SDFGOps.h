@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 #include "sdfg/Dialect/SDFG/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/SDFGDialect.h"
@@ -41,6 +42,14 @@ inline bool isLibraryCall(Operation *op) {
   auto lib = dyn_cast<LibraryOpInterface>(op);
   return lib && lib.callsLibrary();
 }
+/// The matrix containers of static shape that `sdfg.solve`s and
+/// `sdfg.det`s of `sdfg` factorise, each with the first and last top-level
+/// ops of `sdfg` that do: the CPU lowering keeps one LU cache per matrix
+/// over that span (see LinearSolve.cpp), which the memory model counts.
+llvm::MapVector<Value, std::pair<Operation *, Operation *>>
+factorisedMatrices(SDFGOp sdfg);
+/// Bytes of the LU cache of a matrix (a copy, the factors, i32 pivots).
+int64_t factorisationCacheBytes(MemRefType matrix);
 /// Whether `op` or an op nested in it writes `container`.
 bool writesContainer(Operation *op, Value container);
 /// A tasklet without inputs yielding `value`, at the builder's insertion
