@@ -171,3 +171,44 @@ def test_batched_gemms_on_the_gpu_emulator(fn, inputs):
     want = sdfg.grad(fn, names)(*args)
     for n in names:
         np.testing.assert_allclose(got[n], want[n], rtol=1e-12, atol=1e-14)
+
+
+def scaled_products(A, B, C, x):
+    # Constant factors fold into the GEMM's alpha; a runtime one (x) and
+    # integer products do not.
+    n = A.shape[1]
+    return (np.sum(np.sin(A @ B / np.sqrt(n))) + np.sum(2.5 * (A @ B))
+            + np.sum((C @ np.transpose(C, (0, 2, 1))) * 0.5)
+            + np.sum(A @ B / x))
+
+
+def test_constant_factors_fold_into_gemms():
+    r = np.random.default_rng(7)
+    args = (r.random((4, 3)), r.random((3, 5)), r.random((2, 3, 4)), 3.0)
+    text = sdfg.to_mlir(scaled_products, *args)
+    alphas = re.findall(r"alpha = ([-0-9.e]+) : f64", text)
+    assert sorted(float(a) for a in alphas) == sorted(
+        [1 / np.sqrt(3), 2.5, 0.5]), text
+    np.testing.assert_allclose(sdfg.program(scaled_products)(*args),
+                               scaled_products(*args), rtol=1e-13)
+    g = sdfg.grad(scaled_products, ["A", "B", "C"])(*args)
+    rng = np.random.default_rng(8)
+    dirs = {k: rng.standard_normal(v.shape)
+            for k, v in zip("ABC", args[:3])}
+    h = 1e-6
+
+    def at(s):
+        A, B, C = (a + s * h * dirs[k] for k, a in zip("ABC", args[:3]))
+        return scaled_products(A, B, C, args[3])
+
+    fd = (at(1) - at(-1)) / (2 * h)
+    ad = sum(float(np.sum(g[k] * dirs[k])) for k in "ABC")
+    assert abs(fd - ad) <= 1e-8 * max(abs(fd), 1.0), (fd, ad)
+
+    def integers(A, B):
+        return A @ B * 2
+
+    Ai, Bi = np.arange(6).reshape(2, 3), np.arange(6).reshape(3, 2)
+    got = sdfg.program(integers)(Ai, Bi)
+    assert got.dtype == (Ai @ Bi * 2).dtype
+    np.testing.assert_array_equal(got, Ai @ Bi * 2)

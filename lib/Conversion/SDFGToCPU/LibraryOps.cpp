@@ -115,15 +115,17 @@ LogicalResult Lowering::lowerMatmul(MatmulOp op) {
   auto leading = [&](Value m, unsigned r) -> Value {
     return arith::MaxSIOp::create(b, loc, toI32(dim(m, r + 1)), args.i32(1));
   };
+  Value alpha =
+      args.real(elt, op.getAlpha() ? op.getAlpha()->convertToDouble() : 1.0);
   auto gemm = [&](Value pa, Value pb, Value pc, Value m, Value n, Value k,
                   Value beta) {
     func::CallOp::create(b, loc, fn,
                          ValueRange{args.i32(kCblasRowMajor),
                                     args.i32(ta ? kCblasTrans : kCblasNoTrans),
                                     args.i32(tb ? kCblasTrans : kCblasNoTrans),
-                                    toI32(m), toI32(n), toI32(k),
-                                    args.real(elt, 1.0), pa, leading(a, ra), pb,
-                                    leading(bm, rb), beta, pc, leading(c, rc)});
+                                    toI32(m), toI32(n), toI32(k), alpha, pa,
+                                    leading(a, ra), pb, leading(bm, rb), beta,
+                                    pc, leading(c, rc)});
   };
   Value m = dim(c, rc), n = dim(c, rc + 1), k = dim(a, ra + (ta ? 0 : 1));
   Value keep = args.real(elt, op.getAccumulate() ? 1.0 : 0.0);

@@ -533,7 +533,8 @@ LogicalResult Converter::convertOp(Operation *op) {
           c = container(op, mm.getDpsInits()[0]);
     if (!a || !bb || !c)
       return failure();
-    MatmulOp::create(b, loc, a, bb, c, false, false, /*accumulate=*/true);
+    MatmulOp::create(b, loc, a, bb, c, false, false, /*accumulate=*/true,
+                     /*alpha=*/FloatAttr());
     doneInState.insert(op);
     return success();
   }

@@ -800,7 +800,9 @@ LogicalResult MatmulOp::emitReverse(ReverseBuilder &rb) {
     OpBuilder &b = rb.b;
     bool ta = getTransposeA(), tb = getTransposeB();
     auto emit = [&](Value x, Value y, Value out, bool tx, bool ty) {
-      MatmulOp::create(b, loc, x, y, out, tx, ty, /*accumulate=*/true);
+      // The same constant factor: d(alpha X Y) = alpha dC Y^T, ...
+      MatmulOp::create(b, loc, x, y, out, tx, ty, /*accumulate=*/true,
+                       getAlphaAttr());
     };
     // C = op(A) op(B): dop(A) = dC op(B)^T, dop(B) = op(A)^T dC.
     if (Value dA = rb.gradientOf(getA())) {
@@ -938,7 +940,7 @@ LogicalResult SolveOp::emitReverse(ReverseBuilder &rb) {
         negateInPlace(rb, loc, dX);
         MatmulOp::create(b, loc, t ? getX() : dX, t ? dX : getX(), dA,
                          /*transpose_a=*/false, /*transpose_b=*/true,
-                         /*accumulate=*/true);
+                         /*accumulate=*/true, /*alpha=*/FloatAttr());
         if (inPlace)
           negateInPlace(rb, loc, dX);
       } else if (dA) {
@@ -1089,7 +1091,8 @@ LogicalResult CholeskyOp::emitReverse(ReverseBuilder &rb) {
                         zero(ib));
                   });
       MatmulOp::create(b, loc, getL(), dL, p, /*transpose_a=*/true,
-                       /*transpose_b=*/false, /*accumulate=*/false);
+                       /*transpose_b=*/false, /*accumulate=*/false,
+                       /*alpha=*/FloatAttr());
       mapTriangle(rb, loc, p, nullptr,
                   [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> v) {
                     Value half = arith::MulFOp::create(

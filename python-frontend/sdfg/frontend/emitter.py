@@ -61,7 +61,9 @@ class Emitter:
         return f"%{prefix}{self.counter}"
 
     def line(self, text):
-        head = text.split(" = ", 1)[-1].lstrip()
+        # The op after its results, if any (attributes hold " = " too).
+        head = (text.split(" = ", 1)[-1] if text.startswith("%")
+                else text).lstrip()
         if head.startswith(DATAFLOW_ONLY):
             self.buffer.dataflow = True
         self.buffer.lines.append("  " * self.indent + text)

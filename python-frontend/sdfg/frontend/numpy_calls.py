@@ -671,6 +671,32 @@ def _as_view(tr, e, node):
 
 
 def matmul(tr, a, b, node):
+    product = _matmul(tr, a, b, node, 1.0)
+    return product.leaf if isinstance(product, _Scaled) else product
+
+
+def scaled_matmul(tr, a, b, node, alpha):
+    """alpha (a @ b) for a float constant alpha: (the product, True) where a
+    GEMM computes it with that alpha, else (a @ b, False) for the caller to
+    scale as the program says."""
+    product = _matmul(tr, a, b, node, alpha)
+    if isinstance(product, _Scaled):
+        return product.leaf, True
+    return product, False
+
+
+class _Scaled:
+    """A GEMM's result with alpha already applied."""
+
+    def __init__(self, leaf):
+        self.leaf = leaf
+
+
+def _alpha_attr(alpha):
+    return [] if alpha == 1.0 else [f"alpha = {float(alpha)!r} : f64"]
+
+
+def _matmul(tr, a, b, node, alpha):
     ea, eb = tr.to_expr(a), tr.to_expr(b)
     ra, rb = len(ea.shape), len(eb.shape)
     if ra == 0 or rb == 0:
@@ -687,8 +713,9 @@ def matmul(tr, a, b, node):
                        node)
     dtype = np.result_type(ea.dtype, eb.dtype)
     if ra > 2 or rb > 2:
-        return (_batched_blas(tr, ea, eb, dtype, node) or
-                _batched_matmul(tr, ea, eb, node))
+        batched = _batched_blas(tr, ea, eb, dtype, node, alpha)
+        return _Scaled(batched) if batched is not None else \
+            _batched_matmul(tr, ea, eb, node)
     if ra == 1 and rb == 1:
         # Inner product as a fused reduction: works on any views.
         return reduce(tr, "sum", tr.binop("mul", ea, eb), None, False, node)
@@ -706,11 +733,12 @@ def matmul(tr, a, b, node):
             flags.append("transpose_a")
         if vb.is_whole_transposed():
             flags.append("transpose_b")
+        flags += _alpha_attr(alpha)
         attr = f" {{{', '.join(flags)}}}" if flags else ""
         ca, cb, co = va.container, vb.container, out.container
         tr.em.line(f"sdfg.matmul {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "
                    f"{ca.mlir_type}, {cb.mlir_type} -> {co.mlir_type}")
-        return ViewLeaf(out)
+        return _Scaled(ViewLeaf(out))
     if ra == 2:  # matrix @ vector
         mat, vec, rows = va, vb, ea.shape[0]
         transposed = va.is_whole_transposed()
@@ -1291,7 +1319,7 @@ def _check_dot(tr, args, node):
                              "matrices")
 
 
-def _batched_blas(tr, ea, eb, dtype, node):
+def _batched_blas(tr, ea, eb, dtype, node, alpha=1.0):
     """A stack of matrices times a matrix or a stack of the same length
     (3-d and 2-d operands of static shape, float): one batched sdfg.matmul
     (BLAS), whose gradient is batched GEMMs too. None where it does not
@@ -1325,6 +1353,7 @@ def _batched_blas(tr, ea, eb, dtype, node):
     out = tr.transient_view([batch, shape_a[-2], shape_b[-1]], dtype, node,
                             "matmul")
     flags = [f for f, on in (("transpose_a", ta), ("transpose_b", tb)) if on]
+    flags += _alpha_attr(alpha)
     attr = f" {{{', '.join(flags)}}}" if flags else ""
     ca, cb, co = va.container, vb.container, out.container
     tr.em.line(f"sdfg.matmul {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "

@@ -1994,7 +1994,46 @@ class Translator:
         raise self.unsupported(node, "unary operator "
                                + type(node.op).__name__)
 
+    def _scaled_matmul(self, node):
+        """`A @ B * c`, `A @ B / c` or `c * (A @ B)` with `c` a number
+        known when translating: one GEMM with alpha = c (or 1/c) instead
+        of a product and a sweep over it. The operands are evaluated in
+        Python's order (A, B, then c for a trailing factor); None if the
+        node is not of that form."""
+        if not isinstance(node.op, (ast.Mult, ast.Div)):
+            return None
+        left_mm = (isinstance(node.left, ast.BinOp)
+                   and isinstance(node.left.op, ast.MatMult))
+        right_mm = (isinstance(node.right, ast.BinOp)
+                    and isinstance(node.right.op, ast.MatMult)
+                    and isinstance(node.op, ast.Mult))
+        if not (left_mm or right_mm):
+            return None
+        mm = node.left if left_mm else node.right
+        other = node.right if left_mm else node.left
+        if left_mm:
+            a, b = self.eval(mm.left), self.eval(mm.right)
+            c = self.eval(other)
+        else:
+            c = self.eval(other)
+            a, b = self.eval(mm.left), self.eval(mm.right)
+        op = _BINOPS[type(node.op)]
+
+        def unscaled(product):
+            return (self.binop(op, product, c) if left_mm
+                    else self.binop(op, c, product))
+
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or \
+                (isinstance(node.op, ast.Div) and c == 0):
+            return unscaled(numpy_calls.matmul(self, a, b, mm))
+        alpha = 1.0 / c if isinstance(node.op, ast.Div) else float(c)
+        product, folded = numpy_calls.scaled_matmul(self, a, b, mm, alpha)
+        return product if folded else unscaled(product)
+
     def eval_BinOp(self, node):
+        scaled = self._scaled_matmul(node)
+        if scaled is not None:
+            return scaled
         op = _BINOPS.get(type(node.op))
         if type(node.op) in _BITOPS:
             return self.bitwise(_BITOPS[type(node.op)], self.eval(node.left),

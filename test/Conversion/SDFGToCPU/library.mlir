@@ -35,6 +35,8 @@ sdfg.sdfg @blas(%A: memref<?x?xf64>, %B: memref<?x?xf64>, %C: memref<?x?xf64>,
 // GEMM per batch entry at the entries' offsets (bytes: entry * m * n * 8);
 // a shared output sums them, the first one overwriting (beta 0).
 // CHECK-LABEL: func.func @batched
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
 // CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK: %[[M:.*]] = arith.index_cast %[[ROWS]] : index to i32
 // CHECK: call @cblas_dgemm(%{{.*}}, %c111_i32, %c111_i32, %[[M]],
@@ -49,7 +51,7 @@ sdfg.sdfg @blas(%A: memref<?x?xf64>, %B: memref<?x?xf64>, %C: memref<?x?xf64>,
 // CHECK: }
 // CHECK: scf.for %[[B2:.*]] = %c0 to
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[B2]], %c0 : index
-// CHECK: %[[BETA:.*]] = arith.select %[[FIRST]], %cst, %cst_{{.*}} : f64
+// CHECK: %[[BETA:.*]] = arith.select %[[FIRST]], %[[ZERO]], %[[ONE]] : f64
 // CHECK: call @cblas_dgemm({{.*}}, %[[BETA]], %{{.*}}, %{{.*}})
 sdfg.sdfg @batched(%X: memref<8x32x16xf64>, %W: memref<16x4xf64>,
                    %Y: memref<8x32x4xf64>, %dW: memref<16x4xf64>,
@@ -177,5 +179,15 @@ sdfg.sdfg @det(%A: memref<4x4xf64>, %d: memref<f64>, %l: memref<f64>,
 sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
   sdfg.state {
     sdfg.cholesky %A -> %L : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// A constant factor is the GEMM's alpha.
+// CHECK-LABEL: func.func @scaled
+// CHECK: %[[ALPHA:.*]] = arith.constant 1.250000e-01 : f64
+// CHECK: call @cblas_dgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ALPHA]],
+sdfg.sdfg @scaled(%A: memref<4x3xf64>, %B: memref<3x5xf64>, %C: memref<4x5xf64>) {
+  sdfg.state {
+    sdfg.matmul %A, %B -> %C {alpha = 0.125 : f64} : memref<4x3xf64>, memref<3x5xf64> -> memref<4x5xf64>
   }
 }

@@ -170,3 +170,12 @@ sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
     sdfg.cholesky %A -> %L : memref<4x4xf64> -> memref<4x4xf64>
   }
 }
+
+// CHECK-LABEL: sdfg.sdfg @scaled_matmul
+// CHECK: sdfg.matmul %arg0, %arg1 -> %arg2 {alpha = 1.250000e-01 : f64, transpose_b}
+sdfg.sdfg @scaled_matmul(%A: memref<4x3xf64>, %B: memref<5x3xf64>,
+                         %C: memref<4x5xf64>) {
+  sdfg.state {
+    sdfg.matmul %A, %B -> %C {transpose_b, alpha = 0.125 : f64} : memref<4x3xf64>, memref<5x3xf64> -> memref<4x5xf64>
+  }
+}

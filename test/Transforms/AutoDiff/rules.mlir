@@ -680,3 +680,20 @@ sdfg.sdfg @cholesky(%A: memref<3x3xf64> {sdfg.name = "A"},
     sdfg.reduce add %L -> %out axes [0, 1] : memref<3x3xf64> -> memref<f64>
   }
 }
+
+// -----
+
+// C = alpha A B: both gradients carry the same alpha.
+// CHECK-LABEL: sdfg.sdfg @scaled_matmul_grad(
+// CHECK: sdfg.matmul %{{.*}}, %B -> %d_A {accumulate, alpha = 1.250000e-01 : f64, transpose_b}
+// CHECK: sdfg.matmul %A, %{{.*}} -> %d_B {accumulate, alpha = 1.250000e-01 : f64, transpose_a}
+sdfg.sdfg @scaled_matmul(%A: memref<4x3xf64> {sdfg.name = "A"},
+                         %B: memref<3x5xf64> {sdfg.name = "B"},
+                         %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A", "B"]} {
+  %C = sdfg.alloc() : memref<4x5xf64>
+  sdfg.state {
+    sdfg.matmul %A, %B -> %C {alpha = 0.125 : f64} : memref<4x3xf64>, memref<3x5xf64> -> memref<4x5xf64>
+    sdfg.reduce add %C -> %out axes [0, 1] : memref<4x5xf64> -> memref<f64>
+  }
+}

@@ -423,9 +423,10 @@ class SDFG_LibraryOp<string mnemonic, list<Trait> traits = []>
 def SDFG_MatmulOp : SDFG_LibraryOp<"matmul"> {
   let summary = "Matrix-matrix product (GEMM), batched";
   let description = [{
-    `C = op(A) * op(B)`, or `C += op(A) * op(B)` with `accumulate`, where
-    `op` transposes (the last two dimensions) when `transpose_a` /
-    `transpose_b` is set. Operands are 2-d or 3-d containers of the same
+    `C = alpha op(A) op(B)`, or `C += alpha op(A) op(B)` with
+    `accumulate`, where `op` transposes (the last two dimensions) when
+    `transpose_a` / `transpose_b` is set and `alpha` defaults to 1 (a
+    constant factor the frontend folds in: `Q @ K.T / 8.0`). Operands are 2-d or 3-d containers of the same
     float type; the output must not alias an input. A 3-d operand is a
     batch of matrices along its first dimension (the 3-d operands share
     its extent): `C[b] = op(A[b]) op(B[b])`, where a 2-d input is the same
@@ -440,7 +441,8 @@ def SDFG_MatmulOp : SDFG_LibraryOp<"matmul"> {
   }];
   let arguments = (ins SDFG_Container:$a, SDFG_Container:$b,
                        SDFG_Container:$c, UnitAttr:$transpose_a,
-                       UnitAttr:$transpose_b, UnitAttr:$accumulate);
+                       UnitAttr:$transpose_b, UnitAttr:$accumulate,
+                       OptionalAttr<F64Attr>:$alpha);
   let assemblyFormat = [{
     $a `,` $b `->` $c attr-dict `:` type($a) `,` type($b) `->` type($c)
   }];
