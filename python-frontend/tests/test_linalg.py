@@ -90,6 +90,16 @@ def determinant(A):
     return np.linalg.det(A) * np.linalg.det(A.T @ A)
 
 
+def coupled_solves(A, B):
+    # The matrix depends on the previous solution: every reversed step
+    # solves with a different (restored) matrix, each once.
+    X = B.copy()
+    for t in range(3):
+        X = np.linalg.solve(A, X) + 0.1 * X
+        A = A + 0.01 * (X @ X.T)
+    return np.sum(X * X)
+
+
 def cholesky_sample(A, z):
     # A correlated sample, its log density's determinant term, and the
     # factor used in a product and a solve.
@@ -134,6 +144,8 @@ CASES = [
     (gaussian_log_likelihood, lambda r: (spd(r, 7), r.standard_normal(7),
                                          0.5)),
     (determinant, lambda r: (r.standard_normal((5, 5)),)),
+    (coupled_solves, lambda r: (well_conditioned(r, 5),
+                                r.standard_normal((5, 3)))),
     (cholesky_sample, lambda r: (lopsided_spd(r, 6), r.standard_normal(6))),
     (cholesky_of_transposed, lambda r: (lopsided_spd(r, 5).T,)),
 ]
