@@ -478,14 +478,6 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
   return success();
 }
 
-double numElements(Value container) {
-  auto t = cast<MemRefType>(container.getType());
-  double n = 1;
-  for (int64_t d : t.getShape())
-    n *= ShapedType::isDynamic(d) ? 1 : d;
-  return n;
-}
-
 /// Static cost of one execution of a state: arithmetic operations plus
 /// elements loaded and stored (the paper's FLOPs-and-bytes estimate), each
 /// counted once per iteration of the maps around it.

@@ -580,7 +580,7 @@ bool forwardCopies(SDFGOp sdfg) {
       copy = wholeCopy(map);
     if (!copy)
       continue;
-    auto [src, dst] = *copy;
+    Value src = copy->first, dst = copy->second;
     auto alloc = src.getDefiningOp<AllocOp>();
     if (!alloc || src == dst)
       continue;

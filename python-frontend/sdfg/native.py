@@ -88,7 +88,7 @@ def gpu_runtime():
 
 def check_linalg_error(module, sites):
     """After a call of a program with np.linalg.solve/inv/cholesky (`sites`:
-    which and where): raises numpy.linalg.LinAlgError, as NumPy does, if
+    (NumPy function, "file:line") pairs): raises numpy.linalg.LinAlgError, as NumPy does, if
     one of them met a singular (or, for cholesky, not positive definite)
     matrix (its result is then NaN); clears the flag."""
     try:
@@ -99,12 +99,13 @@ def check_linalg_error(module, sites):
         flag.value = 0
         # NumPy's messages; which op failed is not recorded (the flag holds
         # the generated line), so a program with both kinds names both.
-        kinds = {site.split(" at ")[0] for site in sites}
+        kinds = {function for function, _ in sites}
         factor = "np.linalg.cholesky"
         what = ("Matrix is not positive definite" if kinds == {factor} else
                 "Singular matrix" if factor not in kinds else
                 "Singular matrix or matrix not positive definite")
-        raise np.linalg.LinAlgError(what + " (" + "; ".join(sites) + ")")
+        where = "; ".join(f"{function} at {line}" for function, line in sites)
+        raise np.linalg.LinAlgError(f"{what} ({where})")
 
 
 def check_emulator_races(module):

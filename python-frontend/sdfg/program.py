@@ -221,7 +221,8 @@ class Program:
                 "returns_none": tr.signature.returns_none,
                 "index_checks": [list(c) for c in
                                  tr.signature.index_checks],
-                "linalg_sites": list(tr.signature.linalg_sites),
+                "linalg_sites": [list(site) for site in
+                                 tr.signature.linalg_sites],
             }
             with open(os.path.join(staging, "meta.json"), "w") as f:
                 json.dump(meta, f)

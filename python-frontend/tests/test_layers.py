@@ -63,6 +63,20 @@ CASES = [
 IDS = [c[0].__name__ for c in CASES]
 
 
+def _assert_gradient_matches_fd(fn, args, seed):
+    """sdfg.grad w.r.t. every argument against a central finite difference
+    along a random direction."""
+    names = list(fn.__code__.co_varnames[:len(args)])
+    g = sdfg.grad(fn, names)(*args)
+    rng = np.random.default_rng(seed)
+    dirs = [rng.standard_normal(a.shape) for a in args]
+    h = 1e-6
+    fd = (fn(*[a + h * d for a, d in zip(args, dirs)]) -
+          fn(*[a - h * d for a, d in zip(args, dirs)])) / (2 * h)
+    ad = sum(float(np.sum(g[n] * d)) for n, d in zip(names, dirs))
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
 @pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
 def test_forward_matches_numpy(fn, inputs):
     args = inputs(np.random.default_rng(0))
@@ -73,15 +87,7 @@ def test_forward_matches_numpy(fn, inputs):
 @pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
 def test_gradient_matches_finite_differences(fn, inputs):
     args = inputs(np.random.default_rng(1))
-    names = list(fn.__code__.co_varnames[:len(args)])
-    g = sdfg.grad(fn, names)(*args)
-    rng = np.random.default_rng(2)
-    dirs = [rng.standard_normal(a.shape) for a in args]
-    h = 1e-6
-    fd = (fn(*[a + h * d for a, d in zip(args, dirs)]) -
-          fn(*[a - h * d for a, d in zip(args, dirs)])) / (2 * h)
-    ad = sum(float(np.sum(g[n] * d)) for n, d in zip(names, dirs))
-    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+    _assert_gradient_matches_fd(fn, args, seed=2)
 
 
 def test_stacked_matmul_shapes_follow_numpy():
@@ -143,15 +149,7 @@ def test_stacks_of_matrices_call_blas(fn, inputs):
     assert re.search(r"sdfg\.matmul .*memref<\d+x\d+x\d+xf64>", text), text
     np.testing.assert_allclose(sdfg.program(fn)(*args), fn(*args),
                                rtol=1e-12)
-    names = list(fn.__code__.co_varnames[:len(args)])
-    g = sdfg.grad(fn, names)(*args)
-    rng = np.random.default_rng(5)
-    dirs = [rng.standard_normal(a.shape) for a in args]
-    h = 1e-6
-    fd = (fn(*[a + h * d for a, d in zip(args, dirs)]) -
-          fn(*[a - h * d for a, d in zip(args, dirs)])) / (2 * h)
-    ad = sum(float(np.sum(g[n] * d)) for n, d in zip(names, dirs))
-    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+    _assert_gradient_matches_fd(fn, args, seed=5)
 
 
 @pytest.mark.parametrize("fn,inputs", [

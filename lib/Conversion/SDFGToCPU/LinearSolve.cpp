@@ -69,6 +69,42 @@ static Value entrySlot(OpBuilder &b, Location loc, Type type) {
   return memref::AllocaOp::create(b, loc, MemRefType::get({}, type));
 }
 
+/// The located error of a LAPACK op in a GPU program.
+static LogicalResult rejectOnGPU(Operation *op) {
+  return op->emitOpError(
+      "has no GPU lowering (LAPACK runs on the host); compile this program "
+      "for the CPU");
+}
+
+/// A LAPACK call that found no result (a zero pivot, a matrix that is not
+/// positive definite): `result` is filled with NaN rather than the
+/// division by zero's mix of infinities, and the op's line goes to the
+/// exported flag for the caller to report.
+static void reportFailure(OpBuilder &b, Location loc, ModuleOp module,
+                          Value result) {
+  Type elt = cast<MemRefType>(result.getType()).getElementType();
+  Value nan = arith::ConstantOp::create(
+      b, loc, elt,
+      b.getFloatAttr(elt, std::numeric_limits<double>::quiet_NaN()));
+  forEachElement(b, loc, result, [&](ValueRange ivs) {
+    memref::StoreOp::create(b, loc, nan, result, ivs);
+  });
+  memref::GlobalOp global = linalgErrorGlobal(module);
+  Value flag = memref::GetGlobalOp::create(b, loc, global.getType(),
+                                           global.getSymName());
+  Value line = arith::ConstantIntOp::create(b, loc, sourceLine(loc), 64);
+  memref::StoreOp::create(b, loc, line, flag, ValueRange{});
+}
+
+/// `dst[j, i] = src[i, j]`: a row-major matrix into LAPACK's column-major
+/// order.
+static void copyTransposed(OpBuilder &b, Location loc, Value src, Value dst) {
+  forEachElement(b, loc, src, [&](ValueRange ivs) {
+    Value v = memref::LoadOp::create(b, loc, src, ivs);
+    memref::StoreOp::create(b, loc, v, dst, ValueRange{ivs[1], ivs[0]});
+  });
+}
+
 static Value constI32(OpBuilder &b, Location loc, int32_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
@@ -119,10 +155,7 @@ Lowering::LUFactors Lowering::factorise(Location loc, Value matrix) {
     // Transposed into LAPACK's column-major order: the factors are A's,
     // as NumPy's are (A^T's would round differently, and an exactly zero
     // pivot of one need not be one of the other).
-    forEachElement(b, loc, a, [&](ValueRange ivs) {
-      Value v = memref::LoadOp::create(b, loc, a, ivs);
-      memref::StoreOp::create(b, loc, v, factors, ValueRange{ivs[1], ivs[0]});
-    });
+    copyTransposed(b, loc, a, factors);
     func::CallOp::create(
         b, loc, getrf,
         ValueRange{basePointer(loc, lu.nRef), basePointer(loc, lu.nRef),
@@ -191,9 +224,7 @@ Lowering::LUFactors Lowering::factorise(Location loc, Value matrix) {
 
 LogicalResult Lowering::lowerSolve(SolveOp op) {
   if (gpu)
-    return op.emitOpError(
-        "has no GPU lowering (LAPACK runs on the host); compile this program "
-        "for the CPU");
+    return rejectOnGPU(op);
   Location loc = op.getLoc();
   Value rhs = mapping.lookup(op.getB()), x = mapping.lookup(op.getX());
   Type elt = op.getA().getType().getElementType();
@@ -246,20 +277,9 @@ LogicalResult Lowering::lowerSolve(SolveOp op) {
           b, loc, cols, ValueRange{vector ? zero : ivs[1], ivs[0]});
       memref::StoreOp::create(b, loc, v, x, ivs);
     });
+    // A zero pivot: no solution to give.
     b.setInsertionPointToStart(&branch.getElseRegion().front());
-    // A zero pivot: no solution to give; NaN rather than the division by
-    // zero's mix of infinities, and the line for the caller to report.
-    Value nan = arith::ConstantOp::create(
-        b, loc, elt,
-        b.getFloatAttr(elt, std::numeric_limits<double>::quiet_NaN()));
-    forEachElement(b, loc, x, [&](ValueRange ivs) {
-      memref::StoreOp::create(b, loc, nan, x, ivs);
-    });
-    memref::GlobalOp global = linalgErrorGlobal(module);
-    Value flag = memref::GetGlobalOp::create(b, loc, global.getType(),
-                                             global.getSymName());
-    Value line = arith::ConstantIntOp::create(b, loc, sourceLine(loc), 64);
-    memref::StoreOp::create(b, loc, line, flag, ValueRange{});
+    reportFailure(b, loc, module, x);
   }
   for (Value v : lu.scratch)
     memref::DeallocOp::create(b, loc, v);
@@ -268,9 +288,7 @@ LogicalResult Lowering::lowerSolve(SolveOp op) {
 
 LogicalResult Lowering::lowerDet(DetOp op) {
   if (gpu)
-    return op.emitOpError(
-        "has no GPU lowering (LAPACK runs on the host); compile this program "
-        "for the CPU");
+    return rejectOnGPU(op);
   Location loc = op.getLoc();
   Type elt = op.getA().getType().getElementType();
   LUFactors lu = factorise(loc, op.getA());
@@ -336,9 +354,7 @@ LogicalResult Lowering::lowerDet(DetOp op) {
 
 LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
   if (gpu)
-    return op.emitOpError(
-        "has no GPU lowering (LAPACK runs on the host); compile this program "
-        "for the CPU");
+    return rejectOnGPU(op);
   Location loc = op.getLoc();
   Value a = mapping.lookup(op.getA()), l = mapping.lookup(op.getL());
   auto type = cast<MemRefType>(a.getType());
@@ -352,10 +368,7 @@ LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
   // ('L') is the row-major lower triangle NumPy reads.
   Value f = memref::AllocOp::create(
       b, loc, MemRefType::get(type.getShape(), elt), sizes);
-  forEachElement(b, loc, a, [&](ValueRange ivs) {
-    Value v = memref::LoadOp::create(b, loc, a, ivs);
-    memref::StoreOp::create(b, loc, v, f, ValueRange{ivs[1], ivs[0]});
-  });
+  copyTransposed(b, loc, a, f);
   Value n = arith::IndexCastOp::create(b, loc, i32,
                                        memref::DimOp::create(b, loc, a, 0));
   Value nRef = byRef(b, loc, n);
@@ -387,18 +400,9 @@ LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
       memref::StoreOp::create(
           b, loc, arith::SelectOp::create(b, loc, lower, v, zero), l, ivs);
     });
+    // Not positive definite: no factor to give.
     b.setInsertionPointToStart(&branch.getElseRegion().front());
-    Value nan = arith::ConstantOp::create(
-        b, loc, elt,
-        b.getFloatAttr(elt, std::numeric_limits<double>::quiet_NaN()));
-    forEachElement(b, loc, l, [&](ValueRange ivs) {
-      memref::StoreOp::create(b, loc, nan, l, ivs);
-    });
-    memref::GlobalOp global = linalgErrorGlobal(module);
-    Value flag = memref::GetGlobalOp::create(b, loc, global.getType(),
-                                             global.getSymName());
-    Value line = arith::ConstantIntOp::create(b, loc, sourceLine(loc), 64);
-    memref::StoreOp::create(b, loc, line, flag, ValueRange{});
+    reportFailure(b, loc, module, l);
   }
   memref::DeallocOp::create(b, loc, f);
   return success();

@@ -10,8 +10,7 @@
 using namespace mlir;
 using namespace mlir::sdfg;
 
-/// Elements of a container, dynamic extents counted as 1.
-static double numElements(Value container) {
+double mlir::sdfg::numElements(Value container) {
   double n = 1;
   for (int64_t d : cast<MemRefType>(container.getType()).getShape())
     n *= ShapedType::isDynamic(d) ? 1 : d;

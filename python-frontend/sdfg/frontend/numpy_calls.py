@@ -872,19 +872,7 @@ def _more(tr, name, args, kwargs, node):
     if name in ("linalg.det", "linalg.slogdet"):
         return _linalg_det(tr, name[len("linalg."):], args, kwargs, node)
     if name == "linalg.cholesky":
-        a, n = _square_matrix(tr, "cholesky", args, kwargs, node)
-        dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
-        va = _blas_operand(tr, a, dtype, node)
-        if va.is_whole_transposed():
-            # The op reads the container's lower triangle: A.T's is its
-            # upper one.
-            va = tr.snapshot(a, node, "operand")
-        out = tr.transient_view([n, n], dtype, node, "cholesky")
-        ca, co = va.container, out.container
-        tr.em.line(f"sdfg.cholesky {ca.ssa} -> {co.ssa} : {ca.mlir_type} -> "
-                   f"{co.mlir_type}")
-        tr.sig.linalg_sites.append(f"np.linalg.cholesky at {tr.em.where()}")
-        return ViewLeaf(out)
+        return _linalg_cholesky(tr, args, kwargs, node)
     raise tr.unsupported(node, f"np.{name}")
 
 
@@ -931,6 +919,23 @@ def _linalg_det(tr, name, args, kwargs, node):
     return results[0] if name == "det" else tuple(results)
 
 
+def _linalg_cholesky(tr, args, kwargs, node):
+    """np.linalg.cholesky(A): an sdfg.cholesky, which reads the lower
+    triangle of its container as NumPy reads A's."""
+    a, n = _square_matrix(tr, "cholesky", args, kwargs, node)
+    dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
+    va = _blas_operand(tr, a, dtype, node)
+    if va.is_whole_transposed():
+        # A.T's lower triangle is its container's upper one.
+        va = tr.snapshot(a, node, "operand")
+    out = tr.transient_view([n, n], dtype, node, "cholesky")
+    ca, co = va.container, out.container
+    tr.em.line(f"sdfg.cholesky {ca.ssa} -> {co.ssa} : {ca.mlir_type} -> "
+               f"{co.mlir_type}")
+    tr.sig.linalg_sites.append(("np.linalg.cholesky", tr.em.where()))
+    return ViewLeaf(out)
+
+
 def _linalg_solve(tr, name, args, kwargs, node):
     """np.linalg.solve(A, b) and np.linalg.inv(A) (= solve(A, I)): an
     sdfg.solve (LAPACK's LU with partial pivoting), whose reverse-mode rule
@@ -968,7 +973,7 @@ def _linalg_solve(tr, name, args, kwargs, node):
     ca, cb, co = va.container, vb.container, out.container
     tr.em.line(f"sdfg.solve {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "
                f"{ca.mlir_type}, {cb.mlir_type} -> {co.mlir_type}")
-    tr.sig.linalg_sites.append(f"np.linalg.{name} at {tr.em.where()}")
+    tr.sig.linalg_sites.append((f"np.linalg.{name}", tr.em.where()))
     return ViewLeaf(out)
 
 

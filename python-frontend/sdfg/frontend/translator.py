@@ -49,8 +49,8 @@ class Signature:
         # used whole as a subscript, checked before each call as NumPy
         # checks it (see Translator.fancy_subscript).
         self.index_checks = []
-        # "np.linalg.solve at file:line" per solve: a singular matrix is
-        # reported after the call (sdfg_linalg_error).
+        # (NumPy function, "file:line") per LAPACK call: a singular matrix
+        # is reported after the call (sdfg_linalg_error).
         self.linalg_sites = []
 
 

@@ -42,6 +42,9 @@ inline bool isLibraryCall(Operation *op) {
   auto lib = dyn_cast<LibraryOpInterface>(op);
   return lib && lib.callsLibrary();
 }
+/// Elements of a container, dynamic extents counted as 1 (for cost
+/// estimates).
+double numElements(Value container);
 /// The matrix containers of static shape that `sdfg.solve`s and
 /// `sdfg.det`s of `sdfg` factorise, each with the first and last top-level
 /// ops of `sdfg` that do: the CPU lowering keeps one LU cache per matrix
