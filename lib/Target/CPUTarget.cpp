@@ -106,9 +106,10 @@ void mlir::sdfg::writeABIDescription(ModuleOp module, llvm::raw_ostream &os) {
      << "\n";
 }
 
-LogicalResult mlir::sdfg::lowerToLLVMDialect(ModuleOp module) {
+LogicalResult mlir::sdfg::lowerToLLVMDialect(ModuleOp module,
+                                             bool checkIndices) {
   PassManager pm(module.getContext());
-  buildLowerToCPUPipeline(pm);
+  buildLowerToCPUPipeline(pm, checkIndices);
   return pm.run(module);
 }
 

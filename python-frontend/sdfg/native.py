@@ -86,6 +86,22 @@ def gpu_runtime():
     return rt
 
 
+def take_index_error(module):
+    """After a call: (generated line, index, axis, extent) of the first
+    access whose index, computed from data, was outside its array (the
+    program skipped it; see sdfg_index_error in docs/c-abi.md), or None;
+    clears the record."""
+    try:
+        record = (ctypes.c_int64 * 4).in_dll(module._lib, "sdfg_index_error")
+    except ValueError:
+        return None  # no checked access in the compiled program
+    if record[0] == 0:
+        return None
+    bad = tuple(record)
+    ctypes.memset(record, 0, ctypes.sizeof(record))
+    return bad
+
+
 def check_linalg_error(module, sites):
     """After a call of a program with np.linalg.solve/inv/cholesky (`sites`:
     (NumPy function, "file:line") pairs): raises numpy.linalg.LinAlgError, as NumPy does, if

@@ -8,6 +8,7 @@ constants it reads, the signature and the compiler binary; a second process
 reuses them without recompiling.
 """
 
+import bisect
 import functools
 import hashlib
 import inspect
@@ -223,6 +224,9 @@ class Program:
                                  tr.signature.index_checks],
                 "linalg_sites": [list(site) for site in
                                  tr.signature.linalg_sites],
+                # For run-time errors that name a generated line (an index
+                # out of bounds): [first line, "file:line"] runs.
+                "line_sources": _line_runs(tr.sources),
             }
             with open(os.path.join(staging, "meta.json"), "w") as f:
                 json.dump(meta, f)
@@ -514,9 +518,38 @@ def _check_indices(meta, args):
                              f"size {extent} (in argument '{name}')")
 
 
+def _line_runs(sources):
+    """`sources` (the Python line of each generated line) as [first
+    generated line, "file:line"] pairs, one per run of equal entries."""
+    runs = []
+    for k, src in enumerate(sources, start=1):
+        if not runs or runs[-1][1] != src:
+            runs.append([k, src])
+    return runs
+
+
+def _python_line(meta, line):
+    """The Python `file:line` that generated sdfg line `line` came from."""
+    runs = meta.get("line_sources") or []
+    k = bisect.bisect_right([first for first, _ in runs], line) - 1
+    if k >= 0 and runs[k][1] is not None:
+        return runs[k][1]
+    return f"generated sdfg line {line}"
+
+
 def _check_after_call(meta, module):
-    """After a call: a singular matrix, the GPU runtime's error, or the
-    emulator's races."""
+    """After a call: an index out of bounds, a singular matrix, the GPU
+    runtime's error, or the emulator's races."""
+    bad = native.take_index_error(module)
+    if bad is not None:
+        line, index, axis, extent = bad
+        if index < 0:
+            # The frontend adds the size to a negative index read from data
+            # (NumPy's counting from the end) before the access; what is
+            # still negative there was this before.
+            index -= extent
+        raise IndexError(f"{_python_line(meta, line)}: index {index} is out "
+                         f"of bounds for axis {axis} with size {extent}")
     if meta.get("linalg_sites"):
         native.check_linalg_error(module, meta["linalg_sites"])
     device = meta.get("device")

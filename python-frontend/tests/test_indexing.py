@@ -411,3 +411,118 @@ def test_gpu_program_on_the_emulator_matches_cpu(fn, inputs):
         *copy.deepcopy(args), seed=seed) for d in ("gpu-emulator", "cpu"))
     for w in wrt:
         np.testing.assert_allclose(got[w], want[w], rtol=1e-11, atol=1e-12)
+
+
+# Indices the program computes, or reads element by element in a loop, are
+# checked where they are used: NumPy's IndexError after the call (the
+# access itself is skipped, so nothing outside the array is touched).
+
+def gather_computed(x, idx):
+    j = idx * 2
+    return np.sum(x[j] * 2.0)
+
+
+def scatter_computed(x, idx, v):
+    j = idx + 1
+    x[j] = v
+    return np.sum(x * x)
+
+
+def add_at_computed(x, idx, v):
+    y = np.zeros_like(x)
+    np.add.at(y, idx + 1, v)
+    return np.sum(y * x)
+
+
+def csr_matvec(indptr, indices, data, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            y[i] += data[k] * x[indices[k]]
+    return np.sum(y)
+
+
+def pairs_computed(A, r, c):
+    return np.sum(A[r + 0, c * 1] ** 2)
+
+
+def gather_large(x, idx):
+    # A map long enough to run on several threads.
+    return np.sum(np.sin(x[idx // 1]))
+
+
+def _numpy_message(fn, args):
+    with pytest.raises(IndexError) as info:
+        fn(*copy.deepcopy(args))
+    return str(info.value)
+
+
+BAD_INDEX_CASES = [
+    # (function, arguments, wrt, the statement the error names)
+    (gather_computed, (np.ones(5), np.array([0, 1, 4])), ["x"], "x[j]"),
+    (gather_computed, (np.ones(5), np.array([0, -4, 1])), ["x"], "x[j]"),
+    (scatter_computed, (np.ones(5), np.array([0, 4]), np.ones(2)), ["v"],
+     "x[j] = v"),
+    (add_at_computed, (np.ones(5), np.array([0, 4]), np.ones(2)), ["v"],
+     "np.add.at"),
+    (csr_matvec, (np.array([0, 1, 3]), np.array([0, 1, 5]), np.ones(3),
+                  np.ones(4)), ["x"], "x[indices[k]]"),
+    (csr_matvec, (np.array([0, 1, 4]), np.array([0, 1, 2]), np.ones(3),
+                  np.ones(4)), ["x"], "data[k]"),
+    (pairs_computed, (np.ones((3, 4)), np.array([0, 2]), np.array([1, 4])),
+     ["A"], "A[r + 0, c * 1]"),
+    (gather_large, (np.ones(50), np.arange(20000) % 51), ["x"],
+     "x[idx // 1]"),
+]
+
+
+@pytest.mark.parametrize("fn,args,wrt,statement", BAD_INDEX_CASES,
+                         ids=[f"{c[0].__name__}-{k}" for k, c in
+                              enumerate(BAD_INDEX_CASES)])
+def test_computed_index_out_of_bounds_raises_index_error(fn, args, wrt,
+                                                          statement):
+    """NumPy's message (index, axis, size), located at the subscript's
+    line, from the forward and the gradient program."""
+    first = inspect.getsourcelines(fn)[1]
+    lines = inspect.getsource(fn).splitlines()
+    want = _numpy_message(fn, args)
+    for call in (sdfg.program(fn), sdfg.grad(fn, wrt)):
+        with pytest.raises(IndexError) as info:
+            call(*copy.deepcopy(args))
+        where, message = str(info.value).split(": ", 1)
+        assert message == want
+        path, line = where.rsplit(":", 1)
+        assert path.endswith("test_indexing.py")
+        assert statement in lines[int(line) - first]
+
+
+def test_checked_program_runs_on_after_an_index_error():
+    """The record is cleared: the next call with good indices returns
+    NumPy's value, and a program without bad indices never raises."""
+    f = sdfg.program(gather_computed)
+    g = sdfg.grad(gather_computed, ["x"])
+    x = np.arange(5.0)
+    with pytest.raises(IndexError):
+        f(x, np.array([3]))
+    assert f(x, np.array([0, 2, -1])) == gather_computed(x, np.array(
+        [0, 2, -1]))
+    with pytest.raises(IndexError):
+        g(x, np.array([3]))
+    np.testing.assert_array_equal(g(x, np.array([2, 2]))["x"],
+                                  [0, 0, 0, 0, 4.0])
+
+
+def test_no_checks_on_indices_derived_from_shapes():
+    """Loops over shapes, slices and constant offsets are trusted: their
+    programs carry no check (and no record)."""
+    def stencil(a):
+        b = np.zeros_like(a)
+        for i in range(1, a.shape[0] - 1):
+            b[i] = a[i - 1] + a[i + 1]
+        return b
+    text = sdfg.program(stencil).to_mlir(np.ones(8))
+    lib = sdfg.program(stencil).compile(np.ones(8))
+    assert "sdfg.tasklet(%i" not in text  # indices are affine
+    import ctypes
+    with pytest.raises(ValueError):
+        ctypes.c_int64.in_dll(lib.module._lib, "sdfg_index_error")

@@ -79,6 +79,12 @@ static llvm::cl::opt<std::string>
                              "run on another machine"),
               llvm::cl::init("host"));
 
+static llvm::cl::opt<bool> checkIndices(
+    "check-indices",
+    llvm::cl::desc("Bounds-check indices computed from data (--target=cpu; "
+                   "a failure is reported in sdfg_index_error)"),
+    llvm::cl::init(true));
+
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "sdfg-translate: error: " << msg << "\n";
   return 1;
@@ -154,7 +160,7 @@ int main(int argc, char **argv) {
     } else if (target == "gpu-emulator") {
       if (failed(sdfg::lowerToLLVMDialectForGPUEmulator(*module)))
         return 1;
-    } else if (failed(sdfg::lowerToLLVMDialect(*module))) {
+    } else if (failed(sdfg::lowerToLLVMDialect(*module, checkIndices))) {
       return 1;
     }
   }

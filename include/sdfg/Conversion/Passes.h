@@ -16,9 +16,19 @@ namespace sdfg {
 #define GEN_PASS_REGISTRATION
 #include "sdfg/Conversion/Passes.h.inc"
 
+/// Options of `sdfg-lower-to-cpu`.
+struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
+  Option<bool> checkIndices{
+      *this, "check-indices",
+      llvm::cl::desc("Bounds-check indices computed from data "
+                     "(convert-sdfg-to-std's check-indices)"),
+      llvm::cl::init(true)};
+};
+
 /// Appends the passes that take sdfg IR to the LLVM dialect on the CPU
-/// (OpenMP for parallel maps, CBLAS for library ops).
-void buildLowerToCPUPipeline(OpPassManager &pm);
+/// (OpenMP for parallel maps, CBLAS for library ops); indices computed from
+/// data are bounds-checked unless `checkIndices` is false.
+void buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices = true);
 
 /// What `sdfg-lower-to-gpu` embeds for the device.
 enum class GPUBinaryFormat { fatbin, bin, isa, llvm };

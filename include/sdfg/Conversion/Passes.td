@@ -25,6 +25,14 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
       iterations accumulate correctly;
     * `sdfg.matmul`, `sdfg.gemv` and `sdfg.dot` call CBLAS (OpenBLAS);
       transposes and reductions become loop nests;
+    * an access whose index depends on data (a tasklet's result, a load,
+      the iterator of a loop or map with such bounds) is bounds-checked
+      with `check-indices` (the default, CPU only): it runs under
+      `scf.if` and, when an index is outside the container, is skipped (a
+      load yields 0) and the first failure is recorded for the caller in
+      the exported `sdfg_index_error` = {line, index, axis, extent}: in a
+      stack slot reported at the function's exit outside parallel maps,
+      by a call to a cold function inside them;
     * transients are allocated (64-byte aligned) before the first
       top-level op that uses them and freed after the last one; never
       inside loops; a WCR write of one element per map (a sum into a
@@ -45,7 +53,10 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
   let options = [
     Option<"gpu", "gpu", "bool", /*default=*/"false",
            "Lower gpu_device maps to GPU kernels, containers in unified "
-           "memory">
+           "memory">,
+    Option<"checkIndices", "check-indices", "bool", /*default=*/"true",
+           "Bounds-check indices computed from data (CPU only); a failure "
+           "skips the access and is reported in sdfg_index_error">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

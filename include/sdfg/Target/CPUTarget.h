@@ -35,7 +35,7 @@ void writeABIDescription(ModuleOp module, llvm::raw_ostream &os);
 
 /// Runs the sdfg-lower-to-cpu pipeline on `module`. Diagnostics go to the
 /// context's handler.
-LogicalResult lowerToLLVMDialect(ModuleOp module);
+LogicalResult lowerToLLVMDialect(ModuleOp module, bool checkIndices = true);
 
 /// Lowers with `sdfg-lower-to-gpu`: kernels compiled and embedded, host
 /// code calling the sdfg GPU runtime.

@@ -32,32 +32,6 @@ using namespace mlir::sdfg::detail;
 /// The exported i64 a singular system writes its op's line to (0: none).
 static constexpr StringLiteral kLinalgError = "sdfg_linalg_error";
 
-static memref::GlobalOp linalgErrorGlobal(ModuleOp module) {
-  if (auto g = module.lookupSymbol<memref::GlobalOp>(kLinalgError))
-    return g;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  Type i64 = b.getI64Type();
-  return memref::GlobalOp::create(
-      b, module.getLoc(), kLinalgError, /*sym_visibility=*/StringAttr(),
-      MemRefType::get({}, i64),
-      DenseElementsAttr::get(RankedTensorType::get({}, i64),
-                             b.getI64IntegerAttr(0).getValue()),
-      /*constant=*/false, /*alignment=*/IntegerAttr());
-}
-
-/// The source line of `loc` (the first file location in it), or -1.
-static int64_t sourceLine(Location loc) {
-  int64_t line = -1;
-  loc->walk([&](Location inner) {
-    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-      line = file.getLine();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return line;
-}
-
 /// A stack slot in the entry block of the function around the insertion
 /// point (a slot at the call would grow the stack per loop iteration).
 static Value entrySlot(OpBuilder &b, Location loc, Type type) {
@@ -89,7 +63,7 @@ static void reportFailure(OpBuilder &b, Location loc, ModuleOp module,
   forEachElement(b, loc, result, [&](ValueRange ivs) {
     memref::StoreOp::create(b, loc, nan, result, ivs);
   });
-  memref::GlobalOp global = linalgErrorGlobal(module);
+  memref::GlobalOp global = errorGlobal(module, kLinalgError, {});
   Value flag = memref::GetGlobalOp::create(b, loc, global.getType(),
                                            global.getSymName());
   Value line = arith::ConstantIntOp::create(b, loc, sourceLine(loc), 64);

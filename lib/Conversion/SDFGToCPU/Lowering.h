@@ -10,6 +10,7 @@
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -33,6 +34,27 @@ using StoreSet = llvm::SmallPtrSet<Operation *, 8>;
 /// (LibraryOps.cpp).
 void forEachElement(OpBuilder &b, Location loc, Value memref,
                     function_ref<void(ValueRange)> body);
+
+/// The source line of `loc` (its first file location), or -1
+/// (IndexChecks.cpp).
+int64_t sourceLine(Location loc);
+
+/// The exported, zero-initialised i64 global `name` of `shape` through
+/// which a compiled program reports a failure to its caller (created once).
+memref::GlobalOp errorGlobal(ModuleOp module, StringRef name,
+                             ArrayRef<int64_t> shape);
+
+/// `sdfg_index_error`: {source line, index, axis, extent} of the first
+/// access whose data-derived index was outside its container (line 0:
+/// none). Documented in docs/c-abi.md.
+inline constexpr llvm::StringLiteral kIndexError = "sdfg_index_error";
+
+/// One bounds check of an access: `ok` holds when `index` is within
+/// [0, `extent`) along `axis`.
+struct IndexCheck {
+  Value ok, index, extent;
+  int64_t axis;
+};
 
 /// The LU factors of the last matrix the solves on one container
 /// factorised (LinearSolve.cpp): solves with the same matrix, bit for bit,
@@ -69,8 +91,10 @@ struct AccumulationPlan {
 /// hand, which decides whether a WCR store must be atomic.
 class Lowering {
 public:
-  Lowering(ModuleOp module, OpBuilder &builder, bool gpu = false)
-      : module(module), b(builder), gpu(gpu) {}
+  Lowering(ModuleOp module, OpBuilder &builder, bool gpu = false,
+           bool checkIndices = false)
+      : module(module), b(builder), gpu(gpu),
+        checkIndices(checkIndices && !gpu) {}
 
   LogicalResult lowerRegion(Region &region);
   LogicalResult lowerOp(Operation *op);
@@ -90,6 +114,26 @@ public:
   /// Index values of `map`'s results over the (mapped) `operands`.
   SmallVector<Value> expandMap(Location loc, AffineMap map,
                                ValueRange operands);
+
+  /// Which results of `map` over the sdfg `operands` depend on data; empty
+  /// when none do or checks are off (IndexChecks.cpp).
+  SmallVector<bool> dataResults(AffineMap map, ValueRange operands);
+  /// Bounds checks of the dimensions of an access (`map` over the sdfg
+  /// `operands`, expanded to `idx`) whose index depends on data; none when
+  /// checks are off (IndexChecks.cpp).
+  SmallVector<IndexCheck> elementChecks(Location loc, Value memref,
+                                        AffineMap map, ValueRange operands,
+                                        ArrayRef<Value> idx);
+  /// Emits `access` where every check holds; otherwise reports the first
+  /// failing check and yields zero of `resultType` (null: no result).
+  Value guardAccess(Location loc, ArrayRef<IndexCheck> checks, Type resultType,
+                    function_ref<Value()> access);
+  /// Records the first failing check in `sdfg_index_error` unless an
+  /// earlier failure did.
+  void reportBadIndex(Location loc, ArrayRef<IndexCheck> checks);
+  /// At the function's exit: reports the failure the sequential code kept
+  /// in its stack slot, if any.
+  void reportFailedIndexAtExit(Location loc);
 
   /// Combines `cur` and `val` with the WCR operation.
   Value combine(Location loc, WCRKind kind, Value cur, Value val);
@@ -165,6 +209,15 @@ private:
                                    unsigned first, ArrayRef<Value> lbs,
                                    ArrayRef<Value> ubs, ArrayRef<Value> steps);
   LogicalResult lowerCopy(CopyOp op);
+  /// The copy's loops and element moves, without checks.
+  void lowerCopyLoops(CopyOp op, Value source, Value target,
+                      ArrayRef<Value> srcB, ArrayRef<Value> dstB);
+  /// Bounds checks of the data-derived dimensions of one side of a copy
+  /// (`bounds`: two values per dimension, from `map`): an element index, or
+  /// a range's first and last element.
+  SmallVector<IndexCheck> subsetChecks(Location loc, Value memref,
+                                       const Subset &subset, AffineMap map,
+                                       ArrayRef<Value> bounds, CopyOp op);
   LogicalResult lowerTasklet(TaskletOp op);
 
   ModuleOp module;
@@ -172,6 +225,12 @@ private:
   /// Lowering for the GPU: gpu_device maps become kernels, library ops call
   /// the cuBLAS-backed runtime.
   bool gpu;
+  /// Whether accesses with data-derived indices are bounds-checked (CPU
+  /// only: a GPU kernel cannot write the host's report).
+  bool checkIndices;
+  /// memref<4xi64> stack slot of the first failed check outside parallel
+  /// maps ({line, index, axis, extent}; line 0: none); null until needed.
+  Value failedIndex;
   /// Number of enclosing maps that run in parallel.
   unsigned parallelDepth = 0;
   /// Number of those whose wcr writes may collide (need atomics).

@@ -197,7 +197,13 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
       atomicDepth = writesThreadPrivate(s) ? 0 : 1;
     else if (depth > 0 && writesThreadPrivate(s))
       atomicDepth = 0;
-    emitWrite(loc, total, mapping.lookup(s.getMemref()), idx, s.getWcr());
+    Value memref = mapping.lookup(s.getMemref());
+    guardAccess(loc,
+                elementChecks(loc, memref, s.getMap(), s.getIndices(), idx),
+                Type(), [&] {
+                  emitWrite(loc, total, memref, idx, s.getWcr());
+                  return Value();
+                });
     atomicDepth = depth;
   };
   yieldCarried(n - 1);

@@ -36,10 +36,12 @@ static void addHostLowering(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm) {
+void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices) {
   pm.addPass(createEliminateDeadWrites());
   pm.addPass(createFuseMaps());
-  pm.addPass(createConvertSDFGToStd());
+  ConvertSDFGToStdOptions lowering;
+  lowering.checkIndices = checkIndices;
+  pm.addPass(createConvertSDFGToStd(lowering));
   addHostLowering(pm);
 }
 
@@ -122,10 +124,12 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
 }
 
 void mlir::sdfg::registerSDFGPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LowerToCPUOptions>(
       "sdfg-lower-to-cpu",
       "Lower sdfg IR to the LLVM dialect for multicore CPUs (OpenMP, CBLAS)",
-      buildLowerToCPUPipeline);
+      [](OpPassManager &pm, const LowerToCPUOptions &options) {
+        buildLowerToCPUPipeline(pm, options.checkIndices);
+      });
   PassPipelineRegistration<LowerToGPUOptions>(
       "sdfg-lower-to-gpu",
       "Lower sdfg IR to the LLVM dialect with NVIDIA GPU kernels embedded "

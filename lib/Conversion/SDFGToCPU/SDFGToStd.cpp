@@ -238,8 +238,12 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       })
       .Case([&](LoadOp l) {
         SmallVector<Value> idx = expandMap(loc, l.getMap(), l.getIndices());
-        Value v =
-            memref::LoadOp::create(b, loc, mapping.lookup(l.getMemref()), idx);
+        Value memref = mapping.lookup(l.getMemref());
+        Value v = guardAccess(
+            loc, elementChecks(loc, memref, l.getMap(), l.getIndices(), idx),
+            l.getType(), [&] {
+              return memref::LoadOp::create(b, loc, memref, idx).getResult();
+            });
         mapping.map(l.getResult(), v);
         return success();
       })
@@ -255,8 +259,14 @@ LogicalResult Lowering::lowerOp(Operation *op) {
         unsigned depth = atomicDepth;
         if (s.getWcr() && depth > 0 && writesThreadPrivate(s))
           atomicDepth = 0;
-        emitWrite(loc, mapping.lookup(s.getValue()),
-                  mapping.lookup(s.getMemref()), idx, s.getWcr());
+        Value memref = mapping.lookup(s.getMemref());
+        guardAccess(loc,
+                    elementChecks(loc, memref, s.getMap(), s.getIndices(), idx),
+                    Type(), [&] {
+                      emitWrite(loc, mapping.lookup(s.getValue()), memref, idx,
+                                s.getWcr());
+                      return Value();
+                    });
         atomicDepth = depth;
         return success();
       })
@@ -512,6 +522,62 @@ LogicalResult Lowering::lowerCopy(CopyOp op) {
       expandMap(loc, op.getSourceSubset(), op.getIndices());
   SmallVector<Value> dstB =
       expandMap(loc, op.getTargetSubset(), op.getIndices());
+  Value source = mapping.lookup(op.getSource());
+  Value target = mapping.lookup(op.getTarget());
+  SmallVector<IndexCheck> checks =
+      subsetChecks(loc, source, src, op.getSourceSubset(), srcB, op);
+  checks.append(subsetChecks(loc, target, dst, op.getTargetSubset(), dstB, op));
+  guardAccess(loc, checks, Type(), [&] {
+    lowerCopyLoops(op, source, target, srcB, dstB);
+    return Value();
+  });
+  return success();
+}
+
+SmallVector<IndexCheck>
+Lowering::subsetChecks(Location loc, Value memref, const Subset &subset,
+                       AffineMap map, ArrayRef<Value> bounds, CopyOp op) {
+  SmallVector<IndexCheck> checks;
+  SmallVector<bool> data = dataResults(map, op.getIndices());
+  if (data.empty())
+    return checks;
+  for (unsigned d = 0; d < subset.getRank(); ++d) {
+    if (!data[2 * d] && !data[2 * d + 1])
+      continue;
+    Value lo = bounds[2 * d];
+    Value extent = memref::DimOp::create(b, loc, memref, d);
+    auto ult = [&](Value i) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, extent)
+          .getResult();
+    };
+    if (!subset[d].isRange) {
+      checks.push_back({ult(lo), lo, extent, static_cast<int64_t>(d)});
+      continue;
+    }
+    // A range checks its first and last element, when it has one.
+    Value step = arith::ConstantIndexOp::create(b, loc, subset[d].step);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value count = arith::CeilDivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, bounds[2 * d + 1], lo), step);
+    Value last = arith::AddIOp::create(
+        b, loc, lo,
+        arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, count, one),
+                              step));
+    Value empty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, count, one);
+    Value loOk = ult(lo);
+    Value inside = arith::AndIOp::create(b, loc, loOk, ult(last));
+    Value ok = arith::OrIOp::create(b, loc, empty, inside);
+    Value bad = arith::SelectOp::create(b, loc, loOk, last, lo);
+    checks.push_back({ok, bad, extent, static_cast<int64_t>(d)});
+  }
+  return checks;
+}
+
+void Lowering::lowerCopyLoops(CopyOp op, Value source, Value target,
+                              ArrayRef<Value> srcB, ArrayRef<Value> dstB) {
+  Location loc = op.getLoc();
+  Subset src = op.getSourceSubsetInfo(), dst = op.getTargetSubsetInfo();
   // One counter per range dimension of the source; the verifier made the
   // target's range dimensions correspond one to one.
   SmallVector<unsigned> srcRanges = src.getRangeDims();
@@ -546,9 +612,8 @@ LogicalResult Lowering::lowerCopy(CopyOp op) {
   };
   SmallVector<Value> si = indices(src, srcB);
   SmallVector<Value> di = indices(dst, dstB);
-  Value v = memref::LoadOp::create(b, loc, mapping.lookup(op.getSource()), si);
-  emitWrite(loc, v, mapping.lookup(op.getTarget()), di, op.getWcr());
-  return success();
+  Value v = memref::LoadOp::create(b, loc, source, si);
+  emitWrite(loc, v, target, di, op.getWcr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -609,7 +674,8 @@ static void freeShared(OpBuilder &b, Location loc, Value memref) {
 /// scalars and short vectors of recurrences, far below any thread's stack.
 static constexpr int64_t kMaxStackTransientBits = 64 * 64;
 
-static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
+static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
+                               bool checkIndices) {
   MLIRContext *ctx = module.getContext();
   Location loc = sdfgOp.getLoc();
   Type i64 = IntegerType::get(ctx, 64);
@@ -632,7 +698,7 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
 
-  Lowering lowering(module, b, gpu);
+  Lowering lowering(module, b, gpu, checkIndices);
   unsigned pos = 0;
   // On the GPU, (host buffer, unified copy) of every container argument.
   SmallVector<std::pair<Value, Value>> shared;
@@ -756,6 +822,7 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu) {
     memref::CopyOp::create(b, loc, dev, host);
     freeShared(b, loc, dev);
   }
+  lowering.reportFailedIndexAtExit(loc);
   func::ReturnOp::create(b, loc);
   sdfgOp.erase();
   return success();
@@ -769,7 +836,7 @@ struct ConvertSDFGToStdPass
     ModuleOp module = getOperation();
     SmallVector<SDFGOp> sdfgs(module.getOps<SDFGOp>());
     for (SDFGOp op : sdfgs)
-      if (failed(lowerSDFG(op, module, gpu)))
+      if (failed(lowerSDFG(op, module, gpu, checkIndices)))
         return signalPassFailure();
     sdfg::detail::expandPreciseMath(module);
   }

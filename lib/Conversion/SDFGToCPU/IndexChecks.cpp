@@ -1,0 +1,248 @@
+//===- IndexChecks.cpp - Bounds checks of data-derived indices ------------===//
+//
+// An index the program computes from data (an integer array read as a
+// subscript, a scalar argument, a loop bound read from an array) can fall
+// outside the container. NumPy raises IndexError there; unchecked, the
+// access would read or write outside the allocation. Accesses with such
+// indices run under a compare per index; a failing access is skipped
+// (a load yields zero) and reports the first failure through an exported
+// global that the caller reads after the call. Indices derived only from
+// shapes, constants and the bounds of loops over them are trusted: the
+// frontend checks their ranges when compiling, and a hand-written program
+// with symbolic shapes states its sizes in its arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+using namespace mlir::sdfg::detail;
+
+int64_t mlir::sdfg::detail::sourceLine(Location loc) {
+  int64_t line = -1;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      line = file.getLine();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return line;
+}
+
+memref::GlobalOp mlir::sdfg::detail::errorGlobal(ModuleOp module,
+                                                 StringRef name,
+                                                 ArrayRef<int64_t> shape) {
+  if (auto g = module.lookupSymbol<memref::GlobalOp>(name))
+    return g;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Type i64 = b.getI64Type();
+  return memref::GlobalOp::create(
+      b, module.getLoc(), name, /*sym_visibility=*/StringAttr(),
+      MemRefType::get(shape, i64),
+      DenseElementsAttr::get(RankedTensorType::get(shape, i64),
+                             b.getI64IntegerAttr(0).getValue()),
+      /*constant=*/false, /*alignment=*/IntegerAttr());
+}
+
+/// Whether the index value `v` may be data: anything but a constant, a
+/// symbol of the sdfg, or the iterator of a map or loop whose bounds are
+/// not data themselves.
+static bool isDataDerived(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa<SDFGOp>(owner))
+      return false;
+    if (auto map = dyn_cast<MapOp>(owner))
+      return llvm::any_of(map.getRangeOperands(), isDataDerived);
+    if (auto loop = dyn_cast<LoopOp>(owner))
+      return llvm::any_of(loop.getBoundOperands(), isDataDerived);
+    return true;
+  }
+  return !matchPattern(v, m_Constant());
+}
+
+SmallVector<bool> Lowering::dataResults(AffineMap map, ValueRange operands) {
+  if (!checkIndices)
+    return {};
+  SmallVector<bool> data = llvm::map_to_vector(operands, isDataDerived);
+  if (!llvm::is_contained(data, true))
+    return {};
+  unsigned nDims = map.getNumDims();
+  return llvm::map_to_vector(map.getResults(), [&](AffineExpr expr) {
+    bool fromData = false;
+    for (auto [k, d] : llvm::enumerate(data))
+      fromData |= d && (k < nDims ? expr.isFunctionOfDim(k)
+                                  : expr.isFunctionOfSymbol(k - nDims));
+    return fromData;
+  });
+}
+
+SmallVector<IndexCheck> Lowering::elementChecks(Location loc, Value memref,
+                                                AffineMap map,
+                                                ValueRange operands,
+                                                ArrayRef<Value> idx) {
+  SmallVector<IndexCheck> checks;
+  for (auto [axis, fromData] : llvm::enumerate(dataResults(map, operands))) {
+    if (!fromData)
+      continue;
+    Value extent = memref::DimOp::create(b, loc, memref, axis);
+    // Unsigned: a negative index is a huge one.
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     idx[axis], extent);
+    checks.push_back({ok, idx[axis], extent, static_cast<int64_t>(axis)});
+  }
+  return checks;
+}
+
+Value Lowering::guardAccess(Location loc, ArrayRef<IndexCheck> checks,
+                            Type resultType, function_ref<Value()> access) {
+  if (checks.empty())
+    return access();
+  Value ok = checks.front().ok;
+  for (const IndexCheck &c : checks.drop_front())
+    ok = arith::AndIOp::create(b, loc, ok, c.ok);
+  TypeRange results = resultType ? TypeRange(resultType) : TypeRange();
+  auto branch = scf::IfOp::create(b, loc, results, ok, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  Value v = access();
+  if (resultType)
+    scf::YieldOp::create(b, loc, v);
+  b.setInsertionPointToStart(branch.elseBlock());
+  reportBadIndex(loc, checks);
+  if (!resultType)
+    return Value();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(resultType));
+  scf::YieldOp::create(b, loc, zero);
+  return branch.getResult(0);
+}
+
+/// The out-of-line report of a failed check (created once per module):
+/// `report(line, index, axis, extent)` claims `sdfg_index_error` for the
+/// first failure. Noinline and cold, so that checked loops stay small.
+static func::FuncOp reportFunction(ModuleOp module) {
+  static constexpr StringLiteral name = "__sdfg_report_index_error";
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  Location loc = module.getLoc();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Type i64 = b.getI64Type();
+  auto fn = func::FuncOp::create(b, loc, name,
+                                 b.getFunctionType({i64, i64, i64, i64}, {}));
+  fn.setPrivate();
+  fn->setAttr("passthrough", b.getStrArrayAttr({"noinline", "cold"}));
+  Block *body = fn.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  memref::GlobalOp global = errorGlobal(module, kIndexError, {4});
+  Value record = memref::GetGlobalOp::create(b, loc, global.getType(),
+                                             global.getSymName());
+  // Line 0 means "none yet": the first thread to fail claims the record;
+  // later ones leave it, so it is one failure's, whole.
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  Value first = arith::ConstantIndexOp::create(b, loc, 0);
+  auto claim = memref::GenericAtomicRMWOp::create(b, loc, record, first);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(claim.getBody());
+    Value cur = claim.getCurrentValue();
+    Value unset =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cur, zero);
+    memref::AtomicYieldOp::create(
+        b, loc,
+        arith::SelectOp::create(b, loc, unset, body->getArgument(0), cur));
+  }
+  Value won = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    claim.getResult(), zero);
+  auto ifWon = scf::IfOp::create(b, loc, TypeRange(), won, false);
+  b.setInsertionPointToStart(ifWon.thenBlock());
+  for (unsigned k = 1; k < 4; ++k)
+    memref::StoreOp::create(
+        b, loc, body->getArgument(k), record,
+        ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
+  b.setInsertionPointToEnd(body);
+  func::ReturnOp::create(b, loc);
+  return fn;
+}
+
+void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
+  // The first failing check, by selects from the last.
+  Type i64 = b.getI64Type();
+  auto asI64 = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, i64, v).getResult();
+  };
+  Value index, axis, extent;
+  for (const IndexCheck &c : llvm::reverse(checks)) {
+    Value i = asI64(c.index), e = asI64(c.extent);
+    Value a = arith::ConstantIntOp::create(b, loc, c.axis, 64);
+    if (!index) {
+      index = i, axis = a, extent = e;
+      continue;
+    }
+    Value bad = arith::XOrIOp::create(
+        b, loc, c.ok, arith::ConstantIntOp::create(b, loc, 1, 1));
+    index = arith::SelectOp::create(b, loc, bad, i, index);
+    axis = arith::SelectOp::create(b, loc, bad, a, axis);
+    extent = arith::SelectOp::create(b, loc, bad, e, extent);
+  }
+  // Line 0 would read as "no failure".
+  int64_t where = sourceLine(loc);
+  Value line = arith::ConstantIntOp::create(b, loc, where ? where : -1, 64);
+  Value fields[] = {line, index, axis, extent};
+  if (parallelDepth > 0) {
+    func::CallOp::create(b, loc, reportFunction(module), fields);
+    return;
+  }
+  // Outside parallel maps the first failure goes to a stack slot, reported
+  // once when the function returns: a call here could write any memory as
+  // far as LLVM knows, and values carried through memory in the loop
+  // around (an accumulator) would be stored and reloaded every iteration.
+  if (!failedIndex) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&b.getInsertionBlock()
+                                    ->getParentOp()
+                                    ->getParentOfType<func::FuncOp>()
+                                    .getBody()
+                                    .front());
+    failedIndex = memref::AllocaOp::create(b, loc, MemRefType::get({4}, i64));
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+    Value first = arith::ConstantIndexOp::create(b, loc, 0);
+    memref::StoreOp::create(b, loc, zero, failedIndex, first);
+  }
+  Value first = arith::ConstantIndexOp::create(b, loc, 0);
+  Value seen = memref::LoadOp::create(b, loc, failedIndex, first);
+  Value unset =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seen,
+                            arith::ConstantIntOp::create(b, loc, 0, 64));
+  auto ifFirst = scf::IfOp::create(b, loc, TypeRange(), unset, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifFirst.thenBlock());
+  for (auto [k, v] : llvm::enumerate(fields))
+    memref::StoreOp::create(
+        b, loc, v, failedIndex,
+        ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
+}
+
+void Lowering::reportFailedIndexAtExit(Location loc) {
+  if (!failedIndex)
+    return;
+  Value first = arith::ConstantIndexOp::create(b, loc, 0);
+  Value seen = memref::LoadOp::create(b, loc, failedIndex, first);
+  Value failed =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, seen,
+                            arith::ConstantIntOp::create(b, loc, 0, 64));
+  auto ifFailed = scf::IfOp::create(b, loc, TypeRange(), failed, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifFailed.thenBlock());
+  SmallVector<Value> fields;
+  for (int64_t k = 0; k < 4; ++k)
+    fields.push_back(memref::LoadOp::create(
+        b, loc, failedIndex,
+        ValueRange{arith::ConstantIndexOp::create(b, loc, k)}));
+  func::CallOp::create(b, loc, reportFunction(module), fields);
+}

@@ -1,0 +1,141 @@
+// RUN: sdfg-opt %s --convert-sdfg-to-std -split-input-file | FileCheck %s
+// RUN: sdfg-opt %s --convert-sdfg-to-std=check-indices=false -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: sdfg-opt %s --sdfg-lower-to-cpu -split-input-file | FileCheck %s --check-prefix=LLVM
+// RUN: sdfg-opt %s --sdfg-lower-to-cpu=check-indices=false -split-input-file | FileCheck %s --check-prefix=LLVM-OFF
+// RUN: sdfg-translate %s -o - | FileCheck %s --check-prefix=IR
+// RUN: sdfg-translate --check-indices=false %s -o - | FileCheck %s --check-prefix=IR-OFF
+
+// The record is an exported global the caller reads after the call.
+// LLVM: llvm.mlir.global external @sdfg_index_error(dense<0> : tensor<4xi64>)
+// LLVM: llvm.func @__sdfg_report_index_error({{.*}}) attributes {passthrough = ["noinline", "cold"]
+// LLVM-OFF-NOT: sdfg_index_error
+// IR: @sdfg_index_error = global [4 x i64] zeroinitializer
+// IR: define void @gather(
+// IR: call void @__sdfg_report_index_error(
+// IR-OFF-NOT: sdfg_index_error
+
+// A gather in sequential code: the index read from data is compared with
+// the extent (unsigned: a negative one fails too); a failing access is
+// skipped (the load yields 0) and the first failure kept in a stack slot,
+// reported once at the exit. The trusted accesses (iterator, constant
+// offset) are not checked.
+// CHECK-LABEL: func.func @gather
+// CHECK: %[[SLOT:.*]] = memref.alloca() : memref<4xi64>
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: %[[IDX:.*]] = memref.load %{{.*}}[%[[I]]] : memref<8xi64>
+// CHECK: %[[J:.*]] = arith.index_cast
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[J]], %{{.*}} : index
+// CHECK: %[[V:.*]] = scf.if %[[OK]] -> (f64) {
+// CHECK:   %[[X:.*]] = memref.load %{{.*}}[%[[J]]] : memref<5xf64>
+// CHECK:   scf.yield %[[X]]
+// CHECK: } else {
+// CHECK:   memref.load %[[SLOT]][%{{.*}}]
+// CHECK:   scf.if
+// CHECK:     memref.store %{{.*}}, %[[SLOT]]
+// CHECK:   scf.yield %cst
+// CHECK: memref.store %[[V]], %{{.*}}[%[[I]]] : memref<8xf64>
+// CHECK: %[[SEEN:.*]] = memref.load %[[SLOT]][%{{.*}}]
+// CHECK: %[[FAILED:.*]] = arith.cmpi ne, %[[SEEN]]
+// CHECK: scf.if %[[FAILED]] {
+// CHECK:   call @__sdfg_report_index_error(
+// CHECK: return
+// The report claims the exported record for the first failure.
+// CHECK: func.func private @__sdfg_report_index_error(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) attributes {passthrough = ["noinline", "cold"]}
+// CHECK: memref.get_global @sdfg_index_error : memref<4xi64>
+// CHECK: memref.generic_atomic_rmw
+// OFF-LABEL: func.func @gather
+// OFF-NOT: scf.if
+// OFF-NOT: __sdfg_report_index_error
+// OFF: return
+sdfg.sdfg @gather(%x: memref<5xf64>, %idx: memref<8xi64>, %y: memref<8xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (8) step (1) schedule(sequential) {
+      %l = sdfg.load %idx[%i] : memref<8xi64>
+      %j = sdfg.tasklet(%l) : (i64) -> index {
+      ^bb0(%a: i64):
+        %c = arith.index_cast %a : i64 to index
+        sdfg.yield %c : index
+      }
+      %v = sdfg.load %x[%j] : memref<5xf64>
+      sdfg.store %v, %y[%i] : memref<8xf64>
+    }
+  }
+}
+
+// -----
+
+// In a parallel map the report is called where the check fails (threads
+// share no slot), here for a scatter with wcr; only the data-derived
+// dimension (the row) is checked.
+// CHECK-LABEL: func.func @scatter
+// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK: %[[R:.*]] = arith.index_cast
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[R]], %{{.*}} : index
+// CHECK-NOT: arith.cmpi ult
+// CHECK: scf.if %[[OK]] {
+// CHECK:   memref.store %{{.*}}, %{{.*}}[%[[R]], %{{.*}}] : memref<4x6xf64>
+// CHECK: } else {
+// CHECK:   %[[LINE:.*]] = arith.constant [[#@LINE+14]] : i64
+// CHECK:   call @__sdfg_report_index_error(%[[LINE]], %{{.*}}, %c0_i64, %{{.*}})
+// CHECK: scf.reduce
+// CHECK-NOT: memref.alloca
+sdfg.sdfg @scatter(%x: memref<3000xf64>, %rows: memref<3000xi64>, %y: memref<4x6xf64>) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (3000, 6) step (1, 1) schedule(cpu_multicore) {
+      %l = sdfg.load %rows[%i] : memref<3000xi64>
+      %r = sdfg.tasklet(%l) : (i64) -> index {
+      ^bb0(%a: i64):
+        %c = arith.index_cast %a : i64 to index
+        sdfg.yield %c : index
+      }
+      %v = sdfg.load %x[%i] : memref<3000xf64>
+      sdfg.store %v, %y[%r, %j] wcr(add) : memref<4x6xf64>
+    }
+  }
+}
+
+// -----
+
+// A loop whose bounds are read from data makes its iterator data too; a
+// copy from a data-dependent row checks that row, and a range starting at
+// data checks its first and last element.
+// CHECK-LABEL: func.func @csr_row
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: arith.cmpi ult, %[[K]], %{{.*}} : index
+// CHECK: scf.if
+// CHECK: arith.cmpi ult, %[[K]], %{{.*}} : index
+// CHECK: scf.if
+// CHECK: %[[ROW:.*]] = arith.cmpi ult
+// CHECK: scf.if %[[ROW]] {
+// CHECK:   scf.for
+// CHECK: } else {
+// CHECK:   arith.constant [[#@LINE+26]] : i64
+// CHECK: %[[N:.*]] = arith.ceildivsi
+// CHECK: %[[EMPTY:.*]] = arith.cmpi slt, %[[N]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi ult
+// CHECK: %[[LAST:.*]] = arith.cmpi ult
+// CHECK: %[[BOTH:.*]] = arith.andi %[[FIRST]], %[[LAST]]
+// CHECK: %[[OK:.*]] = arith.ori %[[EMPTY]], %[[BOTH]]
+// CHECK: scf.if %[[OK]] {
+// CHECK:   scf.for
+// CHECK: } else {
+// CHECK:   memref.store %{{.*}}, %alloca
+// CHECK: call @__sdfg_report_index_error
+sdfg.sdfg @csr_row(%ptr: memref<2xi64>, %v: memref<6xf64>, %y: memref<6xf64>, %M: memref<3x4xf64>, %z: memref<4xf64>, %w: memref<10xf64>, %u: memref<3xf64>) {
+  %l0 = sdfg.load %ptr[0] : memref<2xi64>
+  %lo = sdfg.tasklet(%l0) : (i64) -> index {
+  ^bb0(%a0: i64):
+    %c0 = arith.index_cast %a0 : i64 to index
+    sdfg.yield %c0 : index
+  }
+  sdfg.loop %k = %lo to 6 step 1 {
+    sdfg.state {
+      %e = sdfg.load %v[%k] : memref<6xf64>
+      sdfg.store %e, %y[%k] : memref<6xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.copy %M[%lo, 0 : 4] to %z[0 : 4] : memref<3x4xf64> to memref<4xf64>
+    sdfg.copy %w[%lo : %lo + 3] to %u[0 : 3] : memref<10xf64> to memref<3xf64>
+  }
+}
