@@ -526,3 +526,34 @@ def test_no_checks_on_indices_derived_from_shapes():
     import ctypes
     with pytest.raises(ValueError):
         ctypes.c_int64.in_dll(lib.module._lib, "sdfg_index_error")
+
+
+def guarded_read(indptr, x):
+    s = 0.0
+    for k in range(indptr[0], indptr[1]):
+        if k < x.shape[0]:
+            s += x[k] * x[k]
+    return s
+
+
+def read_until_break(indptr, x):
+    s = 0.0
+    for k in range(indptr[0], indptr[1]):
+        if k >= x.shape[0]:
+            break
+        s += x[k] * x[k]
+    return s
+
+
+@pytest.mark.parametrize("fn", [guarded_read, read_until_break])
+def test_guarded_reads_in_data_loops_do_not_raise(fn):
+    """A loop over data bounds has its iterator's accesses checked once,
+    before it runs; an access under a branch (or after a break) is not
+    part of that check, since NumPy would never make it."""
+    x = np.arange(1.0, 6.0)
+    indptr = np.array([1, 9])
+    assert sdfg.program(fn)(indptr, x) == fn(indptr, x)
+    np.testing.assert_array_equal(sdfg.grad(fn, ["x"])(indptr, x)["x"],
+                                  [0, 4, 6, 8, 10])
+    with pytest.raises(IndexError, match=r"index -7 is out of bounds"):
+        sdfg.program(fn)(np.array([-7, 2]), x)

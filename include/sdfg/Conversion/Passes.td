@@ -32,7 +32,9 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
       load yields 0) and the first failure is recorded for the caller in
       the exported `sdfg_index_error` = {line, index, axis, extent}: in a
       stack slot reported at the function's exit outside parallel maps,
-      by a call to a cold function inside them;
+      by a call to a cold function inside them. A loop whose bounds are
+      data checks the accesses each iteration makes at its iterator plus
+      a constant once, before it runs (and does not run if one fails);
     * transients are allocated (64-byte aligned) before the first
       top-level op that uses them and freed after the last one; never
       inside loops; a WCR write of one element per map (a sum into a

@@ -83,19 +83,106 @@ SmallVector<bool> Lowering::dataResults(AffineMap map, ValueRange operands) {
   });
 }
 
-SmallVector<IndexCheck> Lowering::elementChecks(Location loc, Value memref,
+SmallVector<IndexCheck> Lowering::elementChecks(Operation *op, Value memref,
                                                 AffineMap map,
                                                 ValueRange operands,
                                                 ArrayRef<Value> idx) {
+  Location loc = op->getLoc();
   SmallVector<IndexCheck> checks;
   for (auto [axis, fromData] : llvm::enumerate(dataResults(map, operands))) {
-    if (!fromData)
+    if (!fromData || checkedBeforeLoop.contains({op, axis}))
       continue;
     Value extent = memref::DimOp::create(b, loc, memref, axis);
     // Unsigned: a negative index is a huge one.
     Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                      idx[axis], extent);
     checks.push_back({ok, idx[axis], extent, static_cast<int64_t>(axis)});
+  }
+  return checks;
+}
+
+/// The constant `c` when `expr` (over `operands`) is `iterator + c`.
+static std::optional<int64_t> offsetFrom(Value iterator, AffineMap map,
+                                         AffineExpr expr, ValueRange operands) {
+  MLIRContext *ctx = map.getContext();
+  unsigned nDims = map.getNumDims();
+  AffineExpr d0 = getAffineDimExpr(0, ctx);
+  AffineExpr zero = getAffineConstantExpr(0, ctx);
+  SmallVector<AffineExpr> dims(nDims, zero);
+  SmallVector<AffineExpr> syms(map.getNumSymbols(), zero);
+  bool uses = false;
+  for (auto [k, v] : llvm::enumerate(operands)) {
+    bool used = k < nDims ? expr.isFunctionOfDim(k)
+                          : expr.isFunctionOfSymbol(k - nDims);
+    if (!used)
+      continue;
+    if (v != iterator)
+      return std::nullopt;
+    uses = true;
+    if (k < nDims)
+      dims[k] = d0;
+    else
+      syms[k - nDims] = d0;
+  }
+  if (!uses)
+    return std::nullopt;
+  AffineExpr rest =
+      simplifyAffineExpr(expr.replaceDimsAndSymbols(dims, syms) - d0, 1, 0);
+  if (auto c = dyn_cast<AffineConstantExpr>(rest))
+    return c.getValue();
+  return std::nullopt;
+}
+
+SmallVector<IndexCheck> Lowering::loopChecks(LoopOp loop, Value first,
+                                             Value trips) {
+  SmallVector<IndexCheck> checks;
+  if (!checkIndices || !llvm::any_of(loop.getBoundOperands(), isDataDerived))
+    return checks;
+  Location loc = loop.getLoc();
+  Value iterator = loop.getIterator();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value step = arith::ConstantIndexOp::create(b, loc, loop.getStepValue());
+  Value last = arith::AddIOp::create(
+      b, loc, first,
+      arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, trips, one),
+                            step));
+  Value empty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, trips, one);
+  auto check = [&](Operation *access, Value container, AffineMap map,
+                   ValueRange operands) {
+    Value memref = mapping.lookupOrNull(container);
+    if (!memref)
+      return;
+    for (auto [axis, expr] : llvm::enumerate(map.getResults())) {
+      std::optional<int64_t> c = offsetFrom(iterator, map, expr, operands);
+      if (!c)
+        continue;
+      Value offset = arith::ConstantIndexOp::create(b, loc, *c);
+      Value lo = arith::AddIOp::create(b, loc, first, offset);
+      Value hi = arith::AddIOp::create(b, loc, last, offset);
+      Value extent = memref::DimOp::create(b, loc, memref, axis);
+      Value loOk =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, extent);
+      Value hiOk =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, hi, extent);
+      Value ok = arith::OrIOp::create(
+          b, loc, empty, arith::AndIOp::create(b, loc, loOk, hiOk));
+      Value bad = arith::SelectOp::create(b, loc, loOk, hi, lo);
+      checks.push_back({ok, bad, extent, static_cast<int64_t>(axis),
+                        sourceLine(access->getLoc())});
+      checkedBeforeLoop.insert({access, axis});
+    }
+  };
+  // Only accesses every iteration makes: directly in the body's states
+  // (not under a branch, which a `break` also becomes, nor in a nested loop
+  // or map, which may run no iteration).
+  for (auto state : loop.getBody().getOps<StateOp>()) {
+    for (Operation &op : state.getBody().getOps()) {
+      if (auto l = dyn_cast<LoadOp>(op))
+        check(l, l.getMemref(), l.getMap(), l.getIndices());
+      else if (auto s = dyn_cast<StoreOp>(op))
+        check(s, s.getMemref(), s.getMap(), s.getIndices());
+    }
   }
   return checks;
 }
@@ -176,12 +263,16 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
   auto asI64 = [&](Value v) {
     return arith::IndexCastOp::create(b, loc, i64, v).getResult();
   };
-  Value index, axis, extent;
+  int64_t here = sourceLine(loc);
+  Value index, axis, extent, line;
   for (const IndexCheck &c : llvm::reverse(checks)) {
     Value i = asI64(c.index), e = asI64(c.extent);
     Value a = arith::ConstantIntOp::create(b, loc, c.axis, 64);
+    // Line 0 would read as "no failure".
+    int64_t where = c.line ? c.line : here;
+    Value l = arith::ConstantIntOp::create(b, loc, where ? where : -1, 64);
     if (!index) {
-      index = i, axis = a, extent = e;
+      index = i, axis = a, extent = e, line = l;
       continue;
     }
     Value bad = arith::XOrIOp::create(
@@ -189,10 +280,8 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
     index = arith::SelectOp::create(b, loc, bad, i, index);
     axis = arith::SelectOp::create(b, loc, bad, a, axis);
     extent = arith::SelectOp::create(b, loc, bad, e, extent);
+    line = arith::SelectOp::create(b, loc, bad, l, line);
   }
-  // Line 0 would read as "no failure".
-  int64_t where = sourceLine(loc);
-  Value line = arith::ConstantIntOp::create(b, loc, where ? where : -1, 64);
   Value fields[] = {line, index, axis, extent};
   if (parallelDepth > 0) {
     func::CallOp::create(b, loc, reportFunction(module), fields);

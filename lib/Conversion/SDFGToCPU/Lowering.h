@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir {
@@ -54,6 +55,9 @@ inline constexpr llvm::StringLiteral kIndexError = "sdfg_index_error";
 struct IndexCheck {
   Value ok, index, extent;
   int64_t axis;
+  /// The access's source line when the check is not at the access (0: the
+  /// line of the report's location).
+  int64_t line = 0;
 };
 
 /// The LU factors of the last matrix the solves on one container
@@ -121,9 +125,14 @@ public:
   /// Bounds checks of the dimensions of an access (`map` over the sdfg
   /// `operands`, expanded to `idx`) whose index depends on data; none when
   /// checks are off (IndexChecks.cpp).
-  SmallVector<IndexCheck> elementChecks(Location loc, Value memref,
+  SmallVector<IndexCheck> elementChecks(Operation *op, Value memref,
                                         AffineMap map, ValueRange operands,
                                         ArrayRef<Value> idx);
+  /// For a loop whose bounds are data (`first` iterate, `trips` count):
+  /// the checks, once before it, of the accesses in its body that index a
+  /// dimension with its iterator plus a constant; those dimensions are
+  /// then not checked at the access.
+  SmallVector<IndexCheck> loopChecks(LoopOp loop, Value first, Value trips);
   /// Emits `access` where every check holds; otherwise reports the first
   /// failing check and yields zero of `resultType` (null: no result).
   Value guardAccess(Location loc, ArrayRef<IndexCheck> checks, Type resultType,
@@ -231,6 +240,8 @@ private:
   /// memref<4xi64> stack slot of the first failed check outside parallel
   /// maps ({line, index, axis, extent}; line 0: none); null until needed.
   Value failedIndex;
+  /// (access, axis) pairs a loop checked before it ran (loopChecks).
+  llvm::DenseSet<std::pair<Operation *, unsigned>> checkedBeforeLoop;
   /// Number of enclosing maps that run in parallel.
   unsigned parallelDepth = 0;
   /// Number of those whose wcr writes may collide (need atomics).

@@ -198,8 +198,7 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
     else if (depth > 0 && writesThreadPrivate(s))
       atomicDepth = 0;
     Value memref = mapping.lookup(s.getMemref());
-    guardAccess(loc,
-                elementChecks(loc, memref, s.getMap(), s.getIndices(), idx),
+    guardAccess(loc, elementChecks(s, memref, s.getMap(), s.getIndices(), idx),
                 Type(), [&] {
                   emitWrite(loc, total, memref, idx, s.getWcr());
                   return Value();

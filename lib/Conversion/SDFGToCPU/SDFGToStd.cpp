@@ -240,7 +240,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
         SmallVector<Value> idx = expandMap(loc, l.getMap(), l.getIndices());
         Value memref = mapping.lookup(l.getMemref());
         Value v = guardAccess(
-            loc, elementChecks(loc, memref, l.getMap(), l.getIndices(), idx),
+            loc, elementChecks(l, memref, l.getMap(), l.getIndices(), idx),
             l.getType(), [&] {
               return memref::LoadOp::create(b, loc, memref, idx).getResult();
             });
@@ -261,7 +261,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
           atomicDepth = 0;
         Value memref = mapping.lookup(s.getMemref());
         guardAccess(loc,
-                    elementChecks(loc, memref, s.getMap(), s.getIndices(), idx),
+                    elementChecks(s, memref, s.getMap(), s.getIndices(), idx),
                     Type(), [&] {
                       emitWrite(loc, mapping.lookup(s.getValue()), memref, idx,
                                 s.getWcr());
@@ -289,29 +289,34 @@ LogicalResult Lowering::lowerLoop(LoopOp op) {
       expandMap(loc, op.getBounds(), op.getBoundOperands());
   int64_t step = op.getStepValue();
   OpBuilder::InsertionGuard guard(b);
-  if (step > 0) {
-    // scf.for runs while iv < ub, which is Python's range for step > 0.
-    Value s = arith::ConstantIndexOp::create(b, loc, step);
-    auto loop = scf::ForOp::create(b, loc, bounds[0], bounds[1], s);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    mapping.map(op.getIterator(), loop.getInductionVar());
-    return lowerRegion(op.getBody());
-  }
-  // Negative step: count k = 0 .. ceil((lb - ub) / -step) and set
-  // iv = lb + k * step. The trip count is not positive when lb <= ub, so
-  // the loop then runs zero times.
-  Value diff = arith::SubIOp::create(b, loc, bounds[0], bounds[1]);
-  Value negStep = arith::ConstantIndexOp::create(b, loc, -step);
-  Value trips = arith::CeilDivSIOp::create(b, loc, diff, negStep);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  auto loop = scf::ForOp::create(b, loc, zero, trips, one);
-  b.setInsertionPoint(loop.getBody()->getTerminator());
+  // Python's range: ceil((ub - lb) / step) iterations (none if negative).
   Value stepV = arith::ConstantIndexOp::create(b, loc, step);
-  Value offset = arith::MulIOp::create(b, loc, loop.getInductionVar(), stepV);
-  Value iv = arith::AddIOp::create(b, loc, bounds[0], offset);
-  mapping.map(op.getIterator(), iv);
-  return lowerRegion(op.getBody());
+  Value trips = arith::CeilDivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, bounds[1], bounds[0]), stepV);
+  LogicalResult result = success();
+  guardAccess(loc, loopChecks(op, bounds[0], trips), Type(), [&] {
+    if (step > 0) {
+      // scf.for runs while iv < ub, which is Python's range for step > 0.
+      auto loop = scf::ForOp::create(b, loc, bounds[0], bounds[1], stepV);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      mapping.map(op.getIterator(), loop.getInductionVar());
+      result = lowerRegion(op.getBody());
+      return Value();
+    }
+    // Negative step: count k = 0 .. trips and set iv = lb + k * step. The
+    // trip count is not positive when lb <= ub, so the loop then runs zero
+    // times.
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ForOp::create(b, loc, zero, trips, one);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value offset = arith::MulIOp::create(b, loc, loop.getInductionVar(), stepV);
+    Value iv = arith::AddIOp::create(b, loc, bounds[0], offset);
+    mapping.map(op.getIterator(), iv);
+    result = lowerRegion(op.getBody());
+    return Value();
+  });
+  return result;
 }
 
 LogicalResult Lowering::lowerWhile(WhileOp op) {

@@ -31,12 +31,12 @@ sdfg.sdfg @forward(%A: memref<?xf64>, %N: index) {
 
 // -----
 
-// Negative steps: a unit-stride counter over ceil((lb - ub) / -step)
+// Negative steps: a unit-stride counter over ceil((ub - lb) / step)
 // iterations, and iv = lb + k * step.
 // CHECK-LABEL: func.func @backward
 // CHECK: %[[LB:.*]] = arith.addi %{{.*}}, %c-1
-// CHECK: %[[DIFF:.*]] = arith.subi %[[LB]], %{{.*}}
-// CHECK: %[[TRIPS:.*]] = arith.ceildivsi %[[DIFF]], %c2
+// CHECK: %[[DIFF:.*]] = arith.subi %{{.*}}, %[[LB]]
+// CHECK: %[[TRIPS:.*]] = arith.ceildivsi %[[DIFF]], %c-2
 // CHECK: scf.for %[[K:.*]] = %c0 to %[[TRIPS]] step %c1
 // CHECK: %[[OFF:.*]] = arith.muli %[[K]], %c-2
 // CHECK: %[[IV:.*]] = arith.addi %[[LB]], %[[OFF]]

@@ -96,15 +96,24 @@ sdfg.sdfg @scatter(%x: memref<3000xf64>, %rows: memref<3000xi64>, %y: memref<4x6
 
 // -----
 
-// A loop whose bounds are read from data makes its iterator data too; a
-// copy from a data-dependent row checks that row, and a range starting at
-// data checks its first and last element.
+// A loop whose bounds are read from data makes its iterator data too: the
+// accesses each iteration makes at the iterator plus a constant are
+// checked once, before the loop (first and last iterate), which does not
+// run if one fails (the report names the access's line). A copy from a
+// data-dependent row checks that row, and a range starting at data checks
+// its first and last element.
 // CHECK-LABEL: func.func @csr_row
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: arith.cmpi ult, %[[K]], %{{.*}} : index
-// CHECK: scf.if
-// CHECK: arith.cmpi ult, %[[K]], %{{.*}} : index
-// CHECK: scf.if
+// CHECK: %[[TRIPS:.*]] = arith.ceildivsi
+// CHECK: arith.cmpi slt, %[[TRIPS]]
+// CHECK-COUNT-4: arith.cmpi ult
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NOT: arith.cmpi
+// CHECK: memref.load %{{.*}}[%[[K]]] : memref<6xf64>
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[K]]] : memref<6xf64>
+// CHECK: } else {
+// CHECK-DAG: arith.constant [[#@LINE+27]] : i64
+// CHECK-DAG: arith.constant [[#@LINE+27]] : i64
 // CHECK: %[[ROW:.*]] = arith.cmpi ult
 // CHECK: scf.if %[[ROW]] {
 // CHECK:   scf.for
