@@ -93,10 +93,57 @@ SmallVector<IndexCheck> Lowering::elementChecks(Operation *op, Value memref,
     if (!fromData || checkedBeforeLoop.contains({op, axis}))
       continue;
     Value extent = memref::DimOp::create(b, loc, memref, axis);
-    // Unsigned: a negative index is a huge one.
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                     idx[axis], extent);
-    checks.push_back({ok, idx[axis], extent, static_cast<int64_t>(axis)});
+    checks.push_back({inBounds(loc, idx[axis], extent), idx[axis], extent,
+                      static_cast<int64_t>(axis)});
+  }
+  return checks;
+}
+
+Value Lowering::inBounds(Location loc, Value index, Value extent) {
+  // Unsigned: a negative index is a huge one.
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                               extent);
+}
+
+IndexCheck Lowering::rangeCheck(Location loc, Value first, Value count,
+                                int64_t step, Value extent, int64_t axis) {
+  // Its first and last element, when it has one.
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::AddIOp::create(
+      b, loc, first,
+      arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, count, one),
+                            arith::ConstantIndexOp::create(b, loc, step)));
+  Value empty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, count, one);
+  Value firstOk = inBounds(loc, first, extent);
+  Value inside =
+      arith::AndIOp::create(b, loc, firstOk, inBounds(loc, last, extent));
+  Value ok = arith::OrIOp::create(b, loc, empty, inside);
+  Value bad = arith::SelectOp::create(b, loc, firstOk, last, first);
+  return {ok, bad, extent, axis};
+}
+
+SmallVector<IndexCheck>
+Lowering::subsetChecks(Location loc, Value memref, const Subset &subset,
+                       AffineMap map, ArrayRef<Value> bounds, CopyOp op) {
+  SmallVector<IndexCheck> checks;
+  SmallVector<bool> data = dataResults(map, op.getIndices());
+  if (data.empty())
+    return checks;
+  for (unsigned d = 0; d < subset.getRank(); ++d) {
+    if (!data[2 * d] && !data[2 * d + 1])
+      continue;
+    Value lo = bounds[2 * d];
+    Value extent = memref::DimOp::create(b, loc, memref, d);
+    auto axis = static_cast<int64_t>(d);
+    if (!subset[d].isRange) {
+      checks.push_back({inBounds(loc, lo, extent), lo, extent, axis});
+      continue;
+    }
+    Value step = arith::ConstantIndexOp::create(b, loc, subset[d].step);
+    Value count = arith::CeilDivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, bounds[2 * d + 1], lo), step);
+    checks.push_back(rangeCheck(loc, lo, count, subset[d].step, extent, axis));
   }
   return checks;
 }
@@ -140,14 +187,6 @@ SmallVector<IndexCheck> Lowering::loopChecks(LoopOp loop, Value first,
     return checks;
   Location loc = loop.getLoc();
   Value iterator = loop.getIterator();
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value step = arith::ConstantIndexOp::create(b, loc, loop.getStepValue());
-  Value last = arith::AddIOp::create(
-      b, loc, first,
-      arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, trips, one),
-                            step));
-  Value empty =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, trips, one);
   auto check = [&](Operation *access, Value container, AffineMap map,
                    ValueRange operands) {
     Value memref = mapping.lookupOrNull(container);
@@ -157,19 +196,13 @@ SmallVector<IndexCheck> Lowering::loopChecks(LoopOp loop, Value first,
       std::optional<int64_t> c = offsetFrom(iterator, map, expr, operands);
       if (!c)
         continue;
-      Value offset = arith::ConstantIndexOp::create(b, loc, *c);
-      Value lo = arith::AddIOp::create(b, loc, first, offset);
-      Value hi = arith::AddIOp::create(b, loc, last, offset);
+      Value lo = arith::AddIOp::create(
+          b, loc, first, arith::ConstantIndexOp::create(b, loc, *c));
       Value extent = memref::DimOp::create(b, loc, memref, axis);
-      Value loOk =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, extent);
-      Value hiOk =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, hi, extent);
-      Value ok = arith::OrIOp::create(
-          b, loc, empty, arith::AndIOp::create(b, loc, loOk, hiOk));
-      Value bad = arith::SelectOp::create(b, loc, loOk, hi, lo);
-      checks.push_back({ok, bad, extent, static_cast<int64_t>(axis),
-                        sourceLine(access->getLoc())});
+      IndexCheck range = rangeCheck(loc, lo, trips, loop.getStepValue(), extent,
+                                    static_cast<int64_t>(axis));
+      range.line = sourceLine(access->getLoc());
+      checks.push_back(range);
       checkedBeforeLoop.insert({access, axis});
     }
   };
@@ -303,8 +336,7 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
     Value first = arith::ConstantIndexOp::create(b, loc, 0);
     memref::StoreOp::create(b, loc, zero, failedIndex, first);
   }
-  Value first = arith::ConstantIndexOp::create(b, loc, 0);
-  Value seen = memref::LoadOp::create(b, loc, failedIndex, first);
+  Value seen = failedField(loc, 0);
   Value unset =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seen,
                             arith::ConstantIntOp::create(b, loc, 0, 64));
@@ -317,11 +349,16 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
         ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
 }
 
+Value Lowering::failedField(Location loc, int64_t k) {
+  return memref::LoadOp::create(
+      b, loc, failedIndex,
+      ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
+}
+
 void Lowering::reportFailedIndexAtExit(Location loc) {
   if (!failedIndex)
     return;
-  Value first = arith::ConstantIndexOp::create(b, loc, 0);
-  Value seen = memref::LoadOp::create(b, loc, failedIndex, first);
+  Value seen = failedField(loc, 0);
   Value failed =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, seen,
                             arith::ConstantIntOp::create(b, loc, 0, 64));
@@ -330,8 +367,6 @@ void Lowering::reportFailedIndexAtExit(Location loc) {
   b.setInsertionPointToStart(ifFailed.thenBlock());
   SmallVector<Value> fields;
   for (int64_t k = 0; k < 4; ++k)
-    fields.push_back(memref::LoadOp::create(
-        b, loc, failedIndex,
-        ValueRange{arith::ConstantIndexOp::create(b, loc, k)}));
+    fields.push_back(failedField(loc, k));
   func::CallOp::create(b, loc, reportFunction(module), fields);
 }

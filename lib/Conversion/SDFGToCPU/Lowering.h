@@ -133,6 +133,12 @@ public:
   /// dimension with its iterator plus a constant; those dimensions are
   /// then not checked at the access.
   SmallVector<IndexCheck> loopChecks(LoopOp loop, Value first, Value trips);
+  /// `0 <= index < extent`, as one unsigned compare.
+  Value inBounds(Location loc, Value index, Value extent);
+  /// The check of a range of `count` elements from `first` by `step`
+  /// along `axis`: its first and last element, when it has one.
+  IndexCheck rangeCheck(Location loc, Value first, Value count, int64_t step,
+                        Value extent, int64_t axis);
   /// Emits `access` where every check holds; otherwise reports the first
   /// failing check and yields zero of `resultType` (null: no result).
   Value guardAccess(Location loc, ArrayRef<IndexCheck> checks, Type resultType,
@@ -143,6 +149,8 @@ public:
   /// At the function's exit: reports the failure the sequential code kept
   /// in its stack slot, if any.
   void reportFailedIndexAtExit(Location loc);
+  /// Field `k` of the failedIndex slot.
+  Value failedField(Location loc, int64_t k);
 
   /// Combines `cur` and `val` with the WCR operation.
   Value combine(Location loc, WCRKind kind, Value cur, Value val);

@@ -539,46 +539,6 @@ LogicalResult Lowering::lowerCopy(CopyOp op) {
   return success();
 }
 
-SmallVector<IndexCheck>
-Lowering::subsetChecks(Location loc, Value memref, const Subset &subset,
-                       AffineMap map, ArrayRef<Value> bounds, CopyOp op) {
-  SmallVector<IndexCheck> checks;
-  SmallVector<bool> data = dataResults(map, op.getIndices());
-  if (data.empty())
-    return checks;
-  for (unsigned d = 0; d < subset.getRank(); ++d) {
-    if (!data[2 * d] && !data[2 * d + 1])
-      continue;
-    Value lo = bounds[2 * d];
-    Value extent = memref::DimOp::create(b, loc, memref, d);
-    auto ult = [&](Value i) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, extent)
-          .getResult();
-    };
-    if (!subset[d].isRange) {
-      checks.push_back({ult(lo), lo, extent, static_cast<int64_t>(d)});
-      continue;
-    }
-    // A range checks its first and last element, when it has one.
-    Value step = arith::ConstantIndexOp::create(b, loc, subset[d].step);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value count = arith::CeilDivSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, bounds[2 * d + 1], lo), step);
-    Value last = arith::AddIOp::create(
-        b, loc, lo,
-        arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, count, one),
-                              step));
-    Value empty =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, count, one);
-    Value loOk = ult(lo);
-    Value inside = arith::AndIOp::create(b, loc, loOk, ult(last));
-    Value ok = arith::OrIOp::create(b, loc, empty, inside);
-    Value bad = arith::SelectOp::create(b, loc, loOk, last, lo);
-    checks.push_back({ok, bad, extent, static_cast<int64_t>(d)});
-  }
-  return checks;
-}
-
 void Lowering::lowerCopyLoops(CopyOp op, Value source, Value target,
                               ArrayRef<Value> srcB, ArrayRef<Value> dstB) {
   Location loc = op.getLoc();
