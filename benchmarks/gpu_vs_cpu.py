@@ -129,6 +129,7 @@ def _device_name():
 def precompile(selected):
     from test_gpu import EXECUTED, _wrt
     from test_gradients import _inputs, _output_spec
+    from test_indexing import BAD_INDEX_CASES
     n = 0
     # What test_gpu.py's GPU executions call, at the corpus's test sizes.
     for name in EXECUTED:
@@ -140,6 +141,11 @@ def precompile(selected):
             sdfg.grad(fn, wrt, output=spec, device=device).precompile(
                 *copy.deepcopy(args))
             n += 2
+    # And its index errors (checked against NumPy's message).
+    for fn, args, wrt, _ in BAD_INDEX_CASES:
+        sdfg.program(fn, device="gpu").precompile(*copy.deepcopy(args))
+        sdfg.grad(fn, wrt, device="gpu").precompile(*copy.deepcopy(args))
+        n += 2
     for name, size in _cases(selected):
         args = _args(name, size)
         for device in ("cpu", "gpu"):

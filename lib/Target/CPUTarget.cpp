@@ -121,9 +121,10 @@ mlir::sdfg::lowerToLLVMDialectForGPU(ModuleOp module,
   return pm.run(module);
 }
 
-LogicalResult mlir::sdfg::lowerToLLVMDialectForGPUEmulator(ModuleOp module) {
+LogicalResult mlir::sdfg::lowerToLLVMDialectForGPUEmulator(ModuleOp module,
+                                                           bool checkIndices) {
   PassManager pm(module.getContext());
-  buildLowerToGPUEmulatorPipeline(pm);
+  buildLowerToGPUEmulatorPipeline(pm, checkIndices);
   return pm.run(module);
 }
 

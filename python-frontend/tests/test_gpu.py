@@ -15,6 +15,7 @@ import sdfg
 from sdfg import native
 from corpus.kernels import CPU_ONLY, KERNELS
 from test_gradients import _float64_kernels, _inputs, _output_spec
+from test_indexing import BAD_INDEX_CASES, assert_index_error
 
 # A stencil time loop, a matmul chain (cuBLAS), reductions (a sum through
 # a loop into a scalar, softmax's row sums), and a deep-learning layer.
@@ -217,6 +218,20 @@ def test_gpu_gradient_matches_cpu_and_fd(device, name):
     fd = (total(h) - total(-h)) / (2 * h)
     ad = sum(float(np.sum(got[w] * dirs[w])) for w in wrt)
     assert abs(ad - fd) <= 1e-5 * max(1.0, abs(fd))
+
+
+# Indices computed from data, out of bounds: the kernels skip the access
+# and the host raises NumPy's IndexError, as on the CPU.
+INDEX_ERRORS = [
+    pytest.param(device, *case, marks=[needs_gpu] if device == "gpu" else [],
+                 id=f"{device}-{case[0].__name__}-{k}")
+    for device in ("gpu", "gpu-emulator")
+    for k, case in enumerate(BAD_INDEX_CASES)]
+
+
+@pytest.mark.parametrize("device,fn,args,wrt,statement", INDEX_ERRORS)
+def test_gpu_index_error_matches_cpu(device, fn, args, wrt, statement):
+    assert_index_error(fn, args, wrt, statement, device)
 
 
 @pytest.mark.parametrize("name", sorted(CPU_ONLY))

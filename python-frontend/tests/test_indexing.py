@@ -483,10 +483,18 @@ def test_computed_index_out_of_bounds_raises_index_error(fn, args, wrt,
                                                           statement):
     """NumPy's message (index, axis, size), located at the subscript's
     line, from the forward and the gradient program."""
+    assert_index_error(fn, args, wrt, statement, "cpu")
+
+
+def assert_index_error(fn, args, wrt, statement, device):
+    """The forward and gradient programs of `fn` on `device` raise NumPy's
+    IndexError for `args`, located at the line holding `statement`
+    (test_gpu.py runs the GPU's)."""
     first = inspect.getsourcelines(fn)[1]
     lines = inspect.getsource(fn).splitlines()
     want = _numpy_message(fn, args)
-    for call in (sdfg.program(fn), sdfg.grad(fn, wrt)):
+    for call in (sdfg.program(fn, device=device),
+                 sdfg.grad(fn, wrt, device=device)):
         with pytest.raises(IndexError) as info:
             call(*copy.deepcopy(args))
         where, message = str(info.value).split(": ", 1)

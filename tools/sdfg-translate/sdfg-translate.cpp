@@ -81,8 +81,8 @@ static llvm::cl::opt<std::string>
 
 static llvm::cl::opt<bool> checkIndices(
     "check-indices",
-    llvm::cl::desc("Bounds-check indices computed from data (--target=cpu; "
-                   "a failure is reported in sdfg_index_error)"),
+    llvm::cl::desc("Bounds-check indices computed from data, in GPU "
+                   "kernels too (a failure is reported in sdfg_index_error)"),
     llvm::cl::init(true));
 
 static int fail(const llvm::Twine &msg) {
@@ -145,6 +145,7 @@ int main(int argc, char **argv) {
     if (gpu) {
       sdfg::LowerToGPUOptions options;
       options.chip = gpuChip;
+      options.checkIndices = checkIndices;
       if (emitKind == EmitKind::PTX)
         options.format = sdfg::GPUBinaryFormat::isa;
       if (failed(sdfg::lowerToLLVMDialectForGPU(*module, options)))
@@ -158,7 +159,7 @@ int main(int argc, char **argv) {
         return 0;
       }
     } else if (target == "gpu-emulator") {
-      if (failed(sdfg::lowerToLLVMDialectForGPUEmulator(*module)))
+      if (failed(sdfg::lowerToLLVMDialectForGPUEmulator(*module, checkIndices)))
         return 1;
     } else if (failed(sdfg::lowerToLLVMDialect(*module, checkIndices))) {
       return 1;

@@ -25,6 +25,9 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::init(true)};
 };
 
+/// Options of `sdfg-lower-to-gpu-emulator`: the same.
+using LowerToGPUEmulatorOptions = LowerToCPUOptions;
+
 /// Appends the passes that take sdfg IR to the LLVM dialect on the CPU
 /// (OpenMP for parallel maps, CBLAS for library ops); indices computed from
 /// data are bounds-checked unless `checkIndices` is false.
@@ -56,6 +59,11 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
           clEnumValN(GPUBinaryFormat::bin, "bin", "cubin"),
           clEnumValN(GPUBinaryFormat::isa, "isa", "PTX text"),
           clEnumValN(GPUBinaryFormat::llvm, "llvm", "LLVM IR (NVPTX)"))};
+  Option<bool> checkIndices{
+      *this, "check-indices",
+      llvm::cl::desc("Bounds-check indices computed from data, in kernels "
+                     "too (convert-sdfg-to-std's check-indices)"),
+      llvm::cl::init(true)};
 };
 
 /// Appends the passes that take sdfg IR to the LLVM dialect with the GPU
@@ -68,7 +76,8 @@ void buildLowerToGPUPipeline(OpPassManager &pm,
 /// memory) followed by sdfg-emulate-gpu and the CPU's lowering to LLVM: the
 /// GPU program run on the host, for testing the GPU code generation on
 /// machines without a GPU.
-void buildLowerToGPUEmulatorPipeline(OpPassManager &pm);
+void buildLowerToGPUEmulatorPipeline(OpPassManager &pm,
+                                     bool checkIndices = true);
 
 /// Registers `sdfg-lower-to-cpu`, `sdfg-lower-to-gpu` and
 /// `sdfg-lower-to-gpu-emulator` as named pipelines.

@@ -27,7 +27,7 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
       transposes and reductions become loop nests;
     * an access whose index depends on data (a tasklet's result, a load,
       the iterator of a loop or map with such bounds) is bounds-checked
-      with `check-indices` (the default, CPU only): it runs under
+      with `check-indices` (the default): it runs under
       `scf.if` and, when an index is outside the container, is skipped (a
       load yields 0) and the first failure is recorded for the caller in
       the exported `sdfg_index_error` = {line, index, axis, extent}: in a
@@ -44,7 +44,9 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
     kernels instead (see `sdfg-lower-to-gpu`): the map's last three
     dimensions go to the grid and blocks (x innermost), earlier ones are
     loops in each thread, WCR writes are atomic, nested maps run
-    sequentially per thread. States and control ops that touch
+    sequentially per thread. A failed index check in a kernel claims a
+    unified-memory record (compare-and-swap of its line) that the host
+    copies into `sdfg_index_error` at exit. States and control ops that touch
     containers but hold no kernel or library op run as one-thread kernels
     (data stays on the device). Containers then live in unified memory
     (`gpu.alloc host_shared`): arguments are copied in at entry and back at
@@ -57,7 +59,7 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
            "Lower gpu_device maps to GPU kernels, containers in unified "
            "memory">,
     Option<"checkIndices", "check-indices", "bool", /*default=*/"true",
-           "Bounds-check indices computed from data (CPU only); a failure "
+           "Bounds-check indices computed from data; a failure "
            "skips the access and is reported in sdfg_index_error">
   ];
   let dependentDialects = [

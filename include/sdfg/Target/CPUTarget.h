@@ -44,7 +44,8 @@ LogicalResult lowerToLLVMDialectForGPU(ModuleOp module,
 
 /// Lowers with `sdfg-lower-to-gpu-emulator`: the GPU program's kernels and
 /// unified memory, run on the host (links like a CPU program).
-LogicalResult lowerToLLVMDialectForGPUEmulator(ModuleOp module);
+LogicalResult lowerToLLVMDialectForGPUEmulator(ModuleOp module,
+                                               bool checkIndices = true);
 
 /// Success if `cpu` is "host" or a processor LLVM knows for this machine's
 /// architecture; else failure, with the reason in `error`.

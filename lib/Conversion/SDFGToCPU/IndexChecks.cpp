@@ -6,8 +6,9 @@
 // access would read or write outside the allocation. Accesses with such
 // indices run under a compare per index; a failing access is skipped
 // (a load yields zero) and reports the first failure through an exported
-// global that the caller reads after the call. Indices derived only from
-// shapes, constants and the bounds of loops over them are trusted: the
+// global that the caller reads after the call (GPU kernels through a
+// unified-memory record the host copies there at exit). Indices derived only
+// from shapes, constants and the bounds of loops over them are trusted: the
 // frontend checks their ranges when compiling, and a hand-written program
 // with symbolic shapes states its sizes in its arguments.
 //
@@ -16,6 +17,8 @@
 #include "Lowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -316,6 +319,12 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
     line = arith::SelectOp::create(b, loc, bad, l, line);
   }
   Value fields[] = {line, index, axis, extent};
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  if (gpu && (isa<gpu::LaunchOp>(parent) ||
+              parent->getParentOfType<gpu::LaunchOp>())) {
+    reportInKernel(loc, fields);
+    return;
+  }
   if (parallelDepth > 0) {
     func::CallOp::create(b, loc, reportFunction(module), fields);
     return;
@@ -326,11 +335,7 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
   // around (an accumulator) would be stored and reloaded every iteration.
   if (!failedIndex) {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&b.getInsertionBlock()
-                                    ->getParentOp()
-                                    ->getParentOfType<func::FuncOp>()
-                                    .getBody()
-                                    .front());
+    b.setInsertionPointToStart(entryBlock());
     failedIndex = memref::AllocaOp::create(b, loc, MemRefType::get({4}, i64));
     Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
     Value first = arith::ConstantIndexOp::create(b, loc, 0);
@@ -349,6 +354,46 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
         ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
 }
 
+Block *Lowering::entryBlock() {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto fn = dyn_cast<func::FuncOp>(parent);
+  if (!fn)
+    fn = parent->getParentOfType<func::FuncOp>();
+  return &fn.getBody().front();
+}
+
+void Lowering::reportInKernel(Location loc, ArrayRef<Value> fields) {
+  Type i64 = b.getI64Type();
+  if (!kernelFailedIndex) {
+    // Allocated and cleared by the host at entry; kernels capture it (the
+    // outlining makes it a kernel argument), the host reads it at exit.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entryBlock());
+    kernelFailedIndex =
+        gpu::AllocOp::create(b, loc, MemRefType::get({4}, i64), Type(),
+                             ValueRange{}, ValueRange{}, ValueRange{},
+                             /*hostShared=*/true)
+            .getMemref();
+    memref::StoreOp::create(
+        b, loc, arith::ConstantIntOp::create(b, loc, 0, 64), kernelFailedIndex,
+        ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
+  }
+  // The line field claims the record (0: unclaimed), as in the host's
+  // report function; the thread that claims it writes the rest.
+  Value line = basePointer(loc, kernelFailedIndex);
+  auto claim = LLVM::AtomicCmpXchgOp::create(
+      b, loc, line, arith::ConstantIntOp::create(b, loc, 0, 64), fields[0],
+      LLVM::AtomicOrdering::acq_rel, LLVM::AtomicOrdering::monotonic);
+  Value won = LLVM::ExtractValueOp::create(b, loc, claim, 1);
+  auto ifWon = scf::IfOp::create(b, loc, TypeRange(), won, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifWon.thenBlock());
+  for (unsigned k = 1; k < fields.size(); ++k)
+    memref::StoreOp::create(
+        b, loc, fields[k], kernelFailedIndex,
+        ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
+}
+
 Value Lowering::failedField(Location loc, int64_t k) {
   return memref::LoadOp::create(
       b, loc, failedIndex,
@@ -356,17 +401,31 @@ Value Lowering::failedField(Location loc, int64_t k) {
 }
 
 void Lowering::reportFailedIndexAtExit(Location loc) {
-  if (!failedIndex)
-    return;
-  Value seen = failedField(loc, 0);
-  Value failed =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, seen,
-                            arith::ConstantIntOp::create(b, loc, 0, 64));
-  auto ifFailed = scf::IfOp::create(b, loc, TypeRange(), failed, false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifFailed.thenBlock());
-  SmallVector<Value> fields;
-  for (int64_t k = 0; k < 4; ++k)
-    fields.push_back(failedField(loc, k));
-  func::CallOp::create(b, loc, reportFunction(module), fields);
+  // The host code's record, then the kernels': when both caught a
+  // failure, either is a true one of this call, and the report function
+  // keeps the first it is given.
+  auto reportIfSet = [&](Value record) {
+    auto field = [&](int64_t k) {
+      return memref::LoadOp::create(
+                 b, loc, record,
+                 ValueRange{arith::ConstantIndexOp::create(b, loc, k)})
+          .getResult();
+    };
+    Value failed =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, field(0),
+                              arith::ConstantIntOp::create(b, loc, 0, 64));
+    auto ifFailed = scf::IfOp::create(b, loc, TypeRange(), failed, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFailed.thenBlock());
+    SmallVector<Value> fields;
+    for (int64_t k = 0; k < 4; ++k)
+      fields.push_back(field(k));
+    func::CallOp::create(b, loc, reportFunction(module), fields);
+  };
+  if (failedIndex)
+    reportIfSet(failedIndex);
+  if (kernelFailedIndex) {
+    reportIfSet(kernelFailedIndex);
+    freeShared(b, loc, kernelFailedIndex);
+  }
 }

@@ -40,6 +40,9 @@ void forEachElement(OpBuilder &b, Location loc, Value memref,
 /// (IndexChecks.cpp).
 int64_t sourceLine(Location loc);
 
+/// Frees a unified-memory buffer in program order (SDFGToStd.cpp).
+void freeShared(OpBuilder &b, Location loc, Value memref);
+
 /// The exported, zero-initialised i64 global `name` of `shape` through
 /// which a compiled program reports a failure to its caller (created once).
 memref::GlobalOp errorGlobal(ModuleOp module, StringRef name,
@@ -97,8 +100,7 @@ class Lowering {
 public:
   Lowering(ModuleOp module, OpBuilder &builder, bool gpu = false,
            bool checkIndices = false)
-      : module(module), b(builder), gpu(gpu),
-        checkIndices(checkIndices && !gpu) {}
+      : module(module), b(builder), gpu(gpu), checkIndices(checkIndices) {}
 
   LogicalResult lowerRegion(Region &region);
   LogicalResult lowerOp(Operation *op);
@@ -151,6 +153,11 @@ public:
   void reportFailedIndexAtExit(Location loc);
   /// Field `k` of the failedIndex slot.
   Value failedField(Location loc, int64_t k);
+  /// Inside a GPU kernel: claims the kernels' record for the first failure
+  /// with a compare-and-swap on its line and writes the other `fields`.
+  void reportInKernel(Location loc, ArrayRef<Value> fields);
+  /// The entry block of the function being built.
+  Block *entryBlock();
 
   /// Combines `cur` and `val` with the WCR operation.
   Value combine(Location loc, WCRKind kind, Value cur, Value val);
@@ -242,12 +249,14 @@ private:
   /// Lowering for the GPU: gpu_device maps become kernels, library ops call
   /// the cuBLAS-backed runtime.
   bool gpu;
-  /// Whether accesses with data-derived indices are bounds-checked (CPU
-  /// only: a GPU kernel cannot write the host's report).
+  /// Whether accesses with data-derived indices are bounds-checked.
   bool checkIndices;
   /// memref<4xi64> stack slot of the first failed check outside parallel
   /// maps ({line, index, axis, extent}; line 0: none); null until needed.
   Value failedIndex;
+  /// The same record for GPU kernels, in unified memory (a kernel cannot
+  /// write the host's global; the host reads this one at exit).
+  Value kernelFailedIndex;
   /// (access, axis) pairs a loop checked before it ran (loopChecks).
   llvm::DenseSet<std::pair<Operation *, unsigned>> checkedBeforeLoop;
   /// Number of enclosing maps that run in parallel.

@@ -39,17 +39,26 @@ static void addHostLowering(OpPassManager &pm) {
 void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices) {
   pm.addPass(createEliminateDeadWrites());
   pm.addPass(createFuseMaps());
-  ConvertSDFGToStdOptions lowering;
+  sdfg::ConvertSDFGToStdOptions lowering;
   lowering.checkIndices = checkIndices;
   pm.addPass(createConvertSDFGToStd(lowering));
   addHostLowering(pm);
 }
 
-void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm) {
+/// convert-sdfg-to-std's options for the GPU.
+static sdfg::ConvertSDFGToStdOptions gpuLowering(bool checkIndices) {
+  sdfg::ConvertSDFGToStdOptions lowering;
+  lowering.gpu = true;
+  lowering.checkIndices = checkIndices;
+  return lowering;
+}
+
+void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm,
+                                                 bool checkIndices) {
   pm.addPass(createEliminateDeadWrites());
   pm.addPass(createFuseMaps());
   pm.addPass(createSDFGAssignGPUSchedule());
-  pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
+  pm.addPass(createConvertSDFGToStd(gpuLowering(checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createSDFGEmulateGPU());
   addHostLowering(pm);
@@ -75,7 +84,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createEliminateDeadWrites());
   pm.addPass(createFuseMaps());
   pm.addPass(createSDFGAssignGPUSchedule());
-  pm.addPass(createConvertSDFGToStd(ConvertSDFGToStdOptions{/*gpu=*/true}));
+  pm.addPass(createConvertSDFGToStd(gpuLowering(options.checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -135,9 +144,11 @@ void mlir::sdfg::registerSDFGPipelines() {
       "Lower sdfg IR to the LLVM dialect with NVIDIA GPU kernels embedded "
       "(gpu, nvvm; cuBLAS for library ops)",
       buildLowerToGPUPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LowerToGPUEmulatorOptions>(
       "sdfg-lower-to-gpu-emulator",
       "Lower sdfg IR as for the GPU, then run the kernels on host threads "
       "(OpenMP) and library ops on CBLAS: the GPU code without a GPU",
-      buildLowerToGPUEmulatorPipeline);
+      [](OpPassManager &pm, const LowerToGPUEmulatorOptions &options) {
+        buildLowerToGPUEmulatorPipeline(pm, options.checkIndices);
+      });
 }

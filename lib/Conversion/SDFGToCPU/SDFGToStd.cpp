@@ -626,7 +626,7 @@ static Value buildMemRef(OpBuilder &b, Location loc, MemRefType type, Value ptr,
 
 /// Frees a unified-memory buffer (the GPU runtime's free is asynchronous
 /// on a stream; waiting keeps the program's order).
-static void freeShared(OpBuilder &b, Location loc, Value memref) {
+void mlir::sdfg::detail::freeShared(OpBuilder &b, Location loc, Value memref) {
   Type token = gpu::AsyncTokenType::get(b.getContext());
   Value ready =
       gpu::WaitOp::create(b, loc, token, ValueRange{}).getAsyncToken();
