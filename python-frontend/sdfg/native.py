@@ -321,10 +321,13 @@ def target_cpu():
     return os.environ.get("SDFG_TARGET_CPU") or "host"
 
 
-def build_library(source, directory, opt_level=3, passes=(), device="cpu"):
+def build_library(source, directory, opt_level=3, passes=(), device="cpu",
+                  check_indices=True):
     """Compiles MLIR text into `directory`/program.so; returns the ABI.
     `passes` run first through sdfg-opt (e.g. the autodiff pass); `device`
-    is "cpu", "gpu" or "gpu-emulator" (sdfg-translate --target)."""
+    is "cpu", "gpu" or "gpu-emulator" (sdfg-translate --target);
+    `check_indices` False compiles without the bounds checks of indices
+    computed from data (sdfg-translate --check-indices=false)."""
     global compile_count
     compile_count += 1
     if passes:
@@ -337,7 +340,8 @@ def build_library(source, directory, opt_level=3, passes=(), device="cpu"):
     proc = subprocess.run(
         [_tool("sdfg-translate"), src, "-emit=shared", f"-O{opt_level}",
          f"--target={device}", f"--mcpu={target_cpu()}", "-o", lib,
-         f"--abi={abi}"],
+         f"--abi={abi}"] + ([] if check_indices else
+                             ["--check-indices=false"]),
         capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolError(proc.stderr.strip() or

@@ -104,12 +104,19 @@ def _tool_stamp():
 class Program:
     """A NumPy function compiled through the sdfg dialect."""
 
-    def __init__(self, fn, device="cpu"):
+    def __init__(self, fn, device="cpu", check_indices=True):
         functools.update_wrapper(self, fn)
         self.fn = fn
         if device not in _DEVICES:
             raise ValueError(f"device must be one of {_DEVICES}, not "
                              f"{device!r}")
+        if not isinstance(check_indices, bool):
+            raise ValueError(f"check_indices must be True or False, not "
+                             f"{check_indices!r}")
+        #: Whether indices that come from data are bounds-checked (NumPy's
+        #: IndexError); False trusts the caller: an index outside its
+        #: array then reads or writes outside it.
+        self.check_indices = check_indices
         #: "cpu" (OpenMP, OpenBLAS), "gpu" (CUDA kernels, cuBLAS; arrays
         #: are copied to the GPU and back on every call) or "gpu-emulator"
         #: (the GPU program with its kernels run on host threads).
@@ -153,7 +160,8 @@ class Program:
         digest = hashlib.sha256(json.dumps(
             [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
              _tool_stamp(), _frontend_stamp(), repr(autodiff),
-             self.device, native.target_cpu()]).encode()
+             self.device, native.target_cpu(),
+             self.check_indices]).encode()
         ).hexdigest()[:32]
         directory = os.path.join(cache_dir(), digest)
         lib = os.path.join(directory, "program.so")
@@ -202,13 +210,15 @@ class Program:
         staging = tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
         try:
             try:
-                abi = native.build_library(source, staging,
-                                           device=self.device)
+                abi = native.build_library(
+                    source, staging, device=self.device,
+                    check_indices=self.check_indices)
             except native.ToolError as e:
                 raise native.ToolError(tr.locate(str(e))) from None
             meta = {
                 "name": name,
                 "device": self.device,
+                "check_indices": self.check_indices,
                 "omp_spin_ms": _spin_for(source),
                 "checkpoint": checkpoint,
                 "abi": abi,
@@ -288,7 +298,8 @@ class Gradient:
 
     def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
                  recompute=None, device="cpu", with_value=True,
-                 while_capacity=None, data_loop_capacity=None):
+                 while_capacity=None, data_loop_capacity=None,
+                 check_indices=True):
         # An explicit strategy runs --sdfg-checkpoint (even store-all, which
         # then reports its peak in .checkpoint).
         explicit = strategy is not None
@@ -320,7 +331,7 @@ class Gradient:
         #: limit in bytes, containers recomputed and stored (None without
         #: mem/strategy).
         self.checkpoint = None
-        self.program = program(fn, device)
+        self.program = program(fn, device, check_indices)
         if isinstance(wrt, str):
             wrt = [wrt]
         self.wrt = list(wrt)
@@ -437,7 +448,8 @@ class Gradient:
 
 
 def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
-         device="cpu", while_capacity=None, data_loop_capacity=None):
+         device="cpu", while_capacity=None, data_loop_capacity=None,
+         check_indices=True):
     """d sum(output) / d wrt for each name in `wrt`, as a dict.
 
     `mem` is a memory limit in MiB for what the gradient program allocates
@@ -451,11 +463,14 @@ def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
     at run time cover `while_capacity` iterations of each execution of a
     while loop (default 4096) and `data_loop_capacity` iterations, over
     all executions, of a for loop whose bounds are read from arrays
-    (default 2**20); a run past either raises RuntimeError."""
+    (default 2**20); a run past either raises RuntimeError.
+    check_indices=False drops the bounds checks of indices that come from
+    data (see `program`)."""
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
                     with_value=False, while_capacity=while_capacity,
-                    data_loop_capacity=data_loop_capacity)
+                    data_loop_capacity=data_loop_capacity,
+                    check_indices=check_indices)
 
 
 class ValueAndGradient(Gradient):
@@ -468,23 +483,26 @@ class ValueAndGradient(Gradient):
 
 def value_and_grad(fn, wrt, output="return", mem=None, strategy=None,
                    recompute=None, device="cpu", while_capacity=None,
-                   data_loop_capacity=None):
+                   data_loop_capacity=None, check_indices=True):
     """Like grad, but the callable returns (value, gradients): value is
     what `fn` returns for those arguments (as sdfg.program(fn) would
     return it), computed by the same program as the gradients."""
     return ValueAndGradient(fn, wrt, output, with_seed=False, mem=mem,
                             strategy=strategy, recompute=recompute,
                             device=device, while_capacity=while_capacity,
-                            data_loop_capacity=data_loop_capacity)
+                            data_loop_capacity=data_loop_capacity,
+                            check_indices=check_indices)
 
 
 def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
-        device="cpu", while_capacity=None, data_loop_capacity=None):
+        device="cpu", while_capacity=None, data_loop_capacity=None,
+        check_indices=True):
     """Like grad, but the callable takes seed= (the output's cotangent)."""
     return Gradient(fn, wrt, output, with_seed=True, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
                     while_capacity=while_capacity,
-                    data_loop_capacity=data_loop_capacity)
+                    data_loop_capacity=data_loop_capacity,
+                    check_indices=check_indices)
 
 
 def _spin_for(source):
@@ -567,7 +585,8 @@ class _Entry:
 
     def call(self, args):
         meta = self.meta
-        _check_indices(meta, args)
+        if meta.get("check_indices", True):
+            _check_indices(meta, args)
         cargs = []
         writeback = []
         for (kind, name, dtype, _), value in zip(meta["params"], args):
@@ -712,7 +731,7 @@ def _normalise(args):
     return tuple(args)
 
 
-def program(fn=None, device="cpu"):
+def program(fn=None, device="cpu", check_indices=True):
     """Compiles an unmodified NumPy function; usable as a decorator
     (``@sdfg.program`` or ``@sdfg.program(device="gpu")``).
 
@@ -723,12 +742,21 @@ def program(fn=None, device="cpu"):
     device="gpu-emulator" compiles exactly as for the GPU, then runs each
     kernel's threads as an OpenMP loop on the host and library ops on
     CBLAS: for checking the GPU code generation where there is no GPU (it
-    is not a fast path)."""
+    is not a fast path).
+
+    An index computed from data (an index array, a value read from an
+    array, a loop bound read from one) is bounds-checked where it is used,
+    and an index outside its array raises NumPy's IndexError after the
+    call. check_indices=False compiles without those checks, for callers
+    that vouch for their indices (a CSR product runs about 1.3x faster);
+    an index outside its array then reads or writes outside it, as in C."""
     if fn is None:
-        return lambda f: program(f, device)
+        return lambda f: program(f, device, check_indices)
     if isinstance(fn, Program):
-        return fn if fn.device == device else Program(fn.fn, device)
-    return Program(fn, device)
+        if fn.device == device and fn.check_indices == check_indices:
+            return fn
+        fn = fn.fn
+    return Program(fn, device, check_indices)
 
 
 def to_mlir(fn, *args, device="cpu"):

@@ -8,6 +8,7 @@ all."""
 
 import copy
 import inspect
+import os
 
 import numpy as np
 import pytest
@@ -565,3 +566,50 @@ def test_guarded_reads_in_data_loops_do_not_raise(fn):
                                   [0, 4, 6, 8, 10])
     with pytest.raises(IndexError, match=r"index -7 is out of bounds"):
         sdfg.program(fn)(np.array([-7, 2]), x)
+
+
+def test_check_indices_false_compiles_without_checks():
+    """check_indices=False: the same results for valid indices, from
+    libraries without the record (nothing checks, nothing is reported)."""
+    import ctypes
+    args = (np.array([0, 2, 5, 6]), np.array([3, 0, 2, 1, 3, 0]),
+            np.arange(1.0, 7.0), np.array([0.5, -1.0, 2.0, 4.0]))
+
+    def has_record(compiled):
+        lib = ctypes.CDLL(os.path.join(compiled.precompile(*args),
+                                       "program.so"))
+        return hasattr(lib, "sdfg_index_error")
+    for make in (sdfg.program,
+                 lambda fn, **kw: sdfg.grad(fn, ["data", "x"], **kw)):
+        checked, unchecked = make(csr_matvec), make(csr_matvec,
+                                                    check_indices=False)
+        want, got = checked(*args), unchecked(*args)
+        if isinstance(want, dict):
+            for k in want:
+                np.testing.assert_array_equal(got[k], want[k])
+        else:
+            assert got == want == csr_matvec(*args)
+        assert has_record(checked) and not has_record(unchecked)
+
+
+def test_check_indices_false_skips_the_argument_check():
+    """The caller-side check of an index array argument is skipped too
+    (the caller vouches for it); with it on, a bad one raises."""
+    x = np.arange(5.0)
+    f = sdfg.program(gather_large)
+    with pytest.raises(IndexError, match="in argument 'idx'|index 5"):
+        f(x, np.array([0, 5]))
+    g = sdfg.program(f, check_indices=False)
+    assert g is not f and g.check_indices is False
+    assert sdfg.program(g, check_indices=False) is g
+    assert g(x, np.array([0, 4])) == gather_large(x, np.array([0, 4]))
+    assert g.compile(x, np.array([0, 4])).meta["check_indices"] is False
+
+
+@pytest.mark.parametrize("bad", ["no", 0, None])
+def test_check_indices_must_be_a_bool(bad):
+    with pytest.raises(ValueError, match="check_indices must be True or "
+                                         "False"):
+        sdfg.program(gather_computed, check_indices=bad)
+    with pytest.raises(ValueError, match="check_indices"):
+        sdfg.grad(gather_computed, ["x"], check_indices=bad)
