@@ -13,13 +13,15 @@ import pytest
 
 import sdfg
 from sdfg import native
-from corpus.kernels import CPU_ONLY, KERNELS
+from corpus.kernels import KERNELS
 from test_gradients import _float64_kernels, _inputs, _output_spec
 from test_indexing import BAD_INDEX_CASES, assert_index_error
 
 # A stencil time loop, a matmul chain (cuBLAS), reductions (a sum through
-# a loop into a scalar, softmax's row sums), and a deep-learning layer.
-EXECUTED = ["jacobi_1d", "heat_3d", "k2mm", "go_fast", "softmax", "mlp"]
+# a loop into a scalar, softmax's row sums), a deep-learning layer, and an
+# implicit time loop (LAPACK from the host on unified memory).
+EXECUTED = ["jacobi_1d", "heat_3d", "k2mm", "go_fast", "softmax", "mlp",
+            "crank_nicolson"]
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +56,7 @@ def _wrt(fn, args):
 
 # Every corpus kernel with a float64 output (test_gradients' set): computed
 # once, it runs each kernel in NumPy.
-CORPUS = [n for n in _float64_kernels() if n not in CPU_ONLY]
+CORPUS = _float64_kernels()
 
 
 @pytest.mark.skipif(not HAS_RUNTIME, reason="built without the CUDA toolkit")
@@ -233,9 +235,3 @@ INDEX_ERRORS = [
 def test_gpu_index_error_matches_cpu(device, fn, args, wrt, statement):
     assert_index_error(fn, args, wrt, statement, device)
 
-
-@pytest.mark.parametrize("name", sorted(CPU_ONLY))
-def test_cpu_only_kernels_are_rejected_for_the_gpu(name):
-    fn, args = _inputs(name)
-    with pytest.raises(sdfg.FrontendError, match=r"on the GPU.*device='cpu'"):
-        sdfg.to_mlir(fn, *args, device="gpu")

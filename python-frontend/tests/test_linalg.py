@@ -342,10 +342,33 @@ def test_bad_calls_are_located_errors(fn, args, match):
     assert "# here" in str(info.value) or ":" in str(info.value)
 
 
-def test_gpu_device_is_rejected_before_compiling():
-    with pytest.raises(sdfg.FrontendError, match=r"on the GPU.*device='cpu'"):
-        sdfg.program(solve_vector, device="gpu-emulator")(np.eye(3),
-                                                          np.ones(3))
+@pytest.mark.parametrize("fn,inputs", CASES, ids=IDS)
+def test_gpu_program_on_the_emulator_matches_cpu(fn, inputs):
+    """GPU programs call LAPACK from the host on unified memory, between
+    the kernels: forward and gradient as on the CPU (test_gpu.py runs them
+    on a GPU)."""
+    args = inputs(np.random.default_rng(4))
+    names = float_names(fn, args)
+    for make, tol in ((sdfg.program, 1e-13), (lambda f, device: sdfg.grad(
+            f, names, device=device), 1e-11)):
+        got, want = (make(fn, device=d)(*copy.deepcopy(args))
+                     for d in ("gpu-emulator", "cpu"))
+        if isinstance(want, dict):
+            for n in names:
+                np.testing.assert_allclose(got[n], want[n], rtol=tol,
+                                           atol=tol)
+        else:
+            np.testing.assert_allclose(got, want, rtol=tol)
+
+
+def test_singular_matrix_raises_on_the_emulator():
+    A = np.array([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        sdfg.program(solve_vector, device="gpu-emulator")(A, np.ones(2))
+    with pytest.raises(np.linalg.LinAlgError,
+                       match="Matrix is not positive definite"):
+        sdfg.program(cholesky_of_transposed, device="gpu-emulator")(
+            -np.eye(3))
 
 
 IN_PLACE = """

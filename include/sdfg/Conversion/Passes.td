@@ -52,7 +52,9 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
     (`gpu.alloc host_shared`): arguments are copied in at entry and back at
     exit, so the C ABI is unchanged and host-side states (scalar tasklets,
     sequential loops) keep working on the same buffers. Library ops call
-    the cuBLAS-backed `sdfg_gpu_cblas_*` functions of the sdfg GPU runtime.
+    the cuBLAS-backed `sdfg_gpu_cblas_*` functions of the sdfg GPU runtime;
+    LAPACK ops (solve, det, cholesky) run on the host between kernels, on
+    the unified-memory containers.
   }];
   let options = [
     Option<"gpu", "gpu", "bool", /*default=*/"false",

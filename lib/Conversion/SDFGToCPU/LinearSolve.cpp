@@ -43,13 +43,6 @@ static Value entrySlot(OpBuilder &b, Location loc, Type type) {
   return memref::AllocaOp::create(b, loc, MemRefType::get({}, type));
 }
 
-/// The located error of a LAPACK op in a GPU program.
-static LogicalResult rejectOnGPU(Operation *op) {
-  return op->emitOpError(
-      "has no GPU lowering (LAPACK runs on the host); compile this program "
-      "for the CPU");
-}
-
 /// A LAPACK call that found no result (a zero pivot, a matrix that is not
 /// positive definite): `result` is filled with NaN rather than the
 /// division by zero's mix of infinities, and the op's line goes to the
@@ -197,8 +190,6 @@ Lowering::LUFactors Lowering::factorise(Location loc, Value matrix) {
 }
 
 LogicalResult Lowering::lowerSolve(SolveOp op) {
-  if (gpu)
-    return rejectOnGPU(op);
   Location loc = op.getLoc();
   Value rhs = mapping.lookup(op.getB()), x = mapping.lookup(op.getX());
   Type elt = op.getA().getType().getElementType();
@@ -261,8 +252,6 @@ LogicalResult Lowering::lowerSolve(SolveOp op) {
 }
 
 LogicalResult Lowering::lowerDet(DetOp op) {
-  if (gpu)
-    return rejectOnGPU(op);
   Location loc = op.getLoc();
   Type elt = op.getA().getType().getElementType();
   LUFactors lu = factorise(loc, op.getA());
@@ -327,8 +316,6 @@ LogicalResult Lowering::lowerDet(DetOp op) {
 }
 
 LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
-  if (gpu)
-    return rejectOnGPU(op);
   Location loc = op.getLoc();
   Value a = mapping.lookup(op.getA()), l = mapping.lookup(op.getL());
   auto type = cast<MemRefType>(a.getType());

@@ -724,11 +724,9 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
   // The factorisation caches of the solves (LinearSolve.cpp), per matrix
   // container of static shape, over the top-level steps that solve with it.
   DenseMap<unsigned, SmallVector<Value>> cacheAt, uncacheAfter;
-  if (!gpu) {
-    for (auto &[matrix, span] : factorisedMatrices(sdfgOp)) {
-      cacheAt[position.lookup(span.first)].push_back(matrix);
-      uncacheAfter[position.lookup(span.second)].push_back(matrix);
-    }
+  for (auto &[matrix, span] : factorisedMatrices(sdfgOp)) {
+    cacheAt[position.lookup(span.first)].push_back(matrix);
+    uncacheAfter[position.lookup(span.second)].push_back(matrix);
   }
   // Small fixed-size transients on the CPU (the scalars of loop
   // recurrences and their adjoints) live on the stack, in the entry block

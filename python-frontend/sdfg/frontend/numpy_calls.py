@@ -883,9 +883,6 @@ def _square_matrix(tr, name, args, kwargs, node, arity=1):
     if len(args) != arity:
         raise tr.error(f"np.linalg.{name} takes {arity} argument"
                        f"{'s' if arity > 1 else ''}", node)
-    if tr.device != "cpu":
-        raise tr.unsupported(node, f"np.linalg.{name} on the GPU",
-                             "LAPACK runs on the host: use device='cpu'")
     a = tr.to_expr(args[0])
     if len(a.shape) != 2:
         raise tr.unsupported(node, f"np.linalg.{name} of a {len(a.shape)}-d "

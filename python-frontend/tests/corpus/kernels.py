@@ -24,8 +24,6 @@ are *not* part of the language subset; only the kernel bodies are.
 import numpy as np
 
 KERNELS = {}
-# Kernels with no GPU lowering (np.linalg.solve/inv: LAPACK on the host).
-CPU_ONLY = {"crank_nicolson"}
 
 
 def kernel(inputs):
