@@ -380,9 +380,9 @@ void Lowering::reportInKernel(Location loc, ArrayRef<Value> fields) {
   }
   // The line field claims the record (0: unclaimed), as in the host's
   // report function; the thread that claims it writes the rest.
-  Value line = basePointer(loc, kernelFailedIndex);
+  Value linePtr = basePointer(loc, kernelFailedIndex);
   auto claim = LLVM::AtomicCmpXchgOp::create(
-      b, loc, line, arith::ConstantIntOp::create(b, loc, 0, 64), fields[0],
+      b, loc, linePtr, arith::ConstantIntOp::create(b, loc, 0, 64), fields[0],
       LLVM::AtomicOrdering::acq_rel, LLVM::AtomicOrdering::monotonic);
   Value won = LLVM::ExtractValueOp::create(b, loc, claim, 1);
   auto ifWon = scf::IfOp::create(b, loc, TypeRange(), won, false);
