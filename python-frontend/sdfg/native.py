@@ -126,20 +126,28 @@ def check_linalg_error(module, sites):
 
 def check_emulator_races(module):
     """For programs built with --target=gpu-emulator: raises RuntimeError
-    if a kernel wrote one element from several threads without an atomic
-    (which on a GPU is a data race: the lowering is wrong for this
-    program); clears the count."""
-    try:
-        count = ctypes.c_int64.in_dll(module._lib, "sdfg_emulator_races")
-    except ValueError:
-        return  # no kernel writes anything
-    if count.value:
-        n, count.value = count.value, 0
+    if a kernel wrote one element from several threads without an atomic,
+    or read an element that another thread of the same kernel wrote (on a
+    GPU both are data races: the lowering is wrong for this program);
+    clears the counts."""
+    found = []
+    for name, what in (
+            ("sdfg_emulator_races", "write(s) of elements that another "
+             "thread of the same kernel also wrote, without an atomic"),
+            ("sdfg_emulator_read_races", "element(s) read by one thread "
+             "of a kernel and written by another")):
+        try:
+            count = ctypes.c_int64.in_dll(module._lib, name)
+        except ValueError:
+            continue  # no kernel of this program can race so
+        if count.value:
+            found.append(f"{count.value} {what}")
+            count.value = 0
+    if found:
         raise RuntimeError(
-            f"GPU data race found by the emulator: {n} write(s) of elements "
-            "that another thread of the same kernel also wrote, without an "
-            "atomic. The GPU code generated for this program is wrong; "
-            "please report it with the program.")
+            "GPU data race found by the emulator: " + "; ".join(found) +
+            ". The GPU code generated for this program is wrong; please "
+            "report it with the program.")
 
 
 def check_gpu_error():

@@ -131,6 +131,49 @@ def test_emulator_finds_write_races(tmp_path):
     assert s[0] == 256.0
 
 
+SHIFT = """
+sdfg.sdfg @shift(%A: memref<257xf64>, %B: memref<257xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (256) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%i + 1] : memref<257xf64>
+      sdfg.store %a, %A[%i] : memref<257xf64>
+      %b = sdfg.load %B[%i] : memref<257xf64>
+      %c = sdfg.tasklet(%b) : (f64) -> f64 {
+      ^bb0(%x: f64):
+        %y = arith.mulf %x, %x : f64
+        sdfg.yield %y : f64
+      }
+      sdfg.store %c, %B[%i] : memref<257xf64>
+    }
+  }
+}
+"""
+
+
+def test_emulator_finds_read_write_races(tmp_path):
+    # Thread i reads A[i + 1], which thread i + 1 writes: on a GPU the read
+    # sees the old or the new value, by timing. The emulator counts every
+    # such element (1..255) on every call, whatever the timing; B, read and
+    # written by the same thread element by element, is no race.
+    abi = native.build_library(SHIFT, str(tmp_path), device="gpu-emulator")
+    module = native.NativeModule(None, str(tmp_path / "program.so"), abi)
+    for _ in range(3):
+        B = np.arange(257.0)
+        module.shift(np.ones(257), B)
+        with pytest.raises(RuntimeError,
+                           match=r"255 element\(s\) read by one thread"):
+            native.check_emulator_races(module)
+        np.testing.assert_array_equal(B[:256], np.arange(256.0) ** 2)
+    # Without the race (A read from its own element): nothing to report.
+    honest = SHIFT.replace("%A[%i + 1]", "%A[%i]")
+    d = tmp_path / "honest"
+    d.mkdir()
+    abi = native.build_library(honest, str(d), device="gpu-emulator")
+    module = native.NativeModule(None, str(d / "program.so"), abi)
+    module.shift(np.ones(257), np.ones(257))
+    native.check_emulator_races(module)
+
+
 def test_map_schedules_follow_the_device():
     # jacobi_1d's maps are small: sequential on the CPU (a fork costs more),
     # kernel candidates on the GPU; a reduction likewise.

@@ -130,20 +130,27 @@ def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
       needed an atomic can show as a wrong result (when host threads
       happen to meet on it: a best effort, not a race detector); block and
       thread ids and sizes become the loop indices and the launch's
-      operands;    * `gpu.alloc` (unified or device memory) becomes `memref.alloc`
+      operands;
+    * `gpu.alloc` (unified or device memory) becomes `memref.alloc`
       (64-byte aligned), `gpu.dealloc` `memref.dealloc`, `gpu.memcpy`
       `memref.copy`; `gpu.wait` and async tokens go;
     * calls to the GPU runtime's cuBLAS-backed `sdfg_gpu_cblas_*` call the
-      CBLAS function of the same signature instead.
-
+      CBLAS function of the same signature instead;
     * with `check-races` (the default), every plain store a kernel makes
       to a buffer from outside it also records the writing thread in a
       shadow buffer; a store that finds another thread of the same launch
-      there counts a race in the exported global `sdfg_emulator_races`
-      (the Python frontend raises an error when it is not zero). Unlike
-      waiting for threads to meet, this finds every write-write race the
-      run exercises, deterministically. Costs a shadow buffer per written
-      buffer and an atomic swap per store.
+      there counts a race in the exported global `sdfg_emulator_races`.
+      For a buffer the kernel both reads (plain loads) and writes (stores
+      or atomics), every access also folds its thread into a per-element
+      summary of readers and one of writers (nobody, one thread, several);
+      after the launch, each element read and written by anything but one
+      and the same thread counts a race in `sdfg_emulator_read_races`.
+      The Python frontend raises an error when either is not zero. Unlike
+      waiting for threads to meet, this finds every write-write and
+      read-write race the run exercises, deterministically. Costs a shadow
+      buffer per written buffer and an atomic swap per store, two summary
+      buffers and an atomic update per access of read-and-written buffers,
+      and a sweep over those after each launch.
 
     It is what `sdfg-lower-to-gpu-emulator`, `sdfg-translate
     --target=gpu-emulator` and Python's `device="gpu-emulator"` run: the
@@ -154,7 +161,8 @@ def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"checkRaces", "check-races", "bool", /*default=*/"true",
            "Count stores of one element by several threads of a launch "
-           "(sdfg_emulator_races)">
+           "(sdfg_emulator_races) and elements one thread reads and another "
+           "writes (sdfg_emulator_read_races)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",

@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Lowering.h"
+
 #include "sdfg/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,6 +33,7 @@ namespace sdfg {
 } // namespace mlir
 
 using namespace mlir;
+using mlir::sdfg::detail::forEachElement;
 
 namespace {
 
@@ -47,74 +50,118 @@ Value pick(const gpu::KernelDim3 &d, gpu::Dimension dim) {
   llvm_unreachable("unknown gpu dimension");
 }
 
-/// The counter of racing writes the emulated program keeps (see
-/// instrumentRaces), created once per module.
+/// The counters of racing writes and of racing reads the emulated program
+/// keeps (see instrumentRaces), created once per module.
 constexpr StringLiteral kRaceCounter = "sdfg_emulator_races";
+constexpr StringLiteral kReadRaceCounter = "sdfg_emulator_read_races";
 
-memref::GlobalOp raceCounter(ModuleOp module) {
-  if (auto g = module.lookupSymbol<memref::GlobalOp>(kRaceCounter))
-    return g;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  Type i64 = b.getI64Type();
-  auto type = MemRefType::get({}, i64);
-  return memref::GlobalOp::create(
-      b, module.getLoc(), kRaceCounter, /*sym_visibility=*/StringAttr(), type,
-      DenseElementsAttr::get(RankedTensorType::get({}, i64),
-                             b.getI64IntegerAttr(0).getValue()),
-      /*constant=*/false, /*alignment=*/IntegerAttr());
-}
-
-/// Stores `value` into every element of `buffer` (a loop nest).
-void fill(OpBuilder &b, Location loc, Value buffer, Value value) {
-  auto type = cast<MemRefType>(buffer.getType());
-  OpBuilder::InsertionGuard guard(b);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<Value> idx;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    Value ub = memref::DimOp::create(b, loc, buffer, d);
-    auto loop = scf::ForOp::create(b, loc, zero, ub, one);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    idx.push_back(loop.getInductionVar());
+Value raceCounter(OpBuilder &b, Location loc, ModuleOp module, StringRef name) {
+  auto global = module.lookupSymbol<memref::GlobalOp>(name);
+  if (!global) {
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    Type i64 = top.getI64Type();
+    global = memref::GlobalOp::create(
+        top, module.getLoc(), name, /*sym_visibility=*/StringAttr(),
+        MemRefType::get({}, i64),
+        DenseElementsAttr::get(RankedTensorType::get({}, i64),
+                               top.getI64IntegerAttr(0).getValue()),
+        /*constant=*/false, /*alignment=*/IntegerAttr());
   }
-  memref::StoreOp::create(b, loc, value, buffer, idx);
+  return memref::GetGlobalOp::create(b, loc, global.getType(), name);
 }
 
-/// Makes write-write races of the launch `par` emulates deterministic to
-/// find: every plain store to a buffer from outside the kernel also
-/// swaps the writing thread's number into a shadow buffer (-1 before the
-/// launch); a store that finds another thread's number there counts one
-/// race in the module's counter, which the caller reads after the call.
-/// Timing plays no part: two threads writing one element without an
-/// atomic are caught even when they never meet.
+/// Whether `buffer` comes from outside the emulated launch `par` (a
+/// container, not a thread's local).
+bool fromOutside(scf::ParallelOp par, Value buffer) {
+  return !par->isAncestor(buffer.getParentBlock()->getParentOp());
+}
+
+/// A buffer of `buffer`'s shape with i64 elements, allocated at the
+/// builder's insertion point.
+Value shadowOf(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(b, loc, buffer, d));
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), b.getI64Type()), sizes);
+}
+
+/// Makes the data races of the launch `par` emulates deterministic to
+/// find, whatever the timing (two threads that never meet are caught):
+///  - write-write: every plain store to a buffer from outside the kernel
+///    also swaps the writing thread's number into a shadow buffer (-1
+///    before the launch); a store that finds another thread's number there
+///    counts one race in sdfg_emulator_races;
+///  - read-write: for each buffer from outside that the kernel both reads
+///    (plain loads) and writes (stores or atomics), every access also
+///    folds its thread into a per-element summary of the readers and one
+///    of the writers (-1 nobody, a thread's number, -2 several threads);
+///    after the launch, an element read and written by anything but one
+///    and the same thread counts one race in sdfg_emulator_read_races
+///    (on a GPU the read sees the old or the new value, by timing).
+/// The caller reads both counters after the call.
 void instrumentRaces(OpBuilder &b, Location loc, scf::ParallelOp par,
                      ValueRange ubs, ModuleOp module) {
   SmallVector<memref::StoreOp> stores;
-  par.getBody()->walk([&](memref::StoreOp s) {
-    if (!par->isAncestor(s.getMemref().getParentBlock()->getParentOp()))
-      stores.push_back(s);
+  SmallVector<Operation *> writes;
+  SmallVector<memref::LoadOp> loads;
+  par.getBody()->walk([&](Operation *op) {
+    if (auto s = dyn_cast<memref::StoreOp>(op)) {
+      if (fromOutside(par, s.getMemref())) {
+        stores.push_back(s);
+        writes.push_back(s);
+      }
+    } else if (auto a = dyn_cast<memref::AtomicRMWOp>(op)) {
+      if (fromOutside(par, a.getMemref()))
+        writes.push_back(a);
+    } else if (auto g = dyn_cast<memref::GenericAtomicRMWOp>(op)) {
+      if (fromOutside(par, g.getMemref()))
+        writes.push_back(g);
+    } else if (auto l = dyn_cast<memref::LoadOp>(op)) {
+      if (fromOutside(par, l.getMemref()))
+        loads.push_back(l);
+    }
   });
-  if (stores.empty())
+  auto written = [](Operation *op) {
+    if (auto s = dyn_cast<memref::StoreOp>(op))
+      return std::make_pair(s.getMemref(), ValueRange(s.getIndices()));
+    if (auto a = dyn_cast<memref::AtomicRMWOp>(op))
+      return std::make_pair(a.getMemref(), ValueRange(a.getIndices()));
+    auto g = cast<memref::GenericAtomicRMWOp>(op);
+    return std::make_pair(g.getMemref(), ValueRange(g.getIndices()));
+  };
+  llvm::SmallPtrSet<Value, 8> writtenBuffers;
+  for (Operation *w : writes)
+    writtenBuffers.insert(written(w).first);
+  if (writtenBuffers.empty())
     return;
   Type i64 = b.getI64Type();
   Value none = arith::ConstantIntOp::create(b, loc, -1, 64);
-  Value counter = memref::GetGlobalOp::create(
-      b, loc, raceCounter(module).getType(), kRaceCounter);
-  llvm::MapVector<Value, Value> shadows;
-  for (memref::StoreOp s : stores) {
-    Value buffer = s.getMemref();
-    if (shadows.count(buffer))
-      continue;
-    auto type = cast<MemRefType>(buffer.getType());
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        sizes.push_back(memref::DimOp::create(b, loc, buffer, d));
-    Value shadow = memref::AllocOp::create(
-        b, loc, MemRefType::get(type.getShape(), i64), sizes);
-    fill(b, loc, shadow, none);
-    shadows[buffer] = shadow;
+  Value several = arith::ConstantIntOp::create(b, loc, -2, 64);
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+  Value counter = raceCounter(b, loc, module, kRaceCounter);
+  // Shadows of written buffers (write-write) and the readers' and writers'
+  // summaries of buffers also read (read-write).
+  llvm::MapVector<Value, Value> shadows, readers, writers;
+  for (memref::StoreOp s : stores)
+    if (!shadows.count(s.getMemref()))
+      shadows[s.getMemref()] = shadowOf(b, loc, s.getMemref());
+  for (memref::LoadOp l : loads) {
+    Value buffer = l.getMemref();
+    if (writtenBuffers.contains(buffer) && !readers.count(buffer)) {
+      readers[buffer] = shadowOf(b, loc, buffer);
+      writers[buffer] = shadowOf(b, loc, buffer);
+    }
   }
+  for (auto *table : {&shadows, &readers, &writers})
+    for (auto &entry : *table)
+      forEachElement(b, loc, entry.second, [&](ValueRange idx) {
+        memref::StoreOp::create(b, loc, none, entry.second, idx);
+      });
+  Value readCounter =
+      readers.empty() ? Value() : raceCounter(b, loc, module, kReadRaceCounter);
   // The thread's number, row-major over the loop's dimensions.
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(par.getBody());
@@ -124,25 +171,73 @@ void instrumentRaces(OpBuilder &b, Location loc, scf::ParallelOp par,
                                 arith::MulIOp::create(b, loc, tid, ubs[d]),
                                 par.getInductionVars()[d]);
   tid = arith::IndexCastOp::create(b, loc, i64, tid);
-  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
   for (memref::StoreOp s : stores) {
     b.setInsertionPointAfter(s);
     Value previous =
         memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::assign, tid,
                                     shadows[s.getMemref()], s.getIndices());
-    Value written =
+    Value set =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, previous, none);
     Value other =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, previous, tid);
-    Value race = arith::AndIOp::create(b, loc, written, other);
+    Value race = arith::AndIOp::create(b, loc, set, other);
     auto ifRace = scf::IfOp::create(b, loc, TypeRange{}, race, false);
     b.setInsertionPoint(ifRace.thenBlock()->getTerminator());
     memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one,
                                 counter, ValueRange{});
   }
+  // Folds the thread into a summary: itself when empty or already its
+  // own, else "several".
+  auto note = [&](Operation *after, Value summary, ValueRange idx) {
+    b.setInsertionPointAfter(after);
+    auto rmw = memref::GenericAtomicRMWOp::create(b, loc, summary, idx);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(rmw.getBody());
+    Value cur = rmw.getCurrentValue();
+    Value empty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cur, none);
+    Value mine =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cur, tid);
+    Value keep = arith::OrIOp::create(b, loc, empty, mine);
+    memref::AtomicYieldOp::create(
+        b, loc, arith::SelectOp::create(b, loc, keep, tid, several));
+  };
+  for (memref::LoadOp l : loads)
+    if (Value summary = readers.lookup(l.getMemref()))
+      note(l, summary, l.getIndices());
+  for (Operation *w : writes) {
+    auto [buffer, idx] = written(w);
+    if (Value summary = writers.lookup(buffer))
+      note(w, summary, idx);
+  }
+  // After the launch: the read-write verdict per element, then the
+  // shadows go.
   b.setInsertionPointAfter(par);
-  for (auto &entry : shadows)
-    memref::DeallocOp::create(b, loc, entry.second);
+  for (auto &entry : readers) {
+    Value read = entry.second, wrote = writers[entry.first];
+    forEachElement(b, loc, read, [&](ValueRange idx) {
+      Value r = memref::LoadOp::create(b, loc, read, idx);
+      Value w = memref::LoadOp::create(b, loc, wrote, idx);
+      Value isRead =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, none);
+      Value isWritten =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, w, none);
+      // Not one and the same thread: different, or both "several".
+      Value apart = arith::OrIOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, w),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, several));
+      Value race = arith::AndIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, isRead, isWritten), apart);
+      auto ifRace = scf::IfOp::create(b, loc, TypeRange{}, race, false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifRace.thenBlock()->getTerminator());
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, one,
+                                  readCounter, ValueRange{});
+    });
+  }
+  for (auto *table : {&shadows, &readers, &writers})
+    for (auto &entry : *table)
+      memref::DeallocOp::create(b, loc, entry.second);
 }
 
 /// gpu.launch -> scf.parallel over (block z, y, x, thread z, y, x).
