@@ -14,10 +14,8 @@ equal before timing. A report, not a test.
 import argparse
 import copy
 import os
-import statistics
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -30,20 +28,10 @@ import sdfg  # noqa: E402  (before numpy: OpenBLAS's kernels, sdfg/blas.py)
 
 import numpy as np  # noqa: E402
 from corpus.kernels import KERNELS  # noqa: E402
-from frontend_vs_numpy import INPUTS  # noqa: E402
+from frontend_vs_numpy import INPUTS, median_time  # noqa: E402
 from gradient_vs_forward import output_of  # noqa: E402
 
 KERNEL_NAMES = ["csr_matvec", "graph_allen_cahn", "embedding_bag"]
-
-
-def median_time(f, args, repeat):
-    ts = []
-    for _ in range(repeat):
-        a = copy.deepcopy(args)
-        t0 = time.perf_counter()
-        f(*a)
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
 
 
 def assert_same(a, b):

@@ -335,13 +335,13 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
   // around (an accumulator) would be stored and reloaded every iteration.
   if (!failedIndex) {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entryBlock());
+    b.setInsertionPointToStart(entryBlock(b));
     failedIndex = memref::AllocaOp::create(b, loc, MemRefType::get({4}, i64));
     Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
     Value first = arith::ConstantIndexOp::create(b, loc, 0);
     memref::StoreOp::create(b, loc, zero, failedIndex, first);
   }
-  Value seen = failedField(loc, 0);
+  Value seen = recordField(loc, failedIndex, 0);
   Value unset =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seen,
                             arith::ConstantIntOp::create(b, loc, 0, 64));
@@ -354,7 +354,7 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
         ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
 }
 
-Block *Lowering::entryBlock() {
+Block *mlir::sdfg::detail::entryBlock(OpBuilder &b) {
   Operation *parent = b.getInsertionBlock()->getParentOp();
   auto fn = dyn_cast<func::FuncOp>(parent);
   if (!fn)
@@ -368,7 +368,7 @@ void Lowering::reportInKernel(Location loc, ArrayRef<Value> fields) {
     // Allocated and cleared by the host at entry; kernels capture it (the
     // outlining makes it a kernel argument), the host reads it at exit.
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entryBlock());
+    b.setInsertionPointToStart(entryBlock(b));
     kernelFailedIndex =
         gpu::AllocOp::create(b, loc, MemRefType::get({4}, i64), Type(),
                              ValueRange{}, ValueRange{}, ValueRange{},
@@ -394,10 +394,9 @@ void Lowering::reportInKernel(Location loc, ArrayRef<Value> fields) {
         ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
 }
 
-Value Lowering::failedField(Location loc, int64_t k) {
+Value Lowering::recordField(Location loc, Value record, int64_t k) {
   return memref::LoadOp::create(
-      b, loc, failedIndex,
-      ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
+      b, loc, record, ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
 }
 
 void Lowering::reportFailedIndexAtExit(Location loc) {
@@ -405,21 +404,15 @@ void Lowering::reportFailedIndexAtExit(Location loc) {
   // failure, either is a true one of this call, and the report function
   // keeps the first it is given.
   auto reportIfSet = [&](Value record) {
-    auto field = [&](int64_t k) {
-      return memref::LoadOp::create(
-                 b, loc, record,
-                 ValueRange{arith::ConstantIndexOp::create(b, loc, k)})
-          .getResult();
-    };
-    Value failed =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, field(0),
-                              arith::ConstantIntOp::create(b, loc, 0, 64));
+    Value failed = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, recordField(loc, record, 0),
+        arith::ConstantIntOp::create(b, loc, 0, 64));
     auto ifFailed = scf::IfOp::create(b, loc, TypeRange(), failed, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifFailed.thenBlock());
     SmallVector<Value> fields;
     for (int64_t k = 0; k < 4; ++k)
-      fields.push_back(field(k));
+      fields.push_back(recordField(loc, record, k));
     func::CallOp::create(b, loc, reportFunction(module), fields);
   };
   if (failedIndex)

@@ -35,11 +35,9 @@ static constexpr StringLiteral kLinalgError = "sdfg_linalg_error";
 /// A stack slot in the entry block of the function around the insertion
 /// point (a slot at the call would grow the stack per loop iteration).
 static Value entrySlot(OpBuilder &b, Location loc, Type type) {
-  Operation *parent = b.getInsertionBlock()->getParentOp();
-  auto fn = isa<func::FuncOp>(parent) ? cast<func::FuncOp>(parent)
-                                      : parent->getParentOfType<func::FuncOp>();
+  Block *entry = entryBlock(b);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&fn.getBody().front());
+  b.setInsertionPointToStart(entry);
   return memref::AllocaOp::create(b, loc, MemRefType::get({}, type));
 }
 

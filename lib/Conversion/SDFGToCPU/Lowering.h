@@ -36,6 +36,10 @@ using StoreSet = llvm::SmallPtrSet<Operation *, 8>;
 void forEachElement(OpBuilder &b, Location loc, Value memref,
                     function_ref<void(ValueRange)> body);
 
+/// The entry block of the function around `b`'s insertion point
+/// (IndexChecks.cpp).
+Block *entryBlock(OpBuilder &b);
+
 /// The source line of `loc` (its first file location), or -1
 /// (IndexChecks.cpp).
 int64_t sourceLine(Location loc);
@@ -151,13 +155,12 @@ public:
   /// At the function's exit: reports the failure the sequential code kept
   /// in its stack slot, if any.
   void reportFailedIndexAtExit(Location loc);
-  /// Field `k` of the failedIndex slot.
-  Value failedField(Location loc, int64_t k);
+  /// Field `k` of a {line, index, axis, extent} record (failedIndex or
+  /// kernelFailedIndex).
+  Value recordField(Location loc, Value record, int64_t k);
   /// Inside a GPU kernel: claims the kernels' record for the first failure
   /// with a compare-and-swap on its line and writes the other `fields`.
   void reportInKernel(Location loc, ArrayRef<Value> fields);
-  /// The entry block of the function being built.
-  Block *entryBlock();
 
   /// Combines `cur` and `val` with the WCR operation.
   Value combine(Location loc, WCRKind kind, Value cur, Value val);

@@ -232,62 +232,55 @@ LogicalResult ReverseBuilder::backprop(Value fwd, Value adjoint) {
   if (floatInputs.empty())
     return success();
   LogicalResult status = success();
-  auto t = TaskletOp::create(b, loc, adjTypes, inputs);
-  {
-    Block *blk = new Block();
-    t.getBody().push_back(blk);
-    SmallVector<Value> args;
-    for (Value in : inputs)
-      args.push_back(blk->addArgument(in.getType(), loc));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(blk);
-    // Primal values: the forward body, cloned.
-    IRMapping primal;
-    for (auto [farg, arg] : llvm::zip(fbody.getArguments(), args))
-      primal.map(farg, arg);
-    for (Operation &op : fbody.without_terminator())
-      b.clone(op, primal);
-    // Reverse sweep over the body.
-    DenseMap<Value, Value> adj;
-    auto yield = cast<YieldOp>(fbody.getTerminator());
-    adj[yield.getValues()[which]] = args.back();
-    auto accumulate = [&](Value v, Value a) {
-      Value &slot = adj[v];
-      slot = slot ? arith::AddFOp::create(b, loc, slot, a).getResult() : a;
-    };
-    for (Operation &op :
-         llvm::reverse(llvm::make_range(fbody.begin(), --fbody.end()))) {
-      if (op.getNumResults() != 1)
-        continue;
-      Value g = adj.lookup(op.getResult(0));
-      if (!g)
-        continue;
-      auto rule = dyn_cast<ScalarAdjointOpInterface>(&op);
-      if (!rule) {
-        status = op.emitOpError("has no derivative rule (needed by "
-                                "sdfg-autodiff)");
-        break;
-      }
-      SmallVector<Value> d;
-      if (failed(rule.emitAdjoint(b, primal, g, d))) {
-        status = failure();
-        break;
-      }
-      for (auto [operand, a] : llvm::zip(op.getOperands(), d))
-        if (a)
-          accumulate(operand, a);
-    }
-    SmallVector<Value> outs;
-    for (unsigned i : floatInputs) {
-      Value a = adj.lookup(fbody.getArgument(i));
-      if (!a) {
-        Type ty = fbody.getArgument(i).getType();
-        a = arith::ConstantOp::create(b, loc, ty, b.getFloatAttr(ty, 0.0));
-      }
-      outs.push_back(a);
-    }
-    YieldOp::create(b, loc, outs);
-  }
+  TaskletOp t = this->tasklet(
+      loc, adjTypes, inputs, [&](OpBuilder &b, ArrayRef<Value> args) {
+        // Primal values: the forward body, cloned.
+        IRMapping primal;
+        for (auto [farg, arg] : llvm::zip(fbody.getArguments(), args))
+          primal.map(farg, arg);
+        for (Operation &op : fbody.without_terminator())
+          b.clone(op, primal);
+        // Reverse sweep over the body.
+        DenseMap<Value, Value> adj;
+        auto yield = cast<YieldOp>(fbody.getTerminator());
+        adj[yield.getValues()[which]] = args.back();
+        auto accumulate = [&](Value v, Value a) {
+          Value &slot = adj[v];
+          slot = slot ? arith::AddFOp::create(b, loc, slot, a).getResult() : a;
+        };
+        for (Operation &op :
+             llvm::reverse(llvm::make_range(fbody.begin(), --fbody.end()))) {
+          if (op.getNumResults() != 1)
+            continue;
+          Value g = adj.lookup(op.getResult(0));
+          if (!g)
+            continue;
+          auto rule = dyn_cast<ScalarAdjointOpInterface>(&op);
+          if (!rule) {
+            status = op.emitOpError("has no derivative rule (needed by "
+                                    "sdfg-autodiff)");
+            break;
+          }
+          SmallVector<Value> d;
+          if (failed(rule.emitAdjoint(b, primal, g, d))) {
+            status = failure();
+            break;
+          }
+          for (auto [operand, a] : llvm::zip(op.getOperands(), d))
+            if (a)
+              accumulate(operand, a);
+        }
+        SmallVector<Value> outs;
+        for (unsigned i : floatInputs) {
+          Value a = adj.lookup(fbody.getArgument(i));
+          if (!a) {
+            Type ty = fbody.getArgument(i).getType();
+            a = arith::ConstantOp::create(b, loc, ty, b.getFloatAttr(ty, 0.0));
+          }
+          outs.push_back(a);
+        }
+        return outs;
+      });
   if (failed(status))
     return failure();
   for (auto [k, i] : llvm::enumerate(floatInputs))
