@@ -45,6 +45,14 @@ void columnMajorGemv(bool trans, int rows, int cols, double alpha,
   }
 }
 
+/// Reference column-major ger: A(rows x cols) += alpha x y^T.
+void columnMajorGer(int rows, int cols, double alpha, const double *x,
+                    const double *y, double *a, int lda) {
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i)
+      a[i + j * lda] += alpha * x[i] * y[j];
+}
+
 std::vector<double> ramp(int size, double scale) {
   std::vector<double> v(size);
   for (int i = 0; i < size; ++i)
@@ -110,4 +118,20 @@ TEST(RowMajorBLAS, GemvBothTransposes) {
     for (int i = 0; i < outLen; ++i)
       EXPECT_DOUBLE_EQ(y[i], want[i]) << "trans=" << trans << " at " << i;
   }
+}
+
+TEST(RowMajorBLAS, Ger) {
+  const int m = 3, n = 5, lda = n + 2;
+  const double alpha = -1.5;
+  std::vector<double> a = ramp(m * lda, 0.4), x = ramp(m, -0.3),
+                      y = ramp(n, 0.7);
+  std::vector<double> want = a;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      want[i * lda + j] += alpha * x[i] * y[j];
+  ColumnMajorGer g = rowMajorGer(m, n);
+  columnMajorGer(g.rows, g.cols, alpha, g.firstIsY ? y.data() : x.data(),
+                 g.firstIsY ? x.data() : y.data(), a.data(), lda);
+  for (int i = 0; i < m * lda; ++i)
+    EXPECT_DOUBLE_EQ(a[i], want[i]) << "at " << i;
 }

@@ -326,6 +326,23 @@ SDFG_GEMV(sdfg_gpu_cblas_dgemv, double, cublasDgemv)
 SDFG_GEMV(sdfg_gpu_cblas_sgemv, float, cublasSgemv)
 #undef SDFG_GEMV
 
+#define SDFG_GER(NAME, T, CUBLAS)                                              \
+  void NAME(int /*order*/, int m, int n, T alpha, const T *x, int incx,        \
+            const T *y, int incy, T *a, int lda) {                             \
+    if (failed() || !ready() || !blasHandle())                                 \
+      return;                                                                  \
+    sdfg::runtime::ColumnMajorGer g = sdfg::runtime::rowMajorGer(m, n);        \
+    const T *first = g.firstIsY ? y : x, *second = g.firstIsY ? x : y;         \
+    int incFirst = g.firstIsY ? incy : incx,                                   \
+        incSecond = g.firstIsY ? incx : incy;                                  \
+    finishBlas(CUBLAS(blasHandle(), g.rows, g.cols, &alpha, first, incFirst,   \
+                      second, incSecond, a, lda),                              \
+               #CUBLAS);                                                       \
+  }
+SDFG_GER(sdfg_gpu_cblas_dger, double, cublasDger)
+SDFG_GER(sdfg_gpu_cblas_sger, float, cublasSger)
+#undef SDFG_GER
+
 #define SDFG_DOT(NAME, T, CUBLAS)                                              \
   T NAME(int n, const T *x, int incx, const T *y, int incy) {                  \
     T result = 0;                                                              \

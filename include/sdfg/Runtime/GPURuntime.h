@@ -57,6 +57,11 @@ void sdfg_gpu_cblas_dgemv(int order, int trans, int m, int n, double alpha,
 void sdfg_gpu_cblas_sgemv(int order, int trans, int m, int n, float alpha,
                           const float *a, int lda, const float *x, int incx,
                           float beta, float *y, int incy);
+void sdfg_gpu_cblas_dger(int order, int m, int n, double alpha, const double *x,
+                         int incx, const double *y, int incy, double *a,
+                         int lda);
+void sdfg_gpu_cblas_sger(int order, int m, int n, float alpha, const float *x,
+                         int incx, const float *y, int incy, float *a, int lda);
 double sdfg_gpu_cblas_ddot(int n, const double *x, int incx, const double *y,
                            int incy);
 float sdfg_gpu_cblas_sdot(int n, const float *x, int incx, const float *y,

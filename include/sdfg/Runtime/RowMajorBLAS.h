@@ -1,6 +1,6 @@
 //===- RowMajorBLAS.h - Row-major BLAS calls on column-major BLAS -*- C++ -*-=//
 //
-// The GPU runtime implements CBLAS's row-major gemm and gemv on cuBLAS,
+// The GPU runtime implements CBLAS's row-major gemm, gemv and ger on cuBLAS,
 // which is column-major. A row-major m x n matrix with leading dimension ld
 // is, byte for byte, its n x m transpose in column-major order with the same
 // leading dimension, so each call becomes a column-major call on the same
@@ -42,6 +42,19 @@ struct ColumnMajorGemv {
 /// order, so the transpose flag flips and rows and columns swap.
 inline ColumnMajorGemv rowMajorGemv(bool trans, int m, int n) {
   return {!trans, n, m};
+}
+
+/// A column-major ger: A(rows x cols) += alpha first second^T.
+struct ColumnMajorGer {
+  int rows, cols;
+  /// Whether the first vector is the row-major call's y (else x).
+  bool firstIsY;
+};
+
+/// Row-major A(m x n) += x y^T is column-major A^T(n x m) += y x^T on the
+/// same buffer: the vectors swap, and so do rows and columns.
+inline ColumnMajorGer rowMajorGer(int m, int n) {
+  return {n, m, /*firstIsY=*/true};
 }
 
 } // namespace runtime

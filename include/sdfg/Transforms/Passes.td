@@ -234,4 +234,55 @@ def FuseMaps : Pass<"sdfg-fuse-maps", "::mlir::ModuleOp"> {
   }];
 }
 
+def BatchOuterProducts : Pass<"sdfg-batch-outer-products",
+                               "::mlir::ModuleOp"> {
+  let summary = "Add a loop's rank-one updates of a matrix as one matmul";
+  let description = [{
+    A loop that multiplies a matrix with a vector in each iteration
+    (logistic regression's `X @ w`, a recurrent layer's `W @ h`) has a
+    gradient that adds one outer product to the matrix's gradient per
+    iteration: `sdfg.ger`, a sweep over the whole matrix each time, bound
+    by memory. For an `sdfg.loop` with constant bounds and a container
+    that, inside the loop, only accumulating `sdfg.ger`s in the loop's own
+    states touch (k of them per iteration), this pass copies each update's
+    vectors into a row of two buffers and adds them all at once,
+    `A += X^T Y` (`sdfg.matmul` with `transpose_a`): one pass over the
+    matrix, at GEMM speed. Only matrices of at least `min-bytes` (8 MiB)
+    are batched: the flops are the same, and a matrix that stays in cache
+    takes T rank-one updates about as fast as the matmul (measured on two
+    cores of an EPYC with 2 MiB L2 per core: logistic regression's
+    gradient with a 4000 x 50 matrix 20% slower batched, 10000 x 100 even,
+    20000 x 100 twice as fast, 50000 x 200 1.45 times).
+
+    The buffers hold `B * k` rows, B the largest divisor of the trip count
+    whose rows fit `max-buffer-ratio` times the matrix's element count;
+    when B is smaller than the trip count, the product is added after every
+    B-th iteration (inside the loop, under an `sdfg.if`). Loops whose B
+    would be 1 are left as they are. The sums are reassociated, as any BLAS
+    does.
+
+    With `expand-rest` (the default), every update left (outside loops, or
+    not batched) becomes a parallel map `A[i, j] += x[i] * y[j]`, which
+    sdfg-fuse-maps can merge with other sweeps of its state (atax's two
+    updates of one matrix) and which runs on the program's OpenMP threads
+    instead of competing with OpenBLAS's for the cores (on two cores two
+    `cblas_dger` calls took atax's gradient from 6 to 11 ms).
+
+    The lowering pipelines run this pass after sdfg-eliminate-dead-writes
+    and before sdfg-fuse-maps, that is after `sdfg-checkpoint` has planned
+    the memory: the buffers add at most `max-buffer-ratio` times each
+    batched matrix to the peak the checkpointing predicted.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"maxBufferRatio", "max-buffer-ratio", "double", /*default=*/"1.0",
+           "Largest size of the two buffers, in multiples of the matrix "
+           "they update (0: batch nothing)">,
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"8388608",
+           "Smallest matrix, in bytes, whose updates are batched">,
+    Option<"expandRest", "expand-rest", "bool", /*default=*/"true",
+           "Turn the updates left alone into maps">
+  ];
+}
+
 #endif // SDFG_TRANSFORMS_PASSES_TD

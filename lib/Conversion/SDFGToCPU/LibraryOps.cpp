@@ -62,10 +62,12 @@ static StringRef blasFunction(Type elt, StringRef base) {
   return elt.isF64() ? StringSwitch<StringRef>(base)
                            .Case("gemm", "cblas_dgemm")
                            .Case("gemv", "cblas_dgemv")
+                           .Case("ger", "cblas_dger")
                            .Default("cblas_ddot")
                      : StringSwitch<StringRef>(base)
                            .Case("gemm", "cblas_sgemm")
                            .Case("gemv", "cblas_sgemv")
+                           .Case("ger", "cblas_sger")
                            .Default("cblas_sdot");
 }
 
@@ -210,6 +212,41 @@ LogicalResult Lowering::lowerGemv(GemvOp op) {
       basePointer(loc, y),
       args.i32(1)};
   func::CallOp::create(b, loc, fn, operands);
+  return success();
+}
+
+LogicalResult Lowering::lowerGer(GerOp op) {
+  Location loc = op.getLoc();
+  Value x = mapping.lookup(op.getX()), y = mapping.lookup(op.getY()),
+        a = mapping.lookup(op.getA());
+  Type elt = op.getA().getType().getElementType();
+  BlasArgs args{b, loc};
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Value one = args.real(elt, 1.0);
+  if (!op.getAccumulate()) {
+    // GER only accumulates: an overwrite is the GEMM of the m x 1 and
+    // 1 x n matrices with beta = 0 (so also on the GPU, through cuBLAS).
+    auto fnTy = b.getFunctionType(
+        {i32, i32, i32, i32, i32, i32, elt, ptr, i32, ptr, i32, elt, ptr, i32},
+        {});
+    func::FuncOp fn = getOrDeclare(loc, blasName(elt, "gemm", gpu), fnTy);
+    func::CallOp::create(
+        b, loc, fn,
+        ValueRange{args.i32(kCblasRowMajor), args.i32(kCblasNoTrans),
+                   args.i32(kCblasNoTrans), args.dimI32(a, 0),
+                   args.dimI32(a, 1), args.i32(1), one, basePointer(loc, x),
+                   args.i32(1), basePointer(loc, y), args.leading(a),
+                   args.real(elt, 0.0), basePointer(loc, a), args.leading(a)});
+    return success();
+  }
+  auto fnTy =
+      b.getFunctionType({i32, i32, i32, elt, ptr, i32, ptr, i32, ptr, i32}, {});
+  func::FuncOp fn = getOrDeclare(loc, blasName(elt, "ger", gpu), fnTy);
+  func::CallOp::create(b, loc, fn,
+                       ValueRange{args.i32(kCblasRowMajor), args.dimI32(a, 0),
+                                  args.dimI32(a, 1), one, basePointer(loc, x),
+                                  args.i32(1), basePointer(loc, y), args.i32(1),
+                                  basePointer(loc, a), args.leading(a)});
   return success();
 }
 

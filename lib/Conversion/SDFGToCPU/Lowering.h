@@ -112,6 +112,7 @@ public:
   /// Library ops (LibraryOps.cpp).
   LogicalResult lowerMatmul(MatmulOp op);
   LogicalResult lowerGemv(GemvOp op);
+  LogicalResult lowerGer(GerOp op);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerTranspose(TransposeOp op);
   LogicalResult lowerReduce(ReduceOp op);

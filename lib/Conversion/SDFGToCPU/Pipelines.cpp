@@ -38,6 +38,7 @@ static void addHostLowering(OpPassManager &pm) {
 
 void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices) {
   pm.addPass(createEliminateDeadWrites());
+  pm.addPass(createBatchOuterProducts());
   pm.addPass(createFuseMaps());
   sdfg::ConvertSDFGToStdOptions lowering;
   lowering.checkIndices = checkIndices;
@@ -56,6 +57,7 @@ static sdfg::ConvertSDFGToStdOptions gpuLowering(bool checkIndices) {
 void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm,
                                                  bool checkIndices) {
   pm.addPass(createEliminateDeadWrites());
+  pm.addPass(createBatchOuterProducts());
   pm.addPass(createFuseMaps());
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(gpuLowering(checkIndices)));
@@ -82,6 +84,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
     break;
   }
   pm.addPass(createEliminateDeadWrites());
+  pm.addPass(createBatchOuterProducts());
   pm.addPass(createFuseMaps());
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(gpuLowering(options.checkIndices)));

@@ -272,6 +272,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       })
       .Case([&](MatmulOp m) { return lowerMatmul(m); })
       .Case([&](GemvOp g) { return lowerGemv(g); })
+      .Case([&](GerOp g) { return lowerGer(g); })
       .Case([&](DotOp d) { return lowerDot(d); })
       .Case([&](SolveOp s) { return lowerSolve(s); })
       .Case([&](DetOp d) { return lowerDet(d); })

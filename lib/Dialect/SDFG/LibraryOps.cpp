@@ -57,6 +57,18 @@ double GemvOp::getWorkEstimate() { return 3 * numElements(getA()); }
 bool GemvOp::callsLibrary() { return true; }
 
 //===----------------------------------------------------------------------===//
+// ger
+//===----------------------------------------------------------------------===//
+
+Value GerOp::getOutputContainer() { return getA(); }
+SmallVector<Value> GerOp::getInputContainers() { return {getX(), getY()}; }
+bool GerOp::accumulatesIntoOutput() { return getAccumulate(); }
+SmallVector<Value> GerOp::getReverseReads() { return {getX(), getY()}; }
+// A multiply-add and a load and store of A per element.
+double GerOp::getWorkEstimate() { return 4 * numElements(getA()); }
+bool GerOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
 // dot
 //===----------------------------------------------------------------------===//
 

@@ -832,31 +832,37 @@ LogicalResult GemvOp::emitReverse(ReverseBuilder &rb) {
     if (Value dx = rb.gradientOf(getX()))
       GemvOp::create(b, loc, getA(), dy, dx, !getTranspose(),
                      /*accumulate=*/true);
+    // dA += dy x^T (x dy^T when transposed): a rank-one update, which
+    // BLAS does in one sweep and sdfg-batch-outer-products can gather
+    // across a loop into one matmul.
     if (Value dA = rb.gradientOf(getA())) {
-      // dA[i, j] += dy[i] * x[j] (or dy[j] * x[i] when transposed).
-      if (failed(requireStatic(*this, getA())))
-        return failure();
-      MLIRContext *ctx = b.getContext();
-      OpBuilder::InsertionGuard guard(b);
-      SmallVector<Value> p = rb.openMap(loc, getA().getType().getShape(), true);
-      Value i = p[0], j = p[1];
-      AffineMap first = AffineMap::get(2, 0, b.getAffineDimExpr(0), ctx);
-      AffineMap second = AffineMap::get(2, 0, b.getAffineDimExpr(1), ctx);
-      bool t = getTranspose();
-      Value g = rb.load(loc, dy, t ? second : first, {i, j});
-      Value x = rb.load(loc, getX(), t ? first : second, {i, j});
-      Value prod = scalarTasklet(
-          rb, loc, {g, x}, g.getType(),
-          [](OpBuilder &ib, Location l, ArrayRef<Value> a) -> Value {
-            return arith::MulFOp::create(ib, l, a[0], a[1]);
-          });
-      accumulateUnique(rb, loc, prod, dA,
-                       AffineMap::getMultiDimIdentityMap(2, ctx), {i, j});
+      if (getTranspose())
+        GerOp::create(b, loc, getX(), dy, dA, /*accumulate=*/true);
+      else
+        GerOp::create(b, loc, dy, getX(), dA, /*accumulate=*/true);
     }
     if (!getAccumulate())
       rb.fill(loc, dy, 0.0, /*inState=*/true);
   }
   restoreWhole(rb, *this, getY());
+  return success();
+}
+
+LogicalResult GerOp::emitReverse(ReverseBuilder &rb) {
+  Value dA = rb.gradientOf(getA());
+  if (dA) {
+    Location loc = getLoc();
+    // A = x y^T: dx = dA y, dy = dA^T x.
+    if (Value dx = rb.gradientOf(getX()))
+      GemvOp::create(rb.b, loc, dA, getY(), dx, /*transpose=*/false,
+                     /*accumulate=*/true);
+    if (Value dy = rb.gradientOf(getY()))
+      GemvOp::create(rb.b, loc, dA, getX(), dy, /*transpose=*/true,
+                     /*accumulate=*/true);
+    if (!getAccumulate())
+      rb.fill(loc, dA, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getA());
   return success();
 }
 

@@ -950,6 +950,18 @@ LogicalResult GemvOp::verify() {
   return success();
 }
 
+LogicalResult GerOp::verify() {
+  MemRefType x = getX().getType(), y = getY().getType(), a = getA().getType();
+  if (failed(verifyFloatOperands(*this, {x, y, a}, {1, 1, 2})))
+    return failure();
+  if (failed(expectSameExtent(*this, a.getDimSize(0), x.getDimSize(0),
+                              "row count")) ||
+      failed(expectSameExtent(*this, a.getDimSize(1), y.getDimSize(0),
+                              "column count")))
+    return failure();
+  return success();
+}
+
 LogicalResult DotOp::verify() {
   MemRefType x = getX().getType(), y = getY().getType(),
              r = getResult().getType();

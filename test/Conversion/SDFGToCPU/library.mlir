@@ -29,6 +29,33 @@ sdfg.sdfg @blas(%A: memref<?x?xf64>, %B: memref<?x?xf64>, %C: memref<?x?xf64>,
   }
 }
 
+// GER: an accumulating one calls cblas_dger (order, m, n, alpha, x, 1,
+// y, 1, A, lda); an overwriting one is the GEMM of x (m x 1, lda 1) and
+// y (1 x n) with beta = 0.
+// CHECK-LABEL: func.func @outer(
+// CHECK-DAG: %[[ROW:.*]] = arith.constant 101 : i32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK: %[[M:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[X:.*]] = llvm.inttoptr
+// CHECK: %[[I1:.*]] = arith.constant 1 : i32
+// CHECK: %[[Y:.*]] = llvm.inttoptr
+// CHECK: %[[A:.*]] = llvm.inttoptr
+// CHECK: %[[LDA:.*]] = arith.maxsi %[[N]], %[[I1]]
+// CHECK: call @cblas_dger(%[[ROW]], %[[M]], %[[N]], %[[ONE]], %[[X]], %[[I1]], %[[Y]], %[[I1]], %[[A]], %[[LDA]])
+// CHECK: %[[NT:.*]] = arith.constant 111 : i32
+// CHECK: %[[LDB:.*]] = arith.maxsi
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK: %[[B:.*]] = llvm.inttoptr
+// CHECK: call @cblas_dgemm(%[[ROW]], %[[NT]], %[[NT]], %{{.*}}, %{{.*}}, %[[I1]], %[[ONE]], %[[X]], %[[I1]], %[[Y]], %[[LDB]], %[[ZERO]], %[[B]], %[[LDB]])
+sdfg.sdfg @outer(%x: memref<4xf64>, %y: memref<3xf64>, %A: memref<4x3xf64>,
+                 %B: memref<4x3xf64>) {
+  sdfg.state {
+    sdfg.ger %x, %y -> %A {accumulate} : memref<4xf64>, memref<3xf64> -> memref<4x3xf64>
+    sdfg.ger %x, %y -> %B : memref<4xf64>, memref<3xf64> -> memref<4x3xf64>
+  }
+}
+
 // Batched GEMMs. A stack times a matrix is one GEMM over the stacked rows
 // (M = batch * m); the gradient of the shared matrix, sum_b X[b]^T Y[b],
 // one GEMM over the stacked inner dimension (K = batch * k). Otherwise one

@@ -439,6 +439,33 @@ sdfg.sdfg @gemv_len(%A: memref<4x3xf64>, %x: memref<4xf64>, %y: memref<4xf64>) {
 
 // -----
 
+sdfg.sdfg @ger_rows(%x: memref<5xf64>, %y: memref<3xf64>, %A: memref<4x3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{row count mismatch: 4 vs 5}}
+    sdfg.ger %x, %y -> %A : memref<5xf64>, memref<3xf64> -> memref<4x3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @ger_rank(%x: memref<4xf64>, %y: memref<3x1xf64>, %A: memref<4x3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operand 1 must have rank 1, got 2}}
+    sdfg.ger %x, %y -> %A : memref<4xf64>, memref<3x1xf64> -> memref<4x3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @ger_type(%x: memref<4xf64>, %y: memref<3xf32>, %A: memref<4x3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operands must have the same element type}}
+    sdfg.ger %x, %y -> %A : memref<4xf64>, memref<3xf32> -> memref<4x3xf64>
+  }
+}
+
+// -----
+
 sdfg.sdfg @dot_len(%x: memref<4xf64>, %y: memref<5xf64>, %r: memref<f64>) {
   sdfg.state {
     // expected-error @+1 {{vector length mismatch: 4 vs 5}}

@@ -92,6 +92,8 @@ sdfg.sdfg @library(%A: memref<4x6xf32>, %B: memref<6x5xf32>, %C: memref<4x5xf32>
     sdfg.gemv %A, %x -> %y : memref<4x6xf32>, memref<6xf32> -> memref<4xf32>
     // CHECK: sdfg.gemv %arg0, %arg5 -> %arg4 {accumulate, transpose}
     sdfg.gemv %A, %y -> %x {transpose, accumulate} : memref<4x6xf32>, memref<4xf32> -> memref<6xf32>
+    // CHECK: sdfg.ger %arg5, %arg4 -> %arg0 {accumulate} : memref<4xf32>, memref<6xf32> -> memref<4x6xf32>
+    sdfg.ger %y, %x -> %A {accumulate} : memref<4xf32>, memref<6xf32> -> memref<4x6xf32>
     // CHECK: sdfg.dot %arg4, %arg4 -> %arg6 : memref<6xf32>, memref<6xf32> -> memref<f32>
     sdfg.dot %x, %x -> %r : memref<6xf32>, memref<6xf32> -> memref<f32>
     // CHECK: sdfg.transpose %arg0 -> %arg7 : memref<4x6xf32> -> memref<6x4xf32>

@@ -141,6 +141,45 @@ sdfg.sdfg @mm(%A: memref<4x3xf64> {sdfg.name = "A"},
 
 // -----
 
+// Gemv gradients: dx += A^T dy (gemv), dA += dy x^T (ger); transposed,
+// dA += x dy^T. dy is cleared after its last use.
+// CHECK-LABEL: sdfg.sdfg @mv_grad(
+// CHECK: %[[DY:.*]] = sdfg.alloc() : memref<4xf64>
+// CHECK: sdfg.state "reverse"
+// CHECK-NEXT: sdfg.gemv %A, %d_z -> %[[DY]] {accumulate}
+// CHECK-NEXT: sdfg.ger %y, %d_z -> %d_A {accumulate} : memref<4xf64>, memref<3xf64> -> memref<4x3xf64>
+// CHECK: sdfg.gemv %A, %[[DY]] -> %d_x {accumulate, transpose}
+// CHECK-NEXT: sdfg.ger %[[DY]], %x -> %d_A {accumulate} : memref<4xf64>, memref<3xf64> -> memref<4x3xf64>
+sdfg.sdfg @mv(%A: memref<4x3xf64> {sdfg.name = "A"},
+              %x: memref<3xf64> {sdfg.name = "x"},
+              %y: memref<4xf64> {sdfg.name = "y"},
+              %z: memref<3xf64> {sdfg.name = "z"})
+    attributes {ad_output = "z", ad_wrt = ["A", "x"]} {
+  sdfg.state {
+    sdfg.gemv %A, %x -> %y : memref<4x3xf64>, memref<3xf64> -> memref<4xf64>
+    sdfg.gemv %A, %y -> %z {transpose} : memref<4x3xf64>, memref<4xf64> -> memref<3xf64>
+  }
+}
+
+// -----
+
+// A ger's gradient: dx += dA y, dy += dA^T x; an overwritten A's gradient
+// is cleared.
+// CHECK-LABEL: sdfg.sdfg @outer_grad(
+// CHECK: sdfg.gemv %d_A, %y -> %d_x {accumulate}
+// CHECK-NEXT: sdfg.gemv %d_A, %x -> %d_y {accumulate, transpose}
+// CHECK: sdfg.store %{{.*}}, %d_A[
+sdfg.sdfg @outer(%x: memref<4xf64> {sdfg.name = "x"},
+                 %y: memref<3xf64> {sdfg.name = "y"},
+                 %A: memref<4x3xf64> {sdfg.name = "A"})
+    attributes {ad_output = "A", ad_wrt = ["x", "y"]} {
+  sdfg.state {
+    sdfg.ger %x, %y -> %A : memref<4xf64>, memref<3xf64> -> memref<4x3xf64>
+  }
+}
+
+// -----
+
 // Written arguments that the backward program rewinds (here y, whose old
 // value the square's derivative reads) get their forward results copied to
 // fwd_<name> between the two passes. z is written but never rewound: it

@@ -462,6 +462,25 @@ def SDFG_GemvOp : SDFG_LibraryOp<"gemv"> {
   }];
 }
 
+def SDFG_GerOp : SDFG_LibraryOp<"ger"> {
+  let summary = "Outer product, rank-one update (GER)";
+  let description = [{
+    `A = x y^T`, or `A += x y^T` with `accumulate`, for vectors `x` (the
+    rows) and `y` (the columns). The reverse-mode rule of `sdfg.gemv` emits
+    it for the matrix's gradient, and `sdfg-batch-outer-products` turns the
+    updates of a loop into one `sdfg.matmul`.
+
+    ```mlir
+    sdfg.ger %dy, %x -> %dA {accumulate} : memref<20xf64>, memref<6xf64> -> memref<20x6xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$x, SDFG_Container:$y,
+                       SDFG_Container:$a, UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $x `,` $y `->` $a attr-dict `:` type($x) `,` type($y) `->` type($a)
+  }];
+}
+
 def SDFG_DotOp : SDFG_LibraryOp<"dot"> {
   let summary = "Inner product of two vectors";
   let description = [{
