@@ -73,7 +73,8 @@ int64_t blockSize(int64_t trips, int64_t perIteration, double limit) {
 void copyRow(OpBuilder &b, Location loc, Value src, Value dst, AffineExpr row,
              Value iv) {
   MLIRContext *ctx = b.getContext();
-  int64_t len = cast<MemRefType>(src.getType()).getDimSize(0);
+  // The buffer's static extent (the vector's may be dynamic).
+  int64_t len = cast<MemRefType>(dst.getType()).getDimSize(1);
   auto map = MapOp::create(
       b, loc, ValueRange{}, AffineMap::get(0, 0, {b.getAffineConstantExpr(0)}),
       AffineMap::get(0, 0, {b.getAffineConstantExpr(len)}),
@@ -94,8 +95,8 @@ void copyRow(OpBuilder &b, Location loc, Value src, Value dst, AffineExpr row,
 /// A one-result tasklet applying `fn` to `inputs`.
 Value scalarTasklet(OpBuilder &b, Location loc, ValueRange inputs,
                     function_ref<Value(OpBuilder &, ArrayRef<Value>)> fn) {
-  auto t = TaskletOp::create(b, loc, TypeRange{inputs.front().getType()},
-                             inputs);
+  auto t =
+      TaskletOp::create(b, loc, TypeRange{inputs.front().getType()}, inputs);
   Block *body = new Block();
   t.getBody().push_back(body);
   SmallVector<Value> args;
@@ -219,9 +220,9 @@ struct BatchOuterProductsPass
     auto sdfgOp = loop->getParentOfType<SDFGOp>();
     b.setInsertionPointToStart(&sdfgOp.getBody().front());
     auto buffer = [&](int64_t len, StringRef name) -> Value {
-      return AllocOp::create(
-          b, loc, MemRefType::get({n, len}, type.getElementType()),
-          ValueRange{}, b.getStringAttr(name));
+      return AllocOp::create(b, loc,
+                             MemRefType::get({n, len}, type.getElementType()),
+                             ValueRange{}, b.getStringAttr(name));
     };
     Value xs = buffer(type.getDimSize(0), "outer_rows");
     Value ys = buffer(type.getDimSize(1), "outer_cols");
@@ -253,8 +254,8 @@ struct BatchOuterProductsPass
     // trip count, so the last iteration is one).
     Block &body = loop.getBody().front();
     b.setInsertionPointToEnd(&body);
-    auto full = TaskletOp::create(b, loc, TypeRange{b.getI1Type()},
-                                  ValueRange{iv});
+    auto full =
+        TaskletOp::create(b, loc, TypeRange{b.getI1Type()}, ValueRange{iv});
     Block *fb = new Block();
     full.getBody().push_back(fb);
     Value arg = fb->addArgument(b.getIndexType(), loc);
@@ -272,10 +273,10 @@ struct BatchOuterProductsPass
       Value number =
           arith::DivUIOp::create(b, loc, offset, index(std::abs(step)));
       Value s = arith::RemUIOp::create(b, loc, number, index(block));
-      YieldOp::create(b, loc,
-                      ValueRange{arith::CmpIOp::create(
-                          b, loc, arith::CmpIPredicate::eq, s,
-                          index(block - 1))});
+      YieldOp::create(
+          b, loc,
+          ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s,
+                                           index(block - 1))});
     }
     auto cond = IfOp::create(b, loc, ValueRange{full.getResult(0)}, 1);
     Block *then = new Block();
