@@ -68,6 +68,20 @@ int64_t blockSize(int64_t trips, int64_t perIteration, double limit) {
   return 1;
 }
 
+/// The bytes a checkpointed gradient may still allocate: the user's limit
+/// (`sdfg.checkpoint`'s `limit_bytes`) less the peak the checkpointing
+/// planned; unlimited without a limit.
+std::optional<int64_t> headroom(SDFGOp sdfg) {
+  auto summary = sdfg->getAttrOfType<DictionaryAttr>("sdfg.checkpoint");
+  if (!summary)
+    return std::nullopt;
+  auto limit = summary.getAs<IntegerAttr>("limit_bytes");
+  auto peak = summary.getAs<IntegerAttr>("peak_bytes");
+  if (!limit || !peak)
+    return std::nullopt;
+  return std::max<int64_t>(limit.getInt() - peak.getInt(), 0);
+}
+
 /// `dst[row, p] = src[p]` for every p: one sequential map in the current
 /// state, `row` an affine expression of `iv`.
 void copyRow(OpBuilder &b, Location loc, Value src, Value dst, AffineExpr row,
@@ -173,6 +187,9 @@ struct BatchOuterProductsPass
         expand(ger);
   }
 
+  /// Bytes of batch buffers added to each checkpointed gradient so far.
+  llvm::DenseMap<Operation *, int64_t> spent;
+
   void batch(LoopOp loop) {
     std::optional<int64_t> trips = constantTrips(loop);
     if (!trips || *trips < 2)
@@ -199,10 +216,17 @@ struct BatchOuterProductsPass
       if (double(rows) * double(cols) * width < double(minBytes))
         continue;
       int64_t perIteration = int64_t(updates.size()) * (rows + cols);
-      int64_t block =
-          blockSize(*trips, perIteration, maxBufferRatio * double(rows * cols));
+      double limit = maxBufferRatio * double(rows * cols);
+      // Under a memory limit, the buffers must fit what the checkpointing
+      // left of it (the peak it planned does not include them).
+      auto sdfg = loop->getParentOfType<SDFGOp>();
+      std::optional<int64_t> left = headroom(sdfg);
+      if (left)
+        limit = std::min(limit, double(*left - spent[sdfg]) / width);
+      int64_t block = blockSize(*trips, perIteration, limit);
       if (block < 2)
         continue;
+      spent[sdfg] += block * perIteration * int64_t(width);
       rewrite(loop, target, updates, block, *trips);
     }
   }

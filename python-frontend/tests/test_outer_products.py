@@ -99,3 +99,24 @@ def test_batched_gradient_on_gpu_emulator_matches_cpu():
     for name in ("X", "w"):
         np.testing.assert_allclose(emu[name], cpu[name], rtol=1e-12,
                                    atol=1e-14)
+
+
+def test_memory_limit_leaves_no_room_for_buffers():
+    # At the store-all peak as the limit nothing is left for the buffers:
+    # the updates stay per iteration, and the gradient is the same.
+    args = inputs(10)
+    g = sdfg.grad(logreg, wrt=["X", "w"], strategy="store-all")
+    free = g(*args)
+    assert "limit_bytes" not in g.checkpoint
+    limit = g.checkpoint["peak_bytes"] / 2**20 * 1.0001
+    text = sdfg.to_mlir(logreg, *args)
+    ir = native.run_passes(text, [
+        "--sdfg-autodiff=output=__return0 wrt=X,w",
+        f"--sdfg-checkpoint=mem={limit}",
+        "--sdfg-eliminate-dead-writes", "--sdfg-batch-outer-products"])
+    assert "outer_rows" not in ir and "sdfg.matmul" not in ir
+    capped = sdfg.grad(logreg, wrt=["X", "w"], mem=limit)(*args)
+    for name in ("X", "w"):
+        # Equal up to the reassociated sums of the batched (free) one.
+        np.testing.assert_allclose(capped[name], free[name], rtol=1e-10,
+                                   atol=1e-15)

@@ -270,8 +270,11 @@ def BatchOuterProducts : Pass<"sdfg-batch-outer-products",
 
     The lowering pipelines run this pass after sdfg-eliminate-dead-writes
     and before sdfg-fuse-maps, that is after `sdfg-checkpoint` has planned
-    the memory: the buffers add at most `max-buffer-ratio` times each
-    batched matrix to the peak the checkpointing predicted.
+    the memory. In a gradient planned under a limit (its `sdfg.checkpoint`
+    summary has `limit_bytes`), the buffers of all batched loops together
+    fit in what the plan left, `limit_bytes - peak_bytes`, or the loops
+    are not batched: the user's limit holds. Without a limit they add at
+    most `max-buffer-ratio` times each batched matrix to the peak.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let options = [

@@ -171,3 +171,33 @@ sdfg.sdfg @big(%u: memref<1024xf64>, %v: memref<1024xf64>, %A: memref<1024x1024x
     }
   }
 }
+
+// -----
+
+// Under a memory limit the buffers must fit what the checkpointing left:
+// 600 bytes leave room for two iterations (4 rows, 512 bytes), 300 for
+// none.
+// CHECK-LABEL: sdfg.sdfg @room_for_two
+// CHECK: sdfg.alloc() {name = "outer_rows"} : memref<4x8xf64>
+// CHECK: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @no_room
+// CHECK-NOT: outer_rows
+// CHECK-NOT: sdfg.matmul
+sdfg.sdfg @room_for_two(%u: memref<8xf64>, %v: memref<8xf64>, %A: memref<8x8xf64>)
+    attributes {sdfg.checkpoint = {limit_bytes = 1600 : i64, peak_bytes = 1000 : i64}} {
+  sdfg.loop %t = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.ger %u, %v -> %A {accumulate} : memref<8xf64>, memref<8xf64> -> memref<8x8xf64>
+      sdfg.ger %v, %u -> %A {accumulate} : memref<8xf64>, memref<8xf64> -> memref<8x8xf64>
+    }
+  }
+}
+sdfg.sdfg @no_room(%u: memref<8xf64>, %v: memref<8xf64>, %A: memref<8x8xf64>)
+    attributes {sdfg.checkpoint = {limit_bytes = 1300 : i64, peak_bytes = 1000 : i64}} {
+  sdfg.loop %t = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.ger %u, %v -> %A {accumulate} : memref<8xf64>, memref<8xf64> -> memref<8x8xf64>
+      sdfg.ger %v, %u -> %A {accumulate} : memref<8xf64>, memref<8xf64> -> memref<8x8xf64>
+    }
+  }
+}
