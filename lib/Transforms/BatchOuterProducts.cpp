@@ -6,7 +6,8 @@
 // the matrix, each bound by memory. Gathering the vectors into the rows of
 // two buffers and adding their product once, dA += U^T V, reads the matrix
 // once and runs at GEMM speed. Floating-point sums are reassociated, as
-// BLAS does anyway.
+// BLAS does anyway. The updates it leaves become maps, which map fusion
+// can merge with the other sweeps of their state.
 //
 //===----------------------------------------------------------------------===//
 
