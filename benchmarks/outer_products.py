@@ -3,8 +3,8 @@
     /usr/bin/python3 benchmarks/outer_products.py [--sizes 4000x50x20,...]
         [--repeat 15] [--threads 2]
 
-Logistic regression by gradient descent (X @ w and X.T @ r each
-iteration), whose gradient with respect to X adds two outer products per
+Logistic regression by gradient descent (the corpus's logreg: X @ w and
+X.T @ r each iteration), whose gradient with respect to X adds two outer products per
 iteration. One process compiles three versions of the same gradient
 program and times them alternately, call by call (median of --repeat):
 
@@ -24,22 +24,13 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "python-frontend"))
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.join(ROOT, "python-frontend"))
+sys.path.insert(0, os.path.join(ROOT, "python-frontend", "tests"))
 
 import sdfg  # noqa: E402
+from corpus.kernels import logreg  # noqa: E402
 from sdfg import native  # noqa: E402
-
-
-def logreg(X, y, w, lr, iters):
-    n = X.shape[0]
-    for it in range(iters):
-        z = X @ w
-        p = 1.0 / (1.0 + np.exp(-z))
-        grad = X.T @ (p - y) / n
-        w -= lr * grad
-    p = 1.0 / (1.0 + np.exp(-(X @ w)))
-    return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
 
 
 VARIANTS = {
@@ -64,12 +55,12 @@ def compile_variants(rows, cols, iters, threads):
         source = native.run_passes(grad, passes) if passes else grad
         module = sdfg.compile_mlir(source)
         module.set_num_threads(threads)
-        programs[name] = (module, batched(source, passes))
+        programs[name] = (module, batched(source))
     return inputs, programs
 
 
-def batched(source, passes):
-    """Whether the lowering will batch: the variant's passes, then the
+def batched(source):
+    """Whether the lowering will batch the variant's program: the
     pipeline's own run of sdfg-batch-outer-products."""
     out = native.run_passes(source, ["--sdfg-batch-outer-products"])
     return "outer_rows" in out

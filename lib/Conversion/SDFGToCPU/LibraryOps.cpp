@@ -92,17 +92,22 @@ static Value offsetPointer(OpBuilder &b, Location loc, Value memref,
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
 }
 
+func::FuncOp Lowering::declareGemm(Location loc, Type elt) {
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  auto fnTy = b.getFunctionType(
+      {i32, i32, i32, i32, i32, i32, elt, ptr, i32, ptr, i32, elt, ptr, i32},
+      {});
+  return getOrDeclare(loc, blasName(elt, "gemm", gpu), fnTy);
+}
+
 LogicalResult Lowering::lowerMatmul(MatmulOp op) {
   Location loc = op.getLoc();
   Value a = mapping.lookup(op.getA()), bm = mapping.lookup(op.getB()),
         c = mapping.lookup(op.getC());
   Type elt = op.getA().getType().getElementType();
   BlasArgs args{b, loc};
-  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
-  auto fnTy = b.getFunctionType(
-      {i32, i32, i32, i32, i32, i32, elt, ptr, i32, ptr, i32, elt, ptr, i32},
-      {});
-  func::FuncOp fn = getOrDeclare(loc, blasName(elt, "gemm", gpu), fnTy);
+  Type i32 = b.getI32Type();
+  func::FuncOp fn = declareGemm(loc, elt);
   bool ta = op.getTransposeA(), tb = op.getTransposeB();
   // The matrix dimensions are the last two; a leading one is the batch.
   unsigned ra = op.getA().getType().getRank() - 2,
@@ -226,12 +231,8 @@ LogicalResult Lowering::lowerGer(GerOp op) {
   if (!op.getAccumulate()) {
     // GER only accumulates: an overwrite is the GEMM of the m x 1 and
     // 1 x n matrices with beta = 0 (so also on the GPU, through cuBLAS).
-    auto fnTy = b.getFunctionType(
-        {i32, i32, i32, i32, i32, i32, elt, ptr, i32, ptr, i32, elt, ptr, i32},
-        {});
-    func::FuncOp fn = getOrDeclare(loc, blasName(elt, "gemm", gpu), fnTy);
     func::CallOp::create(
-        b, loc, fn,
+        b, loc, declareGemm(loc, elt),
         ValueRange{args.i32(kCblasRowMajor), args.i32(kCblasNoTrans),
                    args.i32(kCblasNoTrans), args.dimI32(a, 0),
                    args.dimI32(a, 1), args.i32(1), one, basePointer(loc, x),

@@ -113,6 +113,8 @@ public:
   LogicalResult lowerMatmul(MatmulOp op);
   LogicalResult lowerGemv(GemvOp op);
   LogicalResult lowerGer(GerOp op);
+  /// cblas_?gemm (sdfg_gpu_cblas_?gemm on the GPU) for element type `elt`.
+  func::FuncOp declareGemm(Location loc, Type elt);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerTranspose(TransposeOp op);
   LogicalResult lowerReduce(ReduceOp op);
