@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sdfg/Dialect/SDFG/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
+#include "sdfg/Transforms/LoopUtils.h"
 #include "sdfg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,26 +31,6 @@ using namespace mlir::sdfg;
 
 namespace {
 
-/// The number of iterations of `loop` when its bounds are constants.
-std::optional<int64_t> constantTrips(LoopOp loop) {
-  auto lb = dyn_cast<AffineConstantExpr>(loop.getLowerExpr());
-  auto ub = dyn_cast<AffineConstantExpr>(loop.getUpperExpr());
-  if (!lb || !ub)
-    return std::nullopt;
-  return std::max<int64_t>(
-      tripCount(lb.getValue(), ub.getValue(), loop.getStepValue()), 0);
-}
-
-/// The iteration number (0, 1, ...) of `loop` as an affine expression of
-/// its iterator `d0`.
-AffineExpr iterationNumber(LoopOp loop) {
-  MLIRContext *ctx = loop.getContext();
-  int64_t lb = cast<AffineConstantExpr>(loop.getLowerExpr()).getValue();
-  int64_t step = loop.getStepValue();
-  AffineExpr iv = getAffineDimExpr(0, ctx);
-  return step > 0 ? (iv - lb).floorDiv(step) : (lb - iv).floorDiv(-step);
-}
-
 /// Whether every access to `target` inside `loop` is one of `updates`.
 bool onlyUpdatedBy(Value target, LoopOp loop, ArrayRef<GerOp> updates) {
   for (Operation *user : target.getUsers())
@@ -67,20 +47,6 @@ int64_t blockSize(int64_t trips, int64_t perIteration, double limit) {
     if (trips % k == 0 && double(k) * double(perIteration) <= limit)
       return k;
   return 1;
-}
-
-/// The bytes a checkpointed gradient may still allocate: the user's limit
-/// (`sdfg.checkpoint`'s `limit_bytes`) less the peak the checkpointing
-/// planned; unlimited without a limit.
-std::optional<int64_t> headroom(SDFGOp sdfg) {
-  auto summary = sdfg->getAttrOfType<DictionaryAttr>("sdfg.checkpoint");
-  if (!summary)
-    return std::nullopt;
-  auto limit = summary.getAs<IntegerAttr>("limit_bytes");
-  auto peak = summary.getAs<IntegerAttr>("peak_bytes");
-  if (!limit || !peak)
-    return std::nullopt;
-  return std::max<int64_t>(limit.getInt() - peak.getInt(), 0);
 }
 
 /// `dst[row, p] = src[p]` for every p: one sequential map in the current

@@ -184,9 +184,16 @@ class Program:
             keep = [params[o[1]][1] if o[0] == "arg" else f"__return{k}"
                     for k, o in enumerate(tr.signature.outputs)
                     ] if with_value else []
+            # Products hoisted out of loops before differentiating are
+            # differentiated as matmuls (the lowering would hoist only the
+            # forward's). Under a memory limit the checkpointing must plan
+            # without them: the lowering then hoists what the plan leaves
+            # room for, and the limit stays feasible whenever it was.
+            passes = [] if plan is not None and plan[0] is not None else [
+                "--sdfg-hoist-loop-products"]
             # grad's seed is all ones: the program makes it (and folds it
             # into its reads) instead of reading an array of ones.
-            passes = [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)} "
+            passes += [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)} "
                       "discard-results=true" +
                       (f" keep={','.join(keep)}" if keep else "") +
                       (" unit-seed=true" if unit_seed else "") +

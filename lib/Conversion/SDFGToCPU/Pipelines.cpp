@@ -37,6 +37,7 @@ static void addHostLowering(OpPassManager &pm) {
 }
 
 void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices) {
+  pm.addPass(createHoistLoopProducts());
   pm.addPass(createEliminateDeadWrites());
   pm.addPass(createBatchOuterProducts());
   pm.addPass(createFuseMaps());
@@ -56,6 +57,7 @@ static sdfg::ConvertSDFGToStdOptions gpuLowering(bool checkIndices) {
 
 void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm,
                                                  bool checkIndices) {
+  pm.addPass(createHoistLoopProducts());
   pm.addPass(createEliminateDeadWrites());
   pm.addPass(createBatchOuterProducts());
   pm.addPass(createFuseMaps());
@@ -83,6 +85,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
     format = "llvm";
     break;
   }
+  pm.addPass(createHoistLoopProducts());
   pm.addPass(createEliminateDeadWrites());
   pm.addPass(createBatchOuterProducts());
   pm.addPass(createFuseMaps());

@@ -1,0 +1,300 @@
+// RUN: sdfg-opt %s --sdfg-hoist-loop-products -split-input-file | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-hoist-loop-products=max-flops-ratio=1.5 -split-input-file | FileCheck %s --check-prefix=RATIO
+// RUN: sdfg-opt %s --sdfg-hoist-loop-products=max-bytes=511 -split-input-file | FileCheck %s --check-prefix=BYTES
+// RUN: sdfg-opt %s --sdfg-hoist-loop-products=max-flops-ratio=8 -split-input-file | FileCheck %s --check-prefix=EIGHT
+// RUN: not sdfg-opt %s --sdfg-hoist-loop-products=max-flops-ratio=-1 -split-input-file 2>&1 | FileCheck %s --check-prefix=NEG
+
+// NEG: error: sdfg-hoist-loop-products: max-flops-ratio and max-bytes must not be negative
+
+// Covariance's row loop: row i of the product data^T data from column i
+// on. The whole 8x8 product (64 entries) costs 64/36 = 1.8 times the 36
+// entries the loop computes: hoisted by default, not at ratio 1.5, and not
+// when the product's 512 bytes exceed max-bytes.
+// CHECK-LABEL: sdfg.sdfg @triangle
+// CHECK: %[[P:.*]] = sdfg.alloc() {name = "products"} : memref<8x8xf64>
+// CHECK: sdfg.state "products" {
+// CHECK-NEXT: sdfg.matmul %data, %data -> %[[P]] {transpose_a} : memref<16x8xf64>, memref<16x8xf64> -> memref<8x8xf64>
+// CHECK-NEXT: }
+// CHECK-NEXT: sdfg.loop %[[I:.*]] = 0 to 8 step 1 {
+// CHECK-NEXT: sdfg.state {
+// CHECK-NEXT: sdfg.map (%[[J:.*]]) = (0) to (-%[[I]] + 8) step (1) schedule(cpu_multicore) {
+// CHECK-NEXT: %[[V:.*]] = sdfg.load %[[P]][%[[I]], %[[I]] + %[[J]]] : memref<8x8xf64>
+// CHECK-NEXT: sdfg.store %[[V]], %sum[%[[J]]] wcr(add) : memref<8xf64>
+// CHECK-NEXT: }
+// CHECK-NOT: sdfg.tasklet
+// RATIO-LABEL: sdfg.sdfg @triangle
+// RATIO-NOT: sdfg.matmul
+// RATIO: arith.mulf
+// BYTES-LABEL: sdfg.sdfg @triangle
+// BYTES-NOT: sdfg.matmul
+// BYTES: arith.mulf
+sdfg.sdfg @triangle(%data: memref<16x8xf64> {sdfg.name = "data"}, %sum: memref<8xf64> {sdfg.name = "sum"}) {
+  sdfg.loop %i = 0 to 8 step 1 {
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (16, -%i + 8) step (1, 1) schedule(cpu_multicore) {
+        %a = sdfg.load %data[%k, %i] : memref<16x8xf64>
+        %b = sdfg.load %data[%k, %i + %j] : memref<16x8xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %sum[%j] wcr(add) : memref<8xf64>
+      }
+    }
+  }
+}
+
+// -----
+
+// Rows of A times rows of B (k the second parameter, indexing the second
+// dimension of both, the product's operands swapped in the tasklet): A B^T
+// in f32, the whole product used (ratio 1).
+// CHECK-LABEL: sdfg.sdfg @rows_times_rows
+// CHECK: %[[P:.*]] = sdfg.alloc() {name = "products"} : memref<4x6xf32>
+// CHECK: sdfg.matmul %A, %B -> %[[P]] {transpose_b} : memref<4x10xf32>, memref<6x10xf32> -> memref<4x6xf32>
+// CHECK: sdfg.loop %[[I:.*]] = 3 to -1 step -1 {
+// CHECK: sdfg.map (%[[J:.*]]) = (0) to (6) step (1) schedule(sequential) {
+// CHECK-NEXT: %[[V:.*]] = sdfg.load %[[P]][%[[I]], %[[J]]] : memref<4x6xf32>
+// CHECK-NEXT: sdfg.store %[[V]], %C[%[[I]], %[[J]]] wcr(add) : memref<4x6xf32>
+// RATIO-LABEL: sdfg.sdfg @rows_times_rows
+// RATIO: sdfg.matmul %A, %B
+sdfg.sdfg @rows_times_rows(%A: memref<4x10xf32> {sdfg.name = "A"}, %B: memref<6x10xf32> {sdfg.name = "B"}, %C: memref<4x6xf32> {sdfg.name = "C"}) {
+  sdfg.loop %i = 3 to -1 step -1 {
+    sdfg.state {
+      sdfg.map (%j, %k) = (0, 0) to (6, 10) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %A[%i, %k] : memref<4x10xf32>
+        %b = sdfg.load %B[%j, %k] : memref<6x10xf32>
+        %p = sdfg.tasklet(%b, %a) : (f32, f32) -> f32 {
+        ^bb0(%x: f32, %y: f32):
+          %m = arith.mulf %y, %x : f32
+          sdfg.yield %m : f32
+        }
+        sdfg.store %p, %C[%i, %j] wcr(add) : memref<4x6xf32>
+      }
+    }
+  }
+}
+
+// -----
+
+// Two maps of the loop read the same product: one matmul, one buffer.
+// CHECK-LABEL: sdfg.sdfg @shared
+// CHECK: %[[P:.*]] = sdfg.alloc() {name = "products"} : memref<6x6xf64>
+// CHECK-NOT: name = "products"
+// CHECK: sdfg.matmul %A, %A -> %[[P]] {transpose_a}
+// CHECK-NOT: sdfg.matmul
+// CHECK: sdfg.load %[[P]]
+// CHECK: sdfg.load %[[P]]
+sdfg.sdfg @shared(%A: memref<5x6xf64> {sdfg.name = "A"}, %s: memref<6xf64> {sdfg.name = "s"}, %t: memref<6xf64> {sdfg.name = "t"}) {
+  sdfg.loop %i = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (5, 6) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %A[%k, %i] : memref<5x6xf64>
+        %b = sdfg.load %A[%k, %j] : memref<5x6xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %s[%j] wcr(add) : memref<6xf64>
+      }
+    }
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (5, 6) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %A[%k, %i] : memref<5x6xf64>
+        %b = sdfg.load %A[%k, %j] : memref<5x6xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %t[%j] wcr(add) : memref<6xf64>
+      }
+    }
+  }
+}
+
+// -----
+
+// Left alone: an operand the loop writes (the product would be stale),
+// only the diagonal of the product (8 of 64 entries: ratio 8), a
+// reduction over part of a dimension, a sum instead of a product, a map
+// outside loops, a map whose extent depends on an outer loop's iterator.
+// CHECK-LABEL: sdfg.sdfg @written
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @diagonal
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @partial
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @not_a_product
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @outside_loops
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @outer_extent
+// CHECK-NOT: sdfg.matmul
+// At ratio 8 the diagonal is just worth it; its map, which reduced only
+// over k, keeps one point.
+// EIGHT-LABEL: sdfg.sdfg @written
+// EIGHT-NOT: sdfg.matmul
+// EIGHT-LABEL: sdfg.sdfg @diagonal
+// EIGHT: %[[P:.*]] = sdfg.alloc() {name = "products"} : memref<8x8xf64>
+// EIGHT: sdfg.matmul %{{.*}}, %{{.*}} -> %[[P]] {transpose_a}
+// EIGHT: sdfg.loop %[[I:.*]] = 0 to 8 step 1 {
+// EIGHT: sdfg.map (%{{.*}}) = (0) to (1) step (1)
+// EIGHT-NEXT: %[[V:.*]] = sdfg.load %[[P]][%[[I]], %[[I]]] : memref<8x8xf64>
+// EIGHT-NEXT: sdfg.store %[[V]], %{{.*}}[] wcr(add) : memref<f64>
+// EIGHT-LABEL: sdfg.sdfg @partial
+// EIGHT-NOT: sdfg.matmul
+// EIGHT-LABEL: sdfg.sdfg @not_a_product
+sdfg.sdfg @written(%A: memref<5x6xf64>, %s: memref<6xf64>) {
+  sdfg.loop %i = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (5, 6) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %A[%k, %i] : memref<5x6xf64>
+        %b = sdfg.load %A[%k, %j] : memref<5x6xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %s[%j] wcr(add) : memref<6xf64>
+      }
+    }
+    sdfg.state {
+      sdfg.map (%k) = (0) to (5) step (1) schedule(sequential) {
+        %v = sdfg.load %s[%i] : memref<6xf64>
+        sdfg.store %v, %A[%k, %i] : memref<5x6xf64>
+      }
+    }
+  }
+}
+
+sdfg.sdfg @diagonal(%A: memref<5x8xf64>, %B: memref<5x8xf64>, %s: memref<f64>) {
+  sdfg.loop %i = 0 to 8 step 1 {
+    sdfg.state {
+      sdfg.map (%k) = (0) to (5) step (1) schedule(sequential) {
+        %a = sdfg.load %A[%k, %i] : memref<5x8xf64>
+        %b = sdfg.load %B[%k, %i] : memref<5x8xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %s[] wcr(add) : memref<f64>
+      }
+    }
+  }
+}
+
+sdfg.sdfg @partial(%A: memref<5x6xf64>, %s: memref<6xf64>) {
+  sdfg.loop %i = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (4, 6) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %A[%k, %i] : memref<5x6xf64>
+        %b = sdfg.load %A[%k, %j] : memref<5x6xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %s[%j] wcr(add) : memref<6xf64>
+      }
+    }
+  }
+}
+
+sdfg.sdfg @not_a_product(%A: memref<5x6xf64>, %s: memref<6xf64>) {
+  sdfg.loop %i = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (5, 6) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %A[%k, %i] : memref<5x6xf64>
+        %b = sdfg.load %A[%k, %j] : memref<5x6xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.addf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %s[%j] wcr(add) : memref<6xf64>
+      }
+    }
+  }
+}
+
+sdfg.sdfg @outside_loops(%A: memref<5x6xf64>, %s: memref<6x6xf64>) {
+  sdfg.state {
+    sdfg.map (%i, %k, %j) = (0, 0, 0) to (6, 5, 6) step (1, 1, 1) schedule(sequential) {
+      %a = sdfg.load %A[%k, %i] : memref<5x6xf64>
+      %b = sdfg.load %A[%k, %j] : memref<5x6xf64>
+      %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+      ^bb0(%x: f64, %y: f64):
+        %m = arith.mulf %x, %y : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %p, %s[%i, %j] wcr(add) : memref<6x6xf64>
+    }
+  }
+}
+
+sdfg.sdfg @outer_extent(%A: memref<5x6xf64>, %s: memref<6xf64>) {
+  sdfg.loop %t = 1 to 6 step 1 {
+    sdfg.loop %i = 0 to 6 step 1 {
+      sdfg.state {
+        sdfg.map (%k, %j) = (0, 0) to (5, %t) step (1, 1) schedule(sequential) {
+          %a = sdfg.load %A[%k, %i] : memref<5x6xf64>
+          %b = sdfg.load %A[%k, %j] : memref<5x6xf64>
+          %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64):
+            %m = arith.mulf %x, %y : f64
+            sdfg.yield %m : f64
+          }
+          sdfg.store %p, %s[%j] wcr(add) : memref<6xf64>
+        }
+      }
+    }
+  }
+}
+
+// -----
+
+// Under a memory limit the product must fit what the checkpointing left:
+// 512 bytes of product, 600 left in @room, 300 in @no_room.
+// CHECK-LABEL: sdfg.sdfg @room
+// CHECK: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @no_room
+// CHECK-NOT: sdfg.matmul
+sdfg.sdfg @room(%data: memref<16x8xf64>, %sum: memref<8xf64>)
+    attributes {sdfg.checkpoint = {limit_bytes = 1600 : i64, peak_bytes = 1000 : i64}} {
+  sdfg.loop %i = 0 to 8 step 1 {
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (16, 8) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %data[%k, %i] : memref<16x8xf64>
+        %b = sdfg.load %data[%k, %j] : memref<16x8xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %sum[%j] wcr(add) : memref<8xf64>
+      }
+    }
+  }
+}
+
+sdfg.sdfg @no_room(%data: memref<16x8xf64>, %sum: memref<8xf64>)
+    attributes {sdfg.checkpoint = {limit_bytes = 1300 : i64, peak_bytes = 1000 : i64}} {
+  sdfg.loop %i = 0 to 8 step 1 {
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (16, 8) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %data[%k, %i] : memref<16x8xf64>
+        %b = sdfg.load %data[%k, %j] : memref<16x8xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %sum[%j] wcr(add) : memref<8xf64>
+      }
+    }
+  }
+}
