@@ -1,14 +1,15 @@
-"""Hoisted loop products: covariance's row loop as one matmul, before or
-after differentiating.
+"""Hoisted loop products: a loop's matrix-vector products as one matmul,
+before or after differentiating.
 
-    /usr/bin/python3 benchmarks/hoisted_products.py [--sizes 400x300,...]
-        [--repeat 15] [--threads 2]
+    /usr/bin/python3 benchmarks/hoisted_products.py [--repeat 15]
+        [--threads 2]
 
 The corpus's covariance and correlation compute row i of a symmetric
-product per iteration, `data[:, i] @ data[:, i:M]`. sdfg-hoist-loop-products
-computes the whole product `data^T data` with one GEMM before the loop. One
-process compiles two gradients of each kernel (d sum(result) / d data) and
-times them alternately, call by call (median of --repeat):
+product per iteration, `data[:, i] @ data[:, i:M]`; a dense layer applied
+sample by sample, `Y[b] = W @ X[b]`, one row of X W^T.
+sdfg-hoist-loop-products computes the whole product with one GEMM before
+the loop. One process compiles two gradients of each kernel and times them
+alternately, call by call (median of --repeat):
 
   after-ad   differentiated as written, the loop's products hoisted only in
              the forward sweep (by the lowering pipeline): what a gradient
@@ -34,18 +35,45 @@ import sdfg  # noqa: E402
 from corpus.kernels import correlation, covariance  # noqa: E402
 from sdfg import native  # noqa: E402
 
-AUTODIFF = ("--sdfg-autodiff=output=__return0 wrt=data discard-results=true "
-            "unit-seed=true")
-VARIANTS = {
-    "after-ad": [AUTODIFF],
-    "before-ad": ["--sdfg-hoist-loop-products", AUTODIFF],
-}
 
 
-def compile_variants(fn, inputs, threads):
-    text = sdfg.to_mlir(fn, inputs["float_n"], inputs["data"])
+def per_sample(W, X):
+    B = X.shape[0]
+    Y = np.zeros((B, W.shape[0]))
+    for b in range(B):
+        Y[b] = W @ X[b]
+    return np.tanh(Y)
+
+
+def _stats(n, m):
+    rng = np.random.default_rng(0)
+    return {"float_n": np.full((), float(n)), "data": rng.random((n, m))}
+
+
+def _layer(batch, out, inp):
+    rng = np.random.default_rng(0)
+    return {"W": rng.random((out, inp)) - 0.5, "X": rng.random((batch, inp))}
+
+
+# kernel, label, inputs, differentiated arguments
+CASES = [
+    (covariance, "400 x 300", _stats(400, 300), ["data"]),
+    (covariance, "1400 x 1200", _stats(1400, 1200), ["data"]),
+    (correlation, "400 x 300", _stats(400, 300), ["data"]),
+    (correlation, "1400 x 1200", _stats(1400, 1200), ["data"]),
+    (per_sample, "W 256 x 512, 1000 samples", _layer(1000, 256, 512),
+     ["W", "X"]),
+]
+
+
+def compile_variants(fn, inputs, wrt, threads):
+    autodiff = (f"--sdfg-autodiff=output=__return0 wrt={','.join(wrt)} "
+                "discard-results=true unit-seed=true")
+    variants = {"after-ad": [autodiff],
+                "before-ad": ["--sdfg-hoist-loop-products", autodiff]}
+    text = sdfg.to_mlir(fn, *inputs.values())
     programs = {}
-    for name, passes in VARIANTS.items():
+    for name, passes in variants.items():
         module = sdfg.compile_mlir(native.run_passes(text, passes))
         module.set_num_threads(threads)
         programs[name] = getattr(module, fn.__name__ + "_grad")
@@ -73,34 +101,29 @@ def call(function, arrays, inputs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--sizes", default="400x300,1400x1200")
     p.add_argument("--repeat", type=int, default=15)
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
     print(f"{args.threads} thread(s), median of {args.repeat}, ms\n")
-    print("| kernel | data | after-ad | before-ad | after / before |")
+    print("| kernel | size | after-ad | before-ad | after / before |")
     print("|---|---|---|---|---|")
-    for fn in (covariance, correlation):
-        for size in args.sizes.split(","):
-            n, m = (int(v) for v in size.split("x"))
-            rng = np.random.default_rng(0)
-            inputs = {"float_n": np.full((), float(n)),
-                      "data": rng.random((n, m))}
-            programs = compile_variants(fn, inputs, args.threads)
-            arrays = {k: arguments(f, inputs) for k, f in programs.items()}
-            for k, f in programs.items():
-                call(f, arrays[k], inputs)
-                np.testing.assert_allclose(arrays[k]["d_data"],
-                                           arrays["after-ad"]["d_data"],
+    for fn, label, inputs, wrt in CASES:
+        programs = compile_variants(fn, inputs, wrt, args.threads)
+        arrays = {k: arguments(f, inputs) for k, f in programs.items()}
+        for k, f in programs.items():
+            call(f, arrays[k], inputs)
+            for name in wrt:
+                np.testing.assert_allclose(arrays[k]["d_" + name],
+                                           arrays["after-ad"]["d_" + name],
                                            rtol=1e-9, atol=1e-12)
-            times = {k: [] for k in programs}
-            for _ in range(args.repeat):
-                for k, f in programs.items():
-                    times[k].append(call(f, arrays[k], inputs))
-            med = {k: float(np.median(t)) * 1e3 for k, t in times.items()}
-            print(f"| {fn.__name__} | {n} x {m} | {med['after-ad']:.2f} | "
-                  f"{med['before-ad']:.2f} | "
-                  f"{med['after-ad'] / med['before-ad']:.2f}x |", flush=True)
+        times = {k: [] for k in programs}
+        for _ in range(args.repeat):
+            for k, f in programs.items():
+                times[k].append(call(f, arrays[k], inputs))
+        med = {k: float(np.median(t)) * 1e3 for k, t in times.items()}
+        print(f"| {fn.__name__} | {label} | {med['after-ad']:.2f} | "
+              f"{med['before-ad']:.2f} | "
+              f"{med['after-ad'] / med['before-ad']:.2f}x |", flush=True)
 
 
 if __name__ == "__main__":

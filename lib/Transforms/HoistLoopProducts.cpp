@@ -6,7 +6,9 @@
 // the whole matrices. Computing that product once before the loop, with a
 // GEMM, and reading its entries in the loop replaces T memory-bound
 // matrix-vector sweeps by one compute-bound call, also when the loop needs
-// only part of the product (a triangle). The autodiff pass then
+// only part of the product (a triangle). Two forms: a map reducing
+// A[k, x] * B[k, y] over a whole dimension, and the frontend's gemv of a
+// matrix with a vector copied from a row of another. The autodiff pass then
 // differentiates the matmul (two GEMMs) instead of the T sweeps.
 //
 //===----------------------------------------------------------------------===//
@@ -150,12 +152,54 @@ std::optional<Contraction> matchContraction(MapOp map) {
   return Contraction{map, loads[0], loads[1], store, *k, *lhsDim, *rhsDim};
 }
 
-/// Whether `loop` only reads `container` (through element loads).
+/// Whether `loop` only reads `container`: element loads, library ops and
+/// copies that read it (a library op writes only its output container).
 bool onlyReadIn(Value container, LoopOp loop) {
-  for (Operation *user : container.getUsers())
-    if (loop->isProperAncestor(user) && !isa<LoadOp>(user))
-      return false;
+  for (Operation *user : container.getUsers()) {
+    if (!loop->isProperAncestor(user) || isa<LoadOp>(user))
+      continue;
+    if (auto lib = dyn_cast<LibraryOpInterface>(user))
+      if (lib.getOutputContainer() != container)
+        continue;
+    if (auto copy = dyn_cast<CopyOp>(user))
+      if (copy.getTarget() != container)
+        continue;
+    return false;
+  }
   return true;
+}
+
+/// `x[p] = X[..., p, ...]` for every element of `x`: the frontend's copy of
+/// a matrix's row or column into a vector operand.
+struct RowCopy {
+  MapOp map;
+  LoadOp load;
+  unsigned dim; // the dimension of X that p runs along
+};
+
+std::optional<RowCopy> matchRowCopy(MapOp map, Value x) {
+  Block &body = map.getBody().front();
+  if (map.getNumParams() != 1 || body.getOperations().size() != 2)
+    return std::nullopt;
+  auto load = dyn_cast<LoadOp>(body.front());
+  auto store = dyn_cast<StoreOp>(body.back());
+  Value p = map.getParams()[0];
+  auto len = cast<MemRefType>(x.getType()).getShape();
+  auto lo = dyn_cast<AffineConstantExpr>(map.getLowerBounds().getResult(0));
+  auto hi = dyn_cast<AffineConstantExpr>(map.getUpperBounds().getResult(0));
+  if (!load || !store || store.getMemref() != x ||
+      store.getValue() != load.getResult() || store.getWcr() ||
+      store.getIndices().size() != 1 || store.getIndices()[0] != p ||
+      store.getMap() !=
+          AffineMap::getMultiDimIdentityMap(1, map.getContext()) ||
+      len.size() != 1 || ShapedType::isDynamic(len[0]) || !lo || !hi ||
+      lo.getValue() != 0 || hi.getValue() != len[0] || map.getSteps()[0] != 1)
+    return std::nullopt;
+  auto type = cast<MemRefType>(load.getMemref().getType());
+  std::optional<unsigned> dim = reductionDim(load, p);
+  if (!dim || !type.hasStaticShape() || type.getDimSize(*dim) != len[0])
+    return std::nullopt;
+  return RowCopy{map, load, *dim};
 }
 
 /// The number of points the map computes over all iterations of `loop`,
@@ -214,74 +258,119 @@ struct HoistLoopProductsPass
                                "and max-bytes must not be negative");
       return signalPassFailure();
     }
-    SmallVector<MapOp> maps;
-    getOperation().walk([&](MapOp map) { maps.push_back(map); });
-    for (MapOp map : maps)
-      if (std::optional<Contraction> c = matchContraction(map))
+    SmallVector<Operation *> candidates;
+    getOperation().walk([&](Operation *op) {
+      if (isa<MapOp, GemvOp>(op))
+        candidates.push_back(op);
+    });
+    for (Operation *op : candidates) {
+      if (auto gemv = dyn_cast<GemvOp>(op))
+        hoist(gemv);
+      else if (std::optional<Contraction> c = matchContraction(cast<MapOp>(op)))
         hoist(*c);
+    }
   }
 
   /// Bytes of product matrices added to each checkpointed gradient so far.
   llvm::DenseMap<Operation *, int64_t> spent;
   SmallVector<std::pair<ProductKey, Value>> products;
 
-  void hoist(Contraction &c) {
-    // Directly in a state of a loop with constant bounds.
-    auto state = dyn_cast<StateOp>(c.map->getParentOp());
+  /// The loop whose state holds `op` directly, if its bounds are constant.
+  static std::pair<LoopOp, int64_t> enclosingLoop(Operation *op) {
+    auto state = dyn_cast<StateOp>(op->getParentOp());
     auto loop = state ? dyn_cast<LoopOp>(state->getParentOp()) : LoopOp();
-    if (!loop)
-      return;
-    std::optional<int64_t> trips = constantTrips(loop);
-    Value lhs = c.lhs.getMemref(), rhs = c.rhs.getMemref();
-    if (!trips || *trips < 1 || !onlyReadIn(lhs, loop) ||
-        !onlyReadIn(rhs, loop))
-      return;
-    auto lhsType = cast<MemRefType>(lhs.getType());
-    auto rhsType = cast<MemRefType>(rhs.getType());
-    Type elt = lhsType.getElementType();
-    if (rhsType.getElementType() != elt)
-      return;
-    int64_t rows = lhsType.getDimSize(1 - c.lhsDim);
-    int64_t cols = rhsType.getDimSize(1 - c.rhsDim);
-    std::optional<double> points = pointsOverLoop(c.map, c.k, loop, *trips);
-    // Flops per point (2 K) cancel out of the ratio.
-    if (!points || double(rows) * double(cols) > maxFlopsRatio * *points)
-      return;
-    auto sdfg = loop->getParentOfType<SDFGOp>();
-    ProductKey key{loop, lhs, rhs, c.lhsDim, c.rhsDim};
-    Value product;
-    for (auto &[k, v] : products)
-      if (k == key)
-        product = v;
-    if (!product) {
-      int64_t bytes = rows * cols * int64_t(elt.getIntOrFloatBitWidth() / 8);
-      std::optional<int64_t> left = headroom(sdfg);
-      if (bytes > maxBytes || (left && bytes > *left - spent[sdfg]))
-        return;
-      spent[sdfg] += bytes;
-      product = computeProduct(c, loop, sdfg, rows, cols, elt);
-      products.push_back({key, product});
-    }
-    replaceMap(c, product);
+    std::optional<int64_t> trips = loop ? constantTrips(loop) : std::nullopt;
+    if (!trips || *trips < 1)
+      return {LoopOp(), 0};
+    return {loop, *trips};
   }
 
-  /// `P = op(A) op(B)` in a new state before `loop`.
-  Value computeProduct(Contraction &c, LoopOp loop, SDFGOp sdfg, int64_t rows,
-                       int64_t cols, Type elt) {
-    Location loc = c.map.getLoc();
+  /// `P[x, y] = sum_k lhs[k, x] rhs[k, y]` (k along `key.lhsDim` and
+  /// `key.rhsDim`) computed before the loop, where the loop only reads the
+  /// operands and P costs at most `maxFlopsRatio` times the `points`
+  /// entries the loop computes; a null value otherwise.
+  Value product(const ProductKey &key, LoopOp loop, double points,
+                Location loc) {
+    if (!onlyReadIn(key.lhs, loop) || !onlyReadIn(key.rhs, loop))
+      return Value();
+    auto lhsType = cast<MemRefType>(key.lhs.getType());
+    auto rhsType = cast<MemRefType>(key.rhs.getType());
+    Type elt = lhsType.getElementType();
+    if (rhsType.getElementType() != elt)
+      return Value();
+    int64_t rows = lhsType.getDimSize(1 - key.lhsDim);
+    int64_t cols = rhsType.getDimSize(1 - key.rhsDim);
+    // Flops per entry (2 K) cancel out of the ratio.
+    if (double(rows) * double(cols) > maxFlopsRatio * points)
+      return Value();
+    for (auto &[k, v] : products)
+      if (k == key)
+        return v;
+    auto sdfg = loop->getParentOfType<SDFGOp>();
+    int64_t bytes = rows * cols * int64_t(elt.getIntOrFloatBitWidth() / 8);
+    std::optional<int64_t> left = headroom(sdfg);
+    if (bytes > maxBytes || (left && bytes > *left - spent[sdfg]))
+      return Value();
+    spent[sdfg] += bytes;
     OpBuilder b(loop.getContext());
     b.setInsertionPointToStart(&sdfg.getBody().front());
-    Value product = AllocOp::create(b, loc, MemRefType::get({rows, cols}, elt),
-                                    ValueRange{}, b.getStringAttr("products"));
+    Value p = AllocOp::create(b, loc, MemRefType::get({rows, cols}, elt),
+                              ValueRange{}, b.getStringAttr("products"));
     b.setInsertionPoint(loop);
     auto state = StateOp::create(b, loc, StringRef("products"));
     b.setInsertionPointToStart(&state.getBody().front());
     // A[k, x] is row x of A^T; B[y, k] is column y of B^T.
-    MatmulOp::create(b, loc, c.lhs.getMemref(), c.rhs.getMemref(), product,
-                     /*transpose_a=*/c.lhsDim == 0,
-                     /*transpose_b=*/c.rhsDim == 1, /*accumulate=*/false,
+    MatmulOp::create(b, loc, key.lhs, key.rhs, p,
+                     /*transpose_a=*/key.lhsDim == 0,
+                     /*transpose_b=*/key.rhsDim == 1, /*accumulate=*/false,
                      /*alpha=*/nullptr);
-    return product;
+    products.push_back({key, p});
+    return p;
+  }
+
+  void hoist(Contraction &c) {
+    auto [loop, trips] = enclosingLoop(c.map);
+    if (!loop)
+      return;
+    std::optional<double> points = pointsOverLoop(c.map, c.k, loop, trips);
+    if (!points)
+      return;
+    ProductKey key{loop, c.lhs.getMemref(), c.rhs.getMemref(), c.lhsDim,
+                   c.rhsDim};
+    if (Value p = product(key, loop, *points, c.map.getLoc()))
+      replaceMap(c, p);
+  }
+
+  /// `y (+)= op(A) x` where x is, each iteration, a copy of row or column
+  /// g of a matrix X the loop only reads: y[j] (+)= P[g, j], P = X op(A)^T.
+  void hoist(GemvOp gemv) {
+    auto [loop, trips] = enclosingLoop(gemv);
+    if (!loop)
+      return;
+    // The copy: the only write to x in the loop, earlier in the state.
+    Value x = gemv.getX();
+    MapOp copy;
+    for (Operation *user : x.getUsers()) {
+      if (!loop->isProperAncestor(user) || user == gemv || isa<LoadOp>(user))
+        continue;
+      auto map =
+          isa<StoreOp>(user) ? dyn_cast<MapOp>(user->getParentOp()) : MapOp();
+      if (copy || !map || map->getBlock() != gemv->getBlock() ||
+          !map->isBeforeInBlock(gemv))
+        return;
+      copy = map;
+    }
+    std::optional<RowCopy> row = copy ? matchRowCopy(copy, x) : std::nullopt;
+    auto yType = cast<MemRefType>(gemv.getY().getType());
+    if (!row || !yType.hasStaticShape())
+      return;
+    // y[j] = sum_k A[j, k] x[k] reduces A along 1; transposed along 0.
+    ProductKey key{loop, row->load.getMemref(), gemv.getA(), row->dim,
+                   gemv.getTranspose() ? 0u : 1u};
+    int64_t len = yType.getDimSize(0);
+    if (Value p =
+            product(key, loop, double(trips) * double(len), gemv.getLoc()))
+      replaceGemv(gemv, *row, p, len);
   }
 
   /// The map without k, adding `P[x, y]` where it added the products.
@@ -351,6 +440,50 @@ struct HoistLoopProductsPass
     StoreOp::create(b, c.store.getLoc(), v, c.store.getMemref(), storeOperands,
                     storeMap, c.store.getWcrAttr());
     map.erase();
+  }
+
+  /// `y[j] (+)= P[g, j]` in place of the gemv, g the copied row.
+  void replaceGemv(GemvOp gemv, RowCopy &row, Value product, int64_t len) {
+    OpBuilder b(gemv);
+    Location loc = gemv.getLoc();
+    MLIRContext *ctx = b.getContext();
+    // Parallel where the frontend would make a map of this many points
+    // parallel (its PARALLEL_THRESHOLD).
+    auto map = MapOp::create(
+        b, loc, ValueRange{},
+        AffineMap::get(0, 0, {b.getAffineConstantExpr(0)}),
+        AffineMap::get(0, 0, {b.getAffineConstantExpr(len)}),
+        b.getDenseI64ArrayAttr({1}),
+        len >= 4096 ? ScheduleKind::cpu_multicore : ScheduleKind::sequential);
+    Block *body = new Block();
+    map.getBody().push_back(body);
+    Value j = body->addArgument(b.getIndexType(), loc);
+    b.setInsertionPointToStart(body);
+    // g over the copy's load operands but its parameter, then j.
+    Value p = row.map.getParams()[0];
+    SmallVector<Value> operands;
+    SmallVector<AffineExpr> replacement;
+    for (Value operand : row.load.getIndices()) {
+      if (operand == p) {
+        replacement.push_back(b.getAffineConstantExpr(0));
+        continue;
+      }
+      replacement.push_back(b.getAffineDimExpr(operands.size()));
+      operands.push_back(operand);
+    }
+    AffineExpr g = row.load.getMap()
+                       .getResult(1 - row.dim)
+                       .replaceDimsAndSymbols(replacement, {});
+    AffineExpr jd = b.getAffineDimExpr(operands.size());
+    operands.push_back(j);
+    Type elt = cast<MemRefType>(product.getType()).getElementType();
+    Value v = LoadOp::create(b, loc, elt, product, operands,
+                             AffineMap::get(operands.size(), 0, {g, jd}, ctx));
+    StoreOp::create(b, loc, v, gemv.getY(), ValueRange{j},
+                    AffineMap::getMultiDimIdentityMap(1, ctx),
+                    gemv.getAccumulate() ? WCRKindAttr::get(ctx, WCRKind::add)
+                                         : WCRKindAttr());
+    gemv.erase();
   }
 };
 

@@ -34,6 +34,25 @@ def upper_rows(A, B):
     return np.sum(np.sin(out))
 
 
+def per_sample(W, X):
+    # A dense layer applied sample by sample: the frontend copies X[b] into
+    # a vector and calls gemv; the pass computes X @ W.T once.
+    B = X.shape[0]
+    Y = np.zeros((B, W.shape[0]))
+    for b in range(B):
+        Y[b] = W @ X[b]
+    return np.sum(np.tanh(Y))
+
+
+def column_times_matrix(X, A):
+    # Column i of X against A, accumulated: a transposed gemv per column.
+    n = X.shape[1]
+    out = np.ones((n, A.shape[1]))
+    for i in range(n):
+        out[i] += X[:, i] @ A
+    return np.sum(out * out)
+
+
 def written_in_loop(A, B):
     # The loop scales the column it has just used: later iterations must
     # see the new values, so the product cannot be computed up front.
@@ -50,6 +69,10 @@ def _inputs(fn, rng):
         return (60.0, rng.random((60, 40)))
     if fn is upper_rows:
         return (rng.random((30, 50)), rng.random((50, 40)))
+    if fn is per_sample:
+        return (rng.random((20, 30)) - 0.5, rng.random((40, 30)) - 0.5)
+    if fn is column_times_matrix:
+        return (rng.random((50, 30)), rng.random((50, 20)))
     return (rng.random((50, 30)), rng.random((50, 30)))
 
 
@@ -75,6 +98,8 @@ def _fd(fn, args, k, direction, h=1e-6):
 @pytest.mark.parametrize("fn,wrt,hoisted", [
     (covariance, ["data"], True),
     (upper_rows, ["A", "B"], True),
+    (per_sample, ["W", "X"], True),
+    (column_times_matrix, ["X", "A"], True),
     (written_in_loop, ["A", "B"], False),
 ])
 def test_gradient_matches_finite_differences(fn, wrt, hoisted):

@@ -262,9 +262,13 @@ def HoistLoopProducts : Pass<"sdfg-hoist-loop-products",
     dimension of each) and the loop writes neither `A` nor `B`, computes
     `P` (`sdfg.matmul`, a new transient `products`) in a state before the
     loop, and replaces the map by one without `%k` that adds `P[x, y]`.
-    Gradients follow: the matmul's reverse is two GEMMs instead of two
-    sweeps per iteration (covariance's gradient 1.4x faster at 400 x 300,
-    4.9x at 1400 x 1200: benchmarks/hoisted_products.py).
+    Likewise an `sdfg.gemv` of a matrix the loop only reads with a vector
+    that a map earlier in the same state fills with row or column g of
+    another such matrix (the frontend's `Y[b] = W @ X[b]`, `X[:, i] @ A`)
+    becomes a map `y[j] (+)= P[g, j]`. Products with the same operands in
+    one loop share `P`. Gradients follow: the matmul's reverse is two GEMMs
+    instead of two sweeps per iteration (gradients 2-5x faster:
+    benchmarks/hoisted_products.py).
 
     A product is hoisted only where it costs at most `max-flops-ratio`
     times the flops of the products the loop computes (the loop's trip

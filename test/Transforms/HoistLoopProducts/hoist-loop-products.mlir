@@ -298,3 +298,145 @@ sdfg.sdfg @no_room(%data: memref<16x8xf64>, %sum: memref<8xf64>)
     }
   }
 }
+
+// -----
+
+// A matrix times a row of another per iteration, as the frontend writes
+// `Y[b] = W @ X[b]`: the row copied into a vector, then a gemv. Y = X W^T
+// up front; the gemv becomes a copy of row b of the product (the copy
+// into the vector stays for whoever else reads it).
+// CHECK-LABEL: sdfg.sdfg @per_row
+// CHECK: %[[P:.*]] = sdfg.alloc() {name = "products"} : memref<12x9xf64>
+// CHECK: sdfg.state "products" {
+// CHECK-NEXT: sdfg.matmul %X, %W -> %[[P]] {transpose_b} : memref<12x20xf64>, memref<9x20xf64> -> memref<12x9xf64>
+// CHECK: sdfg.loop %[[B:.*]] = 0 to 12 step 1 {
+// CHECK: sdfg.store %{{.*}}, %x[%{{.*}}] : memref<20xf64>
+// CHECK: sdfg.map (%[[J:.*]]) = (0) to (9) step (1) schedule(sequential) {
+// CHECK-NEXT: %[[V:.*]] = sdfg.load %[[P]][%[[B]], %[[J]]] : memref<12x9xf64>
+// CHECK-NEXT: sdfg.store %[[V]], %y[%[[J]]] : memref<9xf64>
+// CHECK-NOT: sdfg.gemv
+sdfg.sdfg @per_row(%W: memref<9x20xf64> {sdfg.name = "W"},
+                   %X: memref<12x20xf64> {sdfg.name = "X"},
+                   %x: memref<20xf64> {sdfg.name = "x"},
+                   %y: memref<9xf64> {sdfg.name = "y"},
+                   %Y: memref<12x9xf64> {sdfg.name = "Y"}) {
+  sdfg.loop %b = 0 to 12 step 1 {
+    sdfg.state {
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %X[%b, %p] : memref<12x20xf64>
+        sdfg.store %v, %x[%p] : memref<20xf64>
+      }
+      sdfg.gemv %W, %x -> %y : memref<9x20xf64>, memref<20xf64> -> memref<9xf64>
+      sdfg.map (%q) = (0) to (9) step (1) schedule(sequential) {
+        %v = sdfg.load %y[%q] : memref<9xf64>
+        sdfg.store %v, %Y[%b, %q] : memref<12x9xf64>
+      }
+    }
+  }
+}
+
+// -----
+
+// Column i (from the end, step -2) of X against the columns of A,
+// accumulated: X^T A, added with wcr.
+// CHECK-LABEL: sdfg.sdfg @column_transposed
+// CHECK: sdfg.matmul %X, %A -> %[[P:.*]] {transpose_a} : memref<20x12xf64>, memref<20x9xf64> -> memref<12x9xf64>
+// CHECK: sdfg.loop %[[I:.*]] = 11 to -1 step -2 {
+// CHECK: %[[V:.*]] = sdfg.load %[[P]][%[[I]], %{{.*}}] : memref<12x9xf64>
+// CHECK-NEXT: sdfg.store %[[V]], %y[%{{.*}}] wcr(add) : memref<9xf64>
+// CHECK-NOT: sdfg.gemv
+sdfg.sdfg @column_transposed(%A: memref<20x9xf64> {sdfg.name = "A"},
+                             %X: memref<20x12xf64> {sdfg.name = "X"},
+                             %x: memref<20xf64> {sdfg.name = "x"},
+                             %y: memref<9xf64> {sdfg.name = "y"}) {
+  sdfg.loop %i = 11 to -1 step -2 {
+    sdfg.state {
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %X[%p, %i] : memref<20x12xf64>
+        sdfg.store %v, %x[%p] : memref<20xf64>
+      }
+      sdfg.gemv %A, %x -> %y {transpose, accumulate} : memref<20x9xf64>, memref<20xf64> -> memref<9xf64>
+    }
+  }
+}
+
+// -----
+
+// Left alone: the vector written twice in the loop, the copy after the
+// gemv (the gemv reads the previous iteration's row), the matrix written
+// in the loop, two of twelve rows used (the product would cost 6 times
+// the loop's).
+// CHECK-LABEL: sdfg.sdfg @two_writers
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @copy_after
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @matrix_written
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @few_rows
+// CHECK-NOT: sdfg.matmul
+sdfg.sdfg @two_writers(%W: memref<9x20xf64>, %X: memref<12x20xf64>,
+                       %x: memref<20xf64>, %y: memref<9xf64>) {
+  sdfg.loop %b = 0 to 12 step 1 {
+    sdfg.state {
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %X[%b, %p] : memref<12x20xf64>
+        sdfg.store %v, %x[%p] : memref<20xf64>
+      }
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %x[%p] : memref<20xf64>
+        %w = sdfg.tasklet(%v) : (f64) -> f64 {
+        ^bb0(%a: f64):
+          %s = arith.mulf %a, %a : f64
+          sdfg.yield %s : f64
+        }
+        sdfg.store %w, %x[%p] : memref<20xf64>
+      }
+      sdfg.gemv %W, %x -> %y : memref<9x20xf64>, memref<20xf64> -> memref<9xf64>
+    }
+  }
+}
+
+sdfg.sdfg @copy_after(%W: memref<9x20xf64>, %X: memref<12x20xf64>,
+                      %x: memref<20xf64>, %y: memref<9xf64>) {
+  sdfg.loop %b = 0 to 12 step 1 {
+    sdfg.state {
+      sdfg.gemv %W, %x -> %y {accumulate} : memref<9x20xf64>, memref<20xf64> -> memref<9xf64>
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %X[%b, %p] : memref<12x20xf64>
+        sdfg.store %v, %x[%p] : memref<20xf64>
+      }
+    }
+  }
+}
+
+sdfg.sdfg @matrix_written(%W: memref<9x20xf64>, %X: memref<12x20xf64>,
+                          %x: memref<20xf64>, %y: memref<9xf64>) {
+  sdfg.loop %b = 0 to 12 step 1 {
+    sdfg.state {
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %X[%b, %p] : memref<12x20xf64>
+        sdfg.store %v, %x[%p] : memref<20xf64>
+      }
+      sdfg.gemv %W, %x -> %y : memref<9x20xf64>, memref<20xf64> -> memref<9xf64>
+    }
+    sdfg.state {
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %x[%p] : memref<20xf64>
+        sdfg.store %v, %W[0, %p] : memref<9x20xf64>
+      }
+    }
+  }
+}
+
+sdfg.sdfg @few_rows(%W: memref<9x20xf64>, %X: memref<12x20xf64>,
+                    %x: memref<20xf64>, %y: memref<9xf64>) {
+  sdfg.loop %b = 0 to 2 step 1 {
+    sdfg.state {
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %X[%b, %p] : memref<12x20xf64>
+        sdfg.store %v, %x[%p] : memref<20xf64>
+      }
+      sdfg.gemv %W, %x -> %y : memref<9x20xf64>, memref<20xf64> -> memref<9xf64>
+    }
+  }
+}
