@@ -237,6 +237,133 @@ std::optional<double> pointsOverLoop(MapOp map, unsigned skip, LoopOp loop,
   return total;
 }
 
+/// A loop over k (0 to K, one state holding one map) that adds products to
+/// elements it does not index by k, as syrk's inner loop does:
+/// `C[idx] = C[idx] + f * ... * A[k, x] * B[k, y]`, the factors f loads
+/// that do not depend on k. Over the whole loop that adds
+/// `f * ... * P[x, y]`.
+struct Accumulation {
+  LoopOp loop;
+  MapOp map;
+  LoadOp old, lhs, rhs;
+  SmallVector<LoadOp> factors;
+  StoreOp store;
+  unsigned lhsDim, rhsDim;
+};
+
+/// Collects the leaves of a tree of `arith.mulf` inside a tasklet body.
+bool productLeaves(Value v, SmallVectorImpl<Value> &leaves) {
+  if (isa<BlockArgument>(v)) {
+    leaves.push_back(v);
+    return true;
+  }
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  return mul && mul->hasOneUse() && productLeaves(mul.getLhs(), leaves) &&
+         productLeaves(mul.getRhs(), leaves);
+}
+
+std::optional<Accumulation> matchAccumulation(LoopOp loop) {
+  Block &loopBody = loop.getBody().front();
+  auto state = loopBody.getOperations().size() == 1
+                   ? dyn_cast<StateOp>(loopBody.front())
+                   : StateOp();
+  if (!state || state.getBody().front().getOperations().size() != 1)
+    return std::nullopt;
+  auto map = dyn_cast<MapOp>(state.getBody().front().front());
+  auto lb = dyn_cast<AffineConstantExpr>(loop.getLowerExpr());
+  auto ub = dyn_cast<AffineConstantExpr>(loop.getUpperExpr());
+  Value k = loop.getIterator();
+  if (!map || !lb || !ub || lb.getValue() != 0 || loop.getStepValue() != 1 ||
+      llvm::is_contained(map.getRangeOperands(), k))
+    return std::nullopt;
+  Accumulation acc{loop, map, {}, {}, {}, {}, {}, 0, 0};
+  TaskletOp tasklet;
+  SmallVector<LoadOp> loads;
+  for (Operation &op : map.getBody().front()) {
+    if (auto load = dyn_cast<LoadOp>(op))
+      loads.push_back(load);
+    else if (auto t = dyn_cast<TaskletOp>(op); t && !tasklet)
+      tasklet = t;
+    else if (auto st = dyn_cast<StoreOp>(op); st && !acc.store)
+      acc.store = st;
+    else
+      return std::nullopt;
+  }
+  StoreOp store = acc.store;
+  if (!tasklet || !store || store.getWcr() || tasklet.getNumResults() != 1 ||
+      store.getValue() != tasklet.getResult(0) ||
+      !isa<FloatType>(store.getValue().getType()) ||
+      reads(store.getMap(), store.getIndices(), k))
+    return std::nullopt;
+  Value target = store.getMemref();
+  for (LoadOp load : loads) {
+    if (!load->hasOneUse() || *load->getUsers().begin() != tasklet)
+      return std::nullopt;
+    if (load.getMemref() == target) {
+      // The element the store writes, and no other of the target.
+      if (acc.old || load.getIndices() != store.getIndices() ||
+          load.getMap() != store.getMap())
+        return std::nullopt;
+      acc.old = load;
+    } else if (reads(load.getMap(), load.getIndices(), k)) {
+      std::optional<unsigned> dim = reductionDim(load, k);
+      if (!dim || (acc.lhs && acc.rhs))
+        return std::nullopt;
+      (acc.lhs ? acc.rhs : acc.lhs) = load;
+      (acc.lhs == load ? acc.lhsDim : acc.rhsDim) = *dim;
+    } else {
+      acc.factors.push_back(load);
+    }
+  }
+  if (!acc.old || !acc.rhs)
+    return std::nullopt;
+  // k runs over the whole reduced dimension of both matrices.
+  for (auto [load, dim] :
+       {std::pair(acc.lhs, acc.lhsDim), std::pair(acc.rhs, acc.rhsDim)}) {
+    auto type = cast<MemRefType>(load.getMemref().getType());
+    if (!type.hasStaticShape() || type.getDimSize(dim) != ub.getValue())
+      return std::nullopt;
+  }
+  // The tasklet yields old + (product of every other input, once each).
+  Block &body = tasklet.getBody().front();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  auto add = yield && yield.getValues().size() == 1
+                 ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  if (!add || !add->hasOneUse())
+    return std::nullopt;
+  auto inputs = tasklet.getInputs();
+  unsigned oldIndex = llvm::find(inputs, acc.old.getResult()) - inputs.begin();
+  Value oldArg = body.getArgument(oldIndex);
+  Value rest = add.getLhs() == oldArg ? add.getRhs() : add.getLhs();
+  SmallVector<Value> leaves;
+  if ((add.getLhs() != oldArg && add.getRhs() != oldArg) ||
+      !productLeaves(rest, leaves) ||
+      leaves.size() != tasklet.getInputs().size() - 1 ||
+      body.getOperations().size() != leaves.size() + 1)
+    return std::nullopt;
+  llvm::SmallDenseSet<Value> distinct(leaves.begin(), leaves.end());
+  if (distinct.size() != leaves.size() || distinct.contains(oldArg))
+    return std::nullopt;
+  return acc;
+}
+
+/// A one-result tasklet applying `fn` to `inputs`.
+Value scalarTasklet(OpBuilder &b, Location loc, ValueRange inputs,
+                    function_ref<Value(OpBuilder &, ArrayRef<Value>)> fn) {
+  auto t =
+      TaskletOp::create(b, loc, TypeRange{inputs.front().getType()}, inputs);
+  Block *body = new Block();
+  t.getBody().push_back(body);
+  SmallVector<Value> args;
+  for (Value in : inputs)
+    args.push_back(body->addArgument(in.getType(), loc));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+  YieldOp::create(b, loc, ValueRange{fn(b, args)});
+  return t.getResult(0);
+}
+
 /// The product matrix a loop already computed for these operands.
 struct ProductKey {
   Operation *loop;
@@ -260,13 +387,17 @@ struct HoistLoopProductsPass
     }
     SmallVector<Operation *> candidates;
     getOperation().walk([&](Operation *op) {
-      if (isa<MapOp, GemvOp>(op))
+      if (isa<MapOp, GemvOp, LoopOp>(op))
         candidates.push_back(op);
     });
     for (Operation *op : candidates) {
       if (auto gemv = dyn_cast<GemvOp>(op))
         hoist(gemv);
-      else if (std::optional<Contraction> c = matchContraction(cast<MapOp>(op)))
+      else if (auto loop = dyn_cast<LoopOp>(op)) {
+        if (std::optional<Accumulation> a = matchAccumulation(loop))
+          hoist(*a);
+      } else if (std::optional<Contraction> c =
+                     matchContraction(cast<MapOp>(op)))
         hoist(*c);
     }
   }
@@ -484,6 +615,78 @@ struct HoistLoopProductsPass
                     gemv.getAccumulate() ? WCRKindAttr::get(ctx, WCRKind::add)
                                          : WCRKindAttr());
     gemv.erase();
+  }
+
+  /// The accumulating loop, directly inside an outer loop, as one map
+  /// adding `f * ... * P[x, y]`.
+  void hoist(Accumulation &a) {
+    auto outer = dyn_cast<LoopOp>(a.loop->getParentOp());
+    std::optional<int64_t> trips = outer ? constantTrips(outer) : std::nullopt;
+    if (!trips || *trips < 1)
+      return;
+    for (LoadOp factor : a.factors)
+      if (!onlyReadIn(factor.getMemref(), outer))
+        return;
+    std::optional<double> points = pointsOverLoop(a.map, ~0u, outer, *trips);
+    if (!points)
+      return;
+    ProductKey key{outer, a.lhs.getMemref(), a.rhs.getMemref(), a.lhsDim,
+                   a.rhsDim};
+    Value product = this->product(key, outer, *points, a.loop.getLoc());
+    if (!product)
+      return;
+    OpBuilder b(a.loop);
+    Location loc = a.map.getLoc();
+    auto state = StateOp::create(b, loc);
+    b.setInsertionPointToStart(&state.getBody().front());
+    MapOp map = a.map;
+    auto folded =
+        MapOp::create(b, loc, map.getRangeOperands(), map.getLowerBounds(),
+                      map.getUpperBounds(), map.getSteps(), map.getSchedule());
+    Block *body = new Block();
+    folded.getBody().push_back(body);
+    IRMapping mapping;
+    for (Value param : map.getParams())
+      mapping.map(param, body->addArgument(param.getType(), param.getLoc()));
+    b.setInsertionPointToStart(body);
+    // P[x, y] over the loads' operands but k.
+    Value k = a.loop.getIterator();
+    SmallVector<Value> operands;
+    SmallVector<AffineExpr> index;
+    for (auto [load, dim] :
+         {std::pair(a.lhs, a.lhsDim), std::pair(a.rhs, a.rhsDim)}) {
+      SmallVector<AffineExpr> replacement;
+      for (Value operand : load.getIndices()) {
+        if (operand == k) {
+          replacement.push_back(b.getAffineConstantExpr(0));
+          continue;
+        }
+        replacement.push_back(b.getAffineDimExpr(operands.size()));
+        operands.push_back(mapping.lookupOrDefault(operand));
+      }
+      index.push_back(load.getMap().getResult(1 - dim).replaceDimsAndSymbols(
+          replacement, {}));
+    }
+    Type elt = a.store.getValue().getType();
+    SmallVector<Value> inputs{
+        b.clone(*a.old, mapping)->getResult(0),
+        LoadOp::create(
+            b, loc, elt, product, operands,
+            AffineMap::get(operands.size(), 0, index, b.getContext()))};
+    for (LoadOp factor : a.factors)
+      inputs.push_back(b.clone(*factor, mapping)->getResult(0));
+    Value sum = scalarTasklet(b, loc, inputs, [&](OpBuilder &ib, auto args) {
+      Value term = args[1];
+      for (Value f : args.drop_front(2))
+        term = arith::MulFOp::create(ib, loc, term, f);
+      return Value(arith::AddFOp::create(ib, loc, args[0], term));
+    });
+    StoreOp::create(b, a.store.getLoc(), sum, a.store.getMemref(),
+                    llvm::map_to_vector(
+                        a.store.getIndices(),
+                        [&](Value v) { return mapping.lookupOrDefault(v); }),
+                    a.store.getMap(), nullptr);
+    a.loop.erase();
   }
 };
 

@@ -53,6 +53,17 @@ def column_times_matrix(X, A):
     return np.sum(out * out)
 
 
+def syrk(alpha, beta, C, A):
+    # The k loop adds alpha A[i, k] A[:i+1, k] to row i: alpha (A A^T)[i].
+    N = C.shape[0]
+    M = A.shape[1]
+    for i in range(N):
+        C[i, :i + 1] *= beta
+        for k in range(M):
+            C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]
+    return np.sum(np.sin(C))
+
+
 def written_in_loop(A, B):
     # The loop scales the column it has just used: later iterations must
     # see the new values, so the product cannot be computed up front.
@@ -71,6 +82,8 @@ def _inputs(fn, rng):
         return (rng.random((30, 50)), rng.random((50, 40)))
     if fn is per_sample:
         return (rng.random((20, 30)) - 0.5, rng.random((40, 30)) - 0.5)
+    if fn is syrk:
+        return (1.5, 1.2, rng.random((30, 30)), rng.random((30, 20)))
     if fn is column_times_matrix:
         return (rng.random((50, 30)), rng.random((50, 20)))
     return (rng.random((50, 30)), rng.random((50, 30)))
@@ -100,6 +113,7 @@ def _fd(fn, args, k, direction, h=1e-6):
     (upper_rows, ["A", "B"], True),
     (per_sample, ["W", "X"], True),
     (column_times_matrix, ["X", "A"], True),
+    (syrk, ["C", "A"], True),
     (written_in_loop, ["A", "B"], False),
 ])
 def test_gradient_matches_finite_differences(fn, wrt, hoisted):

@@ -265,8 +265,13 @@ def HoistLoopProducts : Pass<"sdfg-hoist-loop-products",
     Likewise an `sdfg.gemv` of a matrix the loop only reads with a vector
     that a map earlier in the same state fills with row or column g of
     another such matrix (the frontend's `Y[b] = W @ X[b]`, `X[:, i] @ A`)
-    becomes a map `y[j] (+)= P[g, j]`. Products with the same operands in
-    one loop share `P`. Gradients follow: the matmul's reverse is two GEMMs
+    becomes a map `y[j] (+)= P[g, j]`. And a loop over k from 0 to K
+    (one state, one map) directly inside the loop, whose map adds
+    `f * ... * A[k, x] * B[k, y]` to the element it reads and writes
+    (`C[idx] = C[idx] + ...`, the factors loads that do not depend on k:
+    syrk's `C[i, :i+1] += alpha * A[i, k] * A[:i+1, k]`), becomes one
+    state with a map adding `f * ... * P[x, y]`. Products with the same
+    operands in one loop share `P`. Gradients follow: the matmul's reverse is two GEMMs
     instead of two sweeps per iteration (gradients 2-5x faster:
     benchmarks/hoisted_products.py).
 

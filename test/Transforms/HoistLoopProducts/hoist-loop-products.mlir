@@ -440,3 +440,177 @@ sdfg.sdfg @few_rows(%W: memref<9x20xf64>, %X: memref<12x20xf64>,
     }
   }
 }
+
+// -----
+
+// syrk's inner loop adds alpha A[i, k] A[j, k] to row i of C for every k:
+// over the whole loop, alpha (A A^T)[i, j]. The k loop becomes one state
+// with one map reading the product.
+// CHECK-LABEL: sdfg.sdfg @syrk
+// CHECK: %[[P:.*]] = sdfg.alloc() {name = "products"} : memref<12x12xf64>
+// CHECK: sdfg.matmul %A, %A -> %[[P]] {transpose_b} : memref<12x9xf64>, memref<12x9xf64> -> memref<12x12xf64>
+// CHECK: sdfg.loop %[[I:.*]] = 0 to 12 step 1 {
+// CHECK-NOT: sdfg.loop
+// CHECK: sdfg.map (%[[J:.*]]) = (0) to (%[[I]] + 1) step (1) schedule(sequential) {
+// CHECK-NEXT: %[[OLD:.*]] = sdfg.load %C[%[[I]], %[[J]]]
+// CHECK-NEXT: %[[V:.*]] = sdfg.load %[[P]][%[[I]], %[[J]]]
+// CHECK-NEXT: %[[F:.*]] = sdfg.load %alpha[]
+// CHECK-NEXT: %[[S:.*]] = sdfg.tasklet(%[[OLD]], %[[V]], %[[F]])
+// CHECK: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK: sdfg.store %[[S]], %C[%[[I]], %[[J]]] : memref<12x12xf64>
+sdfg.sdfg @syrk(%alpha: memref<f64> {sdfg.name = "alpha"},
+                %C: memref<12x12xf64> {sdfg.name = "C"},
+                %A: memref<12x9xf64> {sdfg.name = "A"}) {
+  sdfg.loop %i = 0 to 12 step 1 {
+    sdfg.loop %k = 0 to 9 step 1 {
+      sdfg.state {
+        sdfg.map (%j) = (0) to (%i + 1) step (1) schedule(sequential) {
+          %c = sdfg.load %C[%i, %j] : memref<12x12xf64>
+          %f = sdfg.load %alpha[] : memref<f64>
+          %a = sdfg.load %A[%i, %k] : memref<12x9xf64>
+          %b = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %t = sdfg.tasklet(%c, %f, %a, %b) : (f64, f64, f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64, %z: f64, %w: f64):
+            %m = arith.mulf %y, %z : f64
+            %n = arith.mulf %m, %w : f64
+            %s = arith.addf %x, %n : f64
+            sdfg.yield %s : f64
+          }
+          sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
+        }
+      }
+    }
+  }
+}
+
+// -----
+
+// Left alone: k over part of the dimension, a factor the outer loop
+// writes, a difference instead of a sum, a factor used twice, the target
+// read at another element.
+// CHECK-LABEL: sdfg.sdfg @part_of_k
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @factor_written
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @difference
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @square_factor
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @other_element
+// CHECK-NOT: sdfg.matmul
+sdfg.sdfg @part_of_k(%C: memref<12x12xf64>, %A: memref<12x9xf64>) {
+  sdfg.loop %i = 0 to 12 step 1 {
+    sdfg.loop %k = 0 to 8 step 1 {
+      sdfg.state {
+        sdfg.map (%j) = (0) to (12) step (1) schedule(sequential) {
+          %c = sdfg.load %C[%i, %j] : memref<12x12xf64>
+          %a = sdfg.load %A[%i, %k] : memref<12x9xf64>
+          %b = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %t = sdfg.tasklet(%c, %a, %b) : (f64, f64, f64) -> f64 {
+          ^bb0(%x: f64, %z: f64, %w: f64):
+            %n = arith.mulf %z, %w : f64
+            %s = arith.addf %n, %x : f64
+            sdfg.yield %s : f64
+          }
+          sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
+        }
+      }
+    }
+  }
+}
+
+sdfg.sdfg @factor_written(%alpha: memref<f64>, %C: memref<12x12xf64>, %A: memref<12x9xf64>) {
+  sdfg.loop %i = 0 to 12 step 1 {
+    sdfg.loop %k = 0 to 9 step 1 {
+      sdfg.state {
+        sdfg.map (%j) = (0) to (12) step (1) schedule(sequential) {
+          %c = sdfg.load %C[%i, %j] : memref<12x12xf64>
+          %f = sdfg.load %alpha[] : memref<f64>
+          %a = sdfg.load %A[%i, %k] : memref<12x9xf64>
+          %b = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %t = sdfg.tasklet(%c, %f, %a, %b) : (f64, f64, f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64, %z: f64, %w: f64):
+            %m = arith.mulf %y, %z : f64
+            %n = arith.mulf %m, %w : f64
+            %s = arith.addf %x, %n : f64
+            sdfg.yield %s : f64
+          }
+          sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
+        }
+      }
+    }
+    sdfg.state {
+      %two = sdfg.tasklet() : () -> f64 {
+        %v = arith.constant 2.0 : f64
+        sdfg.yield %v : f64
+      }
+      sdfg.store %two, %alpha[] : memref<f64>
+    }
+  }
+}
+
+sdfg.sdfg @difference(%C: memref<12x12xf64>, %A: memref<12x9xf64>) {
+  sdfg.loop %i = 0 to 12 step 1 {
+    sdfg.loop %k = 0 to 9 step 1 {
+      sdfg.state {
+        sdfg.map (%j) = (0) to (12) step (1) schedule(sequential) {
+          %c = sdfg.load %C[%i, %j] : memref<12x12xf64>
+          %a = sdfg.load %A[%i, %k] : memref<12x9xf64>
+          %b = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %t = sdfg.tasklet(%c, %a, %b) : (f64, f64, f64) -> f64 {
+          ^bb0(%x: f64, %z: f64, %w: f64):
+            %n = arith.mulf %z, %w : f64
+            %s = arith.subf %x, %n : f64
+            sdfg.yield %s : f64
+          }
+          sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
+        }
+      }
+    }
+  }
+}
+
+sdfg.sdfg @square_factor(%alpha: memref<f64>, %C: memref<12x12xf64>, %A: memref<12x9xf64>) {
+  sdfg.loop %i = 0 to 12 step 1 {
+    sdfg.loop %k = 0 to 9 step 1 {
+      sdfg.state {
+        sdfg.map (%j) = (0) to (12) step (1) schedule(sequential) {
+          %c = sdfg.load %C[%i, %j] : memref<12x12xf64>
+          %f = sdfg.load %alpha[] : memref<f64>
+          %a = sdfg.load %A[%i, %k] : memref<12x9xf64>
+          %b = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %t = sdfg.tasklet(%c, %f, %a, %b) : (f64, f64, f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64, %z: f64, %w: f64):
+            %m = arith.mulf %z, %w : f64
+            %n = arith.mulf %m, %z : f64
+            %s = arith.addf %x, %n : f64
+            sdfg.yield %s : f64
+          }
+          sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
+        }
+      }
+    }
+  }
+}
+
+sdfg.sdfg @other_element(%C: memref<12x12xf64>, %A: memref<12x9xf64>) {
+  sdfg.loop %i = 0 to 12 step 1 {
+    sdfg.loop %k = 0 to 9 step 1 {
+      sdfg.state {
+        sdfg.map (%j) = (0) to (11) step (1) schedule(sequential) {
+          %c = sdfg.load %C[%i, %j + 1] : memref<12x12xf64>
+          %a = sdfg.load %A[%i, %k] : memref<12x9xf64>
+          %b = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %t = sdfg.tasklet(%c, %a, %b) : (f64, f64, f64) -> f64 {
+          ^bb0(%x: f64, %z: f64, %w: f64):
+            %n = arith.mulf %z, %w : f64
+            %s = arith.addf %x, %n : f64
+            sdfg.yield %s : f64
+          }
+          sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
+        }
+      }
+    }
+  }
+}
