@@ -239,16 +239,21 @@ std::optional<double> pointsOverLoop(MapOp map, unsigned skip, LoopOp loop,
 
 /// A loop over k (0 to K, one state holding one map) that adds products to
 /// elements it does not index by k, as syrk's inner loop does:
-/// `C[idx] = C[idx] + f * ... * A[k, x] * B[k, y]`, the factors f loads
-/// that do not depend on k. Over the whole loop that adds
-/// `f * ... * P[x, y]`.
+/// `C[idx] = C[idx] + f * ... * A[k, x] * B[k, y] + ...`, each term's
+/// factors f loads that do not depend on k. Over the whole loop each term
+/// adds `f * ... * P[x, y]`.
+struct Term {
+  LoadOp lhs, rhs;
+  unsigned lhsDim = 0, rhsDim = 0;
+  SmallVector<LoadOp> factors;
+};
+
 struct Accumulation {
   LoopOp loop;
   MapOp map;
-  LoadOp old, lhs, rhs;
-  SmallVector<LoadOp> factors;
+  LoadOp old;
+  SmallVector<Term> terms;
   StoreOp store;
-  unsigned lhsDim, rhsDim;
 };
 
 /// Collects the leaves of a tree of `arith.mulf` inside a tasklet body.
@@ -260,6 +265,14 @@ bool productLeaves(Value v, SmallVectorImpl<Value> &leaves) {
   auto mul = v.getDefiningOp<arith::MulFOp>();
   return mul && mul->hasOneUse() && productLeaves(mul.getLhs(), leaves) &&
          productLeaves(mul.getRhs(), leaves);
+}
+
+/// Splits a tree of `arith.addf` into its operands, each a product tree.
+bool sumTerms(Value v, SmallVectorImpl<SmallVector<Value>> &terms) {
+  if (auto add = v.getDefiningOp<arith::AddFOp>())
+    return add->hasOneUse() && sumTerms(add.getLhs(), terms) &&
+           sumTerms(add.getRhs(), terms);
+  return productLeaves(v, terms.emplace_back());
 }
 
 std::optional<Accumulation> matchAccumulation(LoopOp loop) {
@@ -276,18 +289,19 @@ std::optional<Accumulation> matchAccumulation(LoopOp loop) {
   if (!map || !lb || !ub || lb.getValue() != 0 || loop.getStepValue() != 1 ||
       llvm::is_contained(map.getRangeOperands(), k))
     return std::nullopt;
-  Accumulation acc{loop, map, {}, {}, {}, {}, {}, 0, 0};
+  Accumulation acc{loop, map, {}, {}, {}};
   TaskletOp tasklet;
-  SmallVector<LoadOp> loads;
   for (Operation &op : map.getBody().front()) {
-    if (auto load = dyn_cast<LoadOp>(op))
-      loads.push_back(load);
-    else if (auto t = dyn_cast<TaskletOp>(op); t && !tasklet)
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      if (!load->hasOneUse() || !isa<TaskletOp>(*load->getUsers().begin()))
+        return std::nullopt;
+    } else if (auto t = dyn_cast<TaskletOp>(op); t && !tasklet) {
       tasklet = t;
-    else if (auto st = dyn_cast<StoreOp>(op); st && !acc.store)
+    } else if (auto st = dyn_cast<StoreOp>(op); st && !acc.store) {
       acc.store = st;
-    else
+    } else {
       return std::nullopt;
+    }
   }
   StoreOp store = acc.store;
   if (!tasklet || !store || store.getWcr() || tasklet.getNumResults() != 1 ||
@@ -295,55 +309,65 @@ std::optional<Accumulation> matchAccumulation(LoopOp loop) {
       !isa<FloatType>(store.getValue().getType()) ||
       reads(store.getMap(), store.getIndices(), k))
     return std::nullopt;
-  Value target = store.getMemref();
-  for (LoadOp load : loads) {
-    if (!load->hasOneUse() || *load->getUsers().begin() != tasklet)
+  // Every input of the tasklet is one of the map's loads.
+  SmallVector<LoadOp> inputs;
+  for (Value in : tasklet.getInputs()) {
+    auto load = in.getDefiningOp<LoadOp>();
+    if (!load || load->getParentOp() != map)
       return std::nullopt;
-    if (load.getMemref() == target) {
-      // The element the store writes, and no other of the target.
-      if (acc.old || load.getIndices() != store.getIndices() ||
-          load.getMap() != store.getMap())
-        return std::nullopt;
-      acc.old = load;
-    } else if (reads(load.getMap(), load.getIndices(), k)) {
-      std::optional<unsigned> dim = reductionDim(load, k);
-      if (!dim || (acc.lhs && acc.rhs))
-        return std::nullopt;
-      (acc.lhs ? acc.rhs : acc.lhs) = load;
-      (acc.lhs == load ? acc.lhsDim : acc.rhsDim) = *dim;
-    } else {
-      acc.factors.push_back(load);
-    }
+    inputs.push_back(load);
+    if (load.getMemref() != store.getMemref())
+      continue;
+    // The element the store writes, and no other of the target.
+    if (acc.old || load.getIndices() != store.getIndices() ||
+        load.getMap() != store.getMap())
+      return std::nullopt;
+    acc.old = load;
   }
-  if (!acc.old || !acc.rhs)
+  if (!acc.old)
     return std::nullopt;
-  // k runs over the whole reduced dimension of both matrices.
-  for (auto [load, dim] :
-       {std::pair(acc.lhs, acc.lhsDim), std::pair(acc.rhs, acc.rhsDim)}) {
-    auto type = cast<MemRefType>(load.getMemref().getType());
-    if (!type.hasStaticShape() || type.getDimSize(dim) != ub.getValue())
-      return std::nullopt;
-  }
-  // The tasklet yields old + (product of every other input, once each).
+  // The tasklet yields old + a sum of products of the other inputs, each
+  // input used once.
   Block &body = tasklet.getBody().front();
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  auto add = yield && yield.getValues().size() == 1
+  auto yield = cast<YieldOp>(body.getTerminator());
+  auto add = yield.getValues().size() == 1
                  ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
                  : arith::AddFOp();
-  if (!add || !add->hasOneUse())
-    return std::nullopt;
-  auto inputs = tasklet.getInputs();
-  unsigned oldIndex = llvm::find(inputs, acc.old.getResult()) - inputs.begin();
+  unsigned oldIndex = llvm::find(inputs, acc.old) - inputs.begin();
   Value oldArg = body.getArgument(oldIndex);
-  Value rest = add.getLhs() == oldArg ? add.getRhs() : add.getLhs();
-  SmallVector<Value> leaves;
-  if ((add.getLhs() != oldArg && add.getRhs() != oldArg) ||
-      !productLeaves(rest, leaves) ||
-      leaves.size() != tasklet.getInputs().size() - 1 ||
-      body.getOperations().size() != leaves.size() + 1)
+  if (!add || !add->hasOneUse() ||
+      (add.getLhs() != oldArg && add.getRhs() != oldArg))
     return std::nullopt;
-  llvm::SmallDenseSet<Value> distinct(leaves.begin(), leaves.end());
-  if (distinct.size() != leaves.size() || distinct.contains(oldArg))
+  SmallVector<SmallVector<Value>> leaves;
+  if (!sumTerms(add.getLhs() == oldArg ? add.getRhs() : add.getLhs(), leaves))
+    return std::nullopt;
+  llvm::SmallDenseSet<Value> seen{oldArg};
+  size_t ops = 2 + leaves.size() - 1; // the yield, the adds
+  for (auto &term : leaves) {
+    ops += term.size() - 1;
+    Term t;
+    for (Value leaf : term) {
+      if (!seen.insert(leaf).second)
+        return std::nullopt;
+      LoadOp load = inputs[cast<BlockArgument>(leaf).getArgNumber()];
+      if (!reads(load.getMap(), load.getIndices(), k)) {
+        t.factors.push_back(load);
+        continue;
+      }
+      std::optional<unsigned> dim = reductionDim(load, k);
+      auto type = cast<MemRefType>(load.getMemref().getType());
+      // k runs over the whole reduced dimension.
+      if (!dim || t.rhs || !type.hasStaticShape() ||
+          type.getDimSize(*dim) != ub.getValue())
+        return std::nullopt;
+      (t.lhs ? t.rhsDim : t.lhsDim) = *dim;
+      (t.lhs ? t.rhs : t.lhs) = load;
+    }
+    if (!t.rhs)
+      return std::nullopt;
+    acc.terms.push_back(std::move(t));
+  }
+  if (seen.size() != inputs.size() || body.getOperations().size() != ops)
     return std::nullopt;
   return acc;
 }
@@ -416,33 +440,62 @@ struct HoistLoopProductsPass
     return {loop, *trips};
   }
 
-  /// `P[x, y] = sum_k lhs[k, x] rhs[k, y]` (k along `key.lhsDim` and
-  /// `key.rhsDim`) computed before the loop, where the loop only reads the
-  /// operands and P costs at most `maxFlopsRatio` times the `points`
-  /// entries the loop computes; a null value otherwise.
-  Value product(const ProductKey &key, LoopOp loop, double points,
-                Location loc) {
+  /// The existing product matrix for `key`, if any.
+  Value existing(const ProductKey &key) {
+    for (auto &[k, v] : products)
+      if (k == key)
+        return v;
+    return Value();
+  }
+
+  /// The bytes a new product matrix for `key` takes (0 when one exists),
+  /// where the loop only reads the operands and P costs at most
+  /// `maxFlopsRatio` times the `points` entries the loop computes;
+  /// std::nullopt otherwise.
+  std::optional<int64_t> admissible(const ProductKey &key, LoopOp loop,
+                                    double points) {
     if (!onlyReadIn(key.lhs, loop) || !onlyReadIn(key.rhs, loop))
-      return Value();
+      return std::nullopt;
     auto lhsType = cast<MemRefType>(key.lhs.getType());
     auto rhsType = cast<MemRefType>(key.rhs.getType());
     Type elt = lhsType.getElementType();
     if (rhsType.getElementType() != elt)
-      return Value();
+      return std::nullopt;
     int64_t rows = lhsType.getDimSize(1 - key.lhsDim);
     int64_t cols = rhsType.getDimSize(1 - key.rhsDim);
     // Flops per entry (2 K) cancel out of the ratio.
     if (double(rows) * double(cols) > maxFlopsRatio * points)
-      return Value();
-    for (auto &[k, v] : products)
-      if (k == key)
-        return v;
-    auto sdfg = loop->getParentOfType<SDFGOp>();
+      return std::nullopt;
+    if (existing(key))
+      return 0;
     int64_t bytes = rows * cols * int64_t(elt.getIntOrFloatBitWidth() / 8);
+    if (bytes > maxBytes)
+      return std::nullopt;
+    return bytes;
+  }
+
+  /// Whether `bytes` more fit what a limit left of the program's memory,
+  /// and if so spends them.
+  bool spend(SDFGOp sdfg, int64_t bytes) {
     std::optional<int64_t> left = headroom(sdfg);
-    if (bytes > maxBytes || (left && bytes > *left - spent[sdfg]))
-      return Value();
+    if (left && bytes > *left - spent[sdfg])
+      return false;
     spent[sdfg] += bytes;
+    return true;
+  }
+
+  /// `P[x, y] = sum_k lhs[k, x] rhs[k, y]` (k along `key.lhsDim` and
+  /// `key.rhsDim`) computed in a state before the loop, or the matrix an
+  /// earlier product with the same key made.
+  Value create(const ProductKey &key, LoopOp loop, Location loc) {
+    if (Value p = existing(key))
+      return p;
+    auto lhsType = cast<MemRefType>(key.lhs.getType());
+    auto rhsType = cast<MemRefType>(key.rhs.getType());
+    Type elt = lhsType.getElementType();
+    int64_t rows = lhsType.getDimSize(1 - key.lhsDim);
+    int64_t cols = rhsType.getDimSize(1 - key.rhsDim);
+    auto sdfg = loop->getParentOfType<SDFGOp>();
     OpBuilder b(loop.getContext());
     b.setInsertionPointToStart(&sdfg.getBody().front());
     Value p = AllocOp::create(b, loc, MemRefType::get({rows, cols}, elt),
@@ -457,6 +510,15 @@ struct HoistLoopProductsPass
                      /*alpha=*/nullptr);
     products.push_back({key, p});
     return p;
+  }
+
+  /// The product for one term: admissible, within the memory, created.
+  Value product(const ProductKey &key, LoopOp loop, double points,
+                Location loc) {
+    std::optional<int64_t> bytes = admissible(key, loop, points);
+    if (!bytes || !spend(loop->getParentOfType<SDFGOp>(), *bytes))
+      return Value();
+    return create(key, loop, loc);
   }
 
   void hoist(Contraction &c) {
@@ -618,22 +680,32 @@ struct HoistLoopProductsPass
   }
 
   /// The accumulating loop, directly inside an outer loop, as one map
-  /// adding `f * ... * P[x, y]`.
+  /// adding `f * ... * P[x, y] + ...`.
   void hoist(Accumulation &a) {
     auto outer = dyn_cast<LoopOp>(a.loop->getParentOp());
     std::optional<int64_t> trips = outer ? constantTrips(outer) : std::nullopt;
     if (!trips || *trips < 1)
       return;
-    for (LoadOp factor : a.factors)
-      if (!onlyReadIn(factor.getMemref(), outer))
-        return;
     std::optional<double> points = pointsOverLoop(a.map, ~0u, outer, *trips);
     if (!points)
       return;
-    ProductKey key{outer, a.lhs.getMemref(), a.rhs.getMemref(), a.lhsDim,
-                   a.rhsDim};
-    Value product = this->product(key, outer, *points, a.loop.getLoc());
-    if (!product)
+    // Every term's product admissible, the new ones within the memory.
+    SmallVector<ProductKey> keys;
+    int64_t bytes = 0;
+    for (Term &t : a.terms) {
+      for (LoadOp factor : t.factors)
+        if (!onlyReadIn(factor.getMemref(), outer))
+          return;
+      ProductKey key{outer, t.lhs.getMemref(), t.rhs.getMemref(), t.lhsDim,
+                     t.rhsDim};
+      std::optional<int64_t> more = admissible(key, outer, *points);
+      if (!more)
+        return;
+      if (!llvm::is_contained(keys, key))
+        bytes += *more;
+      keys.push_back(key);
+    }
+    if (!spend(outer->getParentOfType<SDFGOp>(), bytes))
       return;
     OpBuilder b(a.loop);
     Location loc = a.map.getLoc();
@@ -649,37 +721,52 @@ struct HoistLoopProductsPass
     for (Value param : map.getParams())
       mapping.map(param, body->addArgument(param.getType(), param.getLoc()));
     b.setInsertionPointToStart(body);
-    // P[x, y] over the loads' operands but k.
     Value k = a.loop.getIterator();
-    SmallVector<Value> operands;
-    SmallVector<AffineExpr> index;
-    for (auto [load, dim] :
-         {std::pair(a.lhs, a.lhsDim), std::pair(a.rhs, a.rhsDim)}) {
-      SmallVector<AffineExpr> replacement;
-      for (Value operand : load.getIndices()) {
-        if (operand == k) {
-          replacement.push_back(b.getAffineConstantExpr(0));
-          continue;
-        }
-        replacement.push_back(b.getAffineDimExpr(operands.size()));
-        operands.push_back(mapping.lookupOrDefault(operand));
-      }
-      index.push_back(load.getMap().getResult(1 - dim).replaceDimsAndSymbols(
-          replacement, {}));
-    }
     Type elt = a.store.getValue().getType();
-    SmallVector<Value> inputs{
-        b.clone(*a.old, mapping)->getResult(0),
-        LoadOp::create(
-            b, loc, elt, product, operands,
-            AffineMap::get(operands.size(), 0, index, b.getContext()))};
-    for (LoadOp factor : a.factors)
-      inputs.push_back(b.clone(*factor, mapping)->getResult(0));
+    // Tasklet inputs: old, then per term P[x, y] and its factors.
+    SmallVector<Value> inputs{b.clone(*a.old, mapping)->getResult(0)};
+    SmallVector<unsigned> termSizes;
+    for (auto [t, key] : llvm::zip(a.terms, keys)) {
+      Value product;
+      {
+        OpBuilder::InsertionGuard guard(b);
+        product = create(key, outer, a.loop.getLoc());
+      }
+      // P[x, y] over the loads' operands but k.
+      SmallVector<Value> operands;
+      SmallVector<AffineExpr> index;
+      for (auto [load, dim] :
+           {std::pair(t.lhs, t.lhsDim), std::pair(t.rhs, t.rhsDim)}) {
+        SmallVector<AffineExpr> replacement;
+        for (Value operand : load.getIndices()) {
+          if (operand == k) {
+            replacement.push_back(b.getAffineConstantExpr(0));
+            continue;
+          }
+          replacement.push_back(b.getAffineDimExpr(operands.size()));
+          operands.push_back(mapping.lookupOrDefault(operand));
+        }
+        index.push_back(load.getMap().getResult(1 - dim).replaceDimsAndSymbols(
+            replacement, {}));
+      }
+      inputs.push_back(LoadOp::create(
+          b, loc, elt, product, operands,
+          AffineMap::get(operands.size(), 0, index, b.getContext())));
+      for (LoadOp factor : t.factors)
+        inputs.push_back(b.clone(*factor, mapping)->getResult(0));
+      termSizes.push_back(1 + t.factors.size());
+    }
     Value sum = scalarTasklet(b, loc, inputs, [&](OpBuilder &ib, auto args) {
-      Value term = args[1];
-      for (Value f : args.drop_front(2))
-        term = arith::MulFOp::create(ib, loc, term, f);
-      return Value(arith::AddFOp::create(ib, loc, args[0], term));
+      Value total = args[0];
+      size_t next = 1;
+      for (unsigned size : termSizes) {
+        Value term = args[next];
+        for (unsigned f = 1; f < size; ++f)
+          term = arith::MulFOp::create(ib, loc, term, args[next + f]);
+        total = arith::AddFOp::create(ib, loc, total, term);
+        next += size;
+      }
+      return total;
     });
     StoreOp::create(b, a.store.getLoc(), sum, a.store.getMemref(),
                     llvm::map_to_vector(

@@ -64,6 +64,18 @@ def syrk(alpha, beta, C, A):
     return np.sum(np.sin(C))
 
 
+def syr2k(alpha, beta, C, A, B):
+    # Two products per element: alpha (A B^T + B A^T)[i, :i+1].
+    N = C.shape[0]
+    M = A.shape[1]
+    for i in range(N):
+        C[i, :i + 1] *= beta
+        for k in range(M):
+            C[i, :i + 1] += (A[:i + 1, k] * alpha * B[i, k] +
+                             B[:i + 1, k] * alpha * A[i, k])
+    return np.sum(np.sin(C))
+
+
 def written_in_loop(A, B):
     # The loop scales the column it has just used: later iterations must
     # see the new values, so the product cannot be computed up front.
@@ -84,6 +96,9 @@ def _inputs(fn, rng):
         return (rng.random((20, 30)) - 0.5, rng.random((40, 30)) - 0.5)
     if fn is syrk:
         return (1.5, 1.2, rng.random((30, 30)), rng.random((30, 20)))
+    if fn is syr2k:
+        return (1.5, 1.2, rng.random((30, 30)), rng.random((30, 20)),
+                rng.random((30, 20)))
     if fn is column_times_matrix:
         return (rng.random((50, 30)), rng.random((50, 20)))
     return (rng.random((50, 30)), rng.random((50, 30)))
@@ -114,6 +129,7 @@ def _fd(fn, args, k, direction, h=1e-6):
     (per_sample, ["W", "X"], True),
     (column_times_matrix, ["X", "A"], True),
     (syrk, ["C", "A"], True),
+    (syr2k, ["C", "A", "B"], True),
     (written_in_loop, ["A", "B"], False),
 ])
 def test_gradient_matches_finite_differences(fn, wrt, hoisted):

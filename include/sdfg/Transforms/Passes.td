@@ -269,8 +269,9 @@ def HoistLoopProducts : Pass<"sdfg-hoist-loop-products",
     (one state, one map) directly inside the loop, whose map adds
     `f * ... * A[k, x] * B[k, y]` to the element it reads and writes
     (`C[idx] = C[idx] + ...`, the factors loads that do not depend on k:
-    syrk's `C[i, :i+1] += alpha * A[i, k] * A[:i+1, k]`), becomes one
-    state with a map adding `f * ... * P[x, y]`. Products with the same
+    syrk's `C[i, :i+1] += alpha * A[i, k] * A[:i+1, k]`; a sum of such
+    products, one matrix each, as in syr2k), becomes one state with a map
+    adding `f * ... * P[x, y] + ...`. Products with the same
     operands in one loop share `P`. Gradients follow: the matmul's reverse is two GEMMs
     instead of two sweeps per iteration (gradients 2-5x faster:
     benchmarks/hoisted_products.py).

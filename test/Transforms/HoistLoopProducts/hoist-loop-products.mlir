@@ -614,3 +614,76 @@ sdfg.sdfg @other_element(%C: memref<12x12xf64>, %A: memref<12x9xf64>) {
     }
   }
 }
+
+// -----
+
+// syr2k: two products per element, alpha A[j, k] B[i, k] + alpha
+// B[j, k] A[i, k]: two product matrices, one term each.
+// CHECK-LABEL: sdfg.sdfg @syr2k
+// CHECK-DAG: sdfg.matmul %A, %B -> %[[AB:.*]] {transpose_b}
+// CHECK-DAG: sdfg.matmul %B, %A -> %[[BA:.*]] {transpose_b}
+// CHECK: sdfg.loop %[[I:.*]] = 0 to 12 step 1 {
+// CHECK-NOT: sdfg.loop
+// CHECK: sdfg.map (%[[J:.*]]) = (0) to (%[[I]] + 1)
+// CHECK-NEXT: sdfg.load %C[%[[I]], %[[J]]]
+// CHECK-NEXT: sdfg.load %[[AB]][%[[J]], %[[I]]]
+// CHECK-NEXT: sdfg.load %alpha[]
+// CHECK-NEXT: sdfg.load %[[BA]][%[[J]], %[[I]]]
+// CHECK-NEXT: sdfg.load %alpha[]
+// A term with one matrix (no product over k) is left alone.
+// CHECK-LABEL: sdfg.sdfg @not_a_contraction
+// CHECK-NOT: sdfg.matmul
+sdfg.sdfg @syr2k(%alpha: memref<f64> {sdfg.name = "alpha"},
+                 %C: memref<12x12xf64> {sdfg.name = "C"},
+                 %A: memref<12x9xf64> {sdfg.name = "A"},
+                 %B: memref<12x9xf64> {sdfg.name = "B"}) {
+  sdfg.loop %i = 0 to 12 step 1 {
+    sdfg.loop %k = 0 to 9 step 1 {
+      sdfg.state {
+        sdfg.map (%j) = (0) to (%i + 1) step (1) schedule(sequential) {
+          %c = sdfg.load %C[%i, %j] : memref<12x12xf64>
+          %a1 = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %f1 = sdfg.load %alpha[] : memref<f64>
+          %b1 = sdfg.load %B[%i, %k] : memref<12x9xf64>
+          %b2 = sdfg.load %B[%j, %k] : memref<12x9xf64>
+          %f2 = sdfg.load %alpha[] : memref<f64>
+          %a2 = sdfg.load %A[%i, %k] : memref<12x9xf64>
+          %t = sdfg.tasklet(%c, %a1, %f1, %b1, %b2, %f2, %a2) : (f64, f64, f64, f64, f64, f64, f64) -> f64 {
+          ^bb0(%x: f64, %y1: f64, %y2: f64, %y3: f64, %z1: f64, %z2: f64, %z3: f64):
+            %m1 = arith.mulf %y1, %y2 : f64
+            %m2 = arith.mulf %m1, %y3 : f64
+            %n1 = arith.mulf %z1, %z2 : f64
+            %n2 = arith.mulf %n1, %z3 : f64
+            %s1 = arith.addf %m2, %n2 : f64
+            %s2 = arith.addf %x, %s1 : f64
+            sdfg.yield %s2 : f64
+          }
+          sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
+        }
+      }
+    }
+  }
+}
+
+sdfg.sdfg @not_a_contraction(%C: memref<12x12xf64>, %A: memref<12x9xf64>) {
+  sdfg.loop %i = 0 to 12 step 1 {
+    sdfg.loop %k = 0 to 9 step 1 {
+      sdfg.state {
+        sdfg.map (%j) = (0) to (12) step (1) schedule(sequential) {
+          %c = sdfg.load %C[%i, %j] : memref<12x12xf64>
+          %a = sdfg.load %A[%i, %k] : memref<12x9xf64>
+          %b = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %a2 = sdfg.load %A[%j, %k] : memref<12x9xf64>
+          %t = sdfg.tasklet(%c, %a, %b, %a2) : (f64, f64, f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64, %z: f64, %w: f64):
+            %n = arith.mulf %y, %z : f64
+            %s1 = arith.addf %n, %w : f64
+            %s = arith.addf %x, %s1 : f64
+            sdfg.yield %s : f64
+          }
+          sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
+        }
+      }
+    }
+  }
+}
