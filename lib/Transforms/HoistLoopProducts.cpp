@@ -6,9 +6,10 @@
 // the whole matrices. Computing that product once before the loop, with a
 // GEMM, and reading its entries in the loop replaces T memory-bound
 // matrix-vector sweeps by one compute-bound call, also when the loop needs
-// only part of the product (a triangle). Two forms: a map reducing
-// A[k, x] * B[k, y] over a whole dimension, and the frontend's gemv of a
-// matrix with a vector copied from a row of another. The autodiff pass then
+// only part of the product (a triangle). Three forms: a map reducing
+// A[k, x] * B[k, y] over a whole dimension, the frontend's gemv of a matrix
+// with a vector copied from a row of another, and a loop over k adding
+// such products to the elements its map updates (syrk, syr2k). The autodiff pass then
 // differentiates the matmul (two GEMMs) instead of the T sweeps.
 //
 //===----------------------------------------------------------------------===//
