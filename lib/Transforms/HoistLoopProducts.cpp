@@ -9,8 +9,8 @@
 // only part of the product (a triangle). Three forms: a map reducing
 // A[k, x] * B[k, y] over a whole dimension, the frontend's gemv of a matrix
 // with a vector copied from a row of another, and a loop over k adding
-// such products to the elements its map updates (syrk, syr2k). The autodiff pass then
-// differentiates the matmul (two GEMMs) instead of the T sweeps.
+// such products to the elements its map updates (syrk, syr2k). The autodiff
+// pass then differentiates the matmul (two GEMMs) instead of the T sweeps.
 //
 //===----------------------------------------------------------------------===//
 
