@@ -73,22 +73,6 @@ void copyRow(OpBuilder &b, Location loc, Value src, Value dst, AffineExpr row,
                   nullptr);
 }
 
-/// A one-result tasklet applying `fn` to `inputs`.
-Value scalarTasklet(OpBuilder &b, Location loc, ValueRange inputs,
-                    function_ref<Value(OpBuilder &, ArrayRef<Value>)> fn) {
-  auto t =
-      TaskletOp::create(b, loc, TypeRange{inputs.front().getType()}, inputs);
-  Block *body = new Block();
-  t.getBody().push_back(body);
-  SmallVector<Value> args;
-  for (Value in : inputs)
-    args.push_back(body->addArgument(in.getType(), loc));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(body);
-  YieldOp::create(b, loc, ValueRange{fn(b, args)});
-  return t.getResult(0);
-}
-
 /// `A[i, j] (+)= x[i] * y[j]` as a parallel map in place of `ger`.
 void expand(GerOp ger) {
   OpBuilder b(ger);

@@ -373,20 +373,38 @@ std::optional<Accumulation> matchAccumulation(LoopOp loop) {
   return acc;
 }
 
-/// A one-result tasklet applying `fn` to `inputs`.
-Value scalarTasklet(OpBuilder &b, Location loc, ValueRange inputs,
-                    function_ref<Value(OpBuilder &, ArrayRef<Value>)> fn) {
-  auto t =
-      TaskletOp::create(b, loc, TypeRange{inputs.front().getType()}, inputs);
-  Block *body = new Block();
-  t.getBody().push_back(body);
-  SmallVector<Value> args;
-  for (Value in : inputs)
-    args.push_back(body->addArgument(in.getType(), loc));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(body);
-  YieldOp::create(b, loc, ValueRange{fn(b, args)});
-  return t.getResult(0);
+/// The replacements of an access's dimensions (one per operand of `from`)
+/// that rebase it onto `to`, appending `from`'s operands (through
+/// `mapping`) but `drop`, which becomes 0: the access no longer uses it.
+SmallVector<AffineExpr> rebase(ValueRange from, Value drop,
+                               const IRMapping &mapping,
+                               SmallVectorImpl<Value> &to, MLIRContext *ctx) {
+  SmallVector<AffineExpr> replacement;
+  for (Value operand : from) {
+    if (operand == drop) {
+      replacement.push_back(getAffineConstantExpr(0, ctx));
+      continue;
+    }
+    replacement.push_back(getAffineDimExpr(to.size(), ctx));
+    to.push_back(mapping.lookupOrDefault(operand));
+  }
+  return replacement;
+}
+
+/// `P[x, y]`: x the free dimension of `lhs`, y that of `rhs`, over both
+/// loads' operands but the reduced `k`.
+Value loadProduct(OpBuilder &b, Location loc, Value product, LoadOp lhs,
+                  unsigned lhsDim, LoadOp rhs, unsigned rhsDim, Value k,
+                  const IRMapping &mapping) {
+  SmallVector<Value> operands;
+  SmallVector<AffineExpr> index;
+  for (auto [load, dim] : {std::pair(lhs, lhsDim), std::pair(rhs, rhsDim)})
+    index.push_back(load.getMap().getResult(1 - dim).replaceDimsAndSymbols(
+        rebase(load.getIndices(), k, mapping, operands, b.getContext()), {}));
+  Type elt = cast<MemRefType>(product.getType()).getElementType();
+  return LoadOp::create(
+      b, loc, elt, product, operands,
+      AffineMap::get(operands.size(), 0, index, b.getContext()));
 }
 
 /// The product matrix a loop already computed for these operands.
@@ -599,38 +617,13 @@ struct HoistLoopProductsPass
     if (single)
       body->addArgument(b.getIndexType(), loc);
     b.setInsertionPointToStart(body);
-    // P[x, y]: x from the left load's free dimension, y from the right's,
-    // over both loads' operands but k (which they no longer use).
     Value k = map.getParams()[c.k];
-    SmallVector<Value> operands;
-    SmallVector<AffineExpr> index;
-    auto remap = [&](ValueRange from, SmallVectorImpl<Value> &to) {
-      SmallVector<AffineExpr> replacement;
-      for (Value operand : from) {
-        if (operand == k) {
-          replacement.push_back(b.getAffineConstantExpr(0));
-          continue;
-        }
-        replacement.push_back(b.getAffineDimExpr(to.size()));
-        to.push_back(params.lookupOrDefault(operand));
-      }
-      return replacement;
-    };
-    for (auto [load, dim] :
-         {std::pair(c.lhs, c.lhsDim), std::pair(c.rhs, c.rhsDim)}) {
-      SmallVector<AffineExpr> replacement = remap(load.getIndices(), operands);
-      index.push_back(load.getMap().getResult(1 - dim).replaceDimsAndSymbols(
-          replacement, {}));
-    }
-    Type elt = c.store.getValue().getType();
-    Value v = LoadOp::create(
-        b, loc, elt, product, operands,
-        AffineMap::get(operands.size(), 0, index, b.getContext()));
+    Value v = loadProduct(b, loc, product, c.lhs, c.lhsDim, c.rhs, c.rhsDim, k,
+                          params);
     SmallVector<Value> storeOperands;
-    SmallVector<AffineExpr> replacement =
-        remap(c.store.getIndices(), storeOperands);
     AffineMap storeMap = c.store.getMap().replaceDimsAndSymbols(
-        replacement, {}, storeOperands.size(), 0);
+        rebase(c.store.getIndices(), k, params, storeOperands, b.getContext()),
+        {}, storeOperands.size(), 0);
     StoreOp::create(b, c.store.getLoc(), v, c.store.getMemref(), storeOperands,
                     storeMap, c.store.getWcrAttr());
     map.erase();
@@ -654,20 +647,13 @@ struct HoistLoopProductsPass
     Value j = body->addArgument(b.getIndexType(), loc);
     b.setInsertionPointToStart(body);
     // g over the copy's load operands but its parameter, then j.
-    Value p = row.map.getParams()[0];
     SmallVector<Value> operands;
-    SmallVector<AffineExpr> replacement;
-    for (Value operand : row.load.getIndices()) {
-      if (operand == p) {
-        replacement.push_back(b.getAffineConstantExpr(0));
-        continue;
-      }
-      replacement.push_back(b.getAffineDimExpr(operands.size()));
-      operands.push_back(operand);
-    }
     AffineExpr g = row.load.getMap()
                        .getResult(1 - row.dim)
-                       .replaceDimsAndSymbols(replacement, {});
+                       .replaceDimsAndSymbols(
+                           rebase(row.load.getIndices(), row.map.getParams()[0],
+                                  IRMapping(), operands, ctx),
+                           {});
     AffineExpr jd = b.getAffineDimExpr(operands.size());
     operands.push_back(j);
     Type elt = cast<MemRefType>(product.getType()).getElementType();
@@ -723,36 +709,13 @@ struct HoistLoopProductsPass
       mapping.map(param, body->addArgument(param.getType(), param.getLoc()));
     b.setInsertionPointToStart(body);
     Value k = a.loop.getIterator();
-    Type elt = a.store.getValue().getType();
     // Tasklet inputs: old, then per term P[x, y] and its factors.
     SmallVector<Value> inputs{b.clone(*a.old, mapping)->getResult(0)};
     SmallVector<unsigned> termSizes;
     for (auto [t, key] : llvm::zip(a.terms, keys)) {
-      Value product;
-      {
-        OpBuilder::InsertionGuard guard(b);
-        product = create(key, outer, a.loop.getLoc());
-      }
-      // P[x, y] over the loads' operands but k.
-      SmallVector<Value> operands;
-      SmallVector<AffineExpr> index;
-      for (auto [load, dim] :
-           {std::pair(t.lhs, t.lhsDim), std::pair(t.rhs, t.rhsDim)}) {
-        SmallVector<AffineExpr> replacement;
-        for (Value operand : load.getIndices()) {
-          if (operand == k) {
-            replacement.push_back(b.getAffineConstantExpr(0));
-            continue;
-          }
-          replacement.push_back(b.getAffineDimExpr(operands.size()));
-          operands.push_back(mapping.lookupOrDefault(operand));
-        }
-        index.push_back(load.getMap().getResult(1 - dim).replaceDimsAndSymbols(
-            replacement, {}));
-      }
-      inputs.push_back(LoadOp::create(
-          b, loc, elt, product, operands,
-          AffineMap::get(operands.size(), 0, index, b.getContext())));
+      Value product = create(key, outer, a.loop.getLoc());
+      inputs.push_back(loadProduct(b, loc, product, t.lhs, t.lhsDim, t.rhs,
+                                   t.rhsDim, k, mapping));
       for (LoadOp factor : t.factors)
         inputs.push_back(b.clone(*factor, mapping)->getResult(0));
       termSizes.push_back(1 + t.factors.size());

@@ -35,3 +35,19 @@ std::optional<int64_t> mlir::sdfg::headroom(SDFGOp sdfg) {
     return std::nullopt;
   return std::max<int64_t>(limit.getInt() - peak.getInt(), 0);
 }
+
+Value mlir::sdfg::scalarTasklet(
+    OpBuilder &b, Location loc, ValueRange inputs,
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> fn) {
+  auto t =
+      TaskletOp::create(b, loc, TypeRange{inputs.front().getType()}, inputs);
+  Block *body = new Block();
+  t.getBody().push_back(body);
+  SmallVector<Value> args;
+  for (Value in : inputs)
+    args.push_back(body->addArgument(in.getType(), loc));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+  YieldOp::create(b, loc, ValueRange{fn(b, args)});
+  return t.getResult(0);
+}

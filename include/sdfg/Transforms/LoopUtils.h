@@ -1,8 +1,9 @@
 //===- LoopUtils.h - Facts about loops shared by the passes -----*- C++ -*-===//
 //
-// Small queries that the loop-restructuring passes (batching outer
+// Small helpers that the loop-restructuring passes (batching outer
 // products, hoisting products) share: constant trip counts, iteration
-// numbers, and the memory a checkpointed gradient may still spend.
+// numbers, the memory a checkpointed gradient may still spend, and
+// building one-result tasklets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,11 @@ AffineExpr iterationNumber(LoopOp loop);
 /// (`sdfg.checkpoint`'s `limit_bytes`) less the peak the checkpointing
 /// planned; std::nullopt (unlimited) without a limit.
 std::optional<int64_t> headroom(SDFGOp sdfg);
+
+/// A one-result tasklet at `b`'s insertion point applying `fn` to `inputs`
+/// (the result has the first input's type).
+Value scalarTasklet(OpBuilder &b, Location loc, ValueRange inputs,
+                    function_ref<Value(OpBuilder &, ArrayRef<Value>)> fn);
 
 } // namespace sdfg
 } // namespace mlir
