@@ -164,15 +164,6 @@ def test_log1p_and_expm1_match_numpy_everywhere():
         np.testing.assert_allclose(g, w, rtol=4e-16, atol=0)
 
 
-def test_norm_orders_are_rejected():
-    def f(x):
-        return np.linalg.norm(x, 1)
-
-    with pytest.raises(sdfg.FrontendError, match=r"np.linalg.norm with "
-                       r"ord.*only the 2-norm"):
-        sdfg.program(f)(np.ones(3))
-
-
 def write_through_reshape(x):
     B = x.reshape(2, 3)
     B[0, 0] = 5.0  # NumPy: also x[0]

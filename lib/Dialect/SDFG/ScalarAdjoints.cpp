@@ -279,6 +279,8 @@ void mlir::sdfg::registerScalarAdjointModels(DialectRegistry &registry) {
     math::CbrtOp::attachInterface<CbrtRule>(*ctx);
     math::FloorOp::attachInterface<ZeroAdjoint<math::FloorOp>>(*ctx);
     math::CeilOp::attachInterface<ZeroAdjoint<math::CeilOp>>(*ctx);
+    math::RoundEvenOp::attachInterface<ZeroAdjoint<math::RoundEvenOp>>(*ctx);
+    math::TruncOp::attachInterface<ZeroAdjoint<math::TruncOp>>(*ctx);
     math::AbsIOp::attachInterface<ZeroAdjoint<math::AbsIOp>>(*ctx);
     math::IPowIOp::attachInterface<ZeroAdjoint<math::IPowIOp>>(*ctx);
   });

@@ -20,7 +20,7 @@ _FLOAT_UNARY = {
     "arcsinh": "math.asinh", "arccosh": "math.acosh",
     "arctanh": "math.atanh", "exp2": "math.exp2", "log2": "math.log2",
     "log10": "math.log10", "log1p": "math.log1p", "expm1": "math.expm1",
-    "cbrt": "math.cbrt",
+    "cbrt": "math.cbrt", "rint": "math.roundeven", "trunc": "math.trunc",
 }
 
 _CMP_F = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq",
@@ -193,6 +193,9 @@ _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm", "linalg.solve", "linalg.inv", "linalg.det",
          "linalg.slogdet", "linalg.cholesky"}
+# Array methods that are the function of the same name, the array first.
+_METHODS = {"clip", "var", "std", "trace", "diagonal", "cumsum", "argmax",
+            "argmin", "any", "all"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
 _DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
            "int32": np.int32, "bool_": np.bool_, "double": np.float64,
@@ -218,6 +221,9 @@ def numpy_attribute(tr, attr, node):
         return float(getattr(np, attr))
     if attr == "newaxis":
         return None
+    from . import math_functions, shape_functions
+    if attr in math_functions.FUNCTIONS or attr in shape_functions.FUNCTIONS:
+        return NumpyFunction(attr)
     if attr in _UNARY or attr in _BINARY or attr in _REDUCE or \
             attr in _CREATE or attr in _LIKE or attr in (
                 "dot", "matmul", "transpose", "copy", "where", "outer",
@@ -249,6 +255,34 @@ def call(tr, node):
         return tr.inline_call(func.fn, args, kwargs, node)
     if isinstance(func, BoundMethod):
         return method_call(tr, func.obj, func.name, args, kwargs, node)
+    from . import math_functions
+    if isinstance(func, math_functions.MathFunction):
+        return math_functions.math_call(tr, func, args, kwargs, node)
+    if func is round:
+        _no_kwargs(tr, kwargs, node, ("ndigits",))
+        ndigits = kwargs.get("ndigits", args[1] if len(args) > 1 else None)
+        if isinstance(args[0], (int, float)) and not isinstance(args[0],
+                                                                bool):
+            return round(args[0], ndigits)
+        if ndigits is not None:
+            return math_functions.round_(tr, args[0], ndigits, node)
+        e = tr.to_expr(math_functions.round_(tr, args[0], 0, node))
+        return e if not is_float(e.dtype) else Op("cast", [e], e.shape,
+                                                  np.int64)
+    if func is sum:
+        _no_kwargs(tr, kwargs, node, ("start",))
+        start = kwargs.get("start", args[1] if len(args) > 1 else 0)
+        items = args[0]
+        if isinstance(items, (tuple, list)):
+            total = start
+            for x in items:
+                total = tr.binop("add", total, x)
+            return total
+        if isinstance(items, (View, Expr)) and len(items.shape) > 0:
+            # Python's sum iterates over the first axis.
+            return tr.binop("add", reduce(tr, "sum", items, 0, False, node),
+                            start)
+        raise tr.unsupported(node, "sum() of a scalar")
     if func is range:
         raise tr.unsupported(node, "range outside a for loop")
     if func in (abs,):
@@ -262,6 +296,13 @@ def call(tr, node):
         for a in args[1:]:
             if all(isinstance(x, (int, float)) for x in (result, a)):
                 result = func(result, a)
+            elif all(isinstance(x, (int, Idx)) and not isinstance(x, bool)
+                     for x in (result, a)) and (
+                         as_idx(result).is_const() and as_idx(a).is_const()
+                         or same_extent(result, a)):
+                # Extents (zip's length): constants, or provably equal.
+                result = func(as_idx(result).const, as_idx(a).const) \
+                    if as_idx(result).is_const() else as_idx(result)
             else:
                 result = elementwise(tr, "maximum" if func is max
                                      else "minimum", [result, a], node)
@@ -356,6 +397,11 @@ def numpy_call(tr, name, args, kwargs, node):
         return where(tr, *args, node)
     if name in _MORE:
         return _more(tr, name, args, kwargs, node)
+    from . import math_functions, shape_functions
+    if name in shape_functions.FUNCTIONS:
+        return shape_functions.call(tr, name, args, kwargs, node)
+    if name in math_functions.FUNCTIONS:
+        return math_functions.call(tr, name, args, kwargs, node)
     if name == "add.at":
         _no_kwargs(tr, kwargs, node)
         if len(args) != 3:
@@ -441,6 +487,11 @@ def method_call(tr, obj, name, args, kwargs, node):
         return Op("cast", [e], e.shape, _dtype(tr, dtype, node))
     if name in _BINARY:
         return elementwise(tr, _BINARY[name], [obj] + args, node)
+    from . import math_functions, shape_functions
+    if name in _METHODS or name in shape_functions.METHODS or \
+            name in math_functions.METHODS:
+        # The method of the NumPy function of that name, the array first.
+        return numpy_call(tr, name, [obj] + list(args), kwargs, node)
     raise tr.unsupported(node, f"array method .{name}()")
 
 
@@ -859,14 +910,9 @@ def _more(tr, name, args, kwargs, node):
     if name == "linalg":
         return NumpyFunction("linalg")
     if name == "linalg.norm":
-        _no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
-        x = tr.to_expr(args[0])
-        if len(args) > 1 and args[1] is not None:
-            raise tr.unsupported(node, "np.linalg.norm with ord",
-                                 "only the 2-norm (Frobenius for matrices)")
-        sq = reduce(tr, "sum", tr.binop("mul", x, x), kwargs.get("axis"),
-                    bool(kwargs.get("keepdims", False)), node)
-        return elementwise(tr, "sqrt", [sq], node)
+        _no_kwargs(tr, kwargs, node, ("ord", "axis", "keepdims"))
+        return _norm(tr, tr.to_expr(args[0]), arg(1, "ord"), arg(2, "axis"),
+                     bool(kwargs.get("keepdims", False)), node)
     if name in ("linalg.solve", "linalg.inv"):
         return _linalg_solve(tr, name[len("linalg."):], args, kwargs, node)
     if name in ("linalg.det", "linalg.slogdet"):
@@ -874,6 +920,55 @@ def _more(tr, name, args, kwargs, node):
     if name == "linalg.cholesky":
         return _linalg_cholesky(tr, args, kwargs, node)
     raise tr.unsupported(node, f"np.{name}")
+
+
+def _norm(tr, x, order, axis, keepdims, node):
+    """np.linalg.norm: vector norms of any order over one axis (or a
+    vector); the Frobenius norm and the 1- and inf-norms of matrices (the
+    largest column or row sum). The 2- and nuclear norms of matrices need
+    singular values, which the frontend does not compute."""
+    def total(v, ax, kind="sum"):
+        return reduce(tr, kind, v, ax, keepdims, node)
+
+    rank = len(x.shape)
+    if axis is None:
+        axes = tuple(range(rank))
+    else:
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    if order is None or (order == "fro" and len(axes) == 2):
+        return elementwise(tr, "sqrt", [total(tr.binop("mul", x, x), axis)],
+                           node)
+    ax = elementwise(tr, "abs", [x], node)
+    if len(axes) == 1:
+        if not isinstance(order, (int, float)) or isinstance(order, bool):
+            raise tr.error(f"invalid norm order {order!r} for vectors", node)
+        if order == float("inf"):
+            return total(ax, axis, "max")
+        if order == float("-inf"):
+            return total(ax, axis, "min")
+        if order == 0:
+            nz = Op("cast", [tr.binop("ne", x, 0)], x.shape, np.float64)
+            return total(nz, axis)
+        if order == 1:
+            return total(ax, axis)
+        if order == 2:
+            return elementwise(tr, "sqrt", [total(tr.binop("mul", x, x),
+                                                  axis)], node)
+        p = float(order)
+        return tr.binop("pow", total(tr.binop("pow", ax, p), axis), 1.0 / p)
+    if len(axes) != 2 or order not in (1, -1, float("inf"), float("-inf")):
+        raise tr.unsupported(node, f"np.linalg.norm of a matrix with ord "
+                             f"{order!r}", "matrices: None, 'fro', 1, -1, "
+                             "inf, -inf (2, -2 and 'nuc' need singular "
+                             "values)")
+    if keepdims:
+        raise tr.unsupported(node, "keepdims with a matrix norm order")
+    rows, cols = (a % rank for a in axes)
+    summed = cols if order in (float("inf"), float("-inf")) else rows
+    other = rows if summed == cols else cols
+    sums = reduce(tr, "sum", ax, summed, False, node)
+    kind = "max" if order > 0 else "min"
+    return reduce(tr, kind, sums, other - (other > summed), False, node)
 
 
 def _square_matrix(tr, name, args, kwargs, node, arity=1):
@@ -1070,12 +1165,13 @@ def _roll(tr, value, shift, axis, node):
     return v
 
 
-def _cumsum(tr, value, axis, node):
-    """np.cumsum along one axis: a loop over it (each step adds the
-    previous partial sums, a map over the other axes), in order, as
-    NumPy sums."""
+def _cumsum(tr, value, axis, node, op="add"):
+    """np.cumsum (op add) or np.cumprod (op mul) along one axis: a loop
+    over it (each step combines the previous partial results, a map over
+    the other axes), in order, as NumPy accumulates."""
+    what = "np.cumsum" if op == "add" else "np.cumprod"
     e = tr.to_expr(value)
-    shape = _static_shape(tr, e, node, "np.cumsum")
+    shape = _static_shape(tr, e, node, what)
     if axis is None:
         if len(shape) != 1:
             e = ViewLeaf(reshape(tr, e, (-1,), node))
@@ -1086,7 +1182,8 @@ def _cumsum(tr, value, axis, node):
     axis %= len(shape)
     dtype = e.dtype if e.dtype != np.bool_ else np.dtype(np.int64)
     src = _as_view(tr, e, node)
-    out = tr.transient_view([Idx(x) for x in shape], dtype, node, "cumsum")
+    out = tr.transient_view([Idx(x) for x in shape], dtype, node,
+                            what[3:])
     n = shape[axis]
     if n == 0:
         return out
@@ -1106,7 +1203,7 @@ def _cumsum(tr, value, axis, node):
                     shp = list(v.shape)
                     shp[axis] = Idx(1)
                     return View(v.container, base, shp)
-                tr.store(at(out, 0), tr.binop("add", at(out, -1),
+                tr.store(at(out, 0), tr.binop(op, at(out, -1),
                                               at(src, 0)), cast=True)
     return out
 

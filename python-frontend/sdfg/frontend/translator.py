@@ -11,6 +11,7 @@ import ast
 import builtins
 import contextlib
 import inspect
+import math
 import re
 import textwrap
 import types
@@ -18,8 +19,9 @@ import types
 import numpy as np
 
 from ..errors import FrontendError
-from . import numpy_calls
+from . import math_functions, numpy_calls
 from .emitter import Emitter
+from .iteration import lower_iteration
 from .loop_exits import lower_loop_exits
 from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Masked, Op,
                      ScalarLeaf, View, ViewLeaf, as_idx, is_float,
@@ -122,6 +124,7 @@ class Translator:
         if not isinstance(self.fdef, ast.FunctionDef):
             raise FrontendError("expected a function definition",
                                 self.filename, self.firstline)
+        lower_iteration(self.fdef)
         lower_loop_exits(self.fdef)
         self.name = name or fn.__name__
         self.args = args
@@ -297,6 +300,7 @@ class Translator:
         fdef = ast.parse(textwrap.dedent("".join(lines))).body[0]
         if not isinstance(fdef, ast.FunctionDef):
             raise self.unsupported(node, f"call of {fn.__name__}")
+        lower_iteration(fdef)
         lower_loop_exits(fdef)
         a = fdef.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
@@ -391,6 +395,28 @@ class Translator:
 
     def visit_Pass(self, node):
         pass
+
+    def visit_Assert(self, node):
+        # Shapes and int arguments are constants of the compiled program,
+        # so an assert on them is decided here, once per signature; one on
+        # array values would need a run-time check the program lacks.
+        with self.em.capture() as pre:
+            test = self.eval(node.test)
+        if isinstance(test, Idx) and test.is_const():
+            test = test.const
+        if pre.dataflow or not isinstance(test, (bool, int, float)):
+            raise self.unsupported(node, "assert on values computed at run "
+                                   "time", "only asserts on shapes, int "
+                                   "arguments and constants are checked "
+                                   "(when compiling); check array values "
+                                   "outside the program")
+        self.em.splice(pre)
+        if not test:
+            msg = node.msg
+            message = msg.value if isinstance(msg, ast.Constant) and \
+                isinstance(msg.value, str) else ast.unparse(msg or node.test)
+            raise self.error(f"assertion failed for these arguments: "
+                             f"{message}", node)
 
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(
@@ -578,11 +604,16 @@ class Translator:
             self.visit_body(node.body)
         self.loop_depth -= 1
         # The iterator is not visible after the loop (its value there would
-        # be the last iteration's, which the loop region does not expose).
+        # be the last iteration's, which the loop region does not expose),
+        # nor are the views of `for row in A` it indexes.
         if saved is None:
             self.env.pop(name, None)
         else:
             self.env[name] = saved
+        for element in getattr(node, "sdfg_elements", ()):
+            if isinstance(self.env.get(element), View) and \
+                    element not in self.var_containers:
+                self.env.pop(element)
 
     def swapped_by_inner_loops(self, stmts):
         """The names whose every rebinding in `stmts` is a swap directly in
@@ -993,6 +1024,11 @@ class Translator:
                 self.var_containers[name] = value.container
                 self.env[name] = value
                 return
+            if getattr(node, "sdfg_element", False) and owner is None:
+                # `for row in A`: each iteration's row is a view of A
+                # (iteration.py), rebound at the top of the body.
+                self.env[name] = value
+                return
             if rebinds <= 1 and owner is None:
                 # `B = A[1:]` or `B = A`: an alias, as in NumPy.
                 self.env[name] = value
@@ -1395,6 +1431,15 @@ class Translator:
             raise self.error(f"name '{name}' is not defined", node)
         if g is np:
             return NUMPY
+        if g is math:
+            return math_functions.MATH
+        fname = getattr(g, "__name__", None)
+        if isinstance(fname, str) and callable(g):
+            # `from numpy import exp`, `from math import sqrt`.
+            if getattr(np, fname, None) is g:
+                return numpy_calls.numpy_attribute(self, fname, node)
+            if getattr(math, fname, None) is g:
+                return math_functions.math_attribute(self, fname, node)
         if isinstance(g, (bool, int, float, np.number, np.bool_)):
             return g.item() if isinstance(g, (np.number, np.bool_)) else g
         if isinstance(g, tuple) and all(isinstance(x, (int, float))
@@ -1403,7 +1448,7 @@ class Translator:
         if isinstance(g, np.ndarray):
             raise self.unsupported(node, f"global array '{name}'",
                                    "pass arrays as arguments")
-        if g in (range, abs, min, max, float, int, len, bool):
+        if g in (range, abs, min, max, float, int, len, bool, round, sum):
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g
@@ -1445,6 +1490,8 @@ class Translator:
         attr = node.attr
         if base is NUMPY:
             return numpy_calls.numpy_attribute(self, attr, node)
+        if base is math_functions.MATH:
+            return math_functions.math_attribute(self, attr, node)
         if isinstance(base, View):
             if attr == "shape":
                 return tuple(self._shape_value(e) for e in base.shape)
@@ -1468,11 +1515,12 @@ class Translator:
         if isinstance(base, numpy_calls.NumpyFunction) and \
                 base.name == "linalg":
             if attr in ("norm", "solve", "inv", "det", "slogdet",
-                        "cholesky"):
+                        "cholesky", "matrix_power", "multi_dot"):
                 return numpy_calls.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
                                    "of np.linalg only norm, solve, inv, det, "
-                                   "slogdet and cholesky are supported")
+                                   "slogdet, cholesky, matrix_power and "
+                                   "multi_dot are supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
             return numpy_calls.NumpyFunction("add.at")

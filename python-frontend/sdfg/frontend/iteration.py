@@ -1,0 +1,180 @@
+"""Python's other for loops, rewritten into `for i in range(...)` before
+translation.
+
+    for x in A:                  for k in range(len(A)): x = A[k]
+    for i, x in enumerate(A):    for i in range(len(A)): x = A[i]
+    for a, b in zip(A, B):       for k in range(min(len(A), len(B))):
+                                     a = A[k]; b = B[k]
+    for i in reversed(range(n)): for i in range(n - 1, -1, -1)
+    for W in (W1, W2):           the body once per element, W bound to it
+
+As in Python, an element of a 1-d array is its value at the time the
+iteration reaches it, and a row of a matrix is a view, so in-place updates
+through it reach the matrix. An iterable that is not a name (or an
+attribute or subscript of one) is evaluated once, before the loop, into a
+hidden variable. A loop over a tuple or list literal is unrolled; such a
+loop may not break or continue (there is no loop left to exit).
+"""
+
+import ast
+import copy
+import itertools
+
+
+def lower_iteration(fdef):
+    """Rewrites (in place) every for loop of `fdef` whose iterable is not a
+    call of range()."""
+    names = (f"__sdfg_it{k}" for k in itertools.count())
+
+    class Lower(ast.NodeTransformer):
+        def visit_For(self, node):
+            self.generic_visit(node)  # inner loops first
+            return _lower(node, names)
+
+    Lower().visit(fdef)
+    ast.fix_missing_locations(fdef)
+    return fdef
+
+
+def _is_call(node, name, nargs=None):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == name and not node.keywords and
+            (nargs is None or len(node.args) in nargs))
+
+
+def _stable(node):
+    """Whether evaluating `node` again inside the loop gives the same
+    array as before it: a name, or attributes and subscripts of one whose
+    subscripts are names and constants."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _stable(node.value)
+    if isinstance(node, ast.Subscript):
+        return _stable(node.value) and all(
+            isinstance(n, (ast.Name, ast.Constant, ast.Slice, ast.Tuple,
+                           ast.UnaryOp, ast.BinOp, ast.expr_context,
+                           ast.operator, ast.unaryop))
+            for n in ast.walk(node.slice))
+    return False
+
+
+def _loc(new, old):
+    return ast.fix_missing_locations(ast.copy_location(new, old))
+
+
+def _lower(node, names):
+    if node.orelse:
+        return node  # for-else: the translator reports it
+    it = node.iter
+    if _is_call(it, "range"):
+        return node
+    if isinstance(it, (ast.Tuple, ast.List)):
+        return _unroll(node, it.elts)
+    if _is_call(it, "reversed", (1,)) and _is_call(it.args[0], "range",
+                                                    (1, 2)):
+        args = it.args[0].args
+        lo = args[0] if len(args) == 2 else ast.Constant(0)
+        hi = args[-1]
+        one = ast.Constant(1)
+        new = ast.Call(ast.Name("range", ast.Load()),
+                       [ast.BinOp(hi, ast.Sub(), one),
+                        ast.BinOp(lo, ast.Sub(), ast.Constant(1)),
+                        ast.UnaryOp(ast.USub(), ast.Constant(1))], [])
+        node.iter = _loc(new, it)
+        return node
+    before = []
+
+    def iterable(expr):
+        """`expr`, or a hidden name bound to it before the loop."""
+        if _stable(expr):
+            return expr
+        name = next(names)
+        before.append(_loc(ast.Assign([ast.Name(name, ast.Store())], expr),
+                           node))
+        return ast.Name(name, ast.Load())
+
+    def item(expr, index):
+        return ast.Subscript(expr, ast.Name(index, ast.Load()), ast.Load())
+
+    def length(exprs):
+        lens = [ast.Call(ast.Name("len", ast.Load()), [e], []) for e in exprs]
+        if len(lens) == 1:
+            return lens[0]
+        return ast.Call(ast.Name("min", ast.Load()), lens, [])
+
+    target, binds = node.target, []
+    if _is_call(it, "enumerate", (1, 2)):
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+            return node  # the translator reports the target
+        counter, element = target.elts
+        source = it.args[0]
+        start = it.args[1] if len(it.args) == 2 else None
+        if isinstance(counter, ast.Name) and start is None:
+            index = counter.id
+        else:
+            index = next(names)
+            value = ast.Name(index, ast.Load())
+            if start is not None:
+                value = ast.BinOp(value, ast.Add(), start)
+            binds.append(ast.Assign([counter], value))
+        if _is_call(source, "zip") and isinstance(element, ast.Tuple) and \
+                len(element.elts) == len(source.args):
+            sources = [iterable(a) for a in source.args]
+            targets = element.elts
+        else:
+            sources, targets = [iterable(source)], [element]
+    elif _is_call(it, "zip") and it.args:
+        if not (isinstance(target, ast.Tuple) and
+                len(target.elts) == len(it.args)):
+            return node
+        index = next(names)
+        sources = [iterable(a) for a in it.args]
+        targets = target.elts
+    elif isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+            it.func.id in ("enumerate", "zip", "reversed"):
+        return node  # an unsupported form: the translator reports it
+    else:
+        index = next(names)
+        sources, targets = [iterable(it)], [target]
+    elements = []
+    for t, s in zip(targets, sources):
+        bind = ast.Assign([t], item(s, index))
+        # The translator binds the name to the row's view (an alias, as
+        # Python's iteration gives) rather than to a variable of its own.
+        bind.sdfg_element = True
+        binds.append(bind)
+        elements += [n.id for n in ast.walk(t) if isinstance(n, ast.Name)]
+    loop = ast.For(ast.Name(index, ast.Store()),
+                   ast.Call(ast.Name("range", ast.Load()), [length(sources)],
+                            []),
+                   [_loc(b, node) for b in binds] + node.body, [])
+    # Names that alias a row hold a view indexed by the loop's iterator,
+    # which does not exist after the loop.
+    loop.sdfg_elements = elements
+    return before + [_loc(loop, node)]
+
+
+def _unroll(node, elts):
+    for sub in node.body:
+        for n in ast.walk(sub):
+            if isinstance(n, (ast.Break, ast.Continue)) and \
+                    _exits_this_loop(sub, n):
+                return node  # kept: the translator reports the loop
+    out = []
+    for e in elts:
+        out.append(_loc(ast.Assign([copy.deepcopy(node.target)], e), node))
+        out.extend(copy.deepcopy(node.body))
+    return out
+
+
+def _exits_this_loop(stmt, target):
+    """Whether `target` (a break or continue inside `stmt`) belongs to the
+    loop around `stmt`, not to a loop inside it."""
+    def walk(n):
+        if n is target:
+            return True
+        if isinstance(n, (ast.For, ast.While)):
+            return False
+        return any(walk(c) for c in ast.iter_child_nodes(n))
+    return walk(stmt)

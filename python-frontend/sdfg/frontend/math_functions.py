@@ -1,0 +1,493 @@
+"""NumPy functions composed from the frontend's element-wise ops,
+reductions and products, and Python's `math` module on scalars.
+
+Element-wise: hypot, logaddexp, logaddexp2, reciprocal, rint, round,
+around, trunc, fix, deg2rad, rad2deg, radians, degrees, heaviside, sinc,
+float_power. Reductions: average, nansum, nanmean, nanprod,
+count_nonzero, trapz (trapezoid), cumprod. Products: tensordot, inner,
+vdot, kron, cross, linalg.matrix_power, linalg.multi_dot.
+
+Formulas are chosen so that their gradients, which the autodiff takes
+through the pieces, are finite where NumPy's function is differentiable:
+logaddexp shifts by the larger argument inside the exponentials and the
+shift cancels in the derivative; sinc divides by a denominator that is
+never zero.
+"""
+
+import ast
+import math
+
+import numpy as np
+
+from . import numpy_calls as nc
+from .values import ConstLeaf, Op, as_idx, is_float
+
+FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
+             "round", "around", "round_", "trunc", "fix", "deg2rad",
+             "rad2deg", "radians", "degrees", "heaviside", "sinc",
+             "float_power", "average", "nansum", "nanmean", "nanprod",
+             "count_nonzero", "trapz", "trapezoid", "cumprod", "tensordot",
+             "inner", "vdot", "kron", "cross", "linalg.matrix_power",
+             "linalg.multi_dot"}
+
+# Array methods with the signature of the function of the same name.
+METHODS = {"round", "cumprod"}
+
+
+def call(tr, name, args, kwargs, node):
+    def arg(k, key, default=None):
+        if key in kwargs:
+            return kwargs[key]
+        return args[k] if len(args) > k else default
+
+    def only(*allowed):
+        nc._no_kwargs(tr, kwargs, node, allowed)
+
+    def ew(op, *xs):
+        return nc.elementwise(tr, op, list(xs), node)
+
+    if name == "hypot":
+        only()
+        a, b = _floats(tr, args, 2, name, node)
+        return ew("sqrt", tr.binop("add", tr.binop("mul", a, a),
+                                   tr.binop("mul", b, b)))
+    if name in ("logaddexp", "logaddexp2"):
+        only()
+        a, b = _floats(tr, args, 2, name, node)
+        if name == "logaddexp2":
+            ln2 = math.log(2.0)
+            r = logaddexp(tr, tr.binop("mul", a, ln2), tr.binop("mul", b, ln2),
+                          node)
+            return tr.binop("div", r, ln2)
+        return logaddexp(tr, a, b, node)
+    if name == "reciprocal":
+        only()
+        (x,) = _floats(tr, args, 1, name, node)
+        return tr.binop("div", 1.0, x)
+    if name in ("rint", "trunc", "fix"):
+        only()
+        e = tr.to_expr(_one(tr, args, name, node))
+        if not is_float(e.dtype):
+            return e
+        return Op("rint" if name == "rint" else "trunc", [e], e.shape,
+                  e.dtype)
+    if name in ("round", "around", "round_"):
+        only("decimals")
+        return round_(tr, arg(0, "a"), arg(1, "decimals", 0), node)
+    if name in ("deg2rad", "radians", "rad2deg", "degrees"):
+        only()
+        (x,) = _floats(tr, args, 1, name, node)
+        factor = math.pi / 180 if name in ("deg2rad", "radians") else \
+            180 / math.pi
+        return tr.binop("mul", x, factor)
+    if name == "heaviside":
+        only()
+        x, h0 = _floats(tr, args, 2, name, node)
+        inner = nc.where(tr, tr.binop("gt", x, 0), 1.0, h0, node)
+        step = nc.where(tr, tr.binop("lt", x, 0), 0.0, inner, node)
+        return nc.where(tr, Op("isnan", [x], x.shape, np.bool_), x, step,
+                        node)
+    if name == "sinc":
+        only()
+        (x,) = _floats(tr, args, 1, name, node)
+        zero = tr.binop("eq", x, 0)
+        safe = tr.binop("mul", nc.where(tr, zero, 1.0, x, node), math.pi)
+        return nc.where(tr, zero, 1.0, tr.binop("div", ew("sin", safe),
+                                                 safe), node)
+    if name == "float_power":
+        only()
+        a, b = (tr.to_expr(x) for x in args)
+        return tr.binop("pow", Op("cast", [a], a.shape, np.float64),
+                        Op("cast", [b], b.shape, np.float64))
+    if name == "average":
+        only("axis", "weights", "keepdims")
+        return average(tr, arg(0, "a"), arg(1, "axis"), arg(2, "weights"),
+                       bool(kwargs.get("keepdims", False)), node)
+    if name in ("nansum", "nanmean", "nanprod"):
+        only("axis", "keepdims")
+        return nan_reduce(tr, name, arg(0, "a"), arg(1, "axis"),
+                          bool(kwargs.get("keepdims", False)), node)
+    if name == "count_nonzero":
+        only("axis", "keepdims")
+        e = tr.to_expr(arg(0, "a"))
+        flags = Op("cast", [tr.binop("ne", e, 0) if e.dtype != np.bool_
+                            else e], e.shape, np.int64)
+        return nc.reduce(tr, "sum", flags, arg(1, "axis"),
+                         bool(kwargs.get("keepdims", False)), node)
+    if name in ("trapz", "trapezoid"):
+        only("x", "dx", "axis")
+        return trapezoid(tr, arg(0, "y"), arg(1, "x"), arg(2, "dx", 1.0),
+                         arg(3, "axis", -1), node)
+    if name == "cumprod":
+        only("axis")
+        return nc._cumsum(tr, arg(0, "a"), arg(1, "axis"), node, "mul")
+    if name == "tensordot":
+        only("axes")
+        return tensordot(tr, args[0], args[1], arg(2, "axes", 2), node)
+    if name == "inner":
+        only()
+        a, b = (tr.to_expr(x) for x in args)
+        if not a.shape or not b.shape:
+            return tr.binop("mul", a, b)
+        return tensordot(tr, a, b, ([len(a.shape) - 1], [len(b.shape) - 1]),
+                         node)
+    if name == "vdot":
+        only()
+        a, b = (tr.to_expr(x) for x in args)
+        if [as_idx(x) for x in a.shape] != [as_idx(x) for x in b.shape]:
+            a = tr.to_expr(nc.reshape(tr, a, (-1,), node))
+            b = tr.to_expr(nc.reshape(tr, b, (-1,), node))
+        return nc.reduce(tr, "sum", tr.binop("mul", a, b), None, False, node)
+    if name == "kron":
+        only()
+        return kron(tr, args[0], args[1], node)
+    if name == "cross":
+        only("axis")
+        return cross(tr, args[0], args[1], arg(2, "axis", -1), node)
+    if name == "linalg.matrix_power":
+        only()
+        return matrix_power(tr, args[0], args[1], node)
+    if name == "linalg.multi_dot":
+        only()
+        if len(args) != 1 or not isinstance(args[0], (tuple, list)) or \
+                len(args[0]) < 2:
+            raise tr.error("np.linalg.multi_dot takes a list of at least "
+                           "two arrays", node)
+        out = args[0][0]
+        for m in args[0][1:]:
+            out = nc.matmul(tr, out, m, node)
+        return out
+    raise tr.unsupported(node, f"np.{name}")
+
+
+# ----------------------------------------------------------------------------
+# Helpers
+# ----------------------------------------------------------------------------
+
+def _one(tr, args, name, node):
+    if len(args) != 1:
+        raise tr.error(f"np.{name} takes one argument", node)
+    return args[0]
+
+
+def _floats(tr, args, count, name, node):
+    """The arguments as float expressions (ints convert, as NumPy's
+    floating-point ufuncs do)."""
+    if len(args) != count:
+        raise tr.error(f"np.{name} takes {count} argument"
+                       f"{'s' if count > 1 else ''}", node)
+    out = []
+    for a in args:
+        e = tr.to_expr(a)
+        if not is_float(e.dtype):
+            e = Op("cast", [e], e.shape, np.float64)
+        out.append(e)
+    return out
+
+
+def logaddexp(tr, a, b, node):
+    """log(exp(a) + exp(b)) = m + log(exp(a - m) + exp(b - m)) with m the
+    larger argument (0 where it is infinite, so that infinities come out
+    as NumPy's). The derivative in a is exp(a - m) / sum whichever
+    argument the maximum's gradient credits: its terms cancel."""
+    m = nc.elementwise(tr, "maximum", [a, b], node)
+    shift = nc.where(tr, Op("isinf", [m], m.shape, np.bool_), 0.0, m, node)
+    total = tr.binop("add",
+                     nc.elementwise(tr, "exp", [tr.binop("sub", a, shift)],
+                                    node),
+                     nc.elementwise(tr, "exp", [tr.binop("sub", b, shift)],
+                                    node))
+    return tr.binop("add", shift, nc.elementwise(tr, "log", [total], node))
+
+
+def round_(tr, a, decimals, node):
+    """NumPy's round half to even, scaled by 10**decimals as NumPy does."""
+    if isinstance(a, (int, float)) and not isinstance(a, bool):
+        return float(np.round(a, decimals))
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise tr.unsupported(node, "decimals that are not a constant "
+                             "integer")
+    e = tr.to_expr(a)
+    if not is_float(e.dtype):
+        if decimals >= 0:
+            return e
+        raise tr.unsupported(node, "rounding integers to negative decimals")
+    if decimals == 0:
+        return Op("rint", [e], e.shape, e.dtype)
+    scale = 10.0 ** abs(decimals)
+    up = "mul" if decimals > 0 else "div"
+    down = "div" if decimals > 0 else "mul"
+    scaled = tr.to_expr(tr.binop(up, e, scale))
+    return tr.binop(down, Op("rint", [scaled], scaled.shape, e.dtype), scale)
+
+
+def average(tr, a, axis, weights, keepdims, node):
+    if weights is None:
+        return nc.reduce(tr, "mean", a, axis, keepdims, node)
+    e, w = tr.to_expr(a), tr.to_expr(weights)
+    if len(w.shape) == 1 and len(e.shape) > 1:
+        if not isinstance(axis, int):
+            raise tr.error("Axis must be specified when shapes of a and "
+                           "weights differ.", node)
+        ax = axis % len(e.shape)
+        v = nc._as_view(tr, w, node)
+        w = tr.subscript(v, _new_axes(node, len(e.shape), ax), node)
+    w = tr.to_expr(w)
+    if not is_float(w.dtype):
+        w = Op("cast", [w], w.shape, np.float64)
+    num = nc.reduce(tr, "sum", tr.binop("mul", e, w), axis, keepdims, node)
+    spread = tr.transient_view(e.shape, w.dtype, node, "weights")
+    tr.store(spread, w)
+    den = nc.reduce(tr, "sum", spread, axis, keepdims, node)
+    return tr.binop("div", num, den)
+
+
+def _new_axes(node, rank, keep):
+    items = [ast.Slice() if d == keep else ast.Constant(None)
+             for d in range(rank)]
+    return [ast.fix_missing_locations(ast.copy_location(i, node))
+            for i in items]
+
+
+def nan_reduce(tr, name, a, axis, keepdims, node):
+    e = tr.to_expr(a)
+    if not is_float(e.dtype):
+        return nc.reduce(tr, {"nansum": "sum", "nanmean": "mean",
+                              "nanprod": "prod"}[name], e, axis, keepdims,
+                         node)
+    nan = Op("isnan", [e], e.shape, np.bool_)
+    identity = 1.0 if name == "nanprod" else 0.0
+    kept = nc.where(tr, nan, ConstLeaf(identity, e.dtype), e, node)
+    total = nc.reduce(tr, "prod" if name == "nanprod" else "sum", kept,
+                      axis, keepdims, node)
+    if name != "nanmean":
+        return total
+    count = nc.reduce(tr, "sum", Op("cast", [Op("not", [nan], nan.shape,
+                                                 np.bool_)],
+                                    e.shape, np.float64), axis, keepdims,
+                      node)
+    return tr.binop("div", total, count)
+
+
+def trapezoid(tr, y, x, dx, axis, node):
+    from .shape_functions import diff, _window, _axis
+    e = tr.to_expr(y)
+    ax = _axis(tr, axis, len(e.shape), node)
+    v = nc._as_view(tr, e, node)
+    n = as_idx(v.shape[ax]) - 1
+    mid = tr.binop("add", _window(v, ax, 1, n), _window(v, ax, 0, n))
+    if x is None:
+        d = dx
+    else:
+        xe = tr.to_expr(x)
+        d = diff(tr, xe, 1, -1 if len(xe.shape) == 1 else ax, node)
+        if len(xe.shape) == 1 and len(e.shape) > 1:
+            d = tr.subscript(nc._as_view(tr, tr.to_expr(d), node),
+                             _new_axes(node, len(e.shape), ax), node)
+    return tr.binop("mul", nc.reduce(tr, "sum", tr.binop("mul", mid, d), ax,
+                                     False, node), 0.5)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def tensordot(tr, a, b, axes, node):
+    """np.tensordot as the einsum it is (BLAS where that is a matrix
+    product)."""
+    ea, eb = tr.to_expr(a), tr.to_expr(b)
+    ra, rb = len(ea.shape), len(eb.shape)
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(ra, rb):
+            raise tr.error("shape-mismatch for sum", node)
+        ax_a, ax_b = list(range(ra - axes, ra)), list(range(axes))
+    elif isinstance(axes, (tuple, list)) and len(axes) == 2:
+        ax_a, ax_b = ([x] if isinstance(x, int) else list(x) for x in axes)
+        if len(ax_a) != len(ax_b) or not all(
+                isinstance(x, int) for x in ax_a + ax_b):
+            raise tr.error("shape-mismatch for sum", node)
+        ax_a = [x % ra for x in ax_a]
+        ax_b = [x % rb for x in ax_b]
+    else:
+        raise tr.unsupported(node, "np.tensordot axes other than an integer "
+                             "or a pair of axis lists")
+    if ra + rb > len(_LETTERS):
+        raise tr.unsupported(node, "np.tensordot of arrays with more than "
+                             f"{len(_LETTERS)} dimensions in all")
+    for i, j in zip(ax_a, ax_b):
+        if as_idx(ea.shape[i]) != as_idx(eb.shape[j]):
+            raise tr.error("shape-mismatch for sum", node)
+    sa = list(_LETTERS[:ra])
+    sb = list(_LETTERS[ra:ra + rb])
+    for i, j in zip(ax_a, ax_b):
+        sb[j] = sa[i]
+    out = [c for k, c in enumerate(sa) if k not in ax_a] + \
+        [c for k, c in enumerate(sb) if k not in ax_b]
+    if not out and ra == 1 and rb == 1:
+        return nc.matmul(tr, ea, eb, node)
+    spec = f"{''.join(sa)},{''.join(sb)}->{''.join(out)}"
+    return nc._einsum(tr, [spec, ea, eb], node)
+
+
+def kron(tr, a, b, node):
+    """np.kron of arrays of equal dimension: out[i p + k, j q + l] =
+    a[i, j] b[k, l], the interleaved outer product merged."""
+    ea, eb = tr.to_expr(a), tr.to_expr(b)
+    ra, rb = len(ea.shape), len(eb.shape)
+    if ra != rb or ra == 0 or 2 * ra > len(_LETTERS):
+        raise tr.unsupported(node, "np.kron of arrays of different "
+                             "dimensions")
+    sa, sb = _LETTERS[:ra], _LETTERS[ra:2 * ra]
+    out = "".join(x + y for x, y in zip(sa, sb))
+    prod = nc._einsum(tr, [f"{sa},{sb}->{out}", ea, eb], node)
+    shape_a = nc._static_shape(tr, ea, node, "np.kron")
+    shape_b = nc._static_shape(tr, eb, node, "np.kron")
+    merged = nc.reshape(tr, prod, tuple(x * y for x, y in zip(shape_a,
+                                                              shape_b)),
+                        node)
+    tr.reshaped.discard(merged.container)
+    return merged
+
+
+def cross(tr, a, b, axis, node):
+    """np.cross of 3-vectors along `axis` (stacks broadcast)."""
+    from .shape_functions import _axis
+    ea, eb = tr.to_expr(a), tr.to_expr(b)
+    va, vb = nc._as_view(tr, ea, node), nc._as_view(tr, eb, node)
+    xa, xb = (_axis(tr, axis, v.ndim, node) for v in (va, vb))
+    if as_idx(va.shape[xa]) != as_idx(3) or as_idx(vb.shape[xb]) != \
+            as_idx(3):
+        raise tr.unsupported(node, "np.cross of vectors that do not have "
+                             "three components")
+    va, vb = va.transpose(_last(va.ndim, xa)), vb.transpose(_last(vb.ndim,
+                                                                  xb))
+
+    def comp(v, k):
+        return tr.subscript(v, _component(node, k), node)
+
+    parts = []
+    for i, j, k in ((1, 2, 0), (2, 0, 1), (0, 1, 2)):
+        parts.append(tr.binop("sub", tr.binop("mul", comp(va, i),
+                                              comp(vb, j)),
+                              tr.binop("mul", comp(va, j), comp(vb, i))))
+    rank = len(tr.to_expr(parts[0]).shape) + 1
+    out = nc._join(tr, "stack", parts, -1, node)
+    return out if axis % rank == rank - 1 else out.transpose(
+        _move_last(rank, axis % rank))
+
+
+def _last(rank, axis):
+    return [d for d in range(rank) if d != axis] + [axis]
+
+
+def _move_last(rank, axis):
+    order = list(range(rank - 1))
+    order.insert(axis, rank - 1)
+    return order
+
+
+def _component(node, k):
+    items = [ast.Constant(Ellipsis), ast.Constant(k)]
+    return [ast.fix_missing_locations(ast.copy_location(i, node))
+            for i in items]
+
+
+def matrix_power(tr, a, n, node):
+    """A constant power by repeated squaring (GEMMs); negative powers of
+    the inverse."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise tr.unsupported(node, "np.linalg.matrix_power with an exponent "
+                             "that is not a constant integer")
+    e = tr.to_expr(a)
+    shape = nc._static_shape(tr, e, node, "np.linalg.matrix_power")
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise tr.unsupported(node, "np.linalg.matrix_power of anything but "
+                             "one square matrix")
+    if n == 0:
+        return nc._more(tr, "eye", [shape[0]], {"dtype": e.dtype}, node)
+    if n < 0:
+        e = tr.to_expr(nc._more(tr, "linalg.inv", [e], {}, node))
+        n = -n
+    result, base = None, e
+    while True:
+        if n & 1:
+            result = base if result is None else nc.matmul(tr, result, base,
+                                                           node)
+        n >>= 1
+        if not n:
+            return result
+        base = nc.matmul(tr, base, base, node)
+
+
+# ----------------------------------------------------------------------------
+# Python's math module
+# ----------------------------------------------------------------------------
+
+class _MathModule:
+    """Marker for the math module in expressions."""
+
+
+MATH = _MathModule()
+
+
+class MathFunction:
+    def __init__(self, name):
+        self.name = name
+
+
+# math function -> the NumPy function computing it on a float.
+_MATH = {"sqrt": "sqrt", "exp": "exp", "log2": "log2", "log10": "log10",
+         "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos",
+         "tan": "tan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+         "asin": "arcsin", "acos": "arccos", "atan": "arctan",
+         "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+         "atan2": "arctan2", "fabs": "abs", "pow": "power",
+         "hypot": "hypot", "degrees": "degrees", "radians": "radians",
+         "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
+         "exp2": "exp2", "cbrt": "cbrt", "log": "log",
+         # These return Python ints.
+         "floor": "floor", "ceil": "ceil", "trunc": "trunc"}
+
+
+def math_attribute(tr, attr, node):
+    if attr in ("pi", "e", "tau", "inf", "nan"):
+        return getattr(math, attr)
+    if attr in _MATH:
+        return MathFunction(attr)
+    raise tr.unsupported(node, f"math.{attr}", "of the math module only "
+                         "the constants and " + ", ".join(sorted(_MATH)) +
+                         " are supported")
+
+
+def math_call(tr, fn, args, kwargs, node):
+    """math.f(x) of scalars: folded when the arguments are constants,
+    else the NumPy function on a float, an int64 for floor, ceil and
+    trunc (Python's math returns ints there)."""
+    name = fn.name
+    if kwargs:
+        raise tr.unsupported(node, f"keyword arguments of math.{name}")
+    if all(isinstance(a, (int, float)) and not isinstance(a, bool)
+           for a in args):
+        try:
+            return getattr(math, name)(*args)
+        except (ValueError, OverflowError, TypeError) as e:
+            raise tr.error(f"math.{name}{tuple(args)}: {e}", node)
+    exprs = [tr.to_expr(a) for a in args]
+    if any(len(e.shape) for e in exprs):
+        raise tr.error(f"math.{name} takes scalars, not arrays: use "
+                       f"np.{_MATH[name]}", node)
+    if name == "log" and len(exprs) == 2:
+        x, base = _floats(tr, exprs, 2, "log", node)
+        return tr.binop("div", nc.elementwise(tr, "log", [x], node),
+                        nc.elementwise(tr, "log", [base], node))
+    arity = 2 if name in ("atan2", "pow", "hypot") else 1
+    if len(exprs) != arity:
+        raise tr.error(f"math.{name} takes {arity} argument"
+                       f"{'s' if arity > 1 else ''}", node)
+    if name.startswith("is"):
+        return nc.numpy_call(tr, _MATH[name], exprs, {}, node)
+    floats = _floats(tr, exprs, arity, name, node)
+    result = nc.numpy_call(tr, _MATH[name], floats, {}, node)
+    if name in ("floor", "ceil", "trunc"):
+        e = tr.to_expr(result)
+        return Op("cast", [e], e.shape, np.int64)
+    return result

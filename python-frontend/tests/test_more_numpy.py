@@ -1,0 +1,361 @@
+"""The NumPy functions and Python constructs of shape_functions.py,
+math_functions.py and iteration.py: forward against NumPy (to rounding),
+arrays the program updates in place against NumPy's, gradients against
+central finite differences in float64; and their errors."""
+
+import math
+from math import sqrt as imported_sqrt
+
+import numpy as np
+import pytest
+from numpy import exp as imported_exp
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def views(A):
+    B = np.flip(A) * 2.0 + np.flipud(A) + np.fliplr(A) * 3.0
+    C = np.flip(A, axis=1) + np.flip(A, (0, 1)) + A[:, ::-1]
+    s = np.sum(B * C) + np.sum(np.squeeze(A[None, :, 2:3]) ** 3)
+    s = s + np.sum(np.expand_dims(A[0], 0) @ A) + \
+        np.sum(np.expand_dims(A, (0, 3)) ** 2)
+    s = s + np.sum(np.swapaxes(A, 0, 1) @ A) + np.sum(A.swapaxes(1, 0) * A)
+    T = np.stack([A, A * A])  # 2 x 4 x 4
+    s = s + np.sum(np.moveaxis(T, 0, -1)[1] * A[1][:, None])
+    s = s + np.sum(np.moveaxis(T, [0, 1], [2, 0])[:, 0, :] * A[2][:, None])
+    s = s + np.sum(np.atleast_2d(A[0]) * A) + np.sum(np.atleast_3d(A) ** 2) + \
+        np.sum(np.atleast_1d(A[1, 1]) * A[2]) + np.sum(A.squeeze() * A)
+    return s
+
+
+def writes_through_views(A):
+    F = np.flip(A, 0)
+    F[0] = F[0] * 2.0  # NumPy: A's last row
+    S = np.swapaxes(A, 0, 1)
+    S[1] += 1.0  # A's second column
+    E = np.expand_dims(A, 0)
+    E[0, 2, 2] = A[0, 0] * A[1, 1]
+    return np.sum(A * A)
+
+
+def stacks(A):
+    x, y = A[0], A[1] * 2.0
+    return np.sum(np.vstack((x, y)) ** 2 * np.arange(2.0)[:, None]) + \
+        np.sum(np.vstack([A, x]) ** 3) + \
+        np.sum(np.hstack((x, y, x)) * np.arange(12.0)) + \
+        np.sum(np.hstack([A, A * A]) ** 2) + \
+        np.sum(np.column_stack((x, y, A[:, :2])) ** 3) + \
+        np.sum(np.dstack((A, A * 3.0)) ** 2 * np.arange(2.0))
+
+
+def padded(A):
+    x = A[0]
+    return np.sum(np.pad(x, 2) * np.arange(8.0)) + \
+        np.sum(np.pad(A, ((1, 2), (0, 1)), constant_values=0.5) ** 2) + \
+        np.sum(np.pad(A, 1, mode="edge") ** 3) + \
+        np.sum(np.pad(x, (2, 3), mode="wrap") * np.arange(9.0)) + \
+        np.sum(np.pad(A, ((3, 1), (2, 2)), mode="reflect") ** 3) + \
+        np.sum(np.pad(A, (2, 1), "symmetric") * np.arange(7.0))
+
+
+def tiled(A):
+    x = A[0]
+    T = np.tile(A, (2, 3))
+    T[0, 0] = 7.0  # a new array: writing into it is fine
+    return np.sum(np.tile(x, 3) * np.arange(12.0)) + \
+        np.sum(T ** 2 * np.arange(12.0)) + \
+        np.sum(np.tile(x, (2, 1, 2)) ** 3) + \
+        np.sum(np.repeat(x, 3) * np.arange(12.0)) + \
+        np.sum(np.repeat(A, 2, axis=0) ** 2 * np.arange(4.0)) + \
+        np.sum(np.repeat(A, 2, axis=1) * np.arange(8.0)) + \
+        np.sum(np.repeat(A, 2) * np.arange(32.0)) + \
+        np.sum(A[1].repeat(2) ** 2)
+
+
+def grids(A):
+    X, Y = np.meshgrid(A[0], A[1, :3])
+    P, Q = np.meshgrid(A[2], A[3, :2], indexing="ij")
+    return np.sum(X * Y ** 2 * np.arange(4.0)) + \
+        np.sum(P ** 2 * Q * np.arange(2.0))
+
+
+def triangles(A):
+    T = np.stack([A, A * A])
+    return np.sum(np.triu(A) * np.arange(16.0).reshape(4, 4)) + \
+        np.sum(np.tril(A, -1) ** 2) + np.sum(np.triu(A, 1) ** 3) + \
+        np.sum(np.tril(A, 2) * A) + np.sum(np.triu(T, -1) ** 2)
+
+
+def differences(A):
+    x = A[0]
+    return np.sum(np.diff(x) ** 2) + np.sum(np.diff(x, n=2) ** 2) + \
+        np.sum(np.diff(A, axis=0) ** 3) + np.sum(np.diff(A) ** 2) + \
+        np.trapz(x) + np.trapz(x, dx=0.5) + np.trapz(A[1], x=np.cumsum(x)) + \
+        np.sum(np.trapz(A, axis=0) ** 2) + \
+        np.sum(np.trapz(A, x=A[2] * 3.0, axis=1) ** 2)
+
+
+def elementwise(A):
+    B = A - 0.5
+    return np.sum(np.hypot(A, B) + np.logaddexp(A, B * 3.0) +
+                  np.logaddexp2(B, A) + np.reciprocal(A) +
+                  np.deg2rad(A) * np.rad2deg(B) + np.radians(A) +
+                  np.degrees(B) + np.heaviside(B, 0.5) * A +
+                  np.sinc(B * 3.0) + np.float_power(A, 2.5)) + \
+        np.sum(np.rint(A * 10.0) * A + np.round(A * 10.0) * B +
+               np.around(A, 2) * A + np.trunc(B * 5.0) * A +
+               np.fix(B * 7.0) * B + A.round(1) * A)
+
+
+def nan_reductions(A):
+    N = np.where(A > 0.8, np.nan, A)
+    return np.nansum(N) + np.sum(np.nansum(N, axis=0) ** 2) + \
+        np.nanmean(N) + np.sum(np.nanmean(N, axis=1) ** 2) + \
+        np.nanprod(N + 0.5) + np.sum(np.nanprod(N + 0.5, axis=0))
+
+
+def averages(A):
+    w = A[0] + 1.0
+    return np.average(A) + np.sum(np.average(A, axis=0) ** 2) + \
+        np.average(A[1], weights=w) + \
+        np.sum(np.average(A, axis=1, weights=w) ** 2) + \
+        np.sum(np.average(A, axis=0, weights=A * A) ** 2) + \
+        np.count_nonzero(A > 0.5) * np.sum(A) + \
+        np.sum(np.count_nonzero(A > 0.5, axis=0) * A[0])
+
+
+def products(A):
+    B = A * A + 1.0
+    T = np.stack([A, B])
+    x = A[0]
+    return np.sum(np.tensordot(A, B, axes=1) ** 2) + np.tensordot(A, B) + \
+        np.sum(np.tensordot(T, A, axes=([1], [0])) ** 2) + \
+        np.sum(np.tensordot(T, B, axes=([1, 2], [1, 0])) ** 3) + \
+        np.inner(x, A[1]) + np.sum(np.inner(A, B) ** 2) + np.vdot(A, B) + \
+        np.sum(np.kron(x, A[1]) * np.arange(16.0)) + \
+        np.sum(np.kron(A[:2, :3], B[:3, :2]) ** 2) + \
+        np.sum(np.cross(A[:, :3], B[:, 1:]) ** 2) + \
+        np.sum(np.cross(A[:3, 0], B[:3, 1]) * np.arange(3.0)) + \
+        np.sum(np.cross(A[:3], B[1:], axis=0) ** 2)
+
+
+def powers(A):
+    M = A * 0.5 + np.eye(4)
+    return np.sum(np.linalg.matrix_power(M, 3)) + \
+        np.sum(np.linalg.matrix_power(M, 0) * A) + \
+        np.sum(np.linalg.matrix_power(M, 1) ** 2) + \
+        np.sum(np.linalg.matrix_power(M, -2)) + \
+        np.sum(np.linalg.multi_dot([A, M, A.T]) ** 2)
+
+
+def cumulative_products(A):
+    return np.sum(np.cumprod(A[0] + 0.5)) + \
+        np.sum(np.cumprod(A + 0.5, axis=0) ** 2) + \
+        np.sum(np.cumprod(A, axis=1) * A) + np.sum(A.cumprod() * 3.0)
+
+
+def vector_norms(A):
+    x = A[0] - 0.5
+    return np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) * 2.0 + \
+        np.linalg.norm(x, -np.inf) + np.linalg.norm(x, 3) + \
+        np.linalg.norm(x, 2) + np.linalg.norm(A, "fro") + \
+        np.sum(np.linalg.norm(A, 1, axis=0) ** 2) + \
+        np.sum(np.linalg.norm(A - 0.5, ord=np.inf, axis=1))
+
+
+def math_module(A):
+    a = A[0, 0]
+    k = math.floor(A[0, 1] * 4.0)  # an int index from data
+    return math.sqrt(a) + math.exp(A[1, 1]) * math.pi + \
+        math.log(A[2, 2]) + math.log(A[2, 3], 2.0) + math.atan2(a, A[3, 3]) + \
+        math.hypot(a, A[0, 2]) + math.pow(A[1, 2], 1.5) + math.fabs(a - 1.0) + \
+        A[1, k] * math.tau + math.cos(math.e) * a + imported_sqrt(A[2, 0]) + \
+        np.sum(imported_exp(A[3])) + math.ceil(A[3, 0] * 3.0) * a + \
+        math.trunc(-A[3, 1] * 5.0) * a
+
+
+def builtins_(A):
+    n = min(len(A[0]), len(A[1, :3]))
+    return round(A[0, 0] * 10.0) * A[1, 1] + round(A[0, 1], 2) * A[1, 2] + \
+        np.sum(sum(A) ** 2) + sum((A[2, 2], A[2, 3], 1.0)) + \
+        np.sum(A[2, :n]) + max(len(A), 2) * A[3, 3]
+
+
+def iteration(A):
+    s = 0.0
+    for row in A:  # rows are views
+        s = s + np.sum(row ** 2)
+    for i, v in enumerate(A[0]):
+        s = s + v * i
+    for i, v in enumerate(A[1], 2):
+        s = s + v * v * i
+    for a, b in zip(A[2], A[3, 1:]):
+        s = s + a * b
+    for k, (a, b) in enumerate(zip(A[0], A[1] * 2.0)):
+        s = s + a * b * k
+    for i in reversed(range(4)):
+        s = s * 0.5 + A[i, i]
+    for i in reversed(range(1, 3)):
+        s = s * 0.5 + A[i, 0]
+    for v in A[0] * 3.0:
+        s = s + v ** 3
+    for W in (A, A.T, A * A):
+        s = s + np.sum(W[0] * W[1])
+    return s
+
+
+def updates_through_rows(A):
+    for row in A:
+        row *= 2.0
+        row[0] = row[1] * row[2]
+    for i, r in enumerate(A[1:]):
+        r += A[i]
+    return np.sum(A ** 2)
+
+
+def checked(A, n):
+    assert A.shape[0] == n, "wrong size"
+    assert n > 2
+    return np.sum(A) * n
+
+
+CASES = [views, writes_through_views, stacks, padded, tiled, grids,
+         triangles, differences, elementwise, nan_reductions, averages,
+         products, powers, cumulative_products, vector_norms, math_module,
+         builtins_, iteration, updates_through_rows]
+
+
+@pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
+def test_forward_and_gradient(fn):
+    rng = np.random.default_rng(1)
+    A = rng.random((4, 4)) * 0.9 + 0.05
+    with np.errstate(all="ignore"):
+        want_A = A.copy()
+        want = fn(want_A)
+        got_A = A.copy()
+        got = sdfg.program(fn)(got_A)
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+        np.testing.assert_allclose(got_A, want_A, rtol=1e-14)
+        g = sdfg.grad(fn, ["A"])(A.copy())["A"]
+        d = rng.standard_normal(A.shape)
+        h = 1e-6
+        fd = (fn(A + h * d) - fn(A - h * d)) / (2 * h)
+    ad = float(np.sum(g * d))
+    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+def shapes(A):
+    return (np.pad(A, ((1, 0), (2, 3))), np.tile(A[0], (3, 1)),
+            np.repeat(A, 3, axis=1), np.kron(A, A[:2, :3]),
+            np.meshgrid(A[0], A[1, :2], A[2, :3])[2],
+            np.squeeze(A[:1, :, None]), np.hstack((A[0, 0], A[1])),
+            np.atleast_3d(A[0]), np.diff(A, n=3, axis=0),
+            np.tensordot(A, A, axes=0), np.vstack((A[0, 0], A[1, 1])))
+
+
+def test_shapes_match_numpy():
+    A = np.arange(16.0).reshape(4, 4)
+    got = sdfg.program(shapes)(A)
+    for g, w in zip(got, shapes(A)):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def rounding(x):
+    return (np.rint(x), np.round(x), np.round(x, 1), np.round(x, -1),
+            np.trunc(x), np.fix(x), np.sinc(x), np.heaviside(x, 0.25),
+            np.logaddexp(x, -x), np.reciprocal(x))
+
+
+def test_rounding_and_special_values_match_numpy():
+    # Ties round to even; signed zeros, infinities and NaN as NumPy's.
+    x = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 0.0, -0.0, 0.25, 14.96, 15.0,
+                  -7.7, np.inf, -np.inf, np.nan, 1e300, -3.0])
+    with np.errstate(all="ignore"):
+        got = sdfg.program(rounding)(x)
+        want = rounding(x)
+    for g, w in zip(got, want):
+        # sin(pi x) near multiples of pi: libm and LLVM may differ by an ulp.
+        np.testing.assert_allclose(g, w, rtol=1e-15, atol=1e-15)
+        np.testing.assert_array_equal(np.signbit(g) & ~np.isnan(w),
+                                      np.signbit(w) & ~np.isnan(w))
+
+
+def test_asserts_are_decided_when_compiling():
+    A = np.ones((3, 3))
+    assert sdfg.program(checked)(A, 3) == 27.0
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"test_more_numpy.py:\d+: .*assertion failed "
+                             r"for these arguments: wrong size"):
+        sdfg.program(checked)(A, 4)
+
+
+def data_assert(x):
+    assert x[0] > 0
+    return np.sum(x)
+
+
+def sqrt_of_array(x):
+    return math.sqrt(x)
+
+
+def bad_pad_mode(x):
+    return np.pad(x, 1, mode="linear_ramp")
+
+
+def wide_wrap(x):
+    return np.pad(x, 5, mode="wrap")
+
+
+def bad_squeeze(A):
+    return np.squeeze(A, axis=0)
+
+
+def repeat_counts(x):
+    return np.repeat(x, x.astype(np.int64))
+
+
+def mismatched_tensordot(A):
+    return np.tensordot(A, A[:2], axes=1)
+
+
+def tuple_loop_break(x):
+    s = 0.0
+    for v in (x, x * 2.0):
+        if v[0] > 0:
+            break
+        s = s + np.sum(v)
+    return s
+
+
+def matrix_norm_order(A):
+    return np.linalg.norm(A, 2)
+
+
+def unknown_math(x):
+    return math.gamma(x[0])
+
+
+@pytest.mark.parametrize("fn,match", [
+    (data_assert, r"assert on values computed at run time"),
+    (sqrt_of_array, r"math.sqrt takes scalars, not arrays: use np.sqrt"),
+    (bad_pad_mode, r"np.pad mode 'linear_ramp'.*supported modes: constant"),
+    (wide_wrap, r"np.pad mode 'wrap' wider than the array.*at most 3"),
+    (bad_squeeze, r"cannot select an axis to squeeze out"),
+    (repeat_counts, r"repeat count.*not a constant integer"),
+    (mismatched_tensordot, r"shape-mismatch for sum"),
+    (tuple_loop_break, r"for loop over Tuple"),
+    (matrix_norm_order, r"np.linalg.norm of a matrix with ord 2"),
+    (unknown_math, r"math.gamma.*of the math module only"),
+])
+def test_errors(fn, match):
+    x = np.ones((3, 3)) if fn in (bad_squeeze, mismatched_tensordot,
+                                  matrix_norm_order) else np.ones(3)
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(x)
+    assert "test_more_numpy.py:" in str(info.value)
