@@ -116,10 +116,11 @@ def check_linalg_error(module, sites):
         # NumPy's messages; which op failed is not recorded (the flag holds
         # the generated line), so a program with both kinds names both.
         kinds = {function for function, _ in sites}
-        factor = "np.linalg.cholesky"
-        what = ("Matrix is not positive definite" if kinds == {factor} else
-                "Singular matrix" if factor not in kinds else
-                "Singular matrix or matrix not positive definite")
+        messages = {"np.linalg.cholesky": "Matrix is not positive definite",
+                    "np.linalg.eigh": "Eigenvalues did not converge",
+                    "np.linalg.eigvalsh": "Eigenvalues did not converge"}
+        what = " or ".join(sorted({messages.get(k, "Singular matrix")
+                                   for k in kinds}))
         where = "; ".join(f"{function} at {line}" for function, line in sites)
         raise np.linalg.LinAlgError(f"{what} ({where})")
 

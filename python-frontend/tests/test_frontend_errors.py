@@ -75,9 +75,9 @@ def k_call_unknown(A):
     A[0, 0] = sorted(A)  # here
 
 
-def k_for_array(A):
-    for row in A:  # here
-        row[0] = 1.0
+def k_for_set(A):
+    for k in {0, 1}:  # here
+        A[k, 0] = 1.0
 
 
 def k_for_else(A):
@@ -110,7 +110,7 @@ def k_nested_def(A):
 
 
 def k_linalg(A):
-    return np.linalg.eigh(A)  # here
+    return np.linalg.svd(A)  # here
 
 
 def k_mask(A):
@@ -198,14 +198,14 @@ CASES = [
     (k_dict, (A,), "dict", None),
     (k_print, (A,), "call of print", "only NumPy functions"),
     (k_call_unknown, (A,), "call of sorted", None),
-    (k_for_array, (A,), "for loop over Name", "range"),
+    (k_for_set, (A,), "for loop over set", "range"),
     (k_for_else, (A,), "for-else", None),
     (k_while_else, (A, 3), "while-else", None),
     (k_early_return, (A,), "return", "last statement"),
     (k_global_array, (A,), "global array 'GLOBAL_ARRAY'", "arguments"),
     (k_nested_def, (A,), "nested function", None),
-    (k_linalg, (A,), "np.linalg.eigh",
-     "only norm, solve, inv, det, slogdet and cholesky"),
+    (k_linalg, (A,), "np.linalg.svd",
+     "only norm, solve, inv, det, slogdet, cholesky, eigh"),
     (k_mask, (A,), "boolean mask indexing", "np.where"),
     (k_array_bound, (A, np.array([0, 1])), "array used as an integer",
      "a slice bound"),

@@ -149,7 +149,87 @@ CASES = [
     (cholesky_sample, lambda r: (lopsided_spd(r, 6), r.standard_normal(6))),
     (cholesky_of_transposed, lambda r: (lopsided_spd(r, 5).T,)),
 ]
+
+
+def separated(rng, n):
+    """Eigenvalues 1..n (apart: the eigenvectors' gradient divides by
+    their gaps), not symmetric: eigh reads the lower triangle only."""
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    return (Q * np.arange(1.0, n + 1)) @ Q.T + \
+        0.05 * np.triu(rng.standard_normal((n, n)), 1)
+
+
+def eigenvalues(A, c):
+    return np.sum(np.linalg.eigvalsh(A) * c)
+
+
+def eigen_energy(A, B):
+    # Sign-invariant uses of the eigenvectors (a column's sign is LAPACK's
+    # choice).
+    w, V = np.linalg.eigh(A)
+    return np.sum(w ** 2) + np.sum((V * V) @ np.arange(5.0)) + \
+        np.sum(np.outer(V[:, 0], V[:, 0]) * B)
+
+
+def eigen_upper(A):
+    w, V = np.linalg.eigh(A.T, UPLO="U")
+    return np.sum(w ** 3) + np.sum(V[:, -1] ** 2 * np.arange(6.0))
+
+
+def spectral_steps(A, steps):
+    for _ in range(steps):
+        w = np.linalg.eigvalsh(A)
+        A = A + 0.1 * np.diag(np.sin(w))
+    return np.sum(A * A)
+
+
+def projector(A):
+    # The projector on the two lowest eigenvectors: V V^T of a slice.
+    w, V = np.linalg.eigh(A)
+    P = V[:, :2] @ V[:, :2].T
+    return np.sum(P * A) + np.trace(P @ P)
+
+
+CASES += [
+    (eigenvalues, lambda r: (separated(r, 6), r.standard_normal(6))),
+    (eigen_energy, lambda r: (separated(r, 5), r.standard_normal((5, 5)))),
+    (eigen_upper, lambda r: (separated(r, 6),)),
+    (spectral_steps, lambda r: (separated(r, 5), 3)),
+    (projector, lambda r: (separated(r, 7),)),
+]
 IDS = [c[0].__name__ for c in CASES]
+
+
+def test_eigh_matches_numpy():
+    A = separated(np.random.default_rng(5), 9)
+
+    def both(A):
+        w, V = np.linalg.eigh(A)
+        return w, V, np.linalg.eigvalsh(A)
+
+    w, V, values = sdfg.program(both)(A)
+    nw, nV = np.linalg.eigh(A)
+    np.testing.assert_allclose(w, nw, rtol=1e-13)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(A), rtol=1e-13)
+    # Columns are eigenvectors up to sign: compare them sign-aligned.
+    signs = np.sign(np.sum(V * nV, axis=0))
+    np.testing.assert_allclose(V * signs, nV, atol=1e-12)
+    # Of the symmetric matrix with A's lower triangle.
+    M = np.tril(A) + np.tril(A, -1).T
+    np.testing.assert_allclose(M @ V, V * w, atol=1e-12)
+
+
+def test_eigenvalue_gradient_is_analytic():
+    # d sum(c * w) / dA = V diag(c) V^T, on A's lower triangle: twice the
+    # symmetric part below the diagonal, once on it, nothing above.
+    A = separated(np.random.default_rng(6), 6)
+    c = np.arange(1.0, 7.0)
+    g = sdfg.grad(eigenvalues, ["A"])(A, c)["A"]
+    _, V = np.linalg.eigh(A)
+    S = (V * c) @ V.T
+    want = np.tril(2 * S, -1) + np.diag(np.diag(S))
+    np.testing.assert_allclose(g, want, atol=1e-12)
+
 
 
 def float_names(fn, args):

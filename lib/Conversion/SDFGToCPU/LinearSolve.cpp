@@ -1,4 +1,7 @@
-//===- LinearSolve.cpp - Lower sdfg.solve to LAPACK getrf/getrs ----------===//
+//===- LinearSolve.cpp - Lower sdfg's dense linear algebra to LAPACK ------===//
+//
+// sdfg.solve and sdfg.det to getrf/getrs, sdfg.cholesky to potrf,
+// sdfg.eigh to syevd.
 //
 // LAPACK is column-major: the matrix is factorised from a transposed copy
 // (so the factors are A's, bit for bit NumPy's), `A X = B` is getrs with
@@ -364,5 +367,116 @@ LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
     reportFailure(b, loc, module, l);
   }
   memref::DeallocOp::create(b, loc, f);
+  return success();
+}
+
+LogicalResult Lowering::lowerEigh(EighOp op) {
+  Location loc = op.getLoc();
+  Value a = mapping.lookup(op.getA()), result = mapping.lookup(op.getResult());
+  auto type = cast<MemRefType>(a.getType());
+  Type elt = type.getElementType();
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  bool vectors = op.getPart() == EighPart::vectors;
+  Value nIdx = memref::DimOp::create(b, loc, a, 0);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < 2; ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(b, loc, a, d));
+  // The transposed copy is A to LAPACK, whose lower triangle ('L') is the
+  // row-major lower triangle NumPy reads; syevd overwrites it with the
+  // eigenvectors (as columns) when asked for them.
+  Value f = memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), elt), sizes);
+  copyTransposed(b, loc, a, f);
+  Value w = memref::AllocOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, elt), ValueRange{nIdx});
+  Value n = arith::IndexCastOp::create(b, loc, i32, nIdx);
+  Value nRef = byRef(b, loc, n);
+  Value ldRef =
+      byRef(b, loc, arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 1)));
+  Value jobz = byRef(
+      b, loc, arith::ConstantIntOp::create(b, loc, vectors ? 'V' : 'N', 8));
+  Value uplo = byRef(b, loc, arith::ConstantIntOp::create(b, loc, 'L', 8));
+  Value info = entrySlot(b, loc, i32);
+  Type i64 = b.getI64Type();
+  func::FuncOp syevd =
+      getOrDeclare(loc, elt.isF64() ? "dsyevd_" : "ssyevd_",
+                   b.getFunctionType({ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr,
+                                      ptr, ptr, ptr, i64, i64},
+                                     {}));
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+  auto call = [&](Value work, Value lwork, Value iwork, Value liwork) {
+    func::CallOp::create(
+        b, loc, syevd,
+        ValueRange{basePointer(loc, jobz), basePointer(loc, uplo),
+                   basePointer(loc, nRef), basePointer(loc, f),
+                   basePointer(loc, ldRef), basePointer(loc, w),
+                   basePointer(loc, work), basePointer(loc, lwork),
+                   basePointer(loc, iwork), basePointer(loc, liwork),
+                   basePointer(loc, info), one, one});
+  };
+  // A workspace query first, as NumPy makes: with the optimal workspace
+  // the tridiagonalisation runs blocked, and its rounding is NumPy's.
+  Value workSize = entrySlot(b, loc, elt), iworkSize = entrySlot(b, loc, i32);
+  call(workSize, byRef(b, loc, constI32(b, loc, -1)), iworkSize,
+       byRef(b, loc, constI32(b, loc, -1)));
+  Value lwork = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      arith::FPToSIOp::create(
+          b, loc, i32, memref::LoadOp::create(b, loc, workSize, ValueRange{})));
+  Value liwork = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      memref::LoadOp::create(b, loc, iworkSize, ValueRange{}));
+  // Never below the documented minimum (1 + 6n + 2n^2 and 3 + 5n with
+  // vectors, 2n + 1 and 1 without).
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value minWork, minIwork;
+  if (vectors) {
+    Value nn = arith::MulIOp::create(b, loc, nIdx, nIdx);
+    minWork = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, idx(1),
+                              arith::MulIOp::create(b, loc, idx(6), nIdx)),
+        arith::MulIOp::create(b, loc, idx(2), nn));
+    minIwork = arith::AddIOp::create(
+        b, loc, idx(3), arith::MulIOp::create(b, loc, idx(5), nIdx));
+  } else {
+    minWork = arith::AddIOp::create(
+        b, loc, idx(1), arith::MulIOp::create(b, loc, idx(2), nIdx));
+    minIwork = idx(1);
+  }
+  lwork = arith::MaxSIOp::create(b, loc, lwork, minWork);
+  liwork = arith::MaxSIOp::create(b, loc, liwork, minIwork);
+  Value work = memref::AllocOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, elt), ValueRange{lwork});
+  Value iwork = memref::AllocOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, i32), ValueRange{liwork});
+  auto i32Ref = [&](Value v) {
+    return byRef(b, loc, arith::IndexCastOp::create(b, loc, i32, v));
+  };
+  call(work, i32Ref(lwork), iwork, i32Ref(liwork));
+  Value ok = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      memref::LoadOp::create(b, loc, info, ValueRange{}), constI32(b, loc, 0));
+  auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    forEachElement(b, loc, result, [&](ValueRange ivs) {
+      // Column k of the column-major f is eigenvector k: V[i, k] = f[k, i]
+      // in memref (row-major) indexing.
+      Value v = vectors ? memref::LoadOp::create(b, loc, f,
+                                                 ValueRange{ivs[1], ivs[0]})
+                        : memref::LoadOp::create(b, loc, w, ivs);
+      memref::StoreOp::create(b, loc, v, result, ivs);
+    });
+    // No convergence: no result to give.
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    reportFailure(b, loc, module, result);
+  }
+  for (Value v : {f, w, work, iwork})
+    memref::DeallocOp::create(b, loc, v);
   return success();
 }

@@ -304,6 +304,7 @@ private:
   LUFactors factorise(Location loc, Value matrix);
   LogicalResult lowerDet(DetOp op);
   LogicalResult lowerCholesky(CholeskyOp op);
+  LogicalResult lowerEigh(EighOp op);
 };
 
 /// Replaces math.log1p and math.expm1 under `root` by formulas exact to a

@@ -277,6 +277,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](SolveOp s) { return lowerSolve(s); })
       .Case([&](DetOp d) { return lowerDet(d); })
       .Case([&](CholeskyOp c) { return lowerCholesky(c); })
+      .Case([&](EighOp e) { return lowerEigh(e); })
       .Case([&](TransposeOp t) { return lowerTranspose(t); })
       .Case([&](ReduceOp r) { return lowerReduce(r); })
       .Default([&](Operation *other) {

@@ -166,6 +166,30 @@ double CholeskyOp::getWorkEstimate() {
 bool CholeskyOp::callsLibrary() { return true; }
 
 //===----------------------------------------------------------------------===//
+// eigh
+//===----------------------------------------------------------------------===//
+
+Value EighOp::getOutputContainer() { return getResult(); }
+SmallVector<Value> EighOp::getInputContainers() { return {getA()}; }
+bool EighOp::accumulatesIntoOutput() { return false; }
+// Both rules recompute what they need from A (the eigenvectors for the
+// values' rule, the eigenvalues for the vectors'); the vectors' also
+// reads its own result.
+SmallVector<Value> EighOp::getReverseReads() {
+  if (getPart() == EighPart::values)
+    return {getA()};
+  return {getA(), getResult()};
+}
+double EighOp::getWorkEstimate() {
+  // Householder tridiagonalisation (4/3 n^3), plus the divide and conquer
+  // and back-transformation of the vectors (about 8/3 n^3 more).
+  double n = extent(getA(), 0);
+  double flops = getPart() == EighPart::values ? 4.0 / 3.0 : 4.0;
+  return flops * n * n * n + 2 * numElements(getA());
+}
+bool EighOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
 // Factorisation caches
 //===----------------------------------------------------------------------===//
 

@@ -1134,6 +1134,97 @@ LogicalResult CholeskyOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
+LogicalResult EighOp::emitReverse(ReverseBuilder &rb) {
+  Value dR = rb.gradientOf(getResult());
+  if (dR) {
+    Location loc = getLoc();
+    if (Value dA = rb.gradientOf(getA())) {
+      if (failed(requireStatic(*this, getA())))
+        return failure();
+      // A = V diag(w) V^T. With S = V diag(dw) V^T (eigenvalues) or
+      // S = V (F o V^T dV) V^T, F[i, j] = 1 / (w[j] - w[i]) off the
+      // diagonal and 0 on it (eigenvectors), <S, dA> is the change for a
+      // symmetric dA; A enters through its lower triangle, so dA gets
+      // S + S^T below the diagonal and S on it (as for cholesky).
+      MemRefType type = getA().getType();
+      Type elt = type.getElementType();
+      int64_t n = type.getDimSize(0);
+      OpBuilder &b = rb.b;
+      MLIRContext *ctx = getContext();
+      AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+      AffineMap row = AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, ctx);
+      AffineMap col = AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, ctx);
+      Value v, m = scratchContainer(rb, loc, type);
+      if (getPart() == EighPart::values) {
+        // The eigenvectors again, from A (restored to its forward value).
+        v = scratchContainer(rb, loc, type);
+        EighOp::create(b, loc, EighPart::vectors, getA(), v);
+        OpBuilder::InsertionGuard guard(b);
+        SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+        Value scaled = scalarTasklet(
+            rb, loc, {rb.load(loc, v, id, p), rb.load(loc, dR, col, p)}, elt,
+            [](OpBuilder &ib, Location l, ArrayRef<Value> x) -> Value {
+              return arith::MulFOp::create(ib, l, x[0], x[1]);
+            });
+        rb.store(loc, scaled, m, id, p, /*accumulate=*/false);
+      } else {
+        v = getResult();
+        Value w = scratchContainer(rb, loc, MemRefType::get({n}, elt));
+        EighOp::create(b, loc, EighPart::values, getA(), w);
+        Value g = scratchContainer(rb, loc, type);
+        MatmulOp::create(b, loc, v, dR, g, /*transpose_a=*/true,
+                         /*transpose_b=*/false, /*accumulate=*/false,
+                         /*alpha=*/FloatAttr());
+        {
+          OpBuilder::InsertionGuard guard(b);
+          SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+          SmallVector<Value> ins = {p[0], p[1], rb.load(loc, g, id, p),
+                                    rb.load(loc, w, row, p),
+                                    rb.load(loc, w, col, p)};
+          TaskletOp t = rb.tasklet(
+              loc, {elt}, ins,
+              [&](OpBuilder &ib, ArrayRef<Value> x) -> SmallVector<Value> {
+                Value gap = arith::SubFOp::create(ib, loc, x[4], x[3]);
+                Value q = arith::DivFOp::create(ib, loc, x[2], gap);
+                Value onDiagonal = arith::CmpIOp::create(
+                    ib, loc, arith::CmpIPredicate::eq, x[0], x[1]);
+                Value zero = arith::ConstantOp::create(ib, loc, elt,
+                                                       ib.getFloatAttr(elt, 0));
+                return {arith::SelectOp::create(ib, loc, onDiagonal, zero, q)};
+              });
+          rb.store(loc, t.getResult(0), g, id, p, /*accumulate=*/false);
+        }
+        MatmulOp::create(b, loc, v, g, m, /*transpose_a=*/false,
+                         /*transpose_b=*/false, /*accumulate=*/false,
+                         /*alpha=*/FloatAttr());
+      }
+      Value q = scratchContainer(rb, loc, type);
+      MatmulOp::create(b, loc, m, v, q, /*transpose_a=*/false,
+                       /*transpose_b=*/true, /*accumulate=*/false,
+                       /*alpha=*/FloatAttr());
+      mapTriangle(
+          rb, loc, q, dA,
+          [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
+            Value zero = arith::ConstantOp::create(ib, loc, elt,
+                                                   ib.getFloatAttr(elt, 0));
+            Value sum = arith::AddFOp::create(ib, loc, x[0], x[1]);
+            Value onDiag = arith::SelectOp::create(
+                ib, loc,
+                arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j),
+                x[0], zero);
+            return arith::SelectOp::create(
+                ib, loc,
+                arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::sgt, i, j),
+                sum, onDiag);
+          },
+          /*alsoTransposed=*/true);
+    }
+    rb.fill(loc, dR, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getResult());
+  return success();
+}
+
 LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
   Value dOut = rb.gradientOf(getOutput());
   if (dOut) {

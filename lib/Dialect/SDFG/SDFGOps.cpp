@@ -1031,6 +1031,24 @@ LogicalResult CholeskyOp::verify() {
   return success();
 }
 
+LogicalResult EighOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  bool vectors = getPart() == EighPart::vectors;
+  if (failed(verifyFloatOperands(*this, {a, r}, {2, vectors ? 2 : 1})))
+    return failure();
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  if (failed(expectSameExtent(*this, a.getDimSize(0), a.getDimSize(1),
+                              "square matrix extent")))
+    return failure();
+  for (int64_t d = 0; d < r.getRank(); ++d)
+    if (failed(expectSameExtent(*this, a.getDimSize(0), r.getDimSize(d),
+                                vectors ? "eigenvector matrix extent"
+                                        : "eigenvalue count")))
+      return failure();
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   MemRefType in = getInput().getType(), out = getOutput().getType();
   if (getInput() == getOutput())

@@ -71,6 +71,9 @@ def _lower(node, names):
         return node
     if isinstance(it, (ast.Tuple, ast.List)):
         return _unroll(node, it.elts)
+    if isinstance(it, (ast.Set, ast.Dict, ast.Constant, ast.GeneratorExp,
+                       ast.ListComp, ast.SetComp, ast.DictComp)):
+        return node  # not an array: the translator reports the loop
     if _is_call(it, "reversed", (1,)) and _is_call(it.args[0], "range",
                                                     (1, 2)):
         args = it.args[0].args

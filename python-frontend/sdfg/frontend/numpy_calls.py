@@ -192,7 +192,8 @@ _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "argmax", "argmin", "cumsum",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm", "linalg.solve", "linalg.inv", "linalg.det",
-         "linalg.slogdet", "linalg.cholesky"}
+         "linalg.slogdet", "linalg.cholesky", "linalg.eigh",
+         "linalg.eigvalsh"}
 # Array methods that are the function of the same name, the array first.
 _METHODS = {"clip", "var", "std", "trace", "diagonal", "cumsum", "argmax",
             "argmin", "any", "all"}
@@ -919,6 +920,9 @@ def _more(tr, name, args, kwargs, node):
         return _linalg_det(tr, name[len("linalg."):], args, kwargs, node)
     if name == "linalg.cholesky":
         return _linalg_cholesky(tr, args, kwargs, node)
+    if name in ("linalg.eigh", "linalg.eigvalsh"):
+        return _linalg_eigh(tr, name[len("linalg."):], args, dict(kwargs),
+                            node)
     raise tr.unsupported(node, f"np.{name}")
 
 
@@ -1026,6 +1030,34 @@ def _linalg_cholesky(tr, args, kwargs, node):
                f"{co.mlir_type}")
     tr.sig.linalg_sites.append(("np.linalg.cholesky", tr.em.where()))
     return ViewLeaf(out)
+
+
+def _linalg_eigh(tr, name, args, kwargs, node):
+    """np.linalg.eigh(A) (eigenvalues, eigenvectors) and eigvalsh(A): one
+    sdfg.eigh per result wanted, reading A's lower triangle (UPLO='L') or
+    its upper one (the transpose's lower)."""
+    uplo = kwargs.pop("UPLO", args[1] if len(args) > 1 else "L")
+    if uplo not in ("L", "U"):
+        raise tr.error("UPLO argument must be 'L' or 'U'", node)
+    a, n = _square_matrix(tr, name, args[:1], kwargs, node)
+    dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
+    if uplo == "U":
+        a = tr.to_expr(transpose(tr, a, None, node))
+    va = _blas_operand(tr, a, dtype, node)
+    if va.is_whole_transposed():
+        # The container's lower triangle is the view's upper one.
+        va = tr.snapshot(a, node, "operand")
+    parts = ["values"] if name == "eigvalsh" else ["values", "vectors"]
+    results = []
+    for part in parts:
+        out = tr.transient_view([n] if part == "values" else [n, n], dtype,
+                                node, part)
+        ca, co = va.container, out.container
+        tr.em.line(f"sdfg.eigh {part} {ca.ssa} -> {co.ssa} : {ca.mlir_type} "
+                   f"-> {co.mlir_type}")
+        results.append(ViewLeaf(out))
+    tr.sig.linalg_sites.append((f"np.linalg.{name}", tr.em.where()))
+    return results[0] if name == "eigvalsh" else tuple(results)
 
 
 def _linalg_solve(tr, name, args, kwargs, node):

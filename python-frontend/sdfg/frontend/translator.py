@@ -1515,12 +1515,14 @@ class Translator:
         if isinstance(base, numpy_calls.NumpyFunction) and \
                 base.name == "linalg":
             if attr in ("norm", "solve", "inv", "det", "slogdet",
-                        "cholesky", "matrix_power", "multi_dot"):
+                        "cholesky", "eigh", "eigvalsh", "matrix_power",
+                        "multi_dot"):
                 return numpy_calls.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
                                    "of np.linalg only norm, solve, inv, det, "
-                                   "slogdet, cholesky, matrix_power and "
-                                   "multi_dot are supported")
+                                   "slogdet, cholesky, eigh, eigvalsh, "
+                                   "matrix_power and multi_dot are "
+                                   "supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
             return numpy_calls.NumpyFunction("add.at")

@@ -209,6 +209,32 @@ sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
   }
 }
 
+// Symmetric eigenproblems: syevd ('N' = 78 or 'V' = 86, 'L' = 76) on a
+// column-major copy, once to query the workspace (lwork = -1), once to
+// solve; eigenvectors are the copy's columns, V[i, k] = F[k, i] in memref
+// indexing; no convergence: NaN and the line in @sdfg_linalg_error.
+// CHECK-LABEL: func.func @eigh
+// CHECK: %[[F:.*]] = memref.alloc() : memref<4x4xf64>
+// CHECK: arith.constant 78 : i8
+// CHECK: arith.constant 76 : i8
+// CHECK: arith.constant -1 : i32
+// CHECK: call @dsyevd_(
+// CHECK: call @dsyevd_(
+// CHECK: scf.if
+// CHECK: memref.get_global @sdfg_linalg_error
+// CHECK: arith.constant 86 : i8
+// CHECK: call @dsyevd_(
+// CHECK: call @dsyevd_(
+// CHECK: scf.if
+// CHECK: %[[V:.*]] = memref.load %[[G:.*]][%[[K:.*]], %[[I:.*]]] : memref<4x4xf64>
+// CHECK: memref.store %[[V]], %{{.*}}[%[[I]], %[[K]]]
+sdfg.sdfg @eigh(%A: memref<4x4xf64>, %w: memref<4xf64>, %V: memref<4x4xf64>) {
+  sdfg.state {
+    sdfg.eigh values %A -> %w : memref<4x4xf64> -> memref<4xf64>
+    sdfg.eigh vectors %A -> %V : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
 // A constant factor is the GEMM's alpha.
 // CHECK-LABEL: func.func @scaled
 // CHECK: %[[ALPHA:.*]] = arith.constant 1.250000e-01 : f64

@@ -691,3 +691,39 @@ sdfg.sdfg @cholesky_shape(%A: memref<4x4xf64>, %L: memref<4x3xf64>) {
     sdfg.cholesky %A -> %L : memref<4x4xf64> -> memref<4x3xf64>
   }
 }
+
+// -----
+
+sdfg.sdfg @eigh_alias(%A: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output must not alias the input}}
+    sdfg.eigh vectors %A -> %A : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @eigh_count(%A: memref<4x4xf64>, %w: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{eigenvalue count mismatch: 4 vs 3}}
+    sdfg.eigh values %A -> %w : memref<4x4xf64> -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @eigh_rank(%A: memref<4x4xf64>, %V: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operand 1 must have rank 2, got 1}}
+    sdfg.eigh vectors %A -> %V : memref<4x4xf64> -> memref<4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @eigh_square(%A: memref<4x3xf64>, %w: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{square matrix extent mismatch: 4 vs 3}}
+    sdfg.eigh values %A -> %w : memref<4x3xf64> -> memref<4xf64>
+  }
+}

@@ -173,6 +173,16 @@ sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
   }
 }
 
+// CHECK-LABEL: sdfg.sdfg @eigh
+// CHECK: sdfg.eigh values %arg0 -> %arg1 : memref<4x4xf64> -> memref<4xf64>
+// CHECK: sdfg.eigh vectors %arg0 -> %arg2 : memref<4x4xf64> -> memref<4x4xf64>
+sdfg.sdfg @eigh(%A: memref<4x4xf64>, %w: memref<4xf64>, %V: memref<4x4xf64>) {
+  sdfg.state {
+    sdfg.eigh values %A -> %w : memref<4x4xf64> -> memref<4xf64>
+    sdfg.eigh vectors %A -> %V : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
 // CHECK-LABEL: sdfg.sdfg @scaled_matmul
 // CHECK: sdfg.matmul %arg0, %arg1 -> %arg2 {alpha = 1.250000e-01 : f64, transpose_b}
 sdfg.sdfg @scaled_matmul(%A: memref<4x3xf64>, %B: memref<5x3xf64>,

@@ -722,6 +722,54 @@ sdfg.sdfg @cholesky(%A: memref<3x3xf64> {sdfg.name = "A"},
 
 // -----
 
+// Eigenvalues: the eigenvectors again from A, M = V diag(dw), S = M V^T;
+// dA += S + S^T below the diagonal and S on it.
+// CHECK-LABEL: sdfg.sdfg @eigvalsh_grad(
+// CHECK: sdfg.eigh values %A -> %[[W:.*]] :
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.eigh vectors %A -> %[[V:.*]] :
+// CHECK: arith.mulf
+// CHECK: sdfg.matmul %[[M:.*]], %[[V]] -> %[[S:.*]] {transpose_b}
+// CHECK: sdfg.load %[[S]][%[[I:.*]], %[[J:.*]]]
+// CHECK: sdfg.load %[[S]][%[[J]], %[[I]]]
+// CHECK: arith.addf
+// CHECK: sdfg.store %{{.*}}, %d_A[%[[I]], %[[J]]]
+sdfg.sdfg @eigvalsh(%A: memref<3x3xf64> {sdfg.name = "A"},
+                    %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  %w = sdfg.alloc() : memref<3xf64>
+  sdfg.state {
+    sdfg.eigh values %A -> %w : memref<3x3xf64> -> memref<3xf64>
+    sdfg.reduce add %w -> %out axes [0] : memref<3xf64> -> memref<f64>
+  }
+}
+
+// -----
+
+// Eigenvectors: the eigenvalues again from A, G = V^T dV, G /= w[j] - w[i]
+// off the diagonal (0 on it), M = V G, S = M V^T, dA as for eigenvalues.
+// CHECK-LABEL: sdfg.sdfg @eigvecs_grad(
+// CHECK: sdfg.eigh vectors %A -> %[[V:.*]] :
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.eigh values %A -> %[[W:.*]] :
+// CHECK: sdfg.matmul %[[V]], %[[DV:.*]] -> %[[G:.*]] {transpose_a}
+// CHECK: arith.subf
+// CHECK: arith.divf
+// CHECK: sdfg.matmul %[[V]], %[[G]] -> %[[M:.*]] :
+// CHECK: sdfg.matmul %[[M]], %[[V]] -> %[[S:.*]] {transpose_b}
+// CHECK: sdfg.store %{{.*}}, %d_A[
+sdfg.sdfg @eigvecs(%A: memref<3x3xf64> {sdfg.name = "A"},
+                   %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  %V = sdfg.alloc() : memref<3x3xf64>
+  sdfg.state {
+    sdfg.eigh vectors %A -> %V : memref<3x3xf64> -> memref<3x3xf64>
+    sdfg.reduce add %V -> %out axes [0, 1] : memref<3x3xf64> -> memref<f64>
+  }
+}
+
+// -----
+
 // C = alpha A B: both gradients carry the same alpha.
 // CHECK-LABEL: sdfg.sdfg @scaled_matmul_grad(
 // CHECK: sdfg.matmul %{{.*}}, %B -> %d_A {accumulate, alpha = 1.250000e-01 : f64, transpose_b}

@@ -72,4 +72,10 @@ def SDFG_DetKind : I32EnumAttr<"DetKind", "determinant quantity", [
   let cppNamespace = "::mlir::sdfg";
 }
 
+def SDFG_EighPart : I32EnumAttr<"EighPart", "symmetric eigensolver output", [
+    I32EnumAttrCase<"values", 0>,
+    I32EnumAttrCase<"vectors", 1>]> {
+  let cppNamespace = "::mlir::sdfg";
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGDIALECT_TD

@@ -594,4 +594,34 @@ def SDFG_CholeskyOp : SDFG_LibraryOp<"cholesky"> {
   }];
 }
 
+def SDFG_EighOp : SDFG_LibraryOp<"eigh"> {
+  let summary = "Eigenvalues or eigenvectors of a symmetric matrix";
+  let description = [{
+    Of the symmetric matrix whose lower triangle is that of the square `A`
+    (n x n; the upper triangle is not read, as in NumPy's `linalg.eigh`):
+    `values` writes the eigenvalues in ascending order into the vector
+    `result` (n), `vectors` the orthonormal eigenvectors, as the columns of
+    `result` (n x n) in the same order. LAPACK's syevd on a column-major
+    copy: `values` without vectors (NumPy's `eigvalsh`), `vectors` with
+    them (NumPy's `eigh`, whose eigenvectors these are, signs included).
+    When syevd does not converge, `result` is filled with NaN and the op's
+    source line is written to the exported i64 `sdfg_linalg_error` (see
+    `sdfg.solve`). `result` must not alias `A`.
+
+    The gradient reads the lower triangle too: it flows into the elements
+    of `A` on and below the diagonal. That of the eigenvectors divides by
+    the differences of eigenvalues and is not finite for a repeated one.
+
+    ```mlir
+    sdfg.eigh values %A -> %w : memref<8x8xf64> -> memref<8xf64>
+    sdfg.eigh vectors %A -> %V : memref<8x8xf64> -> memref<8x8xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_EighPart:$part, SDFG_Container:$a,
+                       SDFG_Container:$result);
+  let assemblyFormat = [{
+    $part $a `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGOPS_TD
