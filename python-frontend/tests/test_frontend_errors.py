@@ -210,7 +210,7 @@ CASES = [
     (k_array_bound, (A, np.array([0, 1])), "array used as an integer",
      "a slice bound"),
     (k_del, (A,), "del", None),
-    (k_assert, (A,), "assert", None),
+    (k_assert, (A,), "assert on values computed at run time", "shapes"),
     (k_fstring, (A,), "f-string", None),
     (k_star_args, (A,), "function signature", "positional"),
     (k_kwargs_call, (A,), "keyword argument 'dtype'", None),
