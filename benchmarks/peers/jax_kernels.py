@@ -771,6 +771,16 @@ def crank_nicolson_loss(u, kappa, T):
                                  u))
 
 
+def tight_binding_loss(V, t):
+    n = V.shape[0]
+    i = jnp.arange(n - 1)
+    H = jnp.diag(V).at[i + 1, i].set(-t).at[i, i + 1].set(-t)
+    w, P = jnp.linalg.eigh(H)
+    occupied = P[:, :n // 2]
+    return jnp.sum(w[:n // 2]) + jnp.sum(jnp.sum(occupied * occupied, axis=1)
+                                         * V)
+
+
 LOSSES = {
     name[:-len("_loss")]: fn for name, fn in list(globals().items())
     if name.endswith("_loss") and callable(fn)

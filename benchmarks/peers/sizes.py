@@ -147,6 +147,10 @@ def _crank_nicolson(N, T):
     return lambda rng: (rng.random(N), 0.2 + 0.3 * rng.random(N), T)
 
 
+def _tight_binding(N):
+    return lambda rng: (rng.standard_normal(N), 0.5 + rng.random(N - 1))
+
+
 def _self_attention(B, S, D):
     # Weights scaled by 1 / sqrt(D), as initialisers do.
     def inputs(rng):
@@ -389,6 +393,8 @@ SIZES = {
     # Dense linear solves (LAPACK): one per time step.
     "crank_nicolson": {"S": _crank_nicolson(400, 20),
                        "L": _crank_nicolson(2000, 50)},
+    # A symmetric eigenproblem (LAPACK syevd): values and vectors.
+    "tight_binding": {"S": _tight_binding(200), "L": _tight_binding(1000)},
     # A transformer layer's attention (batch x sequence x model width).
     "self_attention": {"S": _self_attention(16, 256, 64),
                        "L": _self_attention(64, 512, 128)},
@@ -415,6 +421,7 @@ DOMAIN = {
     "csr_matvec": "sparse", "graph_allen_cahn": "sparse",
     "embedding_bag": "deep-learning",
     "crank_nicolson": "solver",
+    "tight_binding": "solver",
     "self_attention": "deep-learning",
 }
 

@@ -761,6 +761,17 @@ def crank_nicolson_loss(u, kappa, T):
     return u.sum()
 
 
+def tight_binding_loss(V, t):
+    n = V.shape[0]
+    i = torch.arange(n - 1)
+    H = torch.diag(V)
+    H = H.index_put((i + 1, i), -t)
+    H = H.index_put((i, i + 1), -t)
+    w, P = torch.linalg.eigh(H)
+    occupied = P[:, :n // 2]
+    return w[:n // 2].sum() + ((occupied * occupied).sum(dim=1) * V).sum()
+
+
 LOSSES = {
     "jacobi_1d": jacobi_1d_loss,
     "jacobi_2d": jacobi_2d_loss,
@@ -807,6 +818,7 @@ LOSSES = {
     "graph_allen_cahn": graph_allen_cahn_loss,
     "embedding_bag": embedding_bag_loss,
     "crank_nicolson": crank_nicolson_loss,
+    "tight_binding": tight_binding_loss,
     "self_attention": self_attention_loss,
 }
 

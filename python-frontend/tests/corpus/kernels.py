@@ -1027,6 +1027,22 @@ def crank_nicolson(u, kappa, T):
     return u
 
 
+@kernel(lambda rng: (rng.standard_normal(10), 0.5 + rng.random(9)))
+def tight_binding(V, t):
+    # Electrons on a 1-d chain with on-site potential V and hoppings t:
+    # the energy of the lower half of the states plus the potential
+    # energy of their density (eigenvalues and eigenvectors of H).
+    n = V.shape[0]
+    H = np.diag(V)
+    for i in range(n - 1):
+        H[i + 1, i] = -t[i]
+        H[i, i + 1] = -t[i]
+    w, P = np.linalg.eigh(H)
+    occupied = P[:, :n // 2]
+    density = np.sum(occupied * occupied, axis=1)
+    return np.sum(w[:n // 2]) + np.sum(density * V)
+
+
 @kernel(lambda rng: (rng.standard_normal((2, 8, 4)),) + tuple(
     0.5 * rng.standard_normal((4, 4)) for _ in range(4)))
 def self_attention(X, Wq, Wk, Wv, Wo):
