@@ -105,17 +105,38 @@ static Value byRef(OpBuilder &b, Location loc, Value v) {
   return slot;
 }
 
+/// LAPACK's n and leading dimension (max(n, 1)) of the square `a`, as
+/// i32 slots to pass by reference.
+static std::pair<Value, Value> orderRefs(OpBuilder &b, Location loc, Value a) {
+  Value n = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                       memref::DimOp::create(b, loc, a, 0));
+  return {
+      byRef(b, loc, n),
+      byRef(b, loc, arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 1)))};
+}
+
+/// A new column-major copy of the square `a` (the caller frees it): to
+/// LAPACK it is `a` itself, and its lower triangle ('L') is the row-major
+/// lower triangle NumPy reads.
+static Value columnMajorCopy(OpBuilder &b, Location loc, Value a) {
+  auto type = cast<MemRefType>(a.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < 2; ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(b, loc, a, d));
+  Value f = memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), sizes);
+  copyTransposed(b, loc, a, f);
+  return f;
+}
+
 Lowering::LUFactors Lowering::factorise(Location loc, Value matrix) {
   Value a = mapping.lookup(matrix);
   auto aType = cast<MemRefType>(a.getType());
   Type elt = aType.getElementType();
   Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
   LUFactors lu;
-  Value n = arith::IndexCastOp::create(b, loc, i32,
-                                       memref::DimOp::create(b, loc, a, 0));
-  lu.nRef = byRef(b, loc, n);
-  lu.ldRef =
-      byRef(b, loc, arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 1)));
+  std::tie(lu.nRef, lu.ldRef) = orderRefs(b, loc, a);
   func::FuncOp getrf =
       getOrDeclare(loc, elt.isF64() ? "dgetrf_" : "sgetrf_",
                    b.getFunctionType({ptr, ptr, ptr, ptr, ptr, ptr}, {}));
@@ -322,20 +343,8 @@ LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
   auto type = cast<MemRefType>(a.getType());
   Type elt = type.getElementType();
   Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < 2; ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(memref::DimOp::create(b, loc, a, d));
-  // Column-major: the transposed copy is A to LAPACK, whose lower triangle
-  // ('L') is the row-major lower triangle NumPy reads.
-  Value f = memref::AllocOp::create(
-      b, loc, MemRefType::get(type.getShape(), elt), sizes);
-  copyTransposed(b, loc, a, f);
-  Value n = arith::IndexCastOp::create(b, loc, i32,
-                                       memref::DimOp::create(b, loc, a, 0));
-  Value nRef = byRef(b, loc, n);
-  Value ldRef =
-      byRef(b, loc, arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 1)));
+  Value f = columnMajorCopy(b, loc, a);
+  auto [nRef, ldRef] = orderRefs(b, loc, a);
   Value uplo = byRef(b, loc, arith::ConstantIntOp::create(b, loc, 'L', 8));
   Value info = entrySlot(b, loc, i32);
   func::FuncOp potrf = getOrDeclare(
@@ -378,22 +387,12 @@ LogicalResult Lowering::lowerEigh(EighOp op) {
   Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
   bool vectors = op.getPart() == EighPart::vectors;
   Value nIdx = memref::DimOp::create(b, loc, a, 0);
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < 2; ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(memref::DimOp::create(b, loc, a, d));
-  // The transposed copy is A to LAPACK, whose lower triangle ('L') is the
-  // row-major lower triangle NumPy reads; syevd overwrites it with the
-  // eigenvectors (as columns) when asked for them.
-  Value f = memref::AllocOp::create(
-      b, loc, MemRefType::get(type.getShape(), elt), sizes);
-  copyTransposed(b, loc, a, f);
+  // syevd overwrites the copy with the eigenvectors (as columns) when
+  // asked for them.
+  Value f = columnMajorCopy(b, loc, a);
   Value w = memref::AllocOp::create(
       b, loc, MemRefType::get({ShapedType::kDynamic}, elt), ValueRange{nIdx});
-  Value n = arith::IndexCastOp::create(b, loc, i32, nIdx);
-  Value nRef = byRef(b, loc, n);
-  Value ldRef =
-      byRef(b, loc, arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 1)));
+  auto [nRef, ldRef] = orderRefs(b, loc, a);
   Value jobz = byRef(
       b, loc, arith::ConstantIntOp::create(b, loc, vectors ? 'V' : 'N', 8));
   Value uplo = byRef(b, loc, arith::ConstantIntOp::create(b, loc, 'L', 8));

@@ -231,7 +231,7 @@ def average(tr, a, axis, weights, keepdims, node):
                            "weights differ.", node)
         ax = axis % len(e.shape)
         v = nc._as_view(tr, w, node)
-        w = tr.subscript(v, _new_axes(node, len(e.shape), ax), node)
+        w = tr.subscript(v, _spread_along(node, len(e.shape), ax), node)
     w = tr.to_expr(w)
     if not is_float(w.dtype):
         w = Op("cast", [w], w.shape, np.float64)
@@ -242,11 +242,10 @@ def average(tr, a, axis, weights, keepdims, node):
     return tr.binop("div", num, den)
 
 
-def _new_axes(node, rank, keep):
-    items = [ast.Slice() if d == keep else ast.Constant(None)
-             for d in range(rank)]
-    return [ast.fix_missing_locations(ast.copy_location(i, node))
-            for i in items]
+def _spread_along(node, rank, keep):
+    """Subscript items viewing a vector along axis `keep` of `rank`."""
+    from .shape_functions import _items
+    return _items(node, ["s" if d == keep else "n" for d in range(rank)])
 
 
 def nan_reduce(tr, name, a, axis, keepdims, node):
@@ -270,12 +269,13 @@ def nan_reduce(tr, name, a, axis, keepdims, node):
 
 
 def trapezoid(tr, y, x, dx, axis, node):
-    from .shape_functions import diff, _window, _axis
+    from .shape_functions import _axis, diff
     e = tr.to_expr(y)
     ax = _axis(tr, axis, len(e.shape), node)
     v = nc._as_view(tr, e, node)
     n = as_idx(v.shape[ax]) - 1
-    mid = tr.binop("add", _window(v, ax, 1, n), _window(v, ax, 0, n))
+    mid = tr.binop("add", nc._window(v, ax, 1, n),
+                   nc._window(v, ax, 0, n))
     if x is None:
         d = dx
     else:
@@ -283,7 +283,7 @@ def trapezoid(tr, y, x, dx, axis, node):
         d = diff(tr, xe, 1, -1 if len(xe.shape) == 1 else ax, node)
         if len(xe.shape) == 1 and len(e.shape) > 1:
             d = tr.subscript(nc._as_view(tr, tr.to_expr(d), node),
-                             _new_axes(node, len(e.shape), ax), node)
+                             _spread_along(node, len(e.shape), ax), node)
     return tr.binop("mul", nc.reduce(tr, "sum", tr.binop("mul", mid, d), ax,
                                      False, node), 0.5)
 

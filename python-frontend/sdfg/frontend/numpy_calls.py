@@ -1285,11 +1285,12 @@ def _static_shape(tr, e, node, what):
 
 
 def _window(v, axis, start, extent):
-    """The part of view `v` from `start` along `axis`, `extent` long."""
+    """The part of view `v` from `start` along `axis`, `extent` (an int or
+    an Idx) long."""
     base = [(o + Idx(start).scale(st) if d == axis else o, st, d)
             for o, st, d in v.base]
     shape = list(v.shape)
-    shape[axis] = Idx(extent)
+    shape[axis] = as_idx(extent)
     return View(v.container, base, shape)
 
 

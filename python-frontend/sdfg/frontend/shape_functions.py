@@ -145,15 +145,6 @@ def _items(node, kinds):
     return out
 
 
-def _window(v, axis, start, extent):
-    """The part of `v` along `axis` from `start`, `extent` (Idx) long."""
-    base = [(o + Idx(start).scale(st) if d == axis else o, st, d)
-            for o, st, d in v.base]
-    shape = list(v.shape)
-    shape[axis] = as_idx(extent)
-    return View(v.container, base, shape)
-
-
 def _reversed(v, axis):
     """`v` read backwards along `axis` (a view, like v[::-1])."""
     n = as_idx(v.shape[axis])
@@ -264,7 +255,8 @@ def diff(tr, a, n, axis, node):
         ext = as_idx(v.shape[ax]) - 1
         if ext.is_const() and ext.const < 0:
             ext = Idx(0)
-        out = tr.binop("sub", _window(v, ax, 1, ext), _window(v, ax, 0, ext))
+        out = tr.binop("sub", nc._window(v, ax, 1, ext),
+                       nc._window(v, ax, 0, ext))
     return out
 
 
@@ -337,23 +329,25 @@ def pad(tr, array, pad_width, mode, value, node):
         shape[ax] = n + before + after
         out = tr.transient_view([Idx(x) for x in shape], e.dtype, node,
                                 "pad")
-        tr.store(_window(out, ax, before, n), ViewLeaf(v))
+        tr.store(nc._window(out, ax, before, n), ViewLeaf(v))
         for start, width, at_end in ((0, before, False),
                                      (before + n, after, True)):
             if not width:
                 continue
-            dest = _window(out, ax, start, width)
+            dest = nc._window(out, ax, start, width)
             if mode == "constant":
                 src = ConstLeaf(value, e.dtype)
             elif mode == "edge":
-                src = ViewLeaf(_window(v, ax, n - 1 if at_end else 0, 1))
+                src = ViewLeaf(nc._window(v, ax, n - 1 if at_end else 0,
+                                          1))
             elif mode == "wrap":
-                src = ViewLeaf(_window(v, ax, 0 if at_end else n - width,
-                                       width))
+                src = ViewLeaf(nc._window(v, ax, 0 if at_end else
+                                          n - width, width))
             else:
                 skip = 1 if mode == "reflect" else 0
                 first = n - skip - width if at_end else skip
-                src = ViewLeaf(_reversed(_window(v, ax, first, width), ax))
+                src = ViewLeaf(_reversed(nc._window(v, ax, first, width),
+                                         ax))
             tr.store(dest, src, cast=True)
         v = out
     return v
