@@ -99,14 +99,14 @@ FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
   return bytes;
 }
 
-/// Per step, the bytes of the LU caches the lowering keeps for the solves
-/// and determinants (factorisedMatrices).
+/// Per step, the bytes of the factorisation caches the lowering keeps for
+/// the solves, determinants and eigendecompositions (factorisedMatrices).
 std::vector<int64_t> factorisationBytes(SDFGOp op, const Timeline &t) {
   std::vector<int64_t> bytes(t.steps.size());
-  for (auto &[matrix, span] : factorisedMatrices(op)) {
-    int64_t b = factorisationCacheBytes(cast<MemRefType>(matrix.getType()));
-    for (unsigned i = t.stepOf.lookup(span.first),
-                  e = t.stepOf.lookup(span.second);
+  for (const FactorisedMatrix &m : factorisedMatrices(op)) {
+    int64_t b =
+        factorisationCacheBytes(cast<MemRefType>(m.matrix.getType()), m.kind);
+    for (unsigned i = t.stepOf.lookup(m.first), e = t.stepOf.lookup(m.last);
          i <= e; ++i)
       bytes[i] += b;
   }

@@ -190,8 +190,22 @@ def projector(A):
     return np.sum(P * A) + np.trace(P @ P)
 
 
+def updated_in_place(A):
+    # The compiled eigensolves on one matrix share a cache: the values
+    # before the vectors must not stand for the vectors, and an update of
+    # the matrix in place must not find the last decomposition.
+    total = np.sum(np.linalg.eigvalsh(A) * np.arange(6.0))
+    B = A.copy()
+    for k in range(3):
+        w, V = np.linalg.eigh(B)
+        total += np.sum(w * (k + 1.0)) + np.sum(V[:, 0] ** 2 * np.arange(6.0))
+        B[1, 0] = B[1, 0] + 0.5
+    return total + np.sum(np.linalg.eigvalsh(B) ** 2)
+
+
 CASES += [
     (eigenvalues, lambda r: (separated(r, 6), r.standard_normal(6))),
+    (updated_in_place, lambda r: (separated(r, 6),)),
     (eigen_energy, lambda r: (separated(r, 5), r.standard_normal((5, 5)))),
     (eigen_upper, lambda r: (separated(r, 6),)),
     (spectral_steps, lambda r: (separated(r, 5), 3)),

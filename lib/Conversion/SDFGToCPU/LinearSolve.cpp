@@ -14,7 +14,10 @@
 // A solve compares the matrix with the cached copy (memcmp) and factorises
 // only when it differs, so reuse never depends on an analysis of what
 // wrote the matrix: an implicit time loop factorises once, and the
-// gradient's transposed solves reuse the forward's factors.
+// gradient's transposed solves reuse the forward's factors. The
+// eigendecompositions keep such a cache too: `np.linalg.eigh` is a vectors'
+// and a values' op on one matrix, and each one's reverse rule recomputes
+// the other's result; with the cache all of them share one syevd.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,25 +80,78 @@ static Value constI32(OpBuilder &b, Location loc, int32_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
 
-void Lowering::allocSolveCache(Location loc, Value matrix) {
-  auto type = cast<MemRefType>(matrix.getType());
+void Lowering::allocFactorisationCache(Location loc,
+                                       const FactorisedMatrix &m) {
+  auto type = cast<MemRefType>(m.matrix.getType());
+  Type elt = type.getElementType();
+  // Empty until the first factorisation.
+  auto emptyState = [&] {
+    Value state = entrySlot(b, loc, b.getI8Type());
+    memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 0, 8),
+                            state);
+    return state;
+  };
+  if (m.kind == FactorisationKind::Eigen) {
+    EigenCache c;
+    c.matrix = memref::AllocOp::create(b, loc, type);
+    c.vectors = memref::AllocOp::create(b, loc, type);
+    c.values = memref::AllocOp::create(
+        b, loc, MemRefType::get({type.getDimSize(0)}, elt));
+    c.info = entrySlot(b, loc, b.getI32Type());
+    c.state = emptyState();
+    eigenCaches[m.matrix] = c;
+    return;
+  }
   SolveCache c;
   c.matrix = memref::AllocOp::create(b, loc, type);
   c.factors = memref::AllocOp::create(b, loc, type);
   c.pivots = memref::AllocOp::create(
       b, loc, MemRefType::get({type.getDimSize(0)}, b.getI32Type()));
   c.info = entrySlot(b, loc, b.getI32Type());
-  c.valid = entrySlot(b, loc, b.getI8Type());
-  memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 0, 8),
-                          c.valid);
-  solveCaches[matrix] = c;
+  c.valid = emptyState();
+  solveCaches[m.matrix] = c;
 }
 
-void Lowering::freeSolveCache(Location loc, Value matrix) {
-  SolveCache c = solveCaches.lookup(matrix);
-  for (Value v : {c.matrix, c.factors, c.pivots})
+void Lowering::freeFactorisationCache(Location loc, const FactorisedMatrix &m) {
+  SmallVector<Value, 3> buffers;
+  if (m.kind == FactorisationKind::Eigen) {
+    EigenCache c = eigenCaches.lookup(m.matrix);
+    buffers = {c.matrix, c.vectors, c.values};
+    eigenCaches.erase(m.matrix);
+  } else {
+    SolveCache c = solveCaches.lookup(m.matrix);
+    buffers = {c.matrix, c.factors, c.pivots};
+    solveCaches.erase(m.matrix);
+  }
+  for (Value v : buffers)
     memref::DeallocOp::create(b, loc, v);
-  solveCaches.erase(matrix);
+}
+
+Value Lowering::sameAsCached(Location loc, Value a, Value cached,
+                             Value present) {
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  auto same = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, present,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&same.getThenRegion().front());
+  func::FuncOp memcmp = getOrDeclare(
+      loc, "memcmp", b.getFunctionType({ptr, ptr, b.getI64Type()}, {i32}));
+  auto type = cast<MemRefType>(a.getType());
+  int64_t bytes = type.getNumElements() *
+                  (type.getElementType().getIntOrFloatBitWidth() / 8);
+  Value diff = func::CallOp::create(
+                   b, loc, memcmp,
+                   ValueRange{basePointer(loc, a), basePointer(loc, cached),
+                              arith::ConstantIntOp::create(b, loc, bytes, 64)})
+                   .getResult(0);
+  scf::YieldOp::create(b, loc,
+                       ValueRange{arith::CmpIOp::create(
+                           b, loc, arith::CmpIPredicate::eq, diff,
+                           arith::ConstantIntOp::create(b, loc, 0, 32))});
+  b.setInsertionPointToStart(&same.getElseRegion().front());
+  scf::YieldOp::create(b, loc,
+                       ValueRange{arith::ConstantIntOp::create(b, loc, 0, 1)});
+  return same.getResult(0);
 }
 
 /// Fortran passes every scalar by reference.
@@ -177,30 +233,9 @@ Lowering::LUFactors Lowering::factorise(Location loc, Value matrix) {
       b, loc, arith::CmpIPredicate::ne,
       memref::LoadOp::create(b, loc, c.valid, ValueRange{}),
       arith::ConstantIntOp::create(b, loc, 0, 8));
-  auto same = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, valid,
-                                /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&same.getThenRegion().front());
-    func::FuncOp memcmp = getOrDeclare(
-        loc, "memcmp", b.getFunctionType({ptr, ptr, b.getI64Type()}, {i32}));
-    int64_t bytes = aType.getNumElements() * (elt.getIntOrFloatBitWidth() / 8);
-    Value diff =
-        func::CallOp::create(
-            b, loc, memcmp,
-            ValueRange{basePointer(loc, a), basePointer(loc, c.matrix),
-                       arith::ConstantIntOp::create(b, loc, bytes, 64)})
-            .getResult(0);
-    scf::YieldOp::create(
-        b, loc,
-        ValueRange{arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, diff,
-                                         constI32(b, loc, 0))});
-    b.setInsertionPointToStart(&same.getElseRegion().front());
-    scf::YieldOp::create(
-        b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, 0, 1)});
-  }
+  Value same = sameAsCached(loc, a, c.matrix, valid);
   Value miss = arith::XOrIOp::create(
-      b, loc, same.getResult(0), arith::ConstantIntOp::create(b, loc, 1, 1));
+      b, loc, same, arith::ConstantIntOp::create(b, loc, 1, 1));
   auto refresh = scf::IfOp::create(b, loc, miss, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&refresh.getThenRegion().front());
@@ -387,75 +422,112 @@ LogicalResult Lowering::lowerEigh(EighOp op) {
   Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
   bool vectors = op.getPart() == EighPart::vectors;
   Value nIdx = memref::DimOp::create(b, loc, a, 0);
-  // syevd overwrites the copy with the eigenvectors (as columns) when
-  // asked for them.
-  Value f = columnMajorCopy(b, loc, a);
-  Value w = memref::AllocOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, elt), ValueRange{nIdx});
-  auto [nRef, ldRef] = orderRefs(b, loc, a);
-  Value jobz = byRef(
-      b, loc, arith::ConstantIntOp::create(b, loc, vectors ? 'V' : 'N', 8));
-  Value uplo = byRef(b, loc, arith::ConstantIntOp::create(b, loc, 'L', 8));
-  Value info = entrySlot(b, loc, i32);
-  Type i64 = b.getI64Type();
-  func::FuncOp syevd =
-      getOrDeclare(loc, elt.isF64() ? "dsyevd_" : "ssyevd_",
-                   b.getFunctionType({ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr,
-                                      ptr, ptr, ptr, i64, i64},
-                                     {}));
-  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
-  auto call = [&](Value work, Value lwork, Value iwork, Value liwork) {
-    func::CallOp::create(
-        b, loc, syevd,
-        ValueRange{basePointer(loc, jobz), basePointer(loc, uplo),
-                   basePointer(loc, nRef), basePointer(loc, f),
-                   basePointer(loc, ldRef), basePointer(loc, w),
-                   basePointer(loc, work), basePointer(loc, lwork),
-                   basePointer(loc, iwork), basePointer(loc, liwork),
-                   basePointer(loc, info), one, one});
+  // syevd of the column-major copy `f` of A, eigenvalues into `w`: it
+  // overwrites `f` with the eigenvectors (as columns) when asked for them.
+  auto decompose = [&](Value f, Value w, Value info) {
+    Value nRef, ldRef;
+    std::tie(nRef, ldRef) = orderRefs(b, loc, a);
+    Value jobz = byRef(
+        b, loc, arith::ConstantIntOp::create(b, loc, vectors ? 'V' : 'N', 8));
+    Value uplo = byRef(b, loc, arith::ConstantIntOp::create(b, loc, 'L', 8));
+    Type i64 = b.getI64Type();
+    func::FuncOp syevd =
+        getOrDeclare(loc, elt.isF64() ? "dsyevd_" : "ssyevd_",
+                     b.getFunctionType({ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr,
+                                        ptr, ptr, ptr, i64, i64},
+                                       {}));
+    Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+    auto call = [&](Value work, Value lwork, Value iwork, Value liwork) {
+      func::CallOp::create(
+          b, loc, syevd,
+          ValueRange{basePointer(loc, jobz), basePointer(loc, uplo),
+                     basePointer(loc, nRef), basePointer(loc, f),
+                     basePointer(loc, ldRef), basePointer(loc, w),
+                     basePointer(loc, work), basePointer(loc, lwork),
+                     basePointer(loc, iwork), basePointer(loc, liwork),
+                     basePointer(loc, info), one, one});
+    };
+    // A workspace query first, as NumPy makes: with the optimal workspace
+    // the tridiagonalisation runs blocked, and its rounding is NumPy's.
+    Value workSize = entrySlot(b, loc, elt), iworkSize = entrySlot(b, loc, i32);
+    call(workSize, byRef(b, loc, constI32(b, loc, -1)), iworkSize,
+         byRef(b, loc, constI32(b, loc, -1)));
+    Value lwork = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::FPToSIOp::create(
+            b, loc, i32,
+            memref::LoadOp::create(b, loc, workSize, ValueRange{})));
+    Value liwork = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        memref::LoadOp::create(b, loc, iworkSize, ValueRange{}));
+    // Never below the documented minimum (1 + 6n + 2n^2 and 3 + 5n with
+    // vectors, 2n + 1 and 1 without).
+    auto idx = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value minWork, minIwork;
+    if (vectors) {
+      Value nn = arith::MulIOp::create(b, loc, nIdx, nIdx);
+      minWork = arith::AddIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, idx(1),
+                                arith::MulIOp::create(b, loc, idx(6), nIdx)),
+          arith::MulIOp::create(b, loc, idx(2), nn));
+      minIwork = arith::AddIOp::create(
+          b, loc, idx(3), arith::MulIOp::create(b, loc, idx(5), nIdx));
+    } else {
+      minWork = arith::AddIOp::create(
+          b, loc, idx(1), arith::MulIOp::create(b, loc, idx(2), nIdx));
+      minIwork = idx(1);
+    }
+    lwork = arith::MaxSIOp::create(b, loc, lwork, minWork);
+    liwork = arith::MaxSIOp::create(b, loc, liwork, minIwork);
+    Value work = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, elt),
+        ValueRange{lwork});
+    Value iwork = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, i32),
+        ValueRange{liwork});
+    auto i32Ref = [&](Value v) {
+      return byRef(b, loc, arith::IndexCastOp::create(b, loc, i32, v));
+    };
+    call(work, i32Ref(lwork), iwork, i32Ref(liwork));
+    for (Value v : {work, iwork})
+      memref::DeallocOp::create(b, loc, v);
   };
-  // A workspace query first, as NumPy makes: with the optimal workspace
-  // the tridiagonalisation runs blocked, and its rounding is NumPy's.
-  Value workSize = entrySlot(b, loc, elt), iworkSize = entrySlot(b, loc, i32);
-  call(workSize, byRef(b, loc, constI32(b, loc, -1)), iworkSize,
-       byRef(b, loc, constI32(b, loc, -1)));
-  Value lwork = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      arith::FPToSIOp::create(
-          b, loc, i32, memref::LoadOp::create(b, loc, workSize, ValueRange{})));
-  Value liwork = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      memref::LoadOp::create(b, loc, iworkSize, ValueRange{}));
-  // Never below the documented minimum (1 + 6n + 2n^2 and 3 + 5n with
-  // vectors, 2n + 1 and 1 without).
-  auto idx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value minWork, minIwork;
-  if (vectors) {
-    Value nn = arith::MulIOp::create(b, loc, nIdx, nIdx);
-    minWork = arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, idx(1),
-                              arith::MulIOp::create(b, loc, idx(6), nIdx)),
-        arith::MulIOp::create(b, loc, idx(2), nn));
-    minIwork = arith::AddIOp::create(
-        b, loc, idx(3), arith::MulIOp::create(b, loc, idx(5), nIdx));
+
+  Value f, w, info;
+  SmallVector<Value, 2> scratch;
+  auto it = eigenCaches.find(op.getA());
+  if (it == eigenCaches.end()) {
+    // Dynamic shapes: decompose per call into scratch.
+    f = columnMajorCopy(b, loc, a);
+    w = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, elt), ValueRange{nIdx});
+    info = entrySlot(b, loc, i32);
+    decompose(f, w, info);
+    scratch = {f, w};
   } else {
-    minWork = arith::AddIOp::create(
-        b, loc, idx(1), arith::MulIOp::create(b, loc, idx(2), nIdx));
-    minIwork = idx(1);
+    // Reuse the last decomposition when it is of this matrix, bit for bit,
+    // and has what this op needs (the vectors' op needs the vectors; the
+    // values' op takes the values of either).
+    EigenCache c = it->second;
+    f = c.vectors, w = c.values, info = c.info;
+    Value need = arith::ConstantIntOp::create(b, loc, vectors ? 2 : 1, 8);
+    Value present = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::uge,
+        memref::LoadOp::create(b, loc, c.state, ValueRange{}), need);
+    Value miss =
+        arith::XOrIOp::create(b, loc, sameAsCached(loc, a, c.matrix, present),
+                              arith::ConstantIntOp::create(b, loc, 1, 1));
+    auto refresh = scf::IfOp::create(b, loc, miss, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&refresh.getThenRegion().front());
+    memref::CopyOp::create(b, loc, a, c.matrix);
+    copyTransposed(b, loc, a, f);
+    decompose(f, w, info);
+    memref::StoreOp::create(b, loc, need, c.state);
   }
-  lwork = arith::MaxSIOp::create(b, loc, lwork, minWork);
-  liwork = arith::MaxSIOp::create(b, loc, liwork, minIwork);
-  Value work = memref::AllocOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, elt), ValueRange{lwork});
-  Value iwork = memref::AllocOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, i32), ValueRange{liwork});
-  auto i32Ref = [&](Value v) {
-    return byRef(b, loc, arith::IndexCastOp::create(b, loc, i32, v));
-  };
-  call(work, i32Ref(lwork), iwork, i32Ref(liwork));
   Value ok = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
       memref::LoadOp::create(b, loc, info, ValueRange{}), constI32(b, loc, 0));
@@ -475,7 +547,7 @@ LogicalResult Lowering::lowerEigh(EighOp op) {
     b.setInsertionPointToStart(&branch.getElseRegion().front());
     reportFailure(b, loc, module, result);
   }
-  for (Value v : {f, w, work, iwork})
+  for (Value v : scratch)
     memref::DeallocOp::create(b, loc, v);
   return success();
 }

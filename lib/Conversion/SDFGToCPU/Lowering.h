@@ -79,6 +79,18 @@ struct SolveCache {
   Value valid;   // i8: 0 until the first factorisation
 };
 
+/// The eigendecomposition of the last matrix the `sdfg.eigh`s on one
+/// container computed (LinearSolve.cpp): the values' and vectors' ops of
+/// one `np.linalg.eigh`, and their reverse rules, which recompute each
+/// other's result, share one syevd.
+struct EigenCache {
+  Value matrix;  // copy of the matrix decomposed
+  Value vectors; // syevd's column-major result (the eigenvectors)
+  Value values;  // the eigenvalues, ascending
+  Value info;    // syevd's info for it (memref<i32>)
+  Value state;   // i8: 0 empty, 1 values only, 2 values and vectors
+};
+
 /// The WCR stores of a map body split into groups that are lowered as
 /// separate loops (AccumulationNests.cpp).
 struct AccumulationPlan {
@@ -119,10 +131,10 @@ public:
   LogicalResult lowerTranspose(TransposeOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerSolve(SolveOp op);
-  /// Allocates / frees the factorisation cache of the solves on `matrix`
-  /// (an sdfg container of static shape) at the insertion point.
-  void allocSolveCache(Location loc, Value matrix);
-  void freeSolveCache(Location loc, Value matrix);
+  /// Allocates / frees the factorisation cache of `m` at the insertion
+  /// point.
+  void allocFactorisationCache(Location loc, const FactorisedMatrix &m);
+  void freeFactorisationCache(Location loc, const FactorisedMatrix &m);
 
   /// Index values of `map`'s results over the (mapped) `operands`.
   SmallVector<Value> expandMap(Location loc, AffineMap map,
@@ -180,8 +192,11 @@ public:
                           ValueRange indices);
 
   IRMapping mapping;
+  /// Whether the sdfg being lowered calls BLAS or LAPACK (isSmallWork).
+  bool callsLibrary = false;
   /// Factorisation caches by (sdfg) matrix container.
   DenseMap<Value, SolveCache> solveCaches;
+  DenseMap<Value, EigenCache> eigenCaches;
 
   /// WCR stores of `map`'s body that can accumulate in a register across
   /// the map's inner loops: they sit directly in the body, their element
@@ -302,6 +317,10 @@ private:
     SmallVector<Value> scratch;
   };
   LUFactors factorise(Location loc, Value matrix);
+  /// Whether a cache's copy `cached` holds the matrix `a`, bit for bit,
+  /// given that `present` (i1) says the cache holds anything (memcmp only
+  /// then).
+  Value sameAsCached(Location loc, Value a, Value cached, Value present);
   LogicalResult lowerDet(DetOp op);
   LogicalResult lowerCholesky(CholeskyOp op);
   LogicalResult lowerEigh(EighOp op);

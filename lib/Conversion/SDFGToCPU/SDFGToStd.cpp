@@ -425,9 +425,22 @@ bool Lowering::isSmallWork(MapOp op) {
   // element. Those stay sequential up to 8k elements; a stencil point of
   // eight operations forks from 2048 points, as before.
   constexpr int64_t kMinParallelOps = 16384;
+  // In a program that calls BLAS or LAPACK, far more: OpenBLAS's workers
+  // spin for about 0.1 s after each call, on as many cores as the OpenMP
+  // team uses, so a team that forks then shares its cores with them and
+  // its barrier waits for descheduled threads. Measured on 2 cores (size S
+  // of the peer suite, this threshold vs. none): tight_binding's forward
+  // 3.8 -> 1.85 ms and gradient 3.5 -> 2.5, logreg's gradient 3.1 -> 2.55;
+  // at size L, where maps of millions of operations outlast the spinning
+  // and stay parallel, no change beyond noise (with every map sequential,
+  // atax's gradient took 124 ms instead of 97).
+  constexpr int64_t kMinParallelOpsWithLibrary = int64_t(1) << 22;
   std::optional<int64_t> work = staticWork(op);
-  return work && (*work < kMinParallelIterations ||
-                  *work * opsPerIteration(op) < kMinParallelOps);
+  if (!work)
+    return false;
+  int64_t ops = *work * opsPerIteration(op);
+  return *work < kMinParallelIterations || ops < kMinParallelOps ||
+         (callsLibrary && !gpu && ops < kMinParallelOpsWithLibrary);
 }
 
 LogicalResult Lowering::lowerMap(MapOp op) {
@@ -666,6 +679,13 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
   b.setInsertionPointToStart(entry);
 
   Lowering lowering(module, b, gpu, checkIndices);
+  lowering.callsLibrary = sdfgOp
+                              .walk([](Operation *op) {
+                                return isLibraryCall(op)
+                                           ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+                              })
+                              .wasInterrupted();
   unsigned pos = 0;
   // On the GPU, (host buffer, unified copy) of every container argument.
   SmallVector<std::pair<Value, Value>> shared;
@@ -723,12 +743,13 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
     allocAt[*first].push_back(alloc);
     freeAfter[*last].push_back(alloc);
   }
-  // The factorisation caches of the solves (LinearSolve.cpp), per matrix
-  // container of static shape, over the top-level steps that solve with it.
-  DenseMap<unsigned, SmallVector<Value>> cacheAt, uncacheAfter;
-  for (auto &[matrix, span] : factorisedMatrices(sdfgOp)) {
-    cacheAt[position.lookup(span.first)].push_back(matrix);
-    uncacheAfter[position.lookup(span.second)].push_back(matrix);
+  // The factorisation caches of the solves and eigendecompositions
+  // (LinearSolve.cpp), per matrix container of static shape, over the
+  // top-level steps that use it.
+  DenseMap<unsigned, SmallVector<FactorisedMatrix>> cacheAt, uncacheAfter;
+  for (const FactorisedMatrix &m : factorisedMatrices(sdfgOp)) {
+    cacheAt[position.lookup(m.first)].push_back(m);
+    uncacheAfter[position.lookup(m.last)].push_back(m);
   }
   // Small fixed-size transients on the CPU (the scalars of loop
   // recurrences and their adjoints) live on the stack, in the entry block
@@ -768,12 +789,12 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
                             .getResult();
       lowering.mapping.map(a.getResult(), mem);
     }
-    for (Value matrix : cacheAt.lookup(i))
-      lowering.allocSolveCache(op->getLoc(), matrix);
+    for (const FactorisedMatrix &m : cacheAt.lookup(i))
+      lowering.allocFactorisationCache(op->getLoc(), m);
     if (failed(lowering.lowerOp(op)))
       return failure();
-    for (Value matrix : uncacheAfter.lookup(i))
-      lowering.freeSolveCache(op->getLoc(), matrix);
+    for (const FactorisedMatrix &m : uncacheAfter.lookup(i))
+      lowering.freeFactorisationCache(op->getLoc(), m);
     for (AllocOp a : freeAfter.lookup(i)) {
       if (onStack(a))
         continue;

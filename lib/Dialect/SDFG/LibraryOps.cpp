@@ -7,6 +7,8 @@
 
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 
+#include "llvm/ADT/MapVector.h"
+
 using namespace mlir;
 using namespace mlir::sdfg;
 
@@ -193,29 +195,40 @@ bool EighOp::callsLibrary() { return true; }
 // Factorisation caches
 //===----------------------------------------------------------------------===//
 
-llvm::MapVector<Value, std::pair<Operation *, Operation *>>
-mlir::sdfg::factorisedMatrices(SDFGOp sdfg) {
-  llvm::MapVector<Value, std::pair<Operation *, Operation *>> spans;
+SmallVector<FactorisedMatrix> mlir::sdfg::factorisedMatrices(SDFGOp sdfg) {
+  llvm::MapVector<std::pair<Value, FactorisationKind>,
+                  std::pair<Operation *, Operation *>>
+      spans;
   Block &body = sdfg.getBody().front();
   for (Operation &top : body) {
     top.walk([&](Operation *op) {
       Value matrix;
-      if (auto s = dyn_cast<SolveOp>(op))
+      FactorisationKind kind = FactorisationKind::LU;
+      if (auto s = dyn_cast<SolveOp>(op)) {
         matrix = s.getA();
-      else if (auto d = dyn_cast<DetOp>(op))
+      } else if (auto d = dyn_cast<DetOp>(op)) {
         matrix = d.getA();
+      } else if (auto e = dyn_cast<EighOp>(op)) {
+        matrix = e.getA();
+        kind = FactorisationKind::Eigen;
+      }
       if (!matrix || !cast<MemRefType>(matrix.getType()).hasStaticShape())
         return;
-      auto [it, inserted] = spans.try_emplace(matrix, &top, &top);
+      auto [it, inserted] = spans.try_emplace({matrix, kind}, &top, &top);
       it->second.second = &top;
     });
   }
-  return spans;
+  SmallVector<FactorisedMatrix> result;
+  for (auto &[key, span] : spans)
+    result.push_back({key.first, key.second, span.first, span.second});
+  return result;
 }
 
-int64_t mlir::sdfg::factorisationCacheBytes(MemRefType matrix) {
+int64_t mlir::sdfg::factorisationCacheBytes(MemRefType matrix,
+                                            FactorisationKind kind) {
   int64_t n = matrix.getDimSize(0);
-  return 2 * matrix.getNumElements() *
-             (matrix.getElementType().getIntOrFloatBitWidth() / 8) +
-         4 * n;
+  int64_t eltBytes = matrix.getElementType().getIntOrFloatBitWidth() / 8;
+  if (kind == FactorisationKind::Eigen)
+    return (2 * matrix.getNumElements() + n) * eltBytes;
+  return 2 * matrix.getNumElements() * eltBytes + 4 * n;
 }

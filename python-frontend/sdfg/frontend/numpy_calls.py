@@ -1034,7 +1034,7 @@ def _linalg_cholesky(tr, args, kwargs, node):
 
 def _linalg_eigh(tr, name, args, kwargs, node):
     """np.linalg.eigh(A) (eigenvalues, eigenvectors) and eigvalsh(A): one
-    sdfg.eigh per result wanted, reading A's lower triangle (UPLO='L') or
+    sdfg.eigh per result wanted (sharing one eigensolve when compiled), reading A's lower triangle (UPLO='L') or
     its upper one (the transpose's lower)."""
     uplo = kwargs.pop("UPLO", args[1] if len(args) > 1 else "L")
     if uplo not in ("L", "U"):
@@ -1047,7 +1047,10 @@ def _linalg_eigh(tr, name, args, kwargs, node):
     if va.is_whole_transposed():
         # The container's lower triangle is the view's upper one.
         va = tr.snapshot(a, node, "operand")
-    parts = ["values"] if name == "eigvalsh" else ["values", "vectors"]
+    # The vectors first: the compiled ops on one matrix share a cache, and
+    # the values are then a copy of that eigensolve's rather than a second
+    # one.
+    parts = ["values"] if name == "eigvalsh" else ["vectors", "values"]
     results = []
     for part in parts:
         out = tr.transient_view([n] if part == "values" else [n, n], dtype,
@@ -1057,7 +1060,7 @@ def _linalg_eigh(tr, name, args, kwargs, node):
                    f"-> {co.mlir_type}")
         results.append(ViewLeaf(out))
     tr.sig.linalg_sites.append((f"np.linalg.{name}", tr.em.where()))
-    return results[0] if name == "eigvalsh" else tuple(results)
+    return results[0] if name == "eigvalsh" else tuple(reversed(results))
 
 
 def _linalg_solve(tr, name, args, kwargs, node):

@@ -212,26 +212,61 @@ sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
 // Symmetric eigenproblems: syevd ('N' = 78 or 'V' = 86, 'L' = 76) on a
 // column-major copy, once to query the workspace (lwork = -1), once to
 // solve; eigenvectors are the copy's columns, V[i, k] = F[k, i] in memref
-// indexing; no convergence: NaN and the line in @sdfg_linalg_error.
+// indexing; no convergence: NaN and the line in @sdfg_linalg_error. The
+// ops on one matrix share a cache (a copy of the matrix, the column-major
+// vectors, the values; state 0 empty, 1 values, 2 both): syevd runs only
+// when memcmp finds the matrix changed or the vectors are wanted and not
+// there, so the values after the vectors are a copy.
 // CHECK-LABEL: func.func @eigh
-// CHECK: %[[F:.*]] = memref.alloc() : memref<4x4xf64>
-// CHECK: arith.constant 78 : i8
+// CHECK: %[[COPY:.*]] = memref.alloc() : memref<4x4xf64>
+// CHECK-NEXT: %[[F:.*]] = memref.alloc() : memref<4x4xf64>
+// CHECK-NEXT: %[[W:.*]] = memref.alloc() : memref<4xf64>
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: memref.store %[[ZERO]], %[[STATE:.*]][] : memref<i8>
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i8
+// CHECK-NEXT: %[[S:.*]] = memref.load %[[STATE]][] : memref<i8>
+// CHECK-NEXT: arith.cmpi uge, %[[S]], %[[TWO]] : i8
+// CHECK: call @memcmp(%{{.*}}, %{{.*}}, %c128_i64)
+// CHECK: scf.if
+// CHECK-NEXT: memref.copy %{{.*}}, %[[COPY]]
+// CHECK: arith.constant 86 : i8
 // CHECK: arith.constant 76 : i8
 // CHECK: arith.constant -1 : i32
 // CHECK: call @dsyevd_(
 // CHECK: call @dsyevd_(
+// CHECK: memref.store %[[TWO]], %[[STATE]][] : memref<i8>
 // CHECK: scf.if
-// CHECK: memref.get_global @sdfg_linalg_error
-// CHECK: arith.constant 86 : i8
-// CHECK: call @dsyevd_(
-// CHECK: call @dsyevd_(
-// CHECK: scf.if
-// CHECK: %[[V:.*]] = memref.load %[[G:.*]][%[[K:.*]], %[[I:.*]]] : memref<4x4xf64>
+// CHECK: %[[V:.*]] = memref.load %[[F]][%[[K:.*]], %[[I:.*]]] : memref<4x4xf64>
 // CHECK: memref.store %[[V]], %{{.*}}[%[[I]], %[[K]]]
+// CHECK: memref.get_global @sdfg_linalg_error
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i8
+// CHECK: arith.cmpi uge, %{{.*}}, %[[ONE]] : i8
+// CHECK: call @memcmp(
+// CHECK: arith.constant 78 : i8
+// CHECK: call @dsyevd_(
+// CHECK: call @dsyevd_(
+// CHECK: memref.store %[[ONE]], %[[STATE]][] : memref<i8>
+// CHECK: memref.load %[[W]]
+// CHECK: memref.dealloc %[[COPY]]
+// CHECK-NEXT: memref.dealloc %[[F]]
+// CHECK-NEXT: memref.dealloc %[[W]]
 sdfg.sdfg @eigh(%A: memref<4x4xf64>, %w: memref<4xf64>, %V: memref<4x4xf64>) {
   sdfg.state {
-    sdfg.eigh values %A -> %w : memref<4x4xf64> -> memref<4xf64>
     sdfg.eigh vectors %A -> %V : memref<4x4xf64> -> memref<4x4xf64>
+    sdfg.eigh values %A -> %w : memref<4x4xf64> -> memref<4xf64>
+  }
+}
+
+// Dynamic shapes: no cache, syevd per op into scratch.
+// CHECK-LABEL: func.func @eigh_dynamic
+// CHECK-NOT: memcmp
+// CHECK: %[[F:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
+// CHECK: call @dsyevd_(
+// CHECK: call @dsyevd_(
+// CHECK: memref.dealloc %[[F]]
+sdfg.sdfg @eigh_dynamic(%A: memref<?x?xf64>, %w: memref<?xf64>) {
+  sdfg.state {
+    sdfg.eigh values %A -> %w : memref<?x?xf64> -> memref<?xf64>
   }
 }
 

@@ -246,6 +246,48 @@ sdfg.sdfg @small(%A: memref<64x16xf64>, %S: memref<f64>) {
 
 // -----
 
+// In a program that calls BLAS or LAPACK, a map forks only from 2^22
+// operations: OpenBLAS's workers spin on the cores after each call. The
+// 512 x 512 copy (2^19 operations) that forks in @copy runs as loops next
+// to a GEMM; the 2048 x 2048 one (2^23) still forks.
+// CHECK-LABEL: func.func @copy
+// CHECK: scf.parallel
+// CHECK-LABEL: func.func @copy_beside_blas
+// CHECK-NOT: scf.parallel
+// CHECK: call @cblas_dgemm
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.parallel
+// CHECK: return
+sdfg.sdfg @copy(%A: memref<512x512xf64>, %B: memref<512x512xf64>) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (512, 512) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%i, %j] : memref<512x512xf64>
+      sdfg.store %a, %B[%i, %j] : memref<512x512xf64>
+    }
+  }
+}
+sdfg.sdfg @copy_beside_blas(%A: memref<512x512xf64>, %B: memref<512x512xf64>,
+                            %C: memref<2048x2048xf64>, %D: memref<2048x2048xf64>) {
+  sdfg.state {
+    sdfg.matmul %A, %A -> %B : memref<512x512xf64>, memref<512x512xf64> -> memref<512x512xf64>
+  }
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (512, 512) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %A[%i, %j] : memref<512x512xf64>
+      sdfg.store %a, %B[%i, %j] : memref<512x512xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (2048, 2048) step (1, 1) schedule(cpu_multicore) {
+      %c = sdfg.load %C[%i, %j] : memref<2048x2048xf64>
+      sdfg.store %c, %D[%i, %j] : memref<2048x2048xf64>
+    }
+  }
+}
+
+// -----
+
 // Partially invariant: S[i] changes only with i, so the inner loop carries
 // its sum and memory sees one combine per row. The other write to S
 // (S[i + j], every iteration) stays a read-modify-write: all of S's writes

@@ -13,7 +13,6 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/MapVector.h"
 
 #include "sdfg/Dialect/SDFG/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/SDFGDialect.h"
@@ -45,14 +44,22 @@ inline bool isLibraryCall(Operation *op) {
 /// Elements of a container, dynamic extents counted as 1 (for cost
 /// estimates).
 double numElements(Value container);
-/// The matrix containers of static shape that `sdfg.solve`s and
-/// `sdfg.det`s of `sdfg` factorise, each with the first and last top-level
-/// ops of `sdfg` that do: the CPU lowering keeps one LU cache per matrix
-/// over that span (see LinearSolve.cpp), which the memory model counts.
-llvm::MapVector<Value, std::pair<Operation *, Operation *>>
-factorisedMatrices(SDFGOp sdfg);
-/// Bytes of the LU cache of a matrix (a copy, the factors, i32 pivots).
-int64_t factorisationCacheBytes(MemRefType matrix);
+/// What the CPU lowering keeps per matrix container between the ops that
+/// factorise it (LinearSolve.cpp): the LU factors (`sdfg.solve`,
+/// `sdfg.det`) or the eigendecomposition (`sdfg.eigh`).
+enum class FactorisationKind { LU, Eigen };
+/// A matrix container of static shape with a factorisation cache, over the
+/// first and last top-level ops of its sdfg that use it (the memory model
+/// counts the cache over that span).
+struct FactorisedMatrix {
+  Value matrix;
+  FactorisationKind kind;
+  Operation *first, *last;
+};
+SmallVector<FactorisedMatrix> factorisedMatrices(SDFGOp sdfg);
+/// Bytes of a factorisation cache: a copy of the matrix and the factors
+/// (LU: with i32 pivots; eigen: the eigenvectors and eigenvalues).
+int64_t factorisationCacheBytes(MemRefType matrix, FactorisationKind kind);
 /// Whether `op` or an op nested in it writes `container`.
 bool writesContainer(Operation *op, Value container);
 /// A tasklet without inputs yielding `value`, at the builder's insertion

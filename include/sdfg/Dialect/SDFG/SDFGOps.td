@@ -606,7 +606,11 @@ def SDFG_EighOp : SDFG_LibraryOp<"eigh"> {
     them (NumPy's `eigh`, whose eigenvectors these are, signs included).
     When syevd does not converge, `result` is filled with NaN and the op's
     source line is written to the exported i64 `sdfg_linalg_error` (see
-    `sdfg.solve`). `result` must not alias `A`.
+    `sdfg.solve`). `result` must not alias `A`. The ops on one container
+    of static shape share a cache of the last decomposition (a copy of the
+    matrix, the vectors and the values): syevd runs again only when memcmp
+    finds the matrix changed, or the vectors are wanted and the cached
+    solve had none, so the values after the vectors cost a copy.
 
     The gradient reads the lower triangle too: it flows into the elements
     of `A` on and below the diagonal. That of the eigenvectors divides by
