@@ -55,12 +55,8 @@ def k_lambda(A):
     A[0, 0] = 1.0
 
 
-def k_listcomp(A):
-    x = [i for i in range(3)]  # here
-
-
-def k_list(A):
-    x = [1, 2, 3]  # here
+def k_dictcomp(A):
+    x = {i: i for i in range(3)}  # here
 
 
 def k_dict(A):
@@ -193,8 +189,7 @@ CASES = [
     (k_try, (A,), "try", None),
     (k_with, (A,), "with", None),
     (k_lambda, (A,), "lambda", None),
-    (k_listcomp, (A,), "list comprehension", None),
-    (k_list, (A,), "list", None),
+    (k_dictcomp, (A,), "dict comprehension", None),
     (k_dict, (A,), "dict", None),
     (k_print, (A,), "call of print", "only NumPy functions"),
     (k_call_unknown, (A,), "call of sorted", None),

@@ -12,8 +12,11 @@ As in Python, an element of a 1-d array is its value at the time the
 iteration reaches it, and a row of a matrix is a view, so in-place updates
 through it reach the matrix. An iterable that is not a name (or an
 attribute or subscript of one) is evaluated once, before the loop, into a
-hidden variable. A loop over a tuple or list literal is unrolled; such a
-loop may not break or continue (there is no loop left to exit).
+hidden variable. A loop over a tuple or list literal is unrolled here,
+one over a name bound to a tuple or list (`for W in layers`, also in
+enumerate and zip) by the translator. Literal loops may not break or
+continue (there is no loop left to exit); the translator's see their
+exits as flags (loop_exits.py runs in between).
 """
 
 import ast
@@ -71,8 +74,8 @@ def _lower(node, names):
         return node
     if isinstance(it, (ast.Tuple, ast.List)):
         return _unroll(node, it.elts)
-    if isinstance(it, (ast.Set, ast.Dict, ast.Constant, ast.GeneratorExp,
-                       ast.ListComp, ast.SetComp, ast.DictComp)):
+    if isinstance(it, (ast.Set, ast.Dict, ast.Constant, ast.SetComp,
+                       ast.DictComp)):
         return node  # not an array: the translator reports the loop
     if _is_call(it, "reversed", (1,)) and _is_call(it.args[0], "range",
                                                     (1, 2)):
@@ -155,6 +158,9 @@ def _lower(node, names):
     # Names that alias a row hold a view indexed by the loop's iterator,
     # which does not exist after the loop.
     loop.sdfg_elements = elements
+    # What the loop iterates over: when that is a Python tuple or list (a
+    # name bound to one), the translator unrolls the loop instead.
+    loop.sdfg_sequences = sources
     return before + [_loc(loop, node)]
 
 

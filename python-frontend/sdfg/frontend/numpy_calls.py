@@ -189,6 +189,7 @@ _CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
 # Functions built from the element-wise ops, reductions and views above.
 _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "concatenate", "stack", "reshape", "ravel", "einsum", "roll",
+         "array", "asarray",
          "argmax", "argmin", "cumsum",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm", "linalg.solve", "linalg.inv", "linalg.det",
@@ -291,7 +292,15 @@ def call(tr, node):
         return elementwise(tr, "abs", args, node)
     if func in (min, max):
         _no_kwargs(tr, kwargs, node)
-        if len(args) < 2:
+        if len(args) == 1 and isinstance(args[0], (tuple, list)):
+            # Of a list, tuple or comprehension: of its items.
+            if not args[0]:
+                raise tr.error(f"{func.__name__}() arg is an empty "
+                               "sequence", node)
+            args = list(args[0])
+            if len(args) == 1:
+                return args[0]
+        elif len(args) < 2:
             raise tr.unsupported(node, f"{func.__name__} of one iterable")
         result = args[0]
         for a in args[1:]:
@@ -391,6 +400,10 @@ def numpy_call(tr, name, args, kwargs, node):
     if name == "copy":
         _no_kwargs(tr, kwargs, node)
         return copy(tr, args[0], node)
+    if name in ("array", "asarray"):
+        _no_kwargs(tr, kwargs, node, ("dtype",))
+        return _array(tr, name, args[0], kwargs.get(
+            "dtype", args[1] if len(args) > 1 else None), node)
     if name == "where":
         _no_kwargs(tr, kwargs, node)
         if len(args) != 3:
@@ -1295,6 +1308,28 @@ def _window(v, axis, start, extent):
     shape = list(v.shape)
     shape[axis] = as_idx(extent)
     return View(v.container, base, shape)
+
+
+def _array(tr, name, obj, dtype, node):
+    """np.array / np.asarray: of a (nested) list or tuple of scalars and
+    arrays, their stack (a list comprehension is such a list, see
+    comprehensions.py); of an array, a copy (np.array) or the array itself
+    (np.asarray); `dtype` casts."""
+    if isinstance(obj, (tuple, list)):
+        if not obj:
+            raise tr.unsupported(node, f"np.{name} of an empty list")
+        items = [_array(tr, name, x, None, node)
+                 if isinstance(x, (tuple, list)) else x for x in obj]
+        result = _join(tr, "stack", items, 0, node)
+    elif isinstance(obj, (View, Expr, int, float)):
+        result = copy(tr, obj, node) if name == "array" else obj
+    else:
+        raise tr.unsupported(node, f"np.{name} of a value of type "
+                             f"{type(obj).__name__}")
+    if dtype is None:
+        return result
+    e = tr.to_expr(result)
+    return Op("cast", [e], e.shape, _dtype(tr, dtype, node))
 
 
 def _join(tr, name, parts, axis, node):

@@ -10,6 +10,7 @@ become sdfg.loop / sdfg.while, conditionals sdfg.if.
 import ast
 import builtins
 import contextlib
+import copy
 import inspect
 import math
 import re
@@ -19,7 +20,7 @@ import types
 import numpy as np
 
 from ..errors import FrontendError
-from . import math_functions, numpy_calls
+from . import comprehensions, math_functions, numpy_calls
 from .emitter import Emitter
 from .iteration import lower_iteration
 from .loop_exits import lower_loop_exits
@@ -551,6 +552,8 @@ class Translator:
     def visit_For(self, node):
         if node.orelse:
             raise self.unsupported(node, "for-else")
+        if self.unroll_sequence_loop(node):
+            return
         if not isinstance(node.target, ast.Name):
             raise self.unsupported(node.target, "for target",
                                    "the loop variable must be a single name")
@@ -614,6 +617,36 @@ class Translator:
             if isinstance(self.env.get(element), View) and \
                     element not in self.var_containers:
                 self.env.pop(element)
+
+    def unroll_sequence_loop(self, node):
+        """A loop that iteration.py made of `for x in seq` (or enumerate or
+        zip of it), where `seq` is a Python tuple or list: translates the
+        body once per item, its index bound to the item's number (its
+        elements are then indexed with constants). Returns whether it
+        did."""
+        sources = getattr(node, "sdfg_sequences", None)
+        if not sources:
+            return False
+        values = [self.eval(s) for s in sources]
+        sequences = [isinstance(v, (tuple, list)) for v in values]
+        if not any(sequences):
+            return False
+        if not all(sequences):
+            raise self.unsupported(node.iter, "zip of a list or tuple and "
+                                   "an array", "zip arrays with arrays, "
+                                   "lists with lists")
+        # Its break and continue are flags by now (loop_exits.py), which
+        # work in straight-line code as well.
+        name = node.target.id
+        saved = self.env.get(name)
+        for k in range(min(len(v) for v in values)):
+            self.env[name] = k
+            self.visit_body(copy.deepcopy(node.body))
+        if saved is None:
+            self.env.pop(name, None)
+        else:
+            self.env[name] = saved
+        return True
 
     def swapped_by_inner_loops(self, stmts):
         """The names whose every rebinding in `stmts` is a swap directly in
@@ -974,10 +1007,6 @@ class Translator:
     def assign_name(self, name, value, node):
         if name in ("np", "numpy"):
             raise self.error(f"cannot assign to '{name}'", node)
-        if isinstance(value, list):
-            raise self.unsupported(node, "list",
-                                   "lists are only supported as the "
-                                   "argument of np.concatenate and np.stack")
         if isinstance(value, str):
             raise self.unsupported(node, "constant str",
                                    "strings are only supported as "
@@ -995,11 +1024,15 @@ class Translator:
                 and name not in self.var_containers:
             self.env[name] = value
             return
-        if isinstance(value, tuple):
+        if isinstance(value, (tuple, list)):
+            # Python's own values, bound at translation time: a list (of a
+            # literal or a comprehension) is read, never changed.
+            kind = type(value).__name__
             if count <= 1:
                 self.env[name] = value
                 return
-            raise self.unsupported(node, "reassigned tuple variable")
+            raise self.unsupported(node, f"reassigned {kind} variable",
+                                   f"a {kind} may be assigned once")
         if isinstance(value, ViewLeaf) and getattr(value.view, "fresh", False):
             # A library op's fresh result (`E = A @ B`): the name adopts the
             # array instead of copying it.
@@ -1485,6 +1518,11 @@ class Translator:
         # nothing else takes one (to_expr refuses it).
         return [self.eval(e) for e in node.elts]
 
+    def eval_ListComp(self, node):
+        return comprehensions.unroll(self, node)
+
+    eval_GeneratorExp = eval_ListComp
+
     def eval_Attribute(self, node):
         base = self.eval(node.value)
         attr = node.attr
@@ -1544,14 +1582,13 @@ class Translator:
         """A subscript's value; with `store`, what an assignment writes
         into: a View, or a Fancy for integer-array indices."""
         base = self.eval(node.value)
-        if isinstance(base, tuple):
-            idx = self.eval(node.slice)
-            if isinstance(idx, int):
-                if not -len(base) <= idx < len(base):
-                    raise self.error(f"tuple index {idx} out of range for a "
-                                     f"tuple of length {len(base)}", node)
-                return base[idx]
-            raise self.unsupported(node, "non-constant tuple index")
+        if isinstance(base, (tuple, list)):
+            kind = type(base).__name__
+            if store:
+                raise self.unsupported(node, f"assignment into a {kind}",
+                                       "lists and tuples are read-only here; "
+                                       "use an array")
+            return self.sequence_item(base, node.slice, kind, node)
         if isinstance(base, Expr):
             base = self.materialize(base, node)
         if not isinstance(base, View):
@@ -1563,6 +1600,28 @@ class Translator:
         items = [ast.copy_location(ast.Constant(None), it)
                  if self.is_newaxis(it) else it for it in items]
         return self.subscript(base, items, node, store=store)
+
+    def sequence_item(self, base, index, kind, node):
+        """`base[index]` of a Python tuple or list: the index or slice
+        bounds must be known at translation time."""
+        def const(n):
+            v = self.eval(n) if n is not None else None
+            if isinstance(v, Idx) and v.is_const():
+                v = v.const
+            if v is None or (isinstance(v, int) and not isinstance(v, bool)):
+                return v
+            raise self.unsupported(node, f"{kind} index computed at run "
+                                   "time", f"a {kind}'s items are chosen "
+                                   "when the program is compiled")
+        if isinstance(index, ast.Slice):
+            items = base[slice(const(index.lower), const(index.upper),
+                               const(index.step))]
+            return items if isinstance(base, list) else tuple(items)
+        k = const(index)
+        if not -len(base) <= k < len(base):
+            raise self.error(f"{kind} index {k} out of range for a {kind} "
+                             f"of length {len(base)}", node)
+        return base[k]
 
     def is_newaxis(self, node):
         return (isinstance(node, ast.Attribute) and node.attr == "newaxis"
