@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import sdfg
+from checks import assert_forward_and_gradient
 
 
 @pytest.fixture(autouse=True)
@@ -100,16 +101,7 @@ CASES = [polynomial, stacked_rows, windows, products, filtered, extremes,
 @pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
 def test_forward_and_gradient(fn):
     rng = np.random.default_rng(3)
-    A = rng.random((4, 4)) * 0.9 + 0.05
-    want = fn(A.copy())
-    got = sdfg.program(fn)(A.copy())
-    np.testing.assert_allclose(got, want, rtol=1e-13)
-    g = sdfg.grad(fn, ["A"])(A.copy())["A"]
-    d = rng.standard_normal(A.shape)
-    h = 1e-6
-    fd = (fn(A + h * d) - fn(A - h * d)) / (2 * h)
-    ad = float(np.sum(g * d))
-    assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+    assert_forward_and_gradient(fn, rng.random((4, 4)) * 0.9 + 0.05, rng)
 
 
 def test_items_are_translated_per_item():
