@@ -127,9 +127,15 @@ void Lowering::freeFactorisationCache(Location loc, const FactorisedMatrix &m) {
     memref::DeallocOp::create(b, loc, v);
 }
 
-Value Lowering::sameAsCached(Location loc, Value a, Value cached,
-                             Value present) {
+void Lowering::refreshUnlessCached(Location loc, Value a, Value cached,
+                                   Value state, int64_t need,
+                                   function_ref<void()> refresh) {
   Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Value needed = arith::ConstantIntOp::create(b, loc, need, 8);
+  Value present = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::uge,
+      memref::LoadOp::create(b, loc, state, ValueRange{}), needed);
+  // memcmp only when the cache holds enough.
   auto same = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, present,
                                 /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
@@ -151,7 +157,30 @@ Value Lowering::sameAsCached(Location loc, Value a, Value cached,
   b.setInsertionPointToStart(&same.getElseRegion().front());
   scf::YieldOp::create(b, loc,
                        ValueRange{arith::ConstantIntOp::create(b, loc, 0, 1)});
-  return same.getResult(0);
+  b.setInsertionPointAfter(same);
+  Value miss = arith::XOrIOp::create(
+      b, loc, same.getResult(0), arith::ConstantIntOp::create(b, loc, 1, 1));
+  auto branch = scf::IfOp::create(b, loc, miss, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  memref::CopyOp::create(b, loc, a, cached);
+  refresh();
+  memref::StoreOp::create(b, loc, needed, state);
+}
+
+/// `succeeded` at the builder's insertion point in the branch where
+/// LAPACK's `info` is 0; in the other, `result` holds NaN and the op's line
+/// goes to the exported flag (reportFailure).
+static void ifSucceeded(OpBuilder &b, Location loc, ModuleOp module, Value info,
+                        Value result, function_ref<void()> succeeded) {
+  Value ok = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      memref::LoadOp::create(b, loc, info, ValueRange{}), constI32(b, loc, 0));
+  auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  succeeded();
+  b.setInsertionPointToStart(&branch.getElseRegion().front());
+  reportFailure(b, loc, module, result);
 }
 
 /// Fortran passes every scalar by reference.
@@ -229,20 +258,8 @@ Lowering::LUFactors Lowering::factorise(Location loc, Value matrix) {
   lu.factors = c.factors, lu.pivots = c.pivots, lu.info = c.info;
   // Reuse the factors when the matrix is, bit for bit, the one they came
   // from.
-  Value valid = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne,
-      memref::LoadOp::create(b, loc, c.valid, ValueRange{}),
-      arith::ConstantIntOp::create(b, loc, 0, 8));
-  Value same = sameAsCached(loc, a, c.matrix, valid);
-  Value miss = arith::XOrIOp::create(
-      b, loc, same, arith::ConstantIntOp::create(b, loc, 1, 1));
-  auto refresh = scf::IfOp::create(b, loc, miss, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&refresh.getThenRegion().front());
-  memref::CopyOp::create(b, loc, a, c.matrix);
-  factoriseInto(lu.factors, lu.pivots, lu.info);
-  memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 1, 8),
-                          c.valid);
+  refreshUnlessCached(loc, a, c.matrix, c.valid, 1,
+                      [&] { factoriseInto(lu.factors, lu.pivots, lu.info); });
   return lu;
 }
 
@@ -261,14 +278,8 @@ LogicalResult Lowering::lowerSolve(SolveOp op) {
                                        ValueRange{k, n});
   lu.scratch.push_back(cols);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value ok = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      memref::LoadOp::create(b, loc, lu.info, ValueRange{}),
-      constI32(b, loc, 0));
-  auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&branch.getThenRegion().front());
+  // A zero pivot: no solution to give.
+  ifSucceeded(b, loc, module, lu.info, x, [&] {
     // Read all of B before writing X: X may be B.
     forEachElement(b, loc, rhs, [&](ValueRange ivs) {
       Value v = memref::LoadOp::create(b, loc, rhs, ivs);
@@ -299,10 +310,7 @@ LogicalResult Lowering::lowerSolve(SolveOp op) {
           b, loc, cols, ValueRange{vector ? zero : ivs[1], ivs[0]});
       memref::StoreOp::create(b, loc, v, x, ivs);
     });
-    // A zero pivot: no solution to give.
-    b.setInsertionPointToStart(&branch.getElseRegion().front());
-    reportFailure(b, loc, module, x);
-  }
+  });
   for (Value v : lu.scratch)
     memref::DeallocOp::create(b, loc, v);
   return success();
@@ -391,13 +399,8 @@ LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
                                   basePointer(loc, ldRef),
                                   basePointer(loc, info),
                                   arith::ConstantIntOp::create(b, loc, 1, 64)});
-  Value ok = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      memref::LoadOp::create(b, loc, info, ValueRange{}), constI32(b, loc, 0));
-  auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&branch.getThenRegion().front());
+  // Not positive definite: no factor to give.
+  ifSucceeded(b, loc, module, info, l, [&] {
     Value zero = arith::ConstantOp::create(b, loc, elt, b.getFloatAttr(elt, 0));
     forEachElement(b, loc, l, [&](ValueRange ivs) {
       Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
@@ -406,10 +409,7 @@ LogicalResult Lowering::lowerCholesky(CholeskyOp op) {
       memref::StoreOp::create(
           b, loc, arith::SelectOp::create(b, loc, lower, v, zero), l, ivs);
     });
-    // Not positive definite: no factor to give.
-    b.setInsertionPointToStart(&branch.getElseRegion().front());
-    reportFailure(b, loc, module, l);
-  }
+  });
   memref::DeallocOp::create(b, loc, f);
   return success();
 }
@@ -513,28 +513,13 @@ LogicalResult Lowering::lowerEigh(EighOp op) {
     // values' op takes the values of either).
     EigenCache c = it->second;
     f = c.vectors, w = c.values, info = c.info;
-    Value need = arith::ConstantIntOp::create(b, loc, vectors ? 2 : 1, 8);
-    Value present = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::uge,
-        memref::LoadOp::create(b, loc, c.state, ValueRange{}), need);
-    Value miss =
-        arith::XOrIOp::create(b, loc, sameAsCached(loc, a, c.matrix, present),
-                              arith::ConstantIntOp::create(b, loc, 1, 1));
-    auto refresh = scf::IfOp::create(b, loc, miss, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&refresh.getThenRegion().front());
-    memref::CopyOp::create(b, loc, a, c.matrix);
-    copyTransposed(b, loc, a, f);
-    decompose(f, w, info);
-    memref::StoreOp::create(b, loc, need, c.state);
+    refreshUnlessCached(loc, a, c.matrix, c.state, vectors ? 2 : 1, [&] {
+      copyTransposed(b, loc, a, f);
+      decompose(f, w, info);
+    });
   }
-  Value ok = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      memref::LoadOp::create(b, loc, info, ValueRange{}), constI32(b, loc, 0));
-  auto branch = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&branch.getThenRegion().front());
+  // No convergence: no result to give.
+  ifSucceeded(b, loc, module, info, result, [&] {
     forEachElement(b, loc, result, [&](ValueRange ivs) {
       // Column k of the column-major f is eigenvector k: V[i, k] = f[k, i]
       // in memref (row-major) indexing.
@@ -543,10 +528,7 @@ LogicalResult Lowering::lowerEigh(EighOp op) {
                         : memref::LoadOp::create(b, loc, w, ivs);
       memref::StoreOp::create(b, loc, v, result, ivs);
     });
-    // No convergence: no result to give.
-    b.setInsertionPointToStart(&branch.getElseRegion().front());
-    reportFailure(b, loc, module, result);
-  }
+  });
   for (Value v : scratch)
     memref::DeallocOp::create(b, loc, v);
   return success();

@@ -317,10 +317,12 @@ private:
     SmallVector<Value> scratch;
   };
   LUFactors factorise(Location loc, Value matrix);
-  /// Whether a cache's copy `cached` holds the matrix `a`, bit for bit,
-  /// given that `present` (i1) says the cache holds anything (memcmp only
-  /// then).
-  Value sameAsCached(Location loc, Value a, Value cached, Value present);
+  /// Unless a cache whose i8 `state` is at least `need` holds the matrix
+  /// `a` (its copy `cached` equal to `a`, bit for bit): copies `a` into
+  /// `cached`, runs `refresh` (which fills the rest of the cache) and sets
+  /// `state` to `need`.
+  void refreshUnlessCached(Location loc, Value a, Value cached, Value state,
+                           int64_t need, function_ref<void()> refresh);
   LogicalResult lowerDet(DetOp op);
   LogicalResult lowerCholesky(CholeskyOp op);
   LogicalResult lowerEigh(EighOp op);
