@@ -326,6 +326,8 @@ private:
   LogicalResult lowerDet(DetOp op);
   LogicalResult lowerCholesky(CholeskyOp op);
   LogicalResult lowerEigh(EighOp op);
+  /// A stable merge sort of each line (Sort.cpp).
+  LogicalResult lowerArgsort(ArgsortOp op);
 };
 
 /// Replaces math.log1p and math.expm1 under `root` by formulas exact to a

@@ -278,6 +278,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](DetOp d) { return lowerDet(d); })
       .Case([&](CholeskyOp c) { return lowerCholesky(c); })
       .Case([&](EighOp e) { return lowerEigh(e); })
+      .Case([&](ArgsortOp s) { return lowerArgsort(s); })
       .Case([&](TransposeOp t) { return lowerTranspose(t); })
       .Case([&](ReduceOp r) { return lowerReduce(r); })
       .Default([&](Operation *other) {

@@ -9,6 +9,9 @@
 
 #include "llvm/ADT/MapVector.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::sdfg;
 
@@ -190,6 +193,23 @@ double EighOp::getWorkEstimate() {
   return flops * n * n * n + 2 * numElements(getA());
 }
 bool EighOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
+// argsort
+//===----------------------------------------------------------------------===//
+
+Value ArgsortOp::getOutputContainer() { return getResult(); }
+SmallVector<Value> ArgsortOp::getInputContainers() { return {getA()}; }
+bool ArgsortOp::accumulatesIntoOutput() { return false; }
+// Integer positions: no gradient, nothing to read.
+SmallVector<Value> ArgsortOp::getReverseReads() { return {}; }
+double ArgsortOp::getWorkEstimate() {
+  // log2(n) merge passes, each a load, compare and store of both the key
+  // and the position per element.
+  double n = extent(getA(), getAxis());
+  return numElements(getA()) * (4 * std::max(1.0, std::ceil(std::log2(n))) + 2);
+}
+bool ArgsortOp::callsLibrary() { return false; }
 
 //===----------------------------------------------------------------------===//
 // Factorisation caches

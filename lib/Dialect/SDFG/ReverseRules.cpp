@@ -1237,6 +1237,15 @@ LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
+// The positions are integers: nothing to propagate (the gather that reads
+// them, a sort, carries the gradient). What the op overwrote comes back
+// from its tape: in a loop, the earlier iterations' gathers read their own
+// positions.
+LogicalResult ArgsortOp::emitReverse(ReverseBuilder &rb) {
+  restoreWhole(rb, *this, getResult());
+  return success();
+}
+
 LogicalResult ReduceOp::emitReverse(ReverseBuilder &rb) {
   Value dOut = rb.gradientOf(getOutput());
   if (dOut) {

@@ -1049,6 +1049,33 @@ LogicalResult EighOp::verify() {
   return success();
 }
 
+LogicalResult ArgsortOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  Type elt = a.getElementType();
+  if (!isa<FloatType>(elt) && !(elt.isSignlessInteger() && !elt.isInteger(1)))
+    return emitOpError() << "sorts floats or integers, not " << elt;
+  if (!r.getElementType().isInteger(64))
+    return emitOpError() << "result must hold i64 positions, not "
+                         << r.getElementType();
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  if (a.getRank() == 0)
+    return emitOpError("needs an array of rank at least 1");
+  if (r.getRank() != a.getRank())
+    return emitOpError() << "result rank " << r.getRank()
+                         << " differs from the input's " << a.getRank();
+  for (int64_t d = 0; d < a.getRank(); ++d)
+    if (failed(expectSameExtent(*this, a.getDimSize(d), r.getDimSize(d),
+                                "result extent")))
+      return failure();
+  // Read signed: the attribute's getter is unsigned.
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis >= a.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << a.getRank();
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   MemRefType in = getInput().getType(), out = getOutput().getType();
   if (getInput() == getOutput())

@@ -11,7 +11,8 @@ from .values import is_float, mlir_scalar
 # Ops that may only appear in dataflow regions (states and maps).
 DATAFLOW_ONLY = ("sdfg.store", "sdfg.copy", "sdfg.map", "sdfg.matmul",
                  "sdfg.gemv", "sdfg.dot", "sdfg.transpose", "sdfg.reduce",
-                 "sdfg.solve", "sdfg.det", "sdfg.cholesky", "sdfg.eigh")
+                 "sdfg.solve", "sdfg.det", "sdfg.cholesky", "sdfg.eigh",
+                 "sdfg.argsort")
 
 
 def float_literal(value, dtype):

@@ -35,13 +35,8 @@ METHODS = {"round", "cumprod"}
 
 
 def call(tr, name, args, kwargs, node):
-    def arg(k, key, default=None):
-        if key in kwargs:
-            return kwargs[key]
-        return args[k] if len(args) > k else default
-
-    def only(*allowed):
-        nc._no_kwargs(tr, kwargs, node, allowed)
+    arg = nc.Arguments(tr, args, kwargs, node)
+    only = arg.only
 
     def ew(op, *xs):
         return nc.elementwise(tr, op, list(xs), node)

@@ -223,8 +223,9 @@ def numpy_attribute(tr, attr, node):
         return float(getattr(np, attr))
     if attr == "newaxis":
         return None
-    from . import math_functions, shape_functions
-    if attr in math_functions.FUNCTIONS or attr in shape_functions.FUNCTIONS:
+    from . import math_functions, shape_functions, sorting
+    if attr in math_functions.FUNCTIONS or \
+            attr in shape_functions.FUNCTIONS or attr in sorting.FUNCTIONS:
         return NumpyFunction(attr)
     if attr in _UNARY or attr in _BINARY or attr in _REDUCE or \
             attr in _CREATE or attr in _LIKE or attr in (
@@ -352,6 +353,23 @@ def _no_kwargs(tr, kwargs, node, allowed=()):
             raise tr.unsupported(node, f"keyword argument '{k}'")
 
 
+class Arguments:
+    """One call's arguments as NumPy binds them: `arg(k, key)` is the
+    keyword `key` if given, else the k-th positional argument, else the
+    default; `arg.only(...)` rejects keywords outside the list given."""
+
+    def __init__(self, tr, args, kwargs, node):
+        self.tr, self.args, self.kwargs, self.node = tr, args, kwargs, node
+
+    def __call__(self, k, key, default=None):
+        if key in self.kwargs:
+            return self.kwargs[key]
+        return self.args[k] if len(self.args) > k else default
+
+    def only(self, *allowed):
+        _no_kwargs(self.tr, self.kwargs, self.node, allowed)
+
+
 def numpy_call(tr, name, args, kwargs, node):
     if name in _UNARY:
         _no_kwargs(tr, kwargs, node)
@@ -411,9 +429,11 @@ def numpy_call(tr, name, args, kwargs, node):
         return where(tr, *args, node)
     if name in _MORE:
         return _more(tr, name, args, kwargs, node)
-    from . import math_functions, shape_functions
+    from . import math_functions, shape_functions, sorting
     if name in shape_functions.FUNCTIONS:
         return shape_functions.call(tr, name, args, kwargs, node)
+    if name in sorting.FUNCTIONS:
+        return sorting.call(tr, name, args, kwargs, node)
     if name in math_functions.FUNCTIONS:
         return math_functions.call(tr, name, args, kwargs, node)
     if name == "add.at":
@@ -501,9 +521,11 @@ def method_call(tr, obj, name, args, kwargs, node):
         return Op("cast", [e], e.shape, _dtype(tr, dtype, node))
     if name in _BINARY:
         return elementwise(tr, _BINARY[name], [obj] + args, node)
-    from . import math_functions, shape_functions
+    from . import math_functions, shape_functions, sorting
+    if name == "sort":
+        return sorting.method_call(tr, obj, name, args, kwargs, node)
     if name in _METHODS or name in shape_functions.METHODS or \
-            name in math_functions.METHODS:
+            name in math_functions.METHODS or name in sorting.METHODS:
         # The method of the NumPy function of that name, the array first.
         return numpy_call(tr, name, [obj] + list(args), kwargs, node)
     raise tr.unsupported(node, f"array method .{name}()")
@@ -832,11 +854,7 @@ def _more(tr, name, args, kwargs, node):
     """NumPy functions expressed with the frontend's own ops: each is an
     element-wise tree, a reduction or a view, so gradients come from the
     rules those already have."""
-    def arg(k, key, default=None):
-        if key in kwargs:
-            return kwargs[key]
-        return args[k] if len(args) > k else default
-
+    arg = Arguments(tr, args, kwargs, node)
     if name == "clip":
         _no_kwargs(tr, kwargs, node, ("a_min", "a_max"))
         x, lo, hi = arg(0, "a"), arg(1, "a_min"), arg(2, "a_max")

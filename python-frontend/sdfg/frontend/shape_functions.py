@@ -29,13 +29,8 @@ METHODS = {"squeeze", "swapaxes", "repeat"}
 
 
 def call(tr, name, args, kwargs, node):
-    def arg(k, key, default=None):
-        if key in kwargs:
-            return kwargs[key]
-        return args[k] if len(args) > k else default
-
-    def only(*allowed):
-        nc._no_kwargs(tr, kwargs, node, allowed)
+    arg = nc.Arguments(tr, args, kwargs, node)
+    only = arg.only
 
     if name in ("flip", "flipud", "fliplr"):
         only("axis")

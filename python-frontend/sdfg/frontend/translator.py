@@ -435,8 +435,12 @@ class Translator:
                 isinstance(func.value.value, ast.Name) and \
                 func.value.value.id not in self.env and \
                 self.globals.get(func.value.value.id) is np
-            if helper or add_at:
-                # A helper called for its in-place effects.
+            # a.sort() sorts the array variable in place.
+            in_place = isinstance(func, ast.Attribute) and \
+                func.attr == "sort" and isinstance(func.value, ast.Name) \
+                and isinstance(self.env.get(func.value.id), View)
+            if helper or add_at or in_place:
+                # A call made for its in-place effects.
                 with self.statement() as stmt:
                     self.eval(node.value)
                     stmt.done()

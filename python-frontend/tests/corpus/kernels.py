@@ -1043,6 +1043,23 @@ def tight_binding(V, t):
     return np.sum(w[:n // 2]) + np.sum(density * V)
 
 
+@kernel(lambda rng: (rng.standard_normal((40, 3)), rng.standard_normal(40),
+                     rng.standard_normal((4, 3))))
+def trimmed_squares(X, y, W):
+    # Least trimmed squares (robust regression) of four candidate fits:
+    # the mean of the smallest three quarters of each one's squared
+    # residuals, so that outliers carry no weight; plus the last one's
+    # median absolute residual as a scale estimate.
+    h = 3 * y.shape[0] // 4
+    total = 0.0
+    r = y
+    for k in range(W.shape[0]):
+        r = X @ W[k] - y
+        kept = np.sort(r * r)[:h]
+        total = total + np.sum(kept) / h
+    return total + np.median(np.abs(r))
+
+
 @kernel(lambda rng: (rng.standard_normal((2, 8, 4)),) + tuple(
     0.5 * rng.standard_normal((4, 4)) for _ in range(4)))
 def self_attention(X, Wq, Wk, Wv, Wo):

@@ -279,3 +279,61 @@ sdfg.sdfg @scaled(%A: memref<4x3xf64>, %B: memref<3x5xf64>, %C: memref<4x5xf64>)
     sdfg.matmul %A, %B -> %C {alpha = 0.125 : f64} : memref<4x3xf64>, memref<3x5xf64> -> memref<4x5xf64>
   }
 }
+
+// argsort: per line, (key, position) pairs copied into scratch, merge passes
+// of doubling width between two pairs of buffers picked by a flag, then the
+// positions of the pair holding the result. The merge takes the right run's
+// head only when it sorts strictly before the left's (stable), NaNs last.
+// CHECK-LABEL: func.func @argsort
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for %[[LINE:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK: %[[K0:.*]] = memref.alloc(%[[N:.*]]) : memref<?xf64>
+// CHECK-NEXT: %[[K1:.*]] = memref.alloc(%[[N]]) : memref<?xf64>
+// CHECK-NEXT: %[[P0:.*]] = memref.alloc(%[[N]]) : memref<?xi64>
+// CHECK-NEXT: %[[P1:.*]] = memref.alloc(%[[N]]) : memref<?xi64>
+// CHECK: %[[KEY:.*]] = memref.load %{{.*}}[%[[LINE]], %[[K:.*]]] : memref<5x7xf64>
+// CHECK-NEXT: memref.store %[[KEY]], %[[K0]][%[[K]]]
+// CHECK-NEXT: %[[POS:.*]] = arith.index_cast %[[K]] : index to i64
+// CHECK-NEXT: memref.store %[[POS]], %[[P0]][%[[K]]]
+// CHECK: %[[PASSES:.*]]:2 = scf.while (%[[W:.*]] = %c1, %[[F:.*]] = %false)
+// CHECK: arith.cmpi slt, %{{.*}}, %[[N]] : index
+// CHECK: arith.select %{{.*}}, %[[K1]], %[[K0]] : memref<?xf64>
+// CHECK: arith.select %{{.*}}, %[[P1]], %[[P0]] : memref<?xi64>
+// CHECK: arith.select %{{.*}}, %[[K0]], %[[K1]] : memref<?xf64>
+// CHECK: arith.select %{{.*}}, %[[P0]], %[[P1]] : memref<?xi64>
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: %[[LEFT:.*]] = memref.load %{{.*}} : memref<?xf64>
+// CHECK-NEXT: %[[RIGHT:.*]] = memref.load %{{.*}} : memref<?xf64>
+// CHECK: arith.cmpf olt, %[[RIGHT]], %[[LEFT]] : f64
+// CHECK-NEXT: arith.cmpf uno, %[[LEFT]], %[[LEFT]] : f64
+// CHECK-NEXT: arith.cmpf ord, %[[RIGHT]], %[[RIGHT]] : f64
+// CHECK: %[[SORTED:.*]] = arith.select %[[PASSES]]#1, %[[P1]], %[[P0]] : memref<?xi64>
+// CHECK: %[[V:.*]] = memref.load %[[SORTED]]
+// CHECK-NEXT: memref.store %[[V]], %{{.*}}[%[[LINE]], %{{.*}}] : memref<5x7xi64>
+// CHECK: memref.dealloc %[[K0]]
+sdfg.sdfg @argsort(%a: memref<5x7xf64>, %p: memref<5x7xi64>) {
+  sdfg.state {
+    sdfg.argsort %a axis 1 -> %p : memref<5x7xf64> -> memref<5x7xi64>
+  }
+}
+
+// Enough work: the lines (here along the first axis, so one per column)
+// are sorted in parallel, each with its own scratch.
+// CHECK-LABEL: func.func @argsort_columns
+// CHECK: scf.parallel (%[[COL:.*]]) =
+// CHECK-NEXT: memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: memref.load %{{.*}}[%{{.*}}, %[[COL]]] : memref<64x512xf32>
+sdfg.sdfg @argsort_columns(%a: memref<64x512xf32>, %p: memref<64x512xi64>) {
+  sdfg.state {
+    sdfg.argsort %a axis 0 -> %p : memref<64x512xf32> -> memref<64x512xi64>
+  }
+}
+
+// Integer keys compare signed.
+// CHECK-LABEL: func.func @argsort_ints
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+sdfg.sdfg @argsort_ints(%a: memref<?xi32>, %p: memref<?xi64>) {
+  sdfg.state {
+    sdfg.argsort %a axis 0 -> %p : memref<?xi32> -> memref<?xi64>
+  }
+}

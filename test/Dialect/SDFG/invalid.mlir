@@ -727,3 +727,57 @@ sdfg.sdfg @eigh_square(%A: memref<4x3xf64>, %w: memref<4xf64>) {
     sdfg.eigh values %A -> %w : memref<4x3xf64> -> memref<4xf64>
   }
 }
+
+// -----
+
+sdfg.sdfg @argsort_alias(%a: memref<4xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{output must not alias the input}}
+    sdfg.argsort %a axis 0 -> %a : memref<4xi64> -> memref<4xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @argsort_positions(%a: memref<4xf64>, %p: memref<4xi32>) {
+  sdfg.state {
+    // expected-error @+1 {{result must hold i64 positions, not 'i32'}}
+    sdfg.argsort %a axis 0 -> %p : memref<4xf64> -> memref<4xi32>
+  }
+}
+
+// -----
+
+sdfg.sdfg @argsort_keys(%a: memref<4xi1>, %p: memref<4xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{sorts floats or integers, not 'i1'}}
+    sdfg.argsort %a axis 0 -> %p : memref<4xi1> -> memref<4xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @argsort_axis(%a: memref<4x3xf64>, %p: memref<4x3xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{axis 2 out of range for rank 2}}
+    sdfg.argsort %a axis 2 -> %p : memref<4x3xf64> -> memref<4x3xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @argsort_extent(%a: memref<4x3xf64>, %p: memref<4x2xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{result extent mismatch: 3 vs 2}}
+    sdfg.argsort %a axis 0 -> %p : memref<4x3xf64> -> memref<4x2xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @argsort_scalar(%a: memref<f64>, %p: memref<i64>) {
+  sdfg.state {
+    // expected-error @+1 {{needs an array of rank at least 1}}
+    sdfg.argsort %a axis 0 -> %p : memref<f64> -> memref<i64>
+  }
+}

@@ -183,6 +183,14 @@ sdfg.sdfg @eigh(%A: memref<4x4xf64>, %w: memref<4xf64>, %V: memref<4x4xf64>) {
   }
 }
 
+// CHECK-LABEL: sdfg.sdfg @argsort
+// CHECK: sdfg.argsort %arg0 axis 1 -> %arg1 : memref<4x?xf32> -> memref<4x?xi64>
+sdfg.sdfg @argsort(%a: memref<4x?xf32>, %p: memref<4x?xi64>) {
+  sdfg.state {
+    sdfg.argsort %a axis 1 -> %p : memref<4x?xf32> -> memref<4x?xi64>
+  }
+}
+
 // CHECK-LABEL: sdfg.sdfg @scaled_matmul
 // CHECK: sdfg.matmul %arg0, %arg1 -> %arg2 {alpha = 1.250000e-01 : f64, transpose_b}
 sdfg.sdfg @scaled_matmul(%A: memref<4x3xf64>, %B: memref<5x3xf64>,

@@ -784,3 +784,55 @@ sdfg.sdfg @scaled_matmul(%A: memref<4x3xf64> {sdfg.name = "A"},
     sdfg.reduce add %C -> %out axes [0, 1] : memref<4x5xf64> -> memref<f64>
   }
 }
+
+// -----
+
+// argsort has no gradient of its own (integer positions); the gather that
+// reads them carries it. In a loop, what the op overwrites is taped before
+// it runs and restored after the reversal of the iteration's gather, so
+// each reversed gather scatters through its own iteration's positions.
+// CHECK-LABEL: sdfg.sdfg @sorted_steps_grad(
+// CHECK: %[[TAPE:.*]] = sdfg.alloc() : memref<2x4xi64>
+// CHECK: %[[P:.*]] = sdfg.alloc() : memref<4xi64>
+// CHECK: sdfg.loop %[[T:.*]] = 0 to 2 step 1 {
+// CHECK: %[[OLD:.*]] = sdfg.load %[[P]][%[[I:.*]]] : memref<4xi64>
+// CHECK-NEXT: sdfg.store %[[OLD]], %[[TAPE]][%[[T]], %[[I]]] : memref<2x4xi64>
+// CHECK: sdfg.argsort %{{.*}} axis 0 -> %[[P]]
+// CHECK: sdfg.loop %[[R:.*]] = 1 to -1 step -1 {
+// CHECK: sdfg.load %[[P]]
+// CHECK: sdfg.store %{{.*}} wcr(add) : memref<4xf64>
+// CHECK: %[[BACK:.*]] = sdfg.load %[[TAPE]][%[[R]], %[[J:.*]]] : memref<2x4xi64>
+// CHECK-NEXT: sdfg.store %[[BACK]], %[[P]][%[[J]]] : memref<4xi64>
+// CHECK-NOT: sdfg.argsort
+sdfg.sdfg @sorted_steps(%x: memref<2x4xf64> {sdfg.name = "x"},
+                        %s: memref<f64> {sdfg.name = "s"})
+    attributes {ad_output = "s", ad_wrt = ["x"]} {
+  %p = sdfg.alloc() : memref<4xi64>
+  %row = sdfg.alloc() : memref<4xf64>
+  sdfg.loop %t = 0 to 2 step 1 {
+    sdfg.state {
+      sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+        %v = sdfg.load %x[%t, %i] : memref<2x4xf64>
+        sdfg.store %v, %row[%i] : memref<4xf64>
+      }
+      sdfg.argsort %row axis 0 -> %p : memref<4xf64> -> memref<4xi64>
+      sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+        %k = sdfg.load %p[%i] : memref<4xi64>
+        %j = sdfg.tasklet(%k) : (i64) -> index {
+        ^bb0(%a: i64):
+          %c = arith.index_cast %a : i64 to index
+          sdfg.yield %c : index
+        }
+        %v = sdfg.load %row[%j] : memref<4xf64>
+        %w = sdfg.tasklet(%v, %i) : (f64, index) -> f64 {
+        ^bb0(%a: f64, %n: index):
+          %c = arith.index_cast %n : index to i64
+          %f = arith.sitofp %c : i64 to f64
+          %m = arith.mulf %a, %f : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %w, %s[] wcr(add) : memref<f64>
+      }
+    }
+  }
+}

@@ -628,4 +628,29 @@ def SDFG_EighOp : SDFG_LibraryOp<"eigh"> {
   }];
 }
 
+def SDFG_ArgsortOp : SDFG_LibraryOp<"argsort"> {
+  let summary = "Indices that sort an array along one axis (stable)";
+  let description = [{
+    Writes into the i64 `result` (the shape of `a`) the positions along
+    `axis` that put each line of `a` along that axis in ascending order,
+    as NumPy's `argsort(a, axis, kind="stable")`: equal elements keep their
+    order, and NaNs go last. `a` holds floats or integers; `result` must
+    not alias it. A stable bottom-up merge sort of (key, position) pairs
+    in two scratch buffers of the line's length, lines in parallel on the
+    CPU; on the GPU it runs on the host over unified memory.
+
+    The op has no gradient (its result is integer): a sort is a gather by
+    these positions, whose reversal scatters the gradient back.
+
+    ```mlir
+    sdfg.argsort %a axis 1 -> %p : memref<4x8xf64> -> memref<4x8xi64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$a, I64Attr:$axis,
+                       SDFG_Container:$result);
+  let assemblyFormat = [{
+    $a `axis` $axis `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGOPS_TD

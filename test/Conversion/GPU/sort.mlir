@@ -1,0 +1,55 @@
+// REQUIRES: cuda-toolkit
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-std=gpu=true --sdfg-gpu-device-memory | FileCheck %s
+// RUN: sdfg-translate --target=gpu -emit=ptx %s -o %t.ptx
+// RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
+
+// argsort on the GPU target runs on the host between the kernels (launches
+// are synchronous), one line after another, on containers in unified
+// memory: the keys a kernel writes and the positions a kernel reads stay
+// host-shared; the arguments, touched by kernels only, move to the device.
+// CHECK-LABEL: func.func @sorted_squares
+// CHECK: gpu.alloc async [%{{.*}}] () : memref<4x256xf64>
+// CHECK: %[[KEYS:.*]] = gpu.alloc host_shared () : memref<4x256xf64>
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[KEYS]]
+// CHECK: gpu.terminator
+// CHECK: %[[POS:.*]] = gpu.alloc host_shared () : memref<4x256xi64>
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: memref.load %[[KEYS]]
+// CHECK: scf.while
+// CHECK: memref.store %{{.*}}, %[[POS]]
+// CHECK: gpu.launch
+// CHECK: memref.load %[[POS]]
+// CHECK: gpu.terminator
+sdfg.sdfg @sorted_squares(%x: memref<4x256xf64>, %y: memref<4x256xf64>) {
+  %k = sdfg.alloc() : memref<4x256xf64>
+  %p = sdfg.alloc() : memref<4x256xi64>
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (4, 256) step (1, 1) schedule(cpu_multicore) {
+      %v = sdfg.load %x[%i, %j] : memref<4x256xf64>
+      %w = sdfg.tasklet(%v) : (f64) -> f64 {
+      ^bb0(%a: f64):
+        %m = arith.mulf %a, %a : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %w, %k[%i, %j] : memref<4x256xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.argsort %k axis 1 -> %p : memref<4x256xf64> -> memref<4x256xi64>
+  }
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (4, 256) step (1, 1) schedule(cpu_multicore) {
+      %q = sdfg.load %p[%i, %j] : memref<4x256xi64>
+      %c = sdfg.tasklet(%q) : (i64) -> index {
+      ^bb0(%a: i64):
+        %r = arith.index_cast %a : i64 to index
+        sdfg.yield %r : index
+      }
+      %v = sdfg.load %k[%i, %c] : memref<4x256xf64>
+      sdfg.store %v, %y[%i, %j] : memref<4x256xf64>
+    }
+  }
+}
