@@ -56,6 +56,10 @@ def _parse():
                    help="only NumPy and ours (no JAX/PyTorch needed)")
     p.add_argument("--peer-timeout", type=float, default=300,
                    help="seconds for one peer's check and timing")
+    p.add_argument("--bind", action="store_true",
+                   help="pin OpenMP threads (OMP_PROC_BIND=spread, "
+                   "OMP_PLACES=cores) for every tool: on VMs, a woken "
+                   "worker can land on its caller's vCPU and stay there")
     p.add_argument("--peer-child", default="", help=argparse.SUPPRESS)
     p.add_argument("--plot-only", default="", help=argparse.SUPPRESS)
     return p.parse_args()
@@ -68,6 +72,11 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 if ARGS.threads == 1:
     os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
                                "intra_op_parallelism_threads=1")
+if ARGS.bind:
+    # Inherited by the peers' child processes (PyTorch's OpenMP honours
+    # them too).
+    os.environ["OMP_PROC_BIND"] = "spread"
+    os.environ["OMP_PLACES"] = "cores"
 os.environ.setdefault("SDFG_CACHE_DIR", tempfile.mkdtemp(prefix="sdfg-"))
 
 sys.path.insert(0, os.path.join(ROOT, "python-frontend"))
@@ -434,7 +443,8 @@ def write_report(rows, out, size):
         w.writeheader()
         w.writerows(rows)
     md = []
-    md.append(f"Size {size}, {ARGS.threads} thread(s), median of "
+    bound = ", OpenMP threads pinned (--bind)" if ARGS.bind else ""
+    md.append(f"Size {size}, {ARGS.threads} thread(s){bound}, median of "
               f"{ARGS.repeat}; times in ms. Speedups are peer gradient time "
               "over ours; grad/fwd is our gradient over our forward.\n")
     md.append("| kernel | NumPy fwd | ours fwd | vs NumPy | ours grad | "
