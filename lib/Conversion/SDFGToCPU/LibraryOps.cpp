@@ -287,6 +287,12 @@ void mlir::sdfg::detail::forEachElement(OpBuilder &b, Location loc,
     ubs.push_back(memref::DimOp::create(b, loc, memref, d));
     steps.push_back(one);
   }
+  loopNest(b, loc, lbs, ubs, steps, body);
+}
+
+void mlir::sdfg::detail::loopNest(OpBuilder &b, Location loc, ValueRange lbs,
+                                  ValueRange ubs, ValueRange steps,
+                                  function_ref<void(ValueRange)> body) {
   scf::buildLoopNest(b, loc, lbs, ubs, steps,
                      [&](OpBuilder &nested, Location, ValueRange ivs) {
                        OpBuilder::InsertionGuard guard(b);

@@ -36,6 +36,13 @@ using StoreSet = llvm::SmallPtrSet<Operation *, 8>;
 void forEachElement(OpBuilder &b, Location loc, Value memref,
                     function_ref<void(ValueRange)> body);
 
+/// Builds an scf.for nest over [lbs, ubs) and calls `body` with the
+/// induction variables, emitting through `b` itself at the innermost
+/// insertion point (once, with none, when the bounds are empty)
+/// (LibraryOps.cpp).
+void loopNest(OpBuilder &b, Location loc, ValueRange lbs, ValueRange ubs,
+              ValueRange steps, function_ref<void(ValueRange)> body);
+
 /// The entry block of the function around `b`'s insertion point
 /// (IndexChecks.cpp).
 Block *entryBlock(OpBuilder &b);

@@ -17,7 +17,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 
 using namespace mlir;
 using namespace mlir::sdfg;
@@ -80,6 +79,56 @@ void emitMerge(OpBuilder &b, Location loc, Value srcKeys, Value srcPos,
                                   arith::AddIOp::create(b, loc, j, stepRight)});
 }
 
+/// Sorts each run of `width` elements of keys/pos (the last one shorter)
+/// by insertion, stably: a key moves left past the keys it sorts strictly
+/// before. Short runs sort faster this way than by the first merge
+/// passes, whose per-step overhead dominates on them.
+void emitInsertionRuns(OpBuilder &b, Location loc, Value keys, Value pos,
+                       Value n, int64_t width) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value widthV = arith::ConstantIndexOp::create(b, loc, width);
+  auto runs = scf::ForOp::create(b, loc, zero, n, widthV);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(runs.getBody());
+  Value lo = runs.getInductionVar();
+  Value hi = arith::MinSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, lo, widthV), n);
+  auto items = scf::ForOp::create(
+      b, loc, arith::AddIOp::create(b, loc, lo, one), hi, one);
+  b.setInsertionPointToStart(items.getBody());
+  Value i = items.getInductionVar();
+  Value key = memref::LoadOp::create(b, loc, keys, i);
+  Value p = memref::LoadOp::create(b, loc, pos, i);
+  Type idx = b.getIndexType();
+  auto shift = scf::WhileOp::create(b, loc, TypeRange{idx}, ValueRange{i});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    Block *before = b.createBlock(&shift.getBefore(), {}, {idx}, {loc});
+    Value j = before->getArgument(0);
+    // keys[j - 1], clamped to the run so that the load stays in bounds
+    // when j == lo (and the comparison is then ignored).
+    Value prev = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, j, one), lo);
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, lo);
+    Value moves = arith::AndIOp::create(
+        b, loc, inside,
+        sortsBefore(b, loc, key, memref::LoadOp::create(b, loc, keys, prev)));
+    scf::ConditionOp::create(b, loc, moves, ValueRange{j});
+    Block *after = b.createBlock(&shift.getAfter(), {}, {idx}, {loc});
+    Value k = after->getArgument(0);
+    Value left = arith::SubIOp::create(b, loc, k, one);
+    memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, keys, left),
+                            keys, k);
+    memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, pos, left),
+                            pos, k);
+    scf::YieldOp::create(b, loc, ValueRange{left});
+  }
+  memref::StoreOp::create(b, loc, key, keys, shift.getResult(0));
+  memref::StoreOp::create(b, loc, p, pos, shift.getResult(0));
+}
+
 } // namespace
 
 LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
@@ -124,12 +173,14 @@ LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
       memref::StoreOp::create(
           b, loc, arith::IndexCastOp::create(b, loc, i64, k), pos[0], k);
     }
+    constexpr int64_t kInsertionRun = 16;
+    emitInsertionRuns(b, loc, keys[0], pos[0], n, kInsertionRun);
     // Passes of doubling run width; `flipped`: the sorted runs are in the
     // second pair of buffers.
     Value falseV = arith::ConstantIntOp::create(b, loc, 0, 1);
     auto passes =
         scf::WhileOp::create(b, loc, TypeRange{b.getIndexType(), b.getI1Type()},
-                             ValueRange{one, falseV});
+                             ValueRange{cst(kInsertionRun), falseV});
     {
       OpBuilder::InsertionGuard guard(b);
       Block *before =
@@ -179,16 +230,12 @@ LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
       memref::DeallocOp::create(b, loc, buf);
   };
 
-  if (lbs.empty()) {
-    sortLine({});
-    return success();
-  }
   // Lines in parallel (the first line dimension distributed) where there
   // is enough work to pay for the fork, as for maps (isSmallWork); on the
   // GPU target the sort runs on the host, sequentially.
   constexpr double kMinParallelWork = 16384;
   bool dynamic = !type.hasStaticShape();
-  bool parallel = !gpu && parallelDepth == 0 &&
+  bool parallel = !gpu && parallelDepth == 0 && !lbs.empty() &&
                   (dynamic || (type.getDimSize(axis) < type.getNumElements() &&
                                op.getWorkEstimate() >= kMinParallelWork));
   OpBuilder::InsertionGuard guard(b);
@@ -196,24 +243,14 @@ LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
     auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
     b.setInsertionPoint(par.getBody()->getTerminator());
     Value first = par.getInductionVars()[0];
-    scf::buildLoopNest(b, loc, ArrayRef(lbs).drop_front(),
-                       ArrayRef(ubs).drop_front(), ArrayRef(steps).drop_front(),
-                       [&](OpBuilder &nested, Location, ValueRange ivs) {
-                         OpBuilder::InsertionGuard inner(b);
-                         b.setInsertionPoint(nested.getInsertionBlock(),
-                                             nested.getInsertionPoint());
-                         SmallVector<Value> line = {first};
-                         line.append(ivs.begin(), ivs.end());
-                         sortLine(line);
-                       });
+    loopNest(b, loc, ArrayRef(lbs).drop_front(), ArrayRef(ubs).drop_front(),
+             ArrayRef(steps).drop_front(), [&](ValueRange ivs) {
+               SmallVector<Value> line = {first};
+               line.append(ivs.begin(), ivs.end());
+               sortLine(line);
+             });
     return success();
   }
-  scf::buildLoopNest(b, loc, lbs, ubs, steps,
-                     [&](OpBuilder &nested, Location, ValueRange ivs) {
-                       OpBuilder::InsertionGuard inner(b);
-                       b.setInsertionPoint(nested.getInsertionBlock(),
-                                           nested.getInsertionPoint());
-                       sortLine(ivs);
-                     });
+  loopNest(b, loc, lbs, ubs, steps, sortLine);
   return success();
 }

@@ -280,8 +280,9 @@ sdfg.sdfg @scaled(%A: memref<4x3xf64>, %B: memref<3x5xf64>, %C: memref<4x5xf64>)
   }
 }
 
-// argsort: per line, (key, position) pairs copied into scratch, merge passes
-// of doubling width between two pairs of buffers picked by a flag, then the
+// argsort: per line, (key, position) pairs copied into scratch, insertion
+// sort of short runs, merge passes of doubling width between two pairs of
+// buffers picked by a flag, then the
 // positions of the pair holding the result. The merge takes the right run's
 // head only when it sorts strictly before the left's (stable), NaNs last.
 // CHECK-LABEL: func.func @argsort
@@ -295,7 +296,15 @@ sdfg.sdfg @scaled(%A: memref<4x3xf64>, %B: memref<3x5xf64>, %C: memref<4x5xf64>)
 // CHECK-NEXT: memref.store %[[KEY]], %[[K0]][%[[K]]]
 // CHECK-NEXT: %[[POS:.*]] = arith.index_cast %[[K]] : index to i64
 // CHECK-NEXT: memref.store %[[POS]], %[[P0]][%[[K]]]
-// CHECK: %[[PASSES:.*]]:2 = scf.while (%[[W:.*]] = %c1, %[[F:.*]] = %false)
+// Runs of 16 sorted by insertion first: a key moves left while it sorts
+// strictly before its neighbour (stable).
+// CHECK: scf.for %[[LO:.*]] = %c0 to %[[N]] step %c16 {
+// CHECK: %[[KEY2:.*]] = memref.load %[[K0]][%[[I:.*]]] : memref<?xf64>
+// CHECK: %[[J:.*]] = scf.while
+// CHECK: %[[PREV:.*]] = memref.load %[[K0]]
+// CHECK-NEXT: arith.cmpf olt, %[[KEY2]], %[[PREV]] : f64
+// CHECK: memref.store %[[KEY2]], %[[K0]][%[[J]]]
+// CHECK: %[[PASSES:.*]]:2 = scf.while (%[[W:.*]] = %c16, %[[F:.*]] = %false)
 // CHECK: arith.cmpi slt, %{{.*}}, %[[N]] : index
 // CHECK: arith.select %{{.*}}, %[[K1]], %[[K0]] : memref<?xf64>
 // CHECK: arith.select %{{.*}}, %[[P1]], %[[P0]] : memref<?xi64>
