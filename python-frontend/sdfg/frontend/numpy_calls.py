@@ -810,6 +810,9 @@ def _matmul(tr, a, b, node, alpha):
                  list(eb.shape))
     if not static or not is_float(dtype):
         return _matmul_loops(tr, ea, eb, node)
+    scaled = _scale_after(tr, ea, eb, node, alpha)
+    if scaled is not None:
+        return scaled
     va = _blas_operand(tr, ea, dtype, node)
     vb = _blas_operand(tr, eb, dtype, node)
     if ra == 2 and rb == 2:
@@ -838,6 +841,56 @@ def _matmul(tr, a, b, node, alpha):
     tr.em.line(f"sdfg.gemv {cm.ssa}, {cv.ssa} -> {co.ssa}{attr} : "
                f"{cm.mlir_type}, {cv.mlir_type} -> {co.mlir_type}")
     return ViewLeaf(out)
+
+
+def _scalar_factor(e):
+    """(s, x) for an operand `s * x` or `x * s` with s a 0-d value of x's
+    dtype (or a constant, which does not change it), else None."""
+    if not (isinstance(e, Op) and e.op == "mul" and len(e.shape) > 0):
+        return None
+    for s, x in (e.args, reversed(e.args)):
+        if len(s.shape) == 0 and list(x.shape) == list(e.shape) and \
+                x.dtype == e.dtype and (isinstance(s, ConstLeaf)
+                                        or s.dtype == e.dtype):
+            return s, x
+    return None
+
+
+def _scale_after(tr, ea, eb, node, alpha):
+    """(s a) @ b and a @ (s b) as s (a @ b) when the product is no larger
+    than the scaled operand (always for a matrix-vector product): the
+    scaled operand is then never materialised, BLAS reads the arrays
+    themselves, and the gradient's reversal of the scaling runs over the
+    product instead of the operand (gesummv's `alpha * A @ x`). Rounds
+    differently from NumPy's order by an ulp or so. None when no operand
+    is scaled."""
+    fa, fb = _scalar_factor(ea), _scalar_factor(eb)
+    if fa is None and fb is None:
+        return None
+    rows = ea.shape[0] if len(ea.shape) == 2 else 1
+    cols = eb.shape[1] if len(eb.shape) == 2 else 1
+    product = as_idx(rows).const * as_idx(cols).const
+    factors, a, b = [], ea, eb
+    for f, e in ((fa, "a"), (fb, "b")):
+        if f is None:
+            continue
+        size = 1
+        for x in f[1].shape:
+            size *= as_idx(x).const
+        if product > size:
+            continue
+        factors.append(f[0])
+        if e == "a":
+            a = f[1]
+        else:
+            b = f[1]
+    if not factors:
+        return None
+    inner = _matmul(tr, a, b, node, alpha)
+    leaf = inner.leaf if isinstance(inner, _Scaled) else inner
+    for s in factors:
+        leaf = tr.binop("mul", s, leaf)
+    return _Scaled(leaf) if isinstance(inner, _Scaled) else leaf
 
 
 def _blas_operand(tr, e, dtype, node):
