@@ -203,6 +203,19 @@ def iteration(A):
         s = s * 0.5 + A[i, i]
     for i in reversed(range(1, 3)):
         s = s * 0.5 + A[i, 0]
+    # With a step: from the range's last item (3 then 1; 3 then 0), also
+    # with a bound that is a loop variable, and empty ranges.
+    for i in reversed(range(1, 4, 2)):
+        s = s * 0.7 + A[i, 1]
+    for i in reversed(range(3, -1, -3)):
+        s = s * 0.6 + A[i, 2]
+    for i in range(4):
+        for j in reversed(range(0, i, 2)):
+            s = s * 0.9 + A[i, j] * j
+    for i in reversed(range(2, 2, 2)):
+        s = s + 100.0
+    for i in reversed(range(0, 3, -1)):
+        s = s + 1000.0
     for v in A[0] * 3.0:
         s = s + v ** 3
     for W in (A, A.T, A * A):
@@ -321,6 +334,13 @@ def tuple_loop_break(x):
     return s
 
 
+def reversed_variable_step(x):
+    s = 0.0
+    for i in reversed(range(0, 3, int(x[0]))):
+        s = s + x[i]
+    return s
+
+
 def matrix_norm_order(A):
     return np.linalg.norm(A, 2)
 
@@ -340,6 +360,8 @@ def unknown_math(x):
     (tuple_loop_break, r"for loop over Tuple"),
     (matrix_norm_order, r"np.linalg.norm of a matrix with ord 2"),
     (unknown_math, r"math.gamma.*of the math module only"),
+    (reversed_variable_step, r"reversed\(range\(...\)\) with a step "
+     r"computed at run time"),
 ])
 def test_errors(fn, match):
     x = np.ones((3, 3)) if fn in (bad_squeeze, mismatched_tensordot,

@@ -6,6 +6,7 @@ translation.
     for a, b in zip(A, B):       for k in range(min(len(A), len(B))):
                                      a = A[k]; b = B[k]
     for i in reversed(range(n)): for i in range(n - 1, -1, -1)
+    (and with a start and a constant step: from the range's last item)
     for W in (W1, W2):           the body once per element, W bound to it
 
 As in Python, an element of a 1-d array is its value at the time the
@@ -22,6 +23,43 @@ exits as flags (loop_exits.py runs in between).
 import ast
 import copy
 import itertools
+
+
+def _reversed_range(args):
+    """range(...) running range(*args) backwards. With a step s (a
+    constant, as the translator requires): from the last item,
+    lo + (hi - lo - 1) // s * s for s > 0 (lo - (lo - hi - 1) // -s * -s
+    for s < 0), by -s, to just past lo; empty where the range is."""
+    lo = args[0] if len(args) >= 2 else ast.Constant(0)
+    hi = args[1] if len(args) >= 2 else args[0]
+    step = args[2] if len(args) == 3 else ast.Constant(1)
+
+    def op(a, o, b):
+        return ast.BinOp(a, o, b)
+
+    def const(v):
+        return ast.Constant(v)
+    k = step.value if isinstance(step, ast.Constant) else None
+    if isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub) and \
+            isinstance(step.operand, ast.Constant):
+        k = -step.operand.value
+    if not isinstance(k, int) or isinstance(k, bool) or k == 0:
+        # Not a constant step: left for the translator to report.
+        return ast.Call(ast.Name("reversed", ast.Load()),
+                        [ast.Call(ast.Name("range", ast.Load()), args, [])],
+                        [])
+    if k > 0:
+        last = op(lo, ast.Add(), op(op(op(op(hi, ast.Sub(), lo), ast.Sub(),
+                                            const(1)), ast.FloorDiv(),
+                                         const(k)), ast.Mult(), const(k)))
+        stop = op(lo, ast.Sub(), const(1))
+    else:
+        last = op(lo, ast.Sub(), op(op(op(op(lo, ast.Sub(), hi), ast.Sub(),
+                                            const(1)), ast.FloorDiv(),
+                                         const(-k)), ast.Mult(), const(-k)))
+        stop = op(lo, ast.Add(), const(1))
+    return ast.Call(ast.Name("range", ast.Load()), [last, stop, const(-k)],
+                    [])
 
 
 def lower_iteration(fdef):
@@ -78,16 +116,8 @@ def _lower(node, names):
                        ast.DictComp)):
         return node  # not an array: the translator reports the loop
     if _is_call(it, "reversed", (1,)) and _is_call(it.args[0], "range",
-                                                    (1, 2)):
-        args = it.args[0].args
-        lo = args[0] if len(args) == 2 else ast.Constant(0)
-        hi = args[-1]
-        one = ast.Constant(1)
-        new = ast.Call(ast.Name("range", ast.Load()),
-                       [ast.BinOp(hi, ast.Sub(), one),
-                        ast.BinOp(lo, ast.Sub(), ast.Constant(1)),
-                        ast.UnaryOp(ast.USub(), ast.Constant(1))], [])
-        node.iter = _loc(new, it)
+                                                    (1, 2, 3)):
+        node.iter = _loc(_reversed_range(it.args[0].args), it)
         return node
     before = []
 

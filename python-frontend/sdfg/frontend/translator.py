@@ -562,6 +562,13 @@ class Translator:
             raise self.unsupported(node.target, "for target",
                                    "the loop variable must be a single name")
         call = node.iter
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
+                and call.func.id == "reversed":
+            # iteration.py rewrites reversed(range(...)) unless its step
+            # is not a constant.
+            raise self.unsupported(node.iter, "reversed(range(...)) with a "
+                                   "step computed at run time",
+                                   "the step must be a constant")
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                 and call.func.id == "range" and not call.keywords
                 and 1 <= len(call.args) <= 3):
