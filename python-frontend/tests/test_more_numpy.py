@@ -223,6 +223,14 @@ def iteration(A):
     return s
 
 
+def signs(A):
+    # copysign: |a| with b's sign (b's own gradient is zero), also from
+    # -0.0 and through the math module.
+    s = np.sum(np.copysign(A, 0.5 - A.T) ** 3)
+    return s + np.sum(np.copysign(A[0], -0.0) * A[1]) + \
+        math.copysign(A[2, 2], A[3, 3] - 1.0)
+
+
 def updates_through_rows(A):
     for row in A:
         row *= 2.0
@@ -241,7 +249,7 @@ def checked(A, n):
 CASES = [views, writes_through_views, stacks, padded, tiled, grids,
          triangles, differences, elementwise, nan_reductions, averages,
          products, powers, cumulative_products, vector_norms, math_module,
-         builtins_, iteration, updates_through_rows]
+         builtins_, iteration, signs, updates_through_rows]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
@@ -369,3 +377,14 @@ def test_errors(fn, match):
     with pytest.raises(sdfg.FrontendError, match=match) as info:
         sdfg.program(fn)(x)
     assert "test_more_numpy.py:" in str(info.value)
+
+
+def copysign_of_zero(x):
+    return np.sum(np.copysign(x, -1.0))
+
+
+def test_copysign_gradient_is_zero_at_zero():
+    # As abs at 0 (and JAX): no direction is preferred.
+    x = np.array([0.0, -0.0, 2.0, -3.0])
+    g = sdfg.grad(copysign_of_zero, ["x"])(x.copy())["x"]
+    np.testing.assert_array_equal(g, [0.0, 0.0, -1.0, 1.0])

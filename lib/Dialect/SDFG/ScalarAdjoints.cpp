@@ -212,6 +212,17 @@ SDFG_RULE(AbsFRule, math::AbsFOp) {
   d[0] = e.select(pos, g, e.select(negative, e.neg(g), zero));
 }
 
+SDFG_RULE(CopySignRule, math::CopySignOp) {
+  // |a| with b's sign: g times the product of the two signs, 0 at a == 0
+  // (as abs); nothing flows into b, whose sign is piecewise constant.
+  Type t = g.getType();
+  Value one = e.cst(t, 1.0), zero = e.cst(t, 0.0);
+  Value signs = e.mul(math::CopySignOp::create(e.b, e.loc, one, x[0]),
+                      math::CopySignOp::create(e.b, e.loc, one, x[1]));
+  Value atZero = e.cmp(arith::CmpFPredicate::OEQ, x[0], zero);
+  d[0] = e.select(atZero, zero, e.mul(g, signs));
+}
+
 #undef SDFG_RULE
 
 } // namespace
@@ -263,6 +274,7 @@ void mlir::sdfg::registerScalarAdjointModels(DialectRegistry &registry) {
     math::Atan2Op::attachInterface<Atan2Rule>(*ctx);
     math::PowFOp::attachInterface<PowFRule>(*ctx);
     math::AbsFOp::attachInterface<AbsFRule>(*ctx);
+    math::CopySignOp::attachInterface<CopySignRule>(*ctx);
     math::SinhOp::attachInterface<SinhRule>(*ctx);
     math::CoshOp::attachInterface<CoshRule>(*ctx);
     math::AsinOp::attachInterface<AsinRule>(*ctx);

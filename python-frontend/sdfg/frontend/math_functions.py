@@ -439,6 +439,7 @@ _MATH = {"sqrt": "sqrt", "exp": "exp", "log2": "log2", "log10": "log10",
          "hypot": "hypot", "degrees": "degrees", "radians": "radians",
          "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
          "exp2": "exp2", "cbrt": "cbrt", "log": "log",
+         "copysign": "copysign",
          # These return Python ints.
          "floor": "floor", "ceil": "ceil", "trunc": "trunc"}
 
@@ -474,7 +475,7 @@ def math_call(tr, fn, args, kwargs, node):
         x, base = _floats(tr, exprs, 2, "log", node)
         return tr.binop("div", nc.elementwise(tr, "log", [x], node),
                         nc.elementwise(tr, "log", [base], node))
-    arity = 2 if name in ("atan2", "pow", "hypot") else 1
+    arity = 2 if name in ("atan2", "pow", "hypot", "copysign") else 1
     if len(exprs) != arity:
         raise tr.error(f"math.{name} takes {arity} argument"
                        f"{'s' if arity > 1 else ''}", node)

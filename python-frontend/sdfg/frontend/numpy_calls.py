@@ -154,6 +154,8 @@ def gen_op(tb, e, args, arg_dtypes):
         return tb.op(f"{_FLOAT_UNARY[op]} {a[0]}", ty)
     if op == "arctan2":
         return tb.op(f"math.atan2 {a[0]}, {a[1]}", ty)
+    if op == "copysign":
+        return tb.op(f"math.copysign {a[0]}, {a[1]}", ty)
     if op == "maximum":
         return tb.op(f"arith.{'maximumf' if f else 'maxsi'} {a[0]}, {a[1]}",
                      ty)
@@ -183,6 +185,7 @@ _UNARY = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "abs",
 _BINARY = {"add": "add", "subtract": "sub", "multiply": "mul",
            "divide": "div", "true_divide": "div", "maximum": "maximum",
            "minimum": "minimum", "power": "pow", "arctan2": "arctan2",
+           "copysign": "copysign",
            "floor_divide": "floordiv", "mod": "mod", "remainder": "mod"}
 _REDUCE = {"sum", "max", "min", "mean", "amax", "amin", "prod"}
 _CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
@@ -547,6 +550,7 @@ def elementwise(tr, op, args, node):
               "sin": math.sin, "cos": math.cos, "tan": math.tan,
               "tanh": math.tanh, "abs": abs, "floor": math.floor,
               "ceil": math.ceil, "arctan2": math.atan2, "maximum": max,
+              "copysign": math.copysign,
               "minimum": min}
         if op in py:
             return py[op](*args)
@@ -567,7 +571,7 @@ def elementwise(tr, op, args, node):
     a, b = tr.to_expr(args[0]), tr.to_expr(args[1])
     shape = tr.broadcast_shapes(a.shape, b.shape)
     dtype = tr.result_dtype("add", a, b)
-    if op == "arctan2" and not is_float(dtype):
+    if op in ("arctan2", "copysign") and not is_float(dtype):
         dtype = np.dtype(np.float64)
     return Op(op, [a, b], shape, dtype)
 
