@@ -1,10 +1,11 @@
-"""Sorting and order statistics against NumPy, in one run.
+"""Sorting, searching and order statistics against NumPy, in one run.
 
     /usr/bin/python3 benchmarks/sorting.py [--repeat 7] [--rounds 3]
 
 np.sort of vectors of growing length, a median per row and a least
 trimmed squares loss (the corpus kernel trimmed_squares' body on a larger
-problem): NumPy's time, our forward's and our gradient's (w.r.t. every
+problem), np.interp of many points in a table and a lookup of bins
+by np.searchsorted: NumPy's time, our forward's and our gradient's (w.r.t. every
 float array), rounds interleaving the three so that machine noise hits
 all; per column the minimum over rounds of the median of --repeat calls.
 Forward results are checked equal to NumPy's before timing. A report,
@@ -42,6 +43,14 @@ def trimmed_squares(X, y, w):
     return np.sum(np.sort(r * r)[:h])
 
 
+def interpolate(x, xp, fp):
+    return np.sum(np.interp(x, xp, fp) ** 2)
+
+
+def binned(x, edges, rates):
+    return np.sum(rates[np.searchsorted(edges, x)] * x)
+
+
 def cases():
     rng = np.random.default_rng(0)
     for n in (1000, 100000, 1000000):
@@ -50,6 +59,11 @@ def cases():
     yield "trimmed squares 100000x8", trimmed_squares, (
         rng.standard_normal((100000, 8)), rng.standard_normal(100000),
         rng.standard_normal(8))
+    knots = np.sort(rng.random(1000))
+    yield "interp 1000000 in 1000", interpolate, (
+        rng.random(1000000) * 1.2 - 0.1, knots, rng.standard_normal(1000))
+    yield "bins 1000000 in 1000", binned, (
+        rng.random(1000000), knots, rng.standard_normal(1001))
 
 
 def main():

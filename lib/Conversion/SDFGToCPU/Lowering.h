@@ -335,6 +335,8 @@ private:
   LogicalResult lowerEigh(EighOp op);
   /// A stable merge sort of each line (Sort.cpp).
   LogicalResult lowerArgsort(ArgsortOp op);
+  /// A binary search per value (Sort.cpp).
+  LogicalResult lowerSearchsorted(SearchsortedOp op);
 };
 
 /// Replaces math.log1p and math.expm1 under `root` by formulas exact to a

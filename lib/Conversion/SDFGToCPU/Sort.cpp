@@ -1,4 +1,5 @@
-//===- Sort.cpp - Lower sdfg.argsort to a merge sort ----------------------===//
+//===- Sort.cpp - Lower sdfg.argsort and sdfg.searchsorted
+//-----------------===//
 //
 // sdfg.argsort as a stable bottom-up merge sort, one line along the axis at
 // a time, emitted as scf loops rather than a call: libc's qsort is not
@@ -9,6 +10,7 @@
 // merge pass reads its keys contiguously rather than through the
 // positions; the buffer pair a pass reads is selected by a loop-carried
 // flag (arith.select on memrefs) instead of copying back after each pass.
+// sdfg.searchsorted is a binary search per value in the same order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -252,5 +254,89 @@ LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
     return success();
   }
   loopNest(b, loc, lbs, ubs, steps, sortLine);
+  return success();
+}
+
+LogicalResult Lowering::lowerSearchsorted(SearchsortedOp op) {
+  Location loc = op.getLoc();
+  Value values = mapping.lookup(op.getValues());
+  Value sorted = mapping.lookup(op.getSorted());
+  Value result = mapping.lookup(op.getResult());
+  auto type = cast<MemRefType>(values.getType());
+  bool right = op.getRight();
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value n = memref::DimOp::create(b, loc, sorted, 0);
+
+  auto search = [&](ValueRange idx) {
+    Value v = memref::LoadOp::create(b, loc, values, idx);
+    Type index = b.getIndexType();
+    // [lo, hi) holds the answer; each step halves it. Left: the first
+    // position whose element v does not go after; right: the first whose
+    // element goes after v.
+    auto loop = scf::WhileOp::create(b, loc, TypeRange{index, index},
+                                     ValueRange{cst(0), n});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *before =
+          b.createBlock(&loop.getBefore(), {}, {index, index}, {loc, loc});
+      Value open =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                before->getArgument(0), before->getArgument(1));
+      scf::ConditionOp::create(b, loc, open, before->getArguments());
+      Block *after =
+          b.createBlock(&loop.getAfter(), {}, {index, index}, {loc, loc});
+      Value lo = after->getArgument(0), hi = after->getArgument(1);
+      Value mid = arith::ShRUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, lo, hi), cst(1));
+      Value x = memref::LoadOp::create(b, loc, sorted, mid);
+      Value beyond;
+      if (right) {
+        Value trueV = arith::ConstantIntOp::create(b, loc, 1, 1);
+        beyond =
+            arith::XOrIOp::create(b, loc, sortsBefore(b, loc, v, x), trueV);
+      } else {
+        beyond = sortsBefore(b, loc, x, v);
+      }
+      Value next = arith::AddIOp::create(b, loc, mid, cst(1));
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::SelectOp::create(b, loc, beyond, next, lo),
+                     arith::SelectOp::create(b, loc, beyond, hi, mid)});
+    }
+    memref::StoreOp::create(
+        b, loc,
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), loop.getResult(0)),
+        result, idx);
+  };
+
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    lbs.push_back(cst(0));
+    ubs.push_back(memref::DimOp::create(b, loc, values, d));
+    steps.push_back(cst(1));
+  }
+  // Values in parallel (the first dimension distributed) where the work
+  // pays for the fork, as for the sort's lines; on the GPU target the
+  // search runs on the host, sequentially.
+  constexpr double kMinParallelWork = 16384;
+  bool parallel =
+      !gpu && parallelDepth == 0 && !lbs.empty() &&
+      (!type.hasStaticShape() || op.getWorkEstimate() >= kMinParallelWork);
+  OpBuilder::InsertionGuard guard(b);
+  if (parallel) {
+    auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
+    b.setInsertionPoint(par.getBody()->getTerminator());
+    Value first = par.getInductionVars()[0];
+    loopNest(b, loc, ArrayRef(lbs).drop_front(), ArrayRef(ubs).drop_front(),
+             ArrayRef(steps).drop_front(), [&](ValueRange ivs) {
+               SmallVector<Value> idx = {first};
+               idx.append(ivs.begin(), ivs.end());
+               search(idx);
+             });
+    return success();
+  }
+  loopNest(b, loc, lbs, ubs, steps, search);
   return success();
 }

@@ -211,6 +211,20 @@ double ArgsortOp::getWorkEstimate() {
 }
 bool ArgsortOp::callsLibrary() { return false; }
 
+Value SearchsortedOp::getOutputContainer() { return getResult(); }
+SmallVector<Value> SearchsortedOp::getInputContainers() {
+  return {getValues(), getSorted()};
+}
+bool SearchsortedOp::accumulatesIntoOutput() { return false; }
+// Integer positions: no gradient, nothing to read.
+SmallVector<Value> SearchsortedOp::getReverseReads() { return {}; }
+double SearchsortedOp::getWorkEstimate() {
+  // A load and a compare per halving of the vector, per value.
+  double n = extent(getSorted(), 0);
+  return numElements(getValues()) * (2 * std::ceil(std::log2(n + 1)) + 2);
+}
+bool SearchsortedOp::callsLibrary() { return false; }
+
 //===----------------------------------------------------------------------===//
 // Factorisation caches
 //===----------------------------------------------------------------------===//

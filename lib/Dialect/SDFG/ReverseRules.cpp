@@ -1246,6 +1246,13 @@ LogicalResult ArgsortOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
+// As argsort's: integer positions, restored from the tape for the
+// gathers of earlier loop iterations.
+LogicalResult SearchsortedOp::emitReverse(ReverseBuilder &rb) {
+  restoreWhole(rb, *this, getResult());
+  return success();
+}
+
 LogicalResult ReduceOp::emitReverse(ReverseBuilder &rb) {
   Value dOut = rb.gradientOf(getOutput());
   if (dOut) {

@@ -1076,6 +1076,33 @@ LogicalResult ArgsortOp::verify() {
   return success();
 }
 
+LogicalResult SearchsortedOp::verify() {
+  MemRefType v = getValues().getType(), a = getSorted().getType(),
+             r = getResult().getType();
+  Type elt = a.getElementType();
+  if (!isa<FloatType>(elt) && !(elt.isSignlessInteger() && !elt.isInteger(1)))
+    return emitOpError() << "searches floats or integers, not " << elt;
+  if (v.getElementType() != elt)
+    return emitOpError() << "values of type " << v.getElementType()
+                         << " searched in a vector of " << elt;
+  if (a.getRank() != 1)
+    return emitOpError() << "the sorted operand must be 1-d, not of rank "
+                         << a.getRank();
+  if (!r.getElementType().isInteger(64))
+    return emitOpError() << "result must hold i64 positions, not "
+                         << r.getElementType();
+  if (getResult() == getValues() || getResult() == getSorted())
+    return emitOpError("output must not alias an input");
+  if (r.getRank() != v.getRank())
+    return emitOpError() << "result rank " << r.getRank()
+                         << " differs from the values' " << v.getRank();
+  for (int64_t d = 0; d < v.getRank(); ++d)
+    if (failed(expectSameExtent(*this, v.getDimSize(d), r.getDimSize(d),
+                                "result extent")))
+      return failure();
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   MemRefType in = getInput().getType(), out = getOutput().getType();
   if (getInput() == getOutput())

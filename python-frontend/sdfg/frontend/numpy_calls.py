@@ -226,9 +226,10 @@ def numpy_attribute(tr, attr, node):
         return float(getattr(np, attr))
     if attr == "newaxis":
         return None
-    from . import math_functions, shape_functions, sorting
+    from . import math_functions, searching, shape_functions, sorting
     if attr in math_functions.FUNCTIONS or \
-            attr in shape_functions.FUNCTIONS or attr in sorting.FUNCTIONS:
+            attr in shape_functions.FUNCTIONS or \
+            attr in sorting.FUNCTIONS or attr in searching.FUNCTIONS:
         return NumpyFunction(attr)
     if attr in _UNARY or attr in _BINARY or attr in _REDUCE or \
             attr in _CREATE or attr in _LIKE or attr in (
@@ -432,11 +433,13 @@ def numpy_call(tr, name, args, kwargs, node):
         return where(tr, *args, node)
     if name in _MORE:
         return _more(tr, name, args, kwargs, node)
-    from . import math_functions, shape_functions, sorting
+    from . import math_functions, searching, shape_functions, sorting
     if name in shape_functions.FUNCTIONS:
         return shape_functions.call(tr, name, args, kwargs, node)
     if name in sorting.FUNCTIONS:
         return sorting.call(tr, name, args, kwargs, node)
+    if name in searching.FUNCTIONS:
+        return searching.call(tr, name, args, kwargs, node)
     if name in math_functions.FUNCTIONS:
         return math_functions.call(tr, name, args, kwargs, node)
     if name == "add.at":
@@ -524,11 +527,12 @@ def method_call(tr, obj, name, args, kwargs, node):
         return Op("cast", [e], e.shape, _dtype(tr, dtype, node))
     if name in _BINARY:
         return elementwise(tr, _BINARY[name], [obj] + args, node)
-    from . import math_functions, shape_functions, sorting
+    from . import math_functions, searching, shape_functions, sorting
     if name == "sort":
         return sorting.method_call(tr, obj, name, args, kwargs, node)
     if name in _METHODS or name in shape_functions.METHODS or \
-            name in math_functions.METHODS or name in sorting.METHODS:
+            name in math_functions.METHODS or name in sorting.METHODS or \
+            name in searching.METHODS:
         # The method of the NumPy function of that name, the array first.
         return numpy_call(tr, name, [obj] + list(args), kwargs, node)
     raise tr.unsupported(node, f"array method .{name}()")
@@ -1490,7 +1494,8 @@ def reshape(tr, value, newshape, node):
         return idx
 
     flat = tr.transient_view([Idx(size)], e.dtype, node, "flat")
-    if len(old) == 1:
+    if len(old) <= 1:
+        # (A 0-d value broadcasts into its one element.)
         tr.store(flat, e)
     else:
         with tr.open_map([Idx(n) for n in old],
@@ -1499,6 +1504,10 @@ def reshape(tr, value, newshape, node):
             tr.emit_store(val, flat, [linear(coords, old)])
     if len(new) == 1:
         out = flat
+    elif not new:
+        out = tr.transient_view([], e.dtype, node, "reshaped")
+        tr.store(out, tr.to_expr(tr.subscript(
+            flat, [ast.copy_location(ast.Constant(0), node)], node)))
     else:
         out = tr.transient_view([Idx(n) for n in new], e.dtype, node,
                                 "reshaped")

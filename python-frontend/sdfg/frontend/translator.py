@@ -1345,8 +1345,15 @@ class Translator:
             expr.dtype
         inputs = []
         arg_of = {}
+        # An expression may share subexpressions (a DAG: np.interp's
+        # fallbacks read the same value several times); each is loaded and
+        # computed once.
+        seen = set()
 
         def gather(e, coords_here):
+            if id(e) in seen:
+                return
+            seen.add(id(e))
             if isinstance(e, FancyLeaf):
                 lc = _broadcast_coords(e.shape, coords_here, rank)
                 name = self.load_fancy(e.fancy, lc)
@@ -1379,7 +1386,14 @@ class Translator:
             return inputs[0][0]
 
         def body(tb, args):
+            done = {}
+
             def gen(e):
+                if id(e) not in done:
+                    done[id(e)] = gen_new(e)
+                return done[id(e)]
+
+            def gen_new(e):
                 if isinstance(e, (ViewLeaf, ScalarLeaf, FancyLeaf)):
                     return args[arg_of[id(e)]]
                 if isinstance(e, ConstLeaf):

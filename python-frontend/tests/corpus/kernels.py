@@ -1043,6 +1043,21 @@ def tight_binding(V, t):
     return np.sum(w[:n // 2]) + np.sum(density * V)
 
 
+@kernel(lambda rng: (1.5 + rng.standard_normal(48), np.linspace(0.0, 3.0, 13),
+                     0.5 + rng.random(13), 8))
+def tabulated_cooling(T, knots, rates, steps):
+    # Explicit steps of a temperature relaxing towards 1.5 at a rate read
+    # from a table (piecewise-linear in T, clamped at the table's ends),
+    # then the mean square temperature plus a penalty: the tabulated rate
+    # at the knot at or below each final temperature.
+    for t in range(steps):
+        r = np.interp(T, knots, rates)
+        T = T - 0.05 * r * (T - 1.5)
+    below = np.searchsorted(knots, T, side="right") - 1
+    below = np.clip(below, 0, knots.shape[0] - 1)
+    return np.mean(T * T) + 0.01 * np.sum(rates[below])
+
+
 @kernel(lambda rng: (rng.standard_normal((40, 3)), rng.standard_normal(40),
                      rng.standard_normal((4, 3))))
 def trimmed_squares(X, y, W):

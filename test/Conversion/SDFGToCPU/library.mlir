@@ -346,3 +346,62 @@ sdfg.sdfg @argsort_ints(%a: memref<?xi32>, %p: memref<?xi64>) {
     sdfg.argsort %a axis 0 -> %p : memref<?xi32> -> memref<?xi64>
   }
 }
+
+// searchsorted: a binary search per value over [lo, hi). Right side: the
+// search moves past every element v does not sort before (NaNs last).
+// CHECK-LABEL: func.func @searchsorted
+// CHECK-NOT: scf.parallel
+// CHECK: %[[N:.*]] = memref.dim %[[XP:.*]], %c0 : memref<8xf64>
+// CHECK: scf.for %[[I:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK-NEXT: %[[V:.*]] = memref.load %{{.*}}[%[[I]]] : memref<50xf64>
+// CHECK-NEXT: %[[R:.*]]:2 = scf.while (%[[LO:.*]] = %c0, %[[HI:.*]] = %[[N]])
+// CHECK-NEXT: %[[OPEN:.*]] = arith.cmpi ult, %[[LO]], %[[HI]] : index
+// CHECK-NEXT: scf.condition(%[[OPEN]]) %[[LO]], %[[HI]]
+// CHECK: ^bb0(%[[LO2:.*]]: index, %[[HI2:.*]]: index):
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[LO2]], %[[HI2]] : index
+// CHECK-NEXT: %[[MID:.*]] = arith.shrui %[[SUM]], %c1 : index
+// CHECK-NEXT: %[[X:.*]] = memref.load %[[XP]][%[[MID]]] : memref<8xf64>
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %[[V]], %[[X]] : f64
+// CHECK-NEXT: %[[XNAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f64
+// CHECK-NEXT: %[[VNUM:.*]] = arith.cmpf ord, %[[V]], %[[V]] : f64
+// CHECK-NEXT: %[[NANAFTER:.*]] = arith.andi %[[XNAN]], %[[VNUM]] : i1
+// CHECK-NEXT: %[[BEFORE:.*]] = arith.ori %[[LT]], %[[NANAFTER]] : i1
+// CHECK-NEXT: %[[PAST:.*]] = arith.xori %[[BEFORE]], %true : i1
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[MID]], %c1 : index
+// CHECK-NEXT: %[[NLO:.*]] = arith.select %[[PAST]], %[[NEXT]], %[[LO2]] : index
+// CHECK-NEXT: %[[NHI:.*]] = arith.select %[[PAST]], %[[HI2]], %[[MID]] : index
+// CHECK-NEXT: scf.yield %[[NLO]], %[[NHI]]
+// CHECK: %[[POS:.*]] = arith.index_cast %[[R]]#0 : index to i64
+// CHECK-NEXT: memref.store %[[POS]], %{{.*}}[%[[I]]] : memref<50xi64>
+sdfg.sdfg @searchsorted(%x: memref<50xf64>, %xp: memref<8xf64>, %j: memref<50xi64>) {
+  sdfg.state {
+    sdfg.searchsorted %x in %xp right -> %j : memref<50xf64> in memref<8xf64> -> memref<50xi64>
+  }
+}
+
+// Left side, one value: the search moves past the elements that sort
+// before it.
+// CHECK-LABEL: func.func @searchsorted_scalar
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[] : memref<f64>
+// CHECK: scf.while
+// CHECK: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<?xf64>
+// CHECK-NEXT: arith.cmpf olt, %[[X]], %[[V]] : f64
+// CHECK-NOT: arith.xori
+// CHECK: memref.store %{{.*}}, %{{.*}}[] : memref<i64>
+sdfg.sdfg @searchsorted_scalar(%x: memref<f64>, %xp: memref<?xf64>, %j: memref<i64>) {
+  sdfg.state {
+    sdfg.searchsorted %x in %xp -> %j : memref<f64> in memref<?xf64> -> memref<i64>
+  }
+}
+
+// Enough searches: the values' rows in parallel; integers compare signed.
+// CHECK-LABEL: func.func @searchsorted_many
+// CHECK: scf.parallel (%[[ROW:.*]]) =
+// CHECK-NEXT: scf.for %[[COL:.*]] =
+// CHECK-NEXT: memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<512x64xi32>
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+sdfg.sdfg @searchsorted_many(%x: memref<512x64xi32>, %xp: memref<1000xi32>, %j: memref<512x64xi64>) {
+  sdfg.state {
+    sdfg.searchsorted %x in %xp -> %j : memref<512x64xi32> in memref<1000xi32> -> memref<512x64xi64>
+  }
+}

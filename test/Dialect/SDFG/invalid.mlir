@@ -781,3 +781,57 @@ sdfg.sdfg @argsort_scalar(%a: memref<f64>, %p: memref<i64>) {
     sdfg.argsort %a axis 0 -> %p : memref<f64> -> memref<i64>
   }
 }
+
+// -----
+
+sdfg.sdfg @searchsorted_types(%x: memref<4xf32>, %xp: memref<8xf64>, %j: memref<4xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{values of type 'f32' searched in a vector of 'f64'}}
+    sdfg.searchsorted %x in %xp -> %j : memref<4xf32> in memref<8xf64> -> memref<4xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @searchsorted_rank(%x: memref<4xf64>, %xp: memref<2x4xf64>, %j: memref<4xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{the sorted operand must be 1-d, not of rank 2}}
+    sdfg.searchsorted %x in %xp -> %j : memref<4xf64> in memref<2x4xf64> -> memref<4xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @searchsorted_bools(%x: memref<4xi1>, %xp: memref<8xi1>, %j: memref<4xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{searches floats or integers, not 'i1'}}
+    sdfg.searchsorted %x in %xp -> %j : memref<4xi1> in memref<8xi1> -> memref<4xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @searchsorted_alias(%x: memref<4xi64>, %xp: memref<8xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{output must not alias an input}}
+    sdfg.searchsorted %x in %xp -> %x : memref<4xi64> in memref<8xi64> -> memref<4xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @searchsorted_positions(%x: memref<4xf64>, %xp: memref<8xf64>, %j: memref<4xi32>) {
+  sdfg.state {
+    // expected-error @+1 {{result must hold i64 positions, not 'i32'}}
+    sdfg.searchsorted %x in %xp -> %j : memref<4xf64> in memref<8xf64> -> memref<4xi32>
+  }
+}
+
+// -----
+
+sdfg.sdfg @searchsorted_shape(%x: memref<4x2xf64>, %xp: memref<8xf64>, %j: memref<4x3xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{result extent mismatch: 2 vs 3}}
+    sdfg.searchsorted %x in %xp -> %j : memref<4x2xf64> in memref<8xf64> -> memref<4x3xi64>
+  }
+}

@@ -191,6 +191,16 @@ sdfg.sdfg @argsort(%a: memref<4x?xf32>, %p: memref<4x?xi64>) {
   }
 }
 
+// CHECK-LABEL: sdfg.sdfg @searchsorted
+// CHECK: sdfg.searchsorted %arg0 in %arg1 right -> %arg2 : memref<5x?xf64> in memref<?xf64> -> memref<5x?xi64>
+// CHECK: sdfg.searchsorted %arg0 in %arg1 -> %arg2 : memref<5x?xf64> in memref<?xf64> -> memref<5x?xi64>
+sdfg.sdfg @searchsorted(%x: memref<5x?xf64>, %xp: memref<?xf64>, %j: memref<5x?xi64>) {
+  sdfg.state {
+    sdfg.searchsorted %x in %xp right -> %j : memref<5x?xf64> in memref<?xf64> -> memref<5x?xi64>
+    sdfg.searchsorted %x in %xp -> %j : memref<5x?xf64> in memref<?xf64> -> memref<5x?xi64>
+  }
+}
+
 // CHECK-LABEL: sdfg.sdfg @scaled_matmul
 // CHECK: sdfg.matmul %arg0, %arg1 -> %arg2 {alpha = 1.250000e-01 : f64, transpose_b}
 sdfg.sdfg @scaled_matmul(%A: memref<4x3xf64>, %B: memref<5x3xf64>,

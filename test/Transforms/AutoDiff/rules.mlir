@@ -836,3 +836,51 @@ sdfg.sdfg @sorted_steps(%x: memref<2x4xf64> {sdfg.name = "x"},
     }
   }
 }
+
+// -----
+
+// searchsorted, like argsort, has no gradient (integer positions): the
+// gather of a rate per bin carries it to the rates. Its result is taped
+// before each iteration overwrites it and restored after the reversal of
+// that iteration's gather.
+// CHECK-LABEL: sdfg.sdfg @binned_steps_grad(
+// CHECK: %[[TAPE:.*]] = sdfg.alloc() : memref<3x4xi64>
+// CHECK: %[[P:.*]] = sdfg.alloc() : memref<4xi64>
+// CHECK: sdfg.loop %[[T:.*]] = 0 to 3 step 1 {
+// CHECK: %[[OLD:.*]] = sdfg.load %[[P]][%[[I:.*]]] : memref<4xi64>
+// CHECK-NEXT: sdfg.store %[[OLD]], %[[TAPE]][%[[T]], %[[I]]] : memref<3x4xi64>
+// CHECK: sdfg.searchsorted %{{.*}} in %edges right -> %[[P]]
+// CHECK: sdfg.loop %[[R:.*]] = 2 to -1 step -1 {
+// CHECK: sdfg.load %[[P]]
+// CHECK: sdfg.store %{{.*}}, %d_rates[%{{.*}}] wcr(add) : memref<6xf64>
+// CHECK: %[[BACK:.*]] = sdfg.load %[[TAPE]][%[[R]], %[[J:.*]]] : memref<3x4xi64>
+// CHECK-NEXT: sdfg.store %[[BACK]], %[[P]][%[[J]]] : memref<4xi64>
+// CHECK-NOT: sdfg.searchsorted
+sdfg.sdfg @binned_steps(%x: memref<4xf64> {sdfg.name = "x"},
+                        %edges: memref<5xf64> {sdfg.name = "edges"},
+                        %rates: memref<6xf64> {sdfg.name = "rates"},
+                        %s: memref<f64> {sdfg.name = "s"})
+    attributes {ad_output = "s", ad_wrt = ["rates"]} {
+  %p = sdfg.alloc() : memref<4xi64>
+  sdfg.loop %t = 0 to 3 step 1 {
+    sdfg.state {
+      sdfg.searchsorted %x in %edges right -> %p : memref<4xf64> in memref<5xf64> -> memref<4xi64>
+      sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+        %k = sdfg.load %p[%i] : memref<4xi64>
+        %j = sdfg.tasklet(%k) : (i64) -> index {
+        ^bb0(%a: i64):
+          %c = arith.index_cast %a : i64 to index
+          sdfg.yield %c : index
+        }
+        %r = sdfg.load %rates[%j] : memref<6xf64>
+        %v = sdfg.load %x[%i] : memref<4xf64>
+        %w = sdfg.tasklet(%r, %v) : (f64, f64) -> f64 {
+        ^bb0(%a: f64, %b: f64):
+          %m = arith.mulf %a, %b : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %w, %s[] wcr(add) : memref<f64>
+      }
+    }
+  }
+}

@@ -653,4 +653,35 @@ def SDFG_ArgsortOp : SDFG_LibraryOp<"argsort"> {
   }];
 }
 
+def SDFG_SearchsortedOp : SDFG_LibraryOp<"searchsorted"> {
+  let summary = "Insertion positions of values in a sorted vector";
+  let description = [{
+    Writes into the i64 `result` (the shape of `values`), for each element
+    `v` of `values`, the position in the ascending 1-d `sorted` where `v`
+    would be inserted to keep it sorted, as NumPy's
+    `searchsorted(sorted, values, side)`: the number of elements that sort
+    before `v` (side left, the default), or that `v` does not sort before
+    (`right`), in NumPy's order (NaNs after every number). `sorted` and
+    `values` hold the same float or integer type; `result` must alias
+    neither. A binary search per value, values in parallel on the CPU; on
+    the GPU it runs on the host over unified memory. What it returns for
+    an unsorted `sorted` is unspecified (as in NumPy, which does not
+    check).
+
+    The op has no gradient (its result is integer): the gathers that read
+    its positions (np.interp) carry the gradient.
+
+    ```mlir
+    sdfg.searchsorted %x in %xp right -> %j
+        : memref<50xf64> in memref<8xf64> -> memref<50xi64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$values, SDFG_Container:$sorted,
+                       UnitAttr:$right, SDFG_Container:$result);
+  let assemblyFormat = [{
+    $values `in` $sorted (`right` $right^)? `->` $result attr-dict `:`
+    type($values) `in` type($sorted) `->` type($result)
+  }];
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGOPS_TD
