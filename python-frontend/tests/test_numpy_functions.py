@@ -164,6 +164,27 @@ def test_log1p_and_expm1_match_numpy_everywhere():
         np.testing.assert_allclose(g, w, rtol=4e-16, atol=0)
 
 
+def zero_d_reshapes(x):
+    # A 0-d value to one element and back (np.interp of a scalar does the
+    # first), with a gradient through both.
+    one = np.reshape(np.sum(x * x), (1,)) + x[:1]
+    back = np.reshape(x[1:2] * 3.0, ())
+    grid = np.reshape(0.5, (1, 1)) * x[2]
+    return np.sum(one) * back + np.sum(grid)
+
+
+def test_reshapes_of_zero_d_values():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(4)
+    assert sdfg.program(zero_d_reshapes)(x) == pytest.approx(
+        zero_d_reshapes(x), rel=1e-14)
+    g = sdfg.grad(zero_d_reshapes, ["x"])(x)["x"]
+    d = rng.standard_normal(4)
+    h = 1e-6
+    fd = (zero_d_reshapes(x + h * d) - zero_d_reshapes(x - h * d)) / (2 * h)
+    assert float(np.sum(g * d)) == pytest.approx(fd, rel=1e-8)
+
+
 def write_through_reshape(x):
     B = x.reshape(2, 3)
     B[0, 0] = 5.0  # NumPy: also x[0]
