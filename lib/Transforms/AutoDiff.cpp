@@ -1765,8 +1765,19 @@ LogicalResult mlir::sdfg::readDifferentiateOptions(SDFGOp grad,
                             "(expected of, output, wrt, suffix, "
                             "while_capacity)");
   opts.output = output.str();
-  for (Attribute a : wrt)
-    opts.wrt.push_back(cast<StringAttr>(a).str());
+  auto names = [&](ArrayAttr list, StringRef key,
+                   SmallVectorImpl<std::string> &into) -> LogicalResult {
+    for (Attribute a : list) {
+      auto name = dyn_cast<StringAttr>(a);
+      if (!name)
+        return grad.emitOpError("sdfg-checkpoint: sdfg.ad `")
+               << key << "` must list names (strings), not " << a;
+      into.push_back(name.str());
+    }
+    return success();
+  };
+  if (failed(names(wrt, "wrt", opts.wrt)))
+    return failure();
   opts.suffix = suffix.str();
   opts.whileCapacity = cap.getInt();
   if (auto dataCap = ad.getAs<IntegerAttr>("data_loop_capacity"))
@@ -1775,8 +1786,8 @@ LogicalResult mlir::sdfg::readDifferentiateOptions(SDFGOp grad,
   opts.unitSeed = ad.contains("unit_seed");
   opts.discardResults = ad.contains("discard_results");
   if (auto kept = ad.getAs<ArrayAttr>("keep"))
-    for (Attribute a : kept)
-      opts.keep.push_back(cast<StringAttr>(a).str());
+    if (failed(names(kept, "keep", opts.keep)))
+      return failure();
   return success();
 }
 

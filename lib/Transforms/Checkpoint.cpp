@@ -152,6 +152,10 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   if (!fwd)
     return grad.emitOpError("sdfg-checkpoint needs the forward program ")
            << of << " in the module";
+  // The gradient is rebuilt from the forward program after erasing it.
+  if (fwd == grad)
+    return grad.emitOpError("sdfg.ad names the gradient program itself (")
+           << of << ") as its forward program";
   opts.markAnchors = true;
 
   // The store-all program, with anchors, is the model's reference.

@@ -441,6 +441,19 @@ LogicalResult LoopOp::verify() {
     return failure();
   if (getStepValue() == 0)
     return emitOpError("step must not be zero");
+  // Trip counts and the reversed loop (step -s, from the last iterate) are
+  // computed in 64 bits: keep them clear of overflow.
+  constexpr int64_t kLimit = int64_t(1) << 62;
+  auto tooLarge = [&](int64_t v) { return v <= -kLimit || v >= kLimit; };
+  if (tooLarge(getStepValue()))
+    return emitOpError() << "step " << getStepValue()
+                         << " out of range (|step| must be below 2^62)";
+  for (AffineExpr bound : getBounds().getResults())
+    if (auto c = dyn_cast<AffineConstantExpr>(bound);
+        c && tooLarge(c.getValue()))
+      return emitOpError() << "bound " << c.getValue()
+                           << " out of range (must be below 2^62 in "
+                              "magnitude)";
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
     return emitOpError("body must have one index argument (the iterator)");

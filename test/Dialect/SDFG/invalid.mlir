@@ -153,6 +153,22 @@ sdfg.sdfg @loop_step_zero(%N: index) {
 
 // -----
 
+sdfg.sdfg @loop_step_huge(%N: index) {
+  // expected-error @+1 {{step -9223372036854775808 out of range (|step| must be below 2^62)}}
+  sdfg.loop %i = 0 to %N step -9223372036854775808 {
+  }
+}
+
+// -----
+
+sdfg.sdfg @loop_bound_huge() {
+  // expected-error @+1 {{bound 9223372036854775807 out of range (must be below 2^62 in magnitude)}}
+  sdfg.loop %i = 0 to 9223372036854775807 step 1 {
+  }
+}
+
+// -----
+
 sdfg.sdfg @loop_bounds_map(%N: index) {
   // expected-error @+1 {{bounds has 1 expressions, expected 2}}
   "sdfg.loop"(%N) <{bounds = affine_map<(d0) -> (d0)>, step = 1 : i64}> ({

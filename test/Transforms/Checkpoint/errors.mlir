@@ -8,15 +8,19 @@
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="recompute=nope" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="recompute=acc" 2>&1 | FileCheck %s --check-prefix=PARTIAL
 // RUN: sdfg-opt %s --sdfg-autodiff | sed -e 's/sdfg.sdfg @f(/sdfg.sdfg @renamed(/' | not sdfg-opt --sdfg-checkpoint="mem=1" 2>&1 | FileCheck %s --check-prefix=NOFWD
+// RUN: sdfg-opt %s --sdfg-autodiff | sed -e 's/of = @f,/of = @f_grad,/' | not sdfg-opt --sdfg-checkpoint="mem=1" 2>&1 | FileCheck %s --check-prefix=SELF
+// RUN: sdfg-opt %s --sdfg-autodiff | sed -e 's/wrt = \["x"\]/wrt = [1]/' | not sdfg-opt --sdfg-checkpoint="mem=1" 2>&1 | FileCheck %s --check-prefix=WRT
 
 // STRATEGY: error: sdfg-checkpoint: unknown strategy 'fast' (expected ilp, store-all or recompute-all)
 // MEM: error: sdfg-checkpoint: cannot read mem='{{.*}}' (expected a number of MiB, or a number with B, KiB, MiB or GiB)
 // NOLIMIT: error: sdfg-checkpoint: strategy=ilp needs a memory limit (mem=<MiB>)
 // SIZES: error: sdfg-checkpoint: cannot read sizes entry 'N' (expected NAME=VALUE with a non-negative integer)
 // NOGRAD: error: sdfg-checkpoint: no gradient program in the module; run --sdfg-autodiff first
-// UNKNOWN: errors.mlir:[[# @LINE + 6]]:1: error: cannot recompute 'nope': it is not a transient the backward program reads (those are: acc, sq)
+// UNKNOWN: errors.mlir:[[# @LINE + 8]]:1: error: cannot recompute 'nope': it is not a transient the backward program reads (those are: acc, sq)
 // PARTIAL: error: cannot recompute 'acc': a writer updates only part of it, or reads it first
 // NOFWD: error: 'sdfg.sdfg' op sdfg-checkpoint needs the forward program @f in the module
+// SELF: error: 'sdfg.sdfg' op sdfg.ad names the gradient program itself (@f_grad) as its forward program
+// WRT: error: 'sdfg.sdfg' op sdfg-checkpoint: sdfg.ad `wrt` must list names (strings), not 1 : i64
 
 // sq = x * x is recomputable; acc accumulates over a loop (each iteration
 // reads what the previous one wrote).
