@@ -543,6 +543,28 @@ def _check_indices(meta, args):
                              f"size {extent} (in argument '{name}')")
 
 
+def _check_overlap(meta, args):
+    """ValueError for two array arguments that share memory where the
+    program writes one of them: it reads and writes its arguments as
+    separate arrays (a write into one would reach the other mid-way,
+    where NumPy's order of operations decides what each sees)."""
+    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
+    written = {a["name"] for a in abi[0]["args"] if a.get("written")}
+    if not written:
+        return
+    arrays = [(name, value) for (kind, name, _, _), value in
+              zip(meta["params"], args) if kind == "array"]
+    for i, (n1, a1) in enumerate(arrays):
+        for n2, a2 in arrays[i + 1:]:
+            if (n1 in written or n2 in written) and \
+                    np.may_share_memory(a1, a2):
+                changed = n1 if n1 in written else n2
+                raise ValueError(
+                    f"arguments '{n1}' and '{n2}' share memory and the "
+                    f"program writes '{changed}': pass a copy of one of "
+                    "them")
+
+
 def _line_runs(sources):
     """`sources` (the Python line of each generated line) as [first
     generated line, "file:line"] pairs, one per run of equal entries."""
@@ -594,6 +616,7 @@ class _Entry:
         meta = self.meta
         if meta.get("check_indices", True):
             _check_indices(meta, args)
+        _check_overlap(meta, args)
         cargs = []
         writeback = []
         for (kind, name, dtype, _), value in zip(meta["params"], args):

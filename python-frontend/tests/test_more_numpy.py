@@ -388,3 +388,103 @@ def test_copysign_gradient_is_zero_at_zero():
     x = np.array([0.0, -0.0, 2.0, -3.0])
     g = sdfg.grad(copysign_of_zero, ["x"])(x.copy())["x"]
     np.testing.assert_array_equal(g, [0.0, 0.0, -1.0, 1.0])
+
+
+def integer_division(a, b):
+    return a // b, a % b, b // 3, a % -1
+
+
+def test_integer_division_by_zero_and_minus_one_as_numpy():
+    # The hardware division traps on these (SIGFPE); NumPy returns 0 for a
+    # zero divisor and wraps the minimum integer divided by -1.
+    a = np.array([7, -7, 0, 5, np.iinfo(np.int64).min, -9])
+    b = np.array([0, 0, -1, -1, -1, 4])
+    with np.errstate(all="ignore"):
+        want = integer_division(a, b)
+    for got, w in zip(sdfg.program(integer_division)(a, b), want):
+        assert got.dtype == w.dtype
+        np.testing.assert_array_equal(got, w)
+    a32, b32 = a.astype(np.int32) // 2, b.astype(np.int32)
+    with np.errstate(all="ignore"):
+        want = integer_division(a32, b32)
+    for got, w in zip(sdfg.program(integer_division)(a32, b32), want):
+        np.testing.assert_array_equal(got, w)
+
+
+def integer_powers(a):
+    return a ** 5 + a ** 0 + a ** 13 + np.power(a, 2)
+
+
+def runtime_exponent(a):
+    return 2 ** a
+
+
+def negative_exponent(a):
+    return a ** -2
+
+
+def test_integer_powers():
+    a = np.array([-3, 2, 0, 7, 1, -1, 40])
+    np.testing.assert_array_equal(sdfg.program(integer_powers)(a),
+                                  integer_powers(a))
+    with pytest.raises(sdfg.FrontendError,
+                       match="integer power with an exponent computed at "
+                             "run time"):
+        sdfg.program(runtime_exponent)(a)
+    with pytest.raises(sdfg.FrontendError,
+                       match="Integers to negative integer powers are not "
+                             "allowed"):
+        sdfg.program(negative_exponent)(a)
+
+
+def small_int_sums(a, m):
+    return np.sum(a), a.prod(), np.sum(m, axis=0)
+
+
+def test_small_integer_sums_widen_as_numpy():
+    # int32 sums and products in 64 bits (they overflowed in int32).
+    a = np.array([2 ** 30, 2 ** 30, 5], dtype=np.int32)
+    m = np.full((300, 2), 2 ** 29, dtype=np.int32)
+    for got, want in zip(sdfg.program(small_int_sums)(a, m),
+                         small_int_sums(a, m)):
+        got = np.asarray(got)
+        assert got.dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def empty_max(x):
+    return np.max(x[:0])
+
+
+def empty_min_axis(x):
+    return np.min(x[:, :0], axis=1)
+
+
+def empty_argmax(x):
+    return np.argmax(x[:0])
+
+
+@pytest.mark.parametrize("fn,message", [
+    (empty_max, "zero-size array to reduction operation maximum"),
+    (empty_min_axis, "zero-size array to reduction operation minimum"),
+    (empty_argmax, "attempt to get argmax of an empty sequence"),
+])
+def test_extrema_of_empty_arrays_are_errors(fn, message):
+    # NumPy raises ValueError; these returned -inf, inf and a huge index.
+    with pytest.raises(sdfg.FrontendError, match=message):
+        sdfg.program(fn)(np.ones((3, 4)))
+
+
+def reversed_into(a, b):
+    b[:] = a[::-1] * 2.0
+
+
+def test_overlapping_arguments_that_are_written_are_rejected():
+    x = np.arange(6.0)
+    with pytest.raises(ValueError, match="arguments 'a' and 'b' share "
+                                         "memory and the program writes 'b'"):
+        sdfg.program(reversed_into)(x, x)
+    # Separate arrays (and read-only aliases elsewhere) are fine.
+    y = np.zeros(6)
+    sdfg.program(reversed_into)(x, y)
+    np.testing.assert_array_equal(y, x[::-1] * 2.0)

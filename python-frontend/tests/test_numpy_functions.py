@@ -241,3 +241,53 @@ def test_argmax_takes_the_first_as_numpy(x):
     got = sdfg.program(argmax_argmin)(x)
     assert tuple(int(g) for g in got) == argmax_argmin(x)
 
+
+
+def diagonal_offset(A):
+    return np.diagonal(A, 1)
+
+
+def trace_method_offset(A):
+    return A.trace(1)
+
+
+def eye_columns(A):
+    return np.eye(3, 4) * A[0, 0]
+
+
+def flatten_fortran(A):
+    return A.flatten("F")
+
+
+def cumsum_dtype(A):
+    return np.cumsum(A > 0.5, 1, np.float64)
+
+
+def norm_keepdims(A):
+    return np.linalg.norm(A, 1, 0, True)
+
+
+@pytest.mark.parametrize("fn,match", [
+    (diagonal_offset, r"np.diagonal with more than 1 positional argument.*"
+                      r"parameters after a are not supported"),
+    (trace_method_offset, r"np.trace with more than 1 positional argument"),
+    (eye_columns, r"np.eye with more than 1 positional argument"),
+    (flatten_fortran, r"\.flatten\(\) with an order"),
+    (cumsum_dtype, r"np.cumsum with more than 2 positional arguments"),
+    (norm_keepdims, r"np.linalg.norm with more than 3 positional arguments"),
+])
+def test_extra_positional_arguments_are_rejected(fn, match):
+    # Once silently ignored (np.diagonal(A, 1) gave the main diagonal).
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(np.arange(9.0).reshape(3, 3))
+    assert "test_numpy_functions.py:" in str(info.value)
+
+
+def identity_dtype(A):
+    return np.identity(3, np.int64) + A.shape[0]
+
+
+def test_identity_positional_dtype():
+    got = sdfg.program(identity_dtype)(np.ones((2, 2)))
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, identity_dtype(np.ones((2, 2))))

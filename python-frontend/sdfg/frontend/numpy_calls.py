@@ -29,6 +29,17 @@ _CMP_I = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq",
           "ne": "ne"}
 
 
+def _int_divisor(tb, b, dt, ty):
+    """(b is 0 or -1, b with those replaced by 1): the divisors for which
+    the hardware division traps (0, and -1 of the minimum integer), where
+    NumPy returns a value instead."""
+    zero = tb.op(f"arith.cmpi eq, {b}, {tb.const(0, dt)}", ty)
+    minus_one = tb.op(f"arith.cmpi eq, {b}, {tb.const(-1, dt)}", ty)
+    special = tb.op(f"arith.ori {zero}, {minus_one}", "i1")
+    return special, tb.op(f"arith.select {special}, {tb.const(1, dt)}, {b}",
+                          ty)
+
+
 def gen_op(tb, e, args, arg_dtypes):
     """Emits the scalar code of Op `e` given its argument SSA names."""
     op, dt = e.op, e.dtype
@@ -72,7 +83,15 @@ def gen_op(tb, e, args, arg_dtypes):
         if f:
             q = tb.op(f"arith.divf {a[0]}, {a[1]}", ty)
             return tb.op(f"math.floor {q}", ty)
-        return tb.op(f"arith.floordivsi {a[0]}, {a[1]}", ty)
+        special, safe = _int_divisor(tb, a[1], dt, ty)
+        q = tb.op(f"arith.floordivsi {a[0]}, {safe}", ty)
+        # x // -1 is -x (wrapping at the minimum, as NumPy); x // 0 is 0.
+        zero = tb.const(0, dt)
+        minus = tb.op(f"arith.subi {zero}, {a[0]}", ty)
+        by_minus_one = tb.op(f"arith.cmpi eq, {a[1]}, {tb.const(-1, dt)}",
+                             ty)
+        other = tb.op(f"arith.select {by_minus_one}, {minus}, {zero}", ty)
+        return tb.op(f"arith.select {special}, {other}, {q}", ty)
     if op == "mod":
         # Python/NumPy semantics: the result has the sign of the divisor.
         if f:
@@ -82,8 +101,11 @@ def gen_op(tb, e, args, arg_dtypes):
             bneg = tb.op(f"arith.cmpf olt, {a[1]}, {zero}", ty)
             rnz = tb.op(f"arith.cmpf une, {r}, {zero}", ty)
         else:
-            r = tb.op(f"arith.remsi {a[0]}, {a[1]}", ty)
+            special, safe = _int_divisor(tb, a[1], dt, ty)
+            r = tb.op(f"arith.remsi {a[0]}, {safe}", ty)
             zero = tb.const(0, dt)
+            # x % 0 is 0 in NumPy, and so is x % -1.
+            r = tb.op(f"arith.select {special}, {zero}, {r}", ty)
             rneg = tb.op(f"arith.cmpi slt, {r}, {zero}", ty)
             bneg = tb.op(f"arith.cmpi slt, {a[1]}, {zero}", ty)
             rnz = tb.op(f"arith.cmpi ne, {r}, {zero}", ty)
@@ -105,7 +127,16 @@ def gen_op(tb, e, args, arg_dtypes):
             return acc
         if f:
             return tb.op(f"math.powf {a[0]}, {a[1]}", ty)
-        return tb.op(f"math.ipowi {a[0]}, {a[1]}", ty)
+        # An integer to a constant power n >= 0 (Translator.binop rejects
+        # the others): square and multiply, wrapping as NumPy does.
+        n, acc, square = int(exp.value), tb.const(1, dt), a[0]
+        while n:
+            if n & 1:
+                acc = tb.op(f"arith.muli {acc}, {square}", ty)
+            n >>= 1
+            if n:
+                square = tb.op(f"arith.muli {square}, {square}", ty)
+        return acc
     if op == "neg":
         if f:
             return tb.op(f"arith.negf {a[0]}", ty)
@@ -513,6 +544,9 @@ def method_call(tr, obj, name, args, kwargs, node):
         return reshape(tr, obj, shape, node)
     if name in ("ravel", "flatten"):
         _no_kwargs(tr, kwargs, node)
+        if args:
+            raise tr.unsupported(node, f".{name}() with an order",
+                                 "only the C order is supported")
         return reshape(tr, obj, (-1,), node)
     if name == "transpose":
         return transpose(tr, obj, args if args else None, node)
@@ -616,8 +650,20 @@ def reduce(tr, name, value, axis, keepdims, node):
     dtype = e.dtype
     if name == "mean" and not is_float(dtype):
         dtype = np.dtype(np.float64)
-    if dtype == np.bool_ and kind in ("add", "mul"):
-        dtype = np.dtype(np.int64)
+    if kind in ("add", "mul") and (dtype == np.bool_ or (
+            np.issubdtype(dtype, np.integer) and dtype.itemsize < 8)):
+        # NumPy sums and multiplies small integers in the platform's
+        # 64-bit integer (unsigned ones unsigned).
+        dtype = np.dtype(np.uint64 if np.issubdtype(dtype, np.unsignedinteger)
+                         else np.int64)
+    if kind in ("max", "min"):
+        for d in axes:
+            x = as_idx(e.shape[d])
+            if x.is_const() and x.const == 0:
+                raise tr.error(
+                    "zero-size array to reduction operation "
+                    f"{'maximum' if kind == 'max' else 'minimum'} which has "
+                    "no identity", node)
     out = tr.transient_view(out_shape, dtype, node, name)
     if kind == "add":
         init = 0
@@ -911,11 +957,32 @@ def _blas_operand(tr, e, dtype, node):
     return v
 
 
+# The positional parameters _more handles per function; NumPy's further
+# ones (np.diagonal's offset, np.eye's M and k, ...) are rejected rather
+# than ignored.
+_MORE_POSITIONAL = {
+    "clip": ("a", "a_min", "a_max"), "fmax": ("x1", "x2"),
+    "fmin": ("x1", "x2"), "var": ("a", "axis"), "std": ("a", "axis"),
+    "diag": ("v",), "diagonal": ("a",), "trace": ("a",), "eye": ("N",),
+    "identity": ("n", "dtype"), "cumsum": ("a", "axis"), "ravel": ("a",),
+    "any": ("a", "axis"), "all": ("a", "axis"), "argmax": ("a", "axis"),
+    "argmin": ("a", "axis"), "roll": ("a", "shift", "axis"),
+    "concatenate": ("arrays", "axis"), "stack": ("arrays", "axis"),
+    "reshape": ("a", "newshape"), "linalg.norm": ("x", "ord", "axis"),
+}
+
+
 def _more(tr, name, args, kwargs, node):
     """NumPy functions expressed with the frontend's own ops: each is an
     element-wise tree, a reduction or a view, so gradients come from the
     rules those already have."""
     arg = Arguments(tr, args, kwargs, node)
+    names = _MORE_POSITIONAL.get(name)
+    if names is not None and len(args) > len(names):
+        raise tr.unsupported(
+            node, f"np.{name} with more than {len(names)} positional "
+            f"argument{'s' if len(names) > 1 else ''}",
+            f"the parameters after {', '.join(names)} are not supported")
     if name == "clip":
         _no_kwargs(tr, kwargs, node, ("a_min", "a_max"))
         x, lo, hi = arg(0, "a"), arg(1, "a_min"), arg(2, "a_max")
@@ -964,8 +1031,9 @@ def _more(tr, name, args, kwargs, node):
     if name in ("eye", "identity"):
         _no_kwargs(tr, kwargs, node, ("dtype",))
         n = args[0]
-        out = create(tr, "zeros", (n, n), kwargs.get("dtype", np.float64),
-                     None, node)
+        dtype = arg(1, "dtype", np.float64) if name == "identity" else \
+            kwargs.get("dtype", np.float64)
+        out = create(tr, "zeros", (n, n), dtype, None, node)
         tr.store(_diagonal(tr, out, node), ConstLeaf(1, out.dtype),
                  cast=True)
         return out
@@ -1345,6 +1413,9 @@ def _argext(tr, name, value, axis, node):
     kind = "max" if name == "argmax" else "min"
     if axis is None:
         size = int(np.prod(shape))
+        if size == 0:
+            raise tr.error(f"attempt to get {name} of an empty sequence",
+                           node)
         pos = reshape(tr, _ramp(tr, "arange", [size], {}, node), shape,
                       node) if len(shape) > 1 else \
             _ramp(tr, "arange", [size], {}, node)

@@ -134,6 +134,9 @@ class Translator:
         self.env = {}
         self.var_containers = {}
         self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
+        # Names whose value depended on the iterator of a loop that ended
+        # (and whose last value is not known when compiling) -> its line.
+        self.loop_scoped = {}
         # Index names whose values come from data (array elements, scalar
         # arguments, loop variables with such bounds): their sign is only
         # known at run time, so negative subscripts are wrapped there.
@@ -612,11 +615,14 @@ class Translator:
             stmt.done()
         saved = self.env.get(name)
         self.env[name] = Idx.of(iv)
+        carried = self.carried_shapes(node.body)
         self.loop_depth += 1
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
                            f"step {step}"):
             self.visit_body(node.body)
         self.loop_depth -= 1
+        self.check_carried_shapes(carried, node)
+        self.leave_iterator(iv, lb, ub, step, node)
         # The iterator is not visible after the loop (its value there would
         # be the last iteration's, which the loop region does not expose),
         # nor are the views of `for row in A` it indexes.
@@ -784,6 +790,7 @@ class Translator:
         with self.statement() as stmt:
             self.own_containers(node.body, node)
             stmt.done()
+        carried = self.carried_shapes(node.body)
         self.loop_depth += 1
         cond, flag = self.while_condition(node.test), None
         if cond.dataflow:
@@ -811,6 +818,50 @@ class Translator:
         self.em.indent -= 1
         self.em.line("}")
         self.loop_depth -= 1
+        self.check_carried_shapes(carried, node)
+
+    def leave_iterator(self, iv, lb, ub, step, node):
+        """After a loop, the views that depend on its iterator (a variable
+        whose extent does, `row = A[i, :i]`; an alias at its position) are
+        the last iteration's: where the bounds are constants the iterator
+        is replaced by its last value, otherwise the names are not
+        available after the loop."""
+        last = None
+        if lb.is_const() and ub.is_const():
+            trips = range(lb.const, ub.const, step)
+            if trips:
+                last = trips[-1]
+        for name, v in list(self.env.items()):
+            if not isinstance(v, View) or not _mentions(v, iv):
+                continue
+            if last is None:
+                self.env.pop(name)
+                self.loop_scoped[name] = node.lineno
+            else:
+                self.env[name] = _substituted(v, iv, last)
+
+    def carried_shapes(self, body):
+        """The shapes, at a loop's entry, of the array variables its `body`
+        reads before assigning (whose values go from one iteration to the
+        next)."""
+        return {n: _shape_key(self.env[n]) for n in _carried_names(body)
+                if isinstance(self.env.get(n), View)}
+
+    def check_carried_shapes(self, carried, node):
+        """Rejects a loop whose iterations change the shape of a variable
+        they pass on (`x = x[1:]`): its body is translated once, for one
+        shape."""
+        for name, shape in carried.items():
+            now = self.env.get(name)
+            if isinstance(now, View) and _shape_key(now) != shape:
+                raise self.unsupported(
+                    node, f"variable '{name}' changing shape from one "
+                    "iteration to the next",
+                    f"it enters the loop with shape {_show(shape)} and "
+                    f"leaves an iteration with shape "
+                    f"{_show(_shape_key(now))}; the loop is "
+                    "compiled for one shape (unroll it, or keep the array "
+                    "and a length)")
 
     def while_condition(self, test):
         """The text computing a while loop's condition, as a buffer whose
@@ -1091,23 +1142,40 @@ class Translator:
         """Stores `expr` into variable `name`'s own container (made on the
         first assignment) and binds the name to it."""
         container = self.var_containers.get(name)
+        shape = [self.upper_extent(e, node) for e in expr.shape]
+        if container is not None and not self._holds(container, shape, expr):
+            if self.loop_depth > 0:
+                # One translation of the body stores every iteration's (or
+                # branch's) value into one container.
+                raise self.unsupported(
+                    node, f"variable '{name}' changing shape or type in a "
+                    "loop or branch",
+                    f"'{name}' holds {_describe(container.shape, container.dtype)} "
+                    f"and is assigned {_describe(shape, expr.dtype)} here; "
+                    "use a new name for the new value")
+            # Straight-line code: the name moves to a new array, as in
+            # NumPy (`h = np.tanh(h @ W)` with W not square).
+            container = None
         if container is None:
-            shape = [self.upper_extent(e, node) for e in expr.shape]
-            dtype = expr.dtype
-            container = self.new_transient(shape, dtype, name)
+            container = self.new_transient(shape, expr.dtype, name)
             self.var_containers[name] = container
         view = container.view()
-        if len(container.shape) != len(expr.shape):
-            raise self.unsupported(node, "changing the rank of variable "
-                                   f"'{name}'")
         if expr.shape:
             view.shape = list(expr.shape)
-        elif container.dtype != expr.dtype and is_float(expr.dtype) \
-                and not is_float(container.dtype):
-            raise self.unsupported(node, f"variable '{name}' changing from "
-                                   f"{container.dtype} to {expr.dtype}")
         self.store(view, expr, cast=True)
         self.env[name] = view
+
+    def _holds(self, container, shape, expr):
+        """Whether a variable's container can take a new value of `shape`
+        (upper extents) and expr's type: the same rank, no extent larger,
+        and for an array the same dtype (a scalar converts, as before)."""
+        if len(container.shape) != len(shape) or any(
+                n > c for n, c in zip(shape, container.shape)):
+            return False
+        if shape and container.dtype != expr.dtype:
+            return False
+        return not (container.dtype != expr.dtype and is_float(expr.dtype)
+                    and not is_float(container.dtype))
 
     # ------------------------------------------------------------------
     # Containers
@@ -1485,6 +1553,13 @@ class Translator:
             g = self.globals[name]
         elif hasattr(builtins, name):
             g = getattr(builtins, name)
+        elif name in self.loop_scoped:
+            raise self.unsupported(
+                node, f"'{name}' after the loop of line "
+                f"{self.loop_scoped[name]}",
+                "its shape or position depends on the loop's iterator, "
+                "whose last value is not known when compiling; copy it "
+                "into an array of a fixed shape inside the loop")
         else:
             raise self.error(f"name '{name}' is not defined", node)
         if g is np:
@@ -2309,7 +2384,23 @@ class Translator:
                 return ra
         ea, eb = self.to_expr(a), self.to_expr(b)
         shape = self.broadcast_shapes(ea.shape, eb.shape)
-        return Op(op, [ea, eb], shape, self.result_dtype(op, ea, eb))
+        dtype = self.result_dtype(op, ea, eb)
+        if op == "pow" and not is_float(dtype):
+            self.check_integer_power(eb)
+        return Op(op, [ea, eb], shape, dtype)
+
+    def check_integer_power(self, exponent):
+        """An integer power needs a constant exponent >= 0 (squared and
+        multiplied when compiled), as NumPy rejects negative ones."""
+        node = self.current_node
+        if not isinstance(exponent, ConstLeaf):
+            raise self.unsupported(
+                node, "integer power with an exponent computed at run time",
+                "make the base a float (2.0 ** k, (-1.0) ** k) or the "
+                "exponent a constant")
+        if exponent.value < 0:
+            raise self.error("Integers to negative integer powers are not "
+                             "allowed.", node)
 
     def _idx_binop(self, op, a, b):
         if op == "add":
@@ -2534,6 +2625,60 @@ def _construct_name(node):
         "Starred": "starred expression", "NamedExpr": "walrus operator",
     }
     return names.get(type(node).__name__, type(node).__name__)
+
+
+def _mentions(view, name):
+    """Whether a view's extents or position depend on SSA name `name`."""
+    return any(name in as_idx(e).terms for e in view.shape) or any(
+        name in as_idx(o).terms for o, _, _ in view.base)
+
+
+def _subst(e, name, value):
+    e = as_idx(e)
+    terms = dict(e.terms)
+    coef = terms.pop(name, 0)
+    return Idx(e.const + coef * value, terms)
+
+
+def _substituted(view, name, value):
+    """The view with SSA name `name` replaced by the constant `value`."""
+    base = [(_subst(o, name, value), st, d) for o, st, d in view.base]
+    return View(view.container, base,
+                [_subst(e, name, value) for e in view.shape])
+
+
+def _shape_key(view):
+    """A view's shape as comparable text ((4,), (N - i,) ...)."""
+    return tuple(as_idx(e).render() for e in view.shape)
+
+
+def _show(key):
+    """A _shape_key as Python writes a shape: (6,), (N, 3)."""
+    return "(" + ", ".join(key) + ("," if len(key) == 1 else "") + ")"
+
+
+def _carried_names(stmts):
+    """Names that `stmts` (a loop body, in order) read before assigning:
+    their values come from the previous iteration."""
+    pending = set(_assigned_names(stmts, augmented=False))
+    carried = set()
+    for st in stmts:
+        loads = {n.id for n in ast.walk(st)
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        stores = set(_assigned_names([st], augmented=False))
+        for name in list(pending):
+            if name in loads:
+                carried.add(name)
+            if name in loads or name in stores:
+                pending.discard(name)
+    return carried
+
+
+def _describe(shape, dtype):
+    """`shape` (ints) and dtype as a message names them."""
+    if not shape:
+        return f"a {np.dtype(dtype)} scalar"
+    return f"a {np.dtype(dtype)} array of shape {tuple(shape)}"
 
 
 def _is_array(view):

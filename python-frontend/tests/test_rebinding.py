@@ -1,0 +1,171 @@
+"""A variable rebound to a value of another shape or type. In straight-
+line code the name moves to a new array, as in NumPy; in a loop or a
+branch (one translation of the body, one container per variable) the
+change is rejected with a located error, as is a loop that passes a
+variable of a changing shape to its next iteration. Each of these
+programs used to give a silently wrong result (the value stored into the
+first binding's container) or to hang."""
+
+import numpy as np
+import pytest
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def mlp(x, W1, W2):
+    h = x
+    h = np.tanh(h @ W1)
+    h = np.tanh(h @ W2)
+    return np.sum(h * h)
+
+
+def test_layers_rebinding_one_name():
+    rng = np.random.default_rng(0)
+    x, W1, W2 = (rng.standard_normal(s) for s in ((4, 3), (3, 5), (5, 2)))
+    assert sdfg.program(mlp)(x, W1, W2) == pytest.approx(mlp(x, W1, W2),
+                                                         rel=1e-13)
+    g = sdfg.grad(mlp, ["W1", "W2"])(x, W1, W2)
+    for k, name in ((1, "W1"), (2, "W2")):
+        args = [x, W1, W2]
+        d = rng.standard_normal(args[k].shape)
+        plus, minus = list(args), list(args)
+        plus[k] = args[k] + 1e-6 * d
+        minus[k] = args[k] - 1e-6 * d
+        fd = (mlp(*plus) - mlp(*minus)) / 2e-6
+        assert float(np.sum(g[name] * d)) == pytest.approx(fd, rel=1e-7)
+
+
+def grow_and_shrink(v):
+    u = v[:2] * 1.0
+    u = np.concatenate([v, v])
+    w = u * 2.0
+    u = u[::3]
+    return np.sum(w) + u
+
+
+def change_types(a, x):
+    c = a.copy()
+    c = c * 1.5
+    m = x > 0.5
+    m = m * 3
+    f = x * 2.0
+    f = f.astype(np.int64)
+    s = 0
+    s = np.sum(x)
+    return c, m, f, s
+
+
+def test_straight_line_rebinding_follows_numpy():
+    v = np.arange(1.0, 6.0)
+    np.testing.assert_array_equal(sdfg.program(grow_and_shrink)(v),
+                                  grow_and_shrink(v))
+    a = np.arange(5)
+    x = np.array([0.2, 0.7, 1.9, 0.4, 3.3])
+    for got, want in zip(sdfg.program(change_types)(a, x),
+                         change_types(a, x)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def tuple_of_shapes(A):
+    s = 0.0
+    for W in (A, A.T, A[:1]):
+        s += np.sum(W * W) * W.shape[0]
+    return s
+
+
+def test_loop_over_arrays_of_different_shapes():
+    A = np.arange(6.0).reshape(2, 3)
+    assert sdfg.program(tuple_of_shapes)(A) == tuple_of_shapes(A)
+
+
+def larger_in_loop(x):
+    y = x[:2] * 1.0
+    s = 0.0
+    for k in range(3):
+        y = x * (k + 1.0)
+        s += np.sum(y)
+    return s
+
+
+def retyped_in_branch(x):
+    y = x > 0
+    if x[0] > 0:
+        y = x * 2.0
+    return y
+
+
+def shrinking_loop(x):
+    for k in range(2):
+        x = x[1:]
+    return x
+
+
+def shrinking_while(x):
+    while x.shape[0] > 2:
+        x = x[1:] - x[:-1]
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("fn,message", [
+    (larger_in_loop, r"variable 'y' changing shape or type in a loop or "
+                     r"branch.*holds a float64 array of shape \(2,\) and is "
+                     r"assigned a float64 array of shape \(6,\)"),
+    (retyped_in_branch, r"'y' holds a bool array of shape \(6,\) and is "
+                        r"assigned a float64 array"),
+    (shrinking_loop, r"variable 'x' changing shape from one iteration to "
+                     r"the next.*enters the loop with shape \(6,\) and "
+                     r"leaves an iteration with shape \(5,\)"),
+    (shrinking_while, r"variable 'x' changing shape from one iteration"),
+])
+def test_shape_changes_in_loops_are_rejected(fn, message):
+    with pytest.raises(sdfg.FrontendError, match=message) as info:
+        sdfg.program(fn)(np.arange(6.0))
+    assert "test_rebinding.py" in str(info.value)
+
+
+def fresh_each_iteration(A):
+    # Not carried: each iteration binds `row` anew before reading it, to
+    # a shape that depends on the iteration.
+    row = A[0]
+    s = 0.0
+    for i in range(1, A.shape[0]):
+        row = A[i, :i]
+        s += np.sum(row * row)
+    return s + np.sum(row)
+
+
+def test_loop_local_shapes_still_work():
+    A = np.arange(16.0).reshape(4, 4)
+    assert sdfg.program(fresh_each_iteration)(A) == fresh_each_iteration(A)
+
+
+def alias_after_loop(A):
+    for i in range(1, A.shape[0]):
+        r = A[i, :i]
+    return r * 2.0
+
+
+def triangular_after_loop(A, n):
+    s = 0.0
+    for i in range(1, 4):
+        row = A[0, :3] * 1.0
+        for j in range(i):
+            row = A[j, :j + 1] * 1.0
+        s += np.sum(row)
+    return s
+
+
+def test_views_after_a_loop_take_the_last_iteration():
+    A = np.arange(16.0).reshape(4, 4)
+    np.testing.assert_array_equal(sdfg.program(alias_after_loop)(A),
+                                  alias_after_loop(A))
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"'row' after the loop of line \d+.*depends on "
+                             r"the loop's iterator"):
+        sdfg.program(triangular_after_loop)(A, np.array([3]))
