@@ -914,12 +914,21 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
              << "autodiff wrt argument '" << n << "' must be a float container";
   }
 
+  std::string gradName = (fwd.getSymName() + opts.suffix).str();
+  if (Operation *table = SymbolTable::getNearestSymbolTable(fwd))
+    if (SymbolTable::lookupSymbolIn(table, gradName))
+      return fwd.emitOpError()
+             << "autodiff: the gradient program's name '" << gradName
+             << "' is taken ("
+             << (opts.suffix.empty() ? "an empty suffix" : "a symbol exists")
+             << "); choose another suffix=";
+
   // The gradient program starts as a copy of the forward program.
   OpBuilder b(ctx);
   b.setInsertionPointAfter(fwd);
   auto grad = cast<SDFGOp>(b.clone(*fwd));
   result.grad = grad;
-  grad.setSymName((fwd.getSymName() + opts.suffix).str());
+  grad.setSymName(gradName);
   grad->removeAttr(grad.getAdOutputAttrName());
   grad->removeAttr(grad.getAdWrtAttrName());
   Block &body = grad.getBody().front();

@@ -78,7 +78,9 @@ std::optional<int64_t> parseMemory(StringRef text) {
     }
   }
   double value;
-  if (text.trim().getAsDouble(value) || value < 0)
+  // (NaN fails the comparison; inf and limits past 2^62 bytes are beyond
+  // any machine and would overflow the model's 64-bit sums.)
+  if (text.trim().getAsDouble(value) || !(value >= 0) || value * scale > 0x1p62)
     return std::nullopt;
   return static_cast<int64_t>(value * scale);
 }

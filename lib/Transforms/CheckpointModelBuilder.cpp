@@ -13,6 +13,7 @@
 #include "sdfg/Transforms/CheckpointModelBuilder.h"
 
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::sdfg;
@@ -76,9 +77,19 @@ FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
   MemRefType type = alloc.getType();
   int64_t bytes = elementBytes(type);
   unsigned dyn = 0;
+  // Sizes past 2^62 bytes (a fuzzed sizes= entry) would overflow the
+  // model's sums: rejected.
+  auto scaled = [&](int64_t factor) -> LogicalResult {
+    if (llvm::MulOverflow(bytes, factor, bytes) || bytes > (int64_t(1) << 62))
+      return alloc.emitOpError()
+             << "sdfg-checkpoint: this container's size overflows (more "
+                "than 2^62 bytes)";
+    return success();
+  };
   for (int64_t d : type.getShape()) {
     if (!ShapedType::isDynamic(d)) {
-      bytes *= d;
+      if (failed(scaled(d)))
+        return failure();
       continue;
     }
     Value size = alloc.getDynamicSizes()[dyn++];
@@ -94,7 +105,8 @@ FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
              << (name.empty() ? std::string("(an index argument)")
                               : "'" + name + "'")
              << " a value with sizes=NAME=VALUE";
-    bytes *= it->second;
+    if (failed(scaled(it->second)))
+      return failure();
   }
   return bytes;
 }

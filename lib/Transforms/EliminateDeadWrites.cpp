@@ -20,6 +20,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace sdfg {
@@ -425,12 +426,14 @@ bool eraseDeadContainers(SDFGOp sdfg) {
       }
     }
   }
-  SmallVector<Operation *> dead;
+  // A set: an op using the container twice (an in-place solve, a copy
+  // within it) is one of its users twice.
+  llvm::SetVector<Operation *> dead;
   for (Value c : candidates)
     if (!live.contains(c))
       for (Operation *user : c.getUsers())
         if (!isa<LoadOp>(user) && getWrittenContainer(user) == c)
-          dead.push_back(user);
+          dead.insert(user);
   for (Operation *op : dead)
     op->erase();
   return !dead.empty();

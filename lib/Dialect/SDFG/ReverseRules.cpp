@@ -13,6 +13,7 @@
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -291,9 +292,10 @@ static std::optional<int64_t> rowSpread(MapOp map) {
     else if (isa<CopyOp>(op) || (op != map && isa<MapOp>(op)))
       ok = false;
   });
-  if (!ok || lo > hi)
+  int64_t spread;
+  if (!ok || lo > hi || llvm::SubOverflow(hi, lo, spread))
     return std::nullopt;
-  return hi - lo;
+  return spread;
 }
 
 /// A scalar computed by a tasklet over `inputs` in the backward program.
@@ -516,7 +518,11 @@ LogicalResult MapOp::emitReversedMap(ReverseBuilder &rb, ValueRange operands) {
   if (schedule == ScheduleKind::cpu_multicore && hasConflictingReads(*this)) {
     std::optional<int64_t> spread = rowSpread(*this);
     auto lb0 = dyn_cast<AffineConstantExpr>(getLowerBounds().getResult(0));
-    if (spread && lb0 && lb0.getValue() == 0 && getSteps()[0] == 1)
+    // Stencils reach a few neighbours; a wide reach (one sweep per
+    // offset, each a map) runs sequentially instead.
+    constexpr int64_t kMaxColors = 16;
+    if (spread && *spread < kMaxColors && lb0 && lb0.getValue() == 0 &&
+        getSteps()[0] == 1)
       return emitColoredReverse(rb, operands, *spread + 1);
     schedule = ScheduleKind::sequential;
   }

@@ -66,3 +66,21 @@ sdfg.sdfg @dynamic_gradient(%x: memref<?xf64> {sdfg.name = "x"},
     }
   }
 }
+
+// -----
+
+// The gradient's name is taken: a located error rather than a module with
+// two @taken_grad (which the verifier rejected after the pass).
+// expected-error @+1 {{autodiff: the gradient program's name 'taken_grad' is taken (a symbol exists); choose another suffix=}}
+sdfg.sdfg @taken(%x: memref<4xf64> {sdfg.name = "x"},
+                 %y: memref<f64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %v = sdfg.load %x[%i] : memref<4xf64>
+      sdfg.store %v, %y[] wcr(add) : memref<f64>
+    }
+  }
+}
+sdfg.sdfg @taken_grad(%x: memref<4xf64>) {
+}

@@ -285,6 +285,33 @@ sdfg.sdfg @stencil(%x: memref<66xf64> {sdfg.name = "x"},
 
 // -----
 
+// A reach of 40 rows would take 41 sweeps (a map each; a fuzzed offset of
+// 2^32 took the pass out of memory): beyond 16 the reversal is one
+// sequential map.
+// CHECK-LABEL: sdfg.sdfg @wide_stencil_grad(
+// CHECK: sdfg.state "reverse" {
+// CHECK-NEXT: sdfg.map (%{{.*}}) = (0) to (64) step (1) schedule(sequential) {
+// CHECK-NOT: sdfg.map
+// CHECK: sdfg.state
+sdfg.sdfg @wide_stencil(%x: memref<104xf64> {sdfg.name = "x"},
+                        %y: memref<64xf64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x"]} {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (64) step (1) schedule(cpu_multicore) {
+      %a = sdfg.load %x[%i] : memref<104xf64>
+      %b = sdfg.load %x[%i + 40] : memref<104xf64>
+      %r = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+      ^bb0(%u: f64, %v: f64):
+        %m = arith.mulf %u, %v : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[%i] : memref<64xf64>
+    }
+  }
+}
+
+// -----
+
 // A row broadcast's reversal accumulates d_s[i] from every j: parallel over
 // rows (offset 0, disjoint_wcr), in one sweep indexed by the map's own
 // parameter (no index tasklet), so that the store into d_x stays visibly

@@ -2,6 +2,9 @@
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=fast" 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=lots" 2>&1 | FileCheck %s --check-prefix=MEM
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=-3" 2>&1 | FileCheck %s --check-prefix=MEM
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=inf" 2>&1 | FileCheck %s --check-prefix=MEM
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=nan" 2>&1 | FileCheck %s --check-prefix=MEM
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=1e30GiB" 2>&1 | FileCheck %s --check-prefix=MEM
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint 2>&1 | FileCheck %s --check-prefix=NOLIMIT
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=1 sizes=N" 2>&1 | FileCheck %s --check-prefix=SIZES
 // RUN: not sdfg-opt %s --sdfg-checkpoint="mem=1" 2>&1 | FileCheck %s --check-prefix=NOGRAD

@@ -3,6 +3,8 @@
 // RUN: sdfg-opt %s --sdfg-autodiff=accumulate=true --sdfg-checkpoint="strategy=recompute-all report=true sizes=n=1000" 2>&1 | FileCheck %s
 // RUN: sdfg-opt %s --sdfg-autodiff=accumulate=true --sdfg-checkpoint="strategy=store-all report=true sizes=n=10" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
 // RUN: not sdfg-opt %s --sdfg-autodiff=accumulate=true --sdfg-checkpoint="mem=1" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not sdfg-opt %s --sdfg-autodiff=accumulate=true --sdfg-checkpoint="mem=1 sizes=n=9223372036854775807" 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: 'sdfg.alloc' op sdfg-checkpoint: this container's size overflows (more than 2^62 bytes)
 
 // CHECK: remark: 'tmp': 7.8 KiB, recompute cost {{.*}}: recompute
 // CHECK: remark: peak memory 15.6 KiB (storing everything: 15.6 KiB)

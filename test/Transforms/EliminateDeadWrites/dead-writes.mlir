@@ -549,3 +549,19 @@ sdfg.sdfg @transient_read_after(%A: memref<4x3xf64>, %B: memref<3x5xf64>,
     sdfg.store %t, %s[] : memref<f64>
   }
 }
+
+// -----
+
+// A dead transient that one op uses twice (an in-place solve, as the
+// autodiff emits for det's log-abs; a copy within it) is erased once: the
+// op was collected once per use and freed twice.
+// CHECK-LABEL: sdfg.sdfg @twice_used
+// CHECK-NEXT: }
+sdfg.sdfg @twice_used(%A: memref<3x3xf64>) {
+  %0 = sdfg.alloc() : memref<3x3xf64>
+  %1 = sdfg.alloc() : memref<4xf64>
+  sdfg.state {
+    sdfg.solve %A, %0 -> %0 : memref<3x3xf64>, memref<3x3xf64> -> memref<3x3xf64>
+    sdfg.copy %1[0:2] to %1[2:4] : memref<4xf64> to memref<4xf64>
+  }
+}
