@@ -266,7 +266,9 @@ class Program:
             None, os.path.join(directory, "program.so"), meta["abi"])
         return _Entry(module, meta)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = _bind(self.fn, args, kwargs)
         entry = self.compile(*args)
         return entry.call(_normalise(args))
 
@@ -428,7 +430,9 @@ class Gradient:
             args, self.program._key(args),
             self._autodiff(out))[0]
 
-    def __call__(self, *args, seed=None):
+    def __call__(self, *args, seed=None, **kwargs):
+        if kwargs:
+            args = _bind(self.program.fn, args, kwargs)
         if self.with_seed and seed is None:
             raise TypeError("vjp needs seed= (the cotangent of the output)")
         if not self.with_seed and seed is not None:
@@ -483,8 +487,8 @@ def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
 class ValueAndGradient(Gradient):
     """`sdfg.value_and_grad`: a Gradient whose call returns (value, grads)."""
 
-    def __call__(self, *args):
-        grads = super().__call__(*args)
+    def __call__(self, *args, **kwargs):
+        grads = super().__call__(*args, **kwargs)
         return self._last_value, grads
 
 
@@ -755,6 +759,13 @@ def _call_gradient(self, args, wrt, out, seed):
 
 
 _Entry.call_gradient = _call_gradient
+
+
+def _bind(fn, args, kwargs):
+    """The positional arguments of a call of `fn` with keywords (its
+    parameters are plain positional ones): Python's TypeError for a
+    missing or unknown one."""
+    return tuple(inspect.signature(fn).bind(*args, **kwargs).args)
 
 
 def _normalise(args):

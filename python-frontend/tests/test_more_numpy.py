@@ -488,3 +488,16 @@ def test_overlapping_arguments_that_are_written_are_rejected():
     y = np.zeros(6)
     sdfg.program(reversed_into)(x, y)
     np.testing.assert_array_equal(y, x[::-1] * 2.0)
+
+
+def float32_moments(a):
+    return np.mean(a), np.var(a), np.std(a, axis=0), a.mean(axis=1)
+
+
+def test_float32_moments_stay_float32():
+    a = (np.arange(12, dtype=np.float32).reshape(3, 4) / 7).astype(
+        np.float32)
+    for got, want in zip(sdfg.program(float32_moments)(a),
+                         float32_moments(a)):
+        assert np.asarray(got).dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-6)

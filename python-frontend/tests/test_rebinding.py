@@ -169,3 +169,72 @@ def test_views_after_a_loop_take_the_last_iteration():
                        match=r"'row' after the loop of line \d+.*depends on "
                              r"the loop's iterator"):
         sdfg.program(triangular_after_loop)(A, np.array([3]))
+
+
+def int_accumulators(x):
+    s = 0
+    n = 0
+    for i in range(x.shape[0]):
+        s += x[i] * x[i]
+        n += 1
+    m = 0
+    if x[0] > 0:
+        m = 0.5 * x[1]
+    return s / n + m
+
+
+def test_integer_accumulator_becomes_a_float():
+    # `s = 0` then `s += x[i]` in a loop (or a float assigned in a branch):
+    # the scalar is translated again with a float container; n stays int.
+    rng = np.random.default_rng(2)
+    x = rng.random(7) + 0.1
+    assert sdfg.program(int_accumulators)(x) == pytest.approx(
+        int_accumulators(x), rel=1e-14)
+    g = sdfg.grad(int_accumulators, ["x"])(x)["x"]
+    want = 2 * x / 7
+    want[1] += 0.5
+    np.testing.assert_allclose(g, want, rtol=1e-13)
+
+
+def positional_axes(A):
+    return np.sum(A, 0) + np.max(A, 0) + A.sum(0) + np.mean(A, (0, 1))
+
+
+def test_positional_axis_of_reductions():
+    A = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(sdfg.program(positional_axes)(A),
+                                  positional_axes(A))
+
+
+def rows_in_order(A):
+    # NumPy stores left to right, and the views read what earlier stores
+    # wrote: both rows end as A[1]'s. Scalars are read first (a swap), and
+    # so are computed values.
+    A[0], A[1] = A[1], A[0]
+    A[2, 0], A[2, 1] = A[2, 1], A[2, 0]
+    A[3], A[2] = A[2] * 2.0, A[3] + 1.0
+
+
+def test_tuple_assignment_into_arrays_follows_numpy():
+    A = np.arange(12.0).reshape(4, 3)
+    want = A.copy()
+    rows_in_order(want)
+    got = A.copy()
+    sdfg.program(rows_in_order)(got)
+    np.testing.assert_array_equal(got, want)
+
+
+def scaled(x, alpha):
+    return np.sum(x * x) * alpha
+
+
+def test_keyword_arguments_in_calls():
+    x = np.arange(3.0)
+    assert sdfg.program(scaled)(x, alpha=2.0) == scaled(x, 2.0)
+    assert sdfg.program(scaled)(alpha=2.0, x=x) == scaled(x, 2.0)
+    g = sdfg.grad(scaled, ["x"])(x=x, alpha=3.0)["x"]
+    np.testing.assert_allclose(g, 6.0 * x)
+    value, grads = sdfg.value_and_grad(scaled, ["x"])(x, alpha=3.0)
+    assert value == scaled(x, 3.0)
+    with pytest.raises(TypeError, match="missing a required argument"):
+        sdfg.program(scaled)(x=x)

@@ -131,6 +131,28 @@ void emitInsertionRuns(OpBuilder &b, Location loc, Value keys, Value pos,
   memref::StoreOp::create(b, loc, p, pos, shift.getResult(0));
 }
 
+/// The loop nest over [lbs, ubs) calling `body` with the induction
+/// variables, its first dimension an scf.parallel when `parallel` (the
+/// sort's lines, the search's values).
+void emitNest(OpBuilder &b, Location loc, ArrayRef<Value> lbs,
+              ArrayRef<Value> ubs, ArrayRef<Value> steps, bool parallel,
+              function_ref<void(ValueRange)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  if (!parallel) {
+    loopNest(b, loc, lbs, ubs, steps, body);
+    return;
+  }
+  auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
+  b.setInsertionPoint(par.getBody()->getTerminator());
+  Value first = par.getInductionVars()[0];
+  loopNest(b, loc, lbs.drop_front(), ubs.drop_front(), steps.drop_front(),
+           [&](ValueRange ivs) {
+             SmallVector<Value> all = {first};
+             all.append(ivs.begin(), ivs.end());
+             body(all);
+           });
+}
+
 } // namespace
 
 LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
@@ -240,20 +262,7 @@ LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
   bool parallel = !gpu && parallelDepth == 0 && !lbs.empty() &&
                   (dynamic || (type.getDimSize(axis) < type.getNumElements() &&
                                op.getWorkEstimate() >= kMinParallelWork));
-  OpBuilder::InsertionGuard guard(b);
-  if (parallel) {
-    auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
-    b.setInsertionPoint(par.getBody()->getTerminator());
-    Value first = par.getInductionVars()[0];
-    loopNest(b, loc, ArrayRef(lbs).drop_front(), ArrayRef(ubs).drop_front(),
-             ArrayRef(steps).drop_front(), [&](ValueRange ivs) {
-               SmallVector<Value> line = {first};
-               line.append(ivs.begin(), ivs.end());
-               sortLine(line);
-             });
-    return success();
-  }
-  loopNest(b, loc, lbs, ubs, steps, sortLine);
+  emitNest(b, loc, lbs, ubs, steps, parallel, sortLine);
   return success();
 }
 
@@ -324,19 +333,6 @@ LogicalResult Lowering::lowerSearchsorted(SearchsortedOp op) {
   bool parallel =
       !gpu && parallelDepth == 0 && !lbs.empty() &&
       (!type.hasStaticShape() || op.getWorkEstimate() >= kMinParallelWork);
-  OpBuilder::InsertionGuard guard(b);
-  if (parallel) {
-    auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
-    b.setInsertionPoint(par.getBody()->getTerminator());
-    Value first = par.getInductionVars()[0];
-    loopNest(b, loc, ArrayRef(lbs).drop_front(), ArrayRef(ubs).drop_front(),
-             ArrayRef(steps).drop_front(), [&](ValueRange ivs) {
-               SmallVector<Value> idx = {first};
-               idx.append(ivs.begin(), ivs.end());
-               search(idx);
-             });
-    return success();
-  }
-  loopNest(b, loc, lbs, ubs, steps, search);
+  emitNest(b, loc, lbs, ubs, steps, parallel, search);
   return success();
 }

@@ -419,9 +419,15 @@ def numpy_call(tr, name, args, kwargs, node):
         return elementwise(tr, _BINARY[name], args, node)
     if name in _REDUCE:
         _no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
-        if len(args) != 1:
-            raise tr.error(f"np.{name} takes one array argument", node)
-        return reduce(tr, name, args[0], kwargs.get("axis"),
+        if len(args) > 2:
+            raise tr.unsupported(
+                node, f"np.{name} with more than 2 positional arguments",
+                "the parameters after a, axis are not supported (give "
+                "keepdims= as a keyword)")
+        if not args:
+            raise tr.error(f"np.{name} takes an array argument", node)
+        arg = Arguments(tr, args, kwargs, node)
+        return reduce(tr, name, args[0], arg(1, "axis"),
                       bool(kwargs.get("keepdims", False)), node)
     if name in _CREATE:
         _no_kwargs(tr, kwargs, node, ("dtype", "shape", "fill_value"))
@@ -722,8 +728,14 @@ def reduce(tr, name, value, axis, keepdims, node):
                     raise tr.unsupported(node, "mean over several "
                                          "loop-dependent axes")
                 total = ext.scale(total.const)
-            return tr.binop("div", ViewLeaf(out), total)
-        return tr.binop("div", ViewLeaf(out), float(count))
+            mean = tr.binop("div", ViewLeaf(out), total)
+        else:
+            mean = tr.binop("div", ViewLeaf(out), float(count))
+        # In the sum's type, as NumPy's mean (a float32 mean is float32
+        # even where the sum is a 0-d value, which divides as float64).
+        mean = tr.to_expr(mean)
+        return mean if mean.dtype == dtype else \
+            Op("cast", [mean], mean.shape, dtype)
     return ViewLeaf(out)
 
 
@@ -1013,7 +1025,9 @@ def _more(tr, name, args, kwargs, node):
                 raise tr.unsupported(node, f"np.{name} over a dimension of "
                                      "loop-dependent extent")
             count *= e.const
-        v = tr.binop("div", total, float(count - ddof))
+        v = tr.to_expr(tr.binop("div", total, float(count - ddof)))
+        if is_float(x.dtype) and v.dtype != x.dtype:
+            v = Op("cast", [v], v.shape, x.dtype)  # float32 stays float32
         return elementwise(tr, "sqrt", [v], node) if name == "std" else v
     if name in ("diag", "diagonal", "trace"):
         _no_kwargs(tr, kwargs, node)

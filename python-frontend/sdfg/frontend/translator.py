@@ -83,11 +83,33 @@ class Translation:
                       r"(error|warning|note): ", repl, message)
 
 
+class _Widen(Exception):
+    """A scalar variable bound to an integer and assigned a float in a
+    loop or branch (`s = 0; for ...: s += x[i]`): translated again with a
+    float container for it from the start."""
+
+    def __init__(self, name, error):
+        super().__init__(name)
+        self.name, self.error = name, error
+
+
 def translate(fn, args, name=None, device="cpu"):
-    tr = Translator(fn, args, name, device)
+    widened = set()
+    while True:
+        tr = Translator(fn, args, name, device)
+        tr.widened = widened
+        try:
+            return _run(tr)
+        except _Widen as w:
+            if w.name in widened:
+                raise w.error from None
+            widened.add(w.name)
+
+
+def _run(tr):
     try:
         return tr.run()
-    except FrontendError:
+    except (FrontendError, _Widen):
         raise
     except (TypeError, ValueError, IndexError, KeyError, AttributeError,
             ZeroDivisionError, OverflowError) as e:
@@ -134,6 +156,9 @@ class Translator:
         self.env = {}
         self.var_containers = {}
         self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
+        # Scalar variables given a float container from their first
+        # binding (translate's second pass, _Widen).
+        self.widened = set()
         # Names whose value depended on the iterator of a loop that ended
         # (and whose last value is not known when compiling) -> its line.
         self.loop_scoped = {}
@@ -485,9 +510,17 @@ class Translator:
                     self.rebinds_names(node):
                 return
             # Evaluate all right-hand sides first (a, b = b, a swaps).
+            # Into subscripts, an array view stays a view, as in NumPy: a
+            # later store reads what the earlier ones wrote (`A[0], A[1] =
+            # A[1], A[0]` leaves both rows A[1]'s).
+            into_arrays = all(isinstance(t, ast.Subscript)
+                              for t in target.elts)
             with self.statement() as stmt:
-                values = [self.materialize_if_view(self.eval(v))
-                          for v in node.value.elts]
+                values = []
+                for v in node.value.elts:
+                    v = self.eval(v)
+                    live = into_arrays and isinstance(v, View) and v.ndim > 0
+                    values.append(v if live else self.materialize_if_view(v))
                 for t, v in zip(target.elts, values):
                     self.assign(t, v, node)
                 stmt.done()
@@ -1147,17 +1180,28 @@ class Translator:
             if self.loop_depth > 0:
                 # One translation of the body stores every iteration's (or
                 # branch's) value into one container.
-                raise self.unsupported(
+                error = self.unsupported(
                     node, f"variable '{name}' changing shape or type in a "
                     "loop or branch",
                     f"'{name}' holds {_describe(container.shape, container.dtype)} "
                     f"and is assigned {_describe(shape, expr.dtype)} here; "
                     "use a new name for the new value")
+                if not shape and not container.shape and \
+                        is_float(expr.dtype) and \
+                        not is_float(container.dtype):
+                    raise _Widen(name, error)
+                raise error
             # Straight-line code: the name moves to a new array, as in
             # NumPy (`h = np.tanh(h @ W)` with W not square).
             container = None
         if container is None:
-            container = self.new_transient(shape, expr.dtype, name)
+            dtype = expr.dtype
+            if name in self.widened and not shape and not is_float(dtype):
+                # NumPy's scalar becomes a float at the loop's first
+                # float assignment; here it is one from the start (a loop
+                # that never runs leaves 0.0 for NumPy's int 0).
+                dtype = np.dtype(np.float64)
+            container = self.new_transient(shape, dtype, name)
             self.var_containers[name] = container
         view = container.view()
         if expr.shape:
@@ -2676,9 +2720,11 @@ def _carried_names(stmts):
 
 def _describe(shape, dtype):
     """`shape` (ints) and dtype as a message names them."""
+    name = str(np.dtype(dtype))
+    article = "an" if name[0] in "aeiou" else "a"
     if not shape:
-        return f"a {np.dtype(dtype)} scalar"
-    return f"a {np.dtype(dtype)} array of shape {tuple(shape)}"
+        return f"{article} {name} scalar"
+    return f"{article} {name} array of shape {tuple(shape)}"
 
 
 def _is_array(view):
