@@ -501,3 +501,32 @@ def test_float32_moments_stay_float32():
                          float32_moments(a)):
         assert np.asarray(got).dtype == np.float32
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def logical_functions(x, m):
+    a = np.logical_and(x > 0.2, m)
+    b = np.logical_or(x > 0.8, np.logical_not(m))
+    c = np.logical_xor(x, m)
+    return a, b, c, np.logical_xor(2, 0), np.where(np.logical_not(a), x, 0.0)
+
+
+def test_logical_functions():
+    x = np.array([0.0, 0.5, 0.9, 0.1, 0.3])
+    m = np.array([True, False, True, True, False])
+    for got, want in zip(sdfg.program(logical_functions)(x, m),
+                         logical_functions(x, m)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def closeness(a, b):
+    return (np.isclose(a, b), np.isclose(a, b, rtol=0.1, equal_nan=True),
+            np.allclose(a, b), np.allclose(a[:2], b[:2]),
+            np.allclose(a, b, 1e-3, 1e-2, True))
+
+
+def test_isclose_and_allclose():
+    a = np.array([1.0, np.inf, 1e-9, np.nan, 2.0, -np.inf, 1.0])
+    b = np.array([1.0 + 1e-6, np.inf, 0.0, np.nan, 2.3, np.inf, 1.001])
+    for got, want in zip(sdfg.program(closeness)(a, b), closeness(a, b)):
+        np.testing.assert_array_equal(got, want)

@@ -28,7 +28,8 @@ FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "float_power", "average", "nansum", "nanmean", "nanprod",
              "count_nonzero", "trapz", "trapezoid", "cumprod", "tensordot",
              "inner", "vdot", "kron", "cross", "linalg.matrix_power",
-             "linalg.multi_dot"}
+             "linalg.multi_dot", "logical_and", "logical_or", "logical_xor",
+             "logical_not", "isclose", "allclose"}
 
 # Array methods with the signature of the function of the same name.
 METHODS = {"round", "cumprod"}
@@ -41,6 +42,41 @@ def call(tr, name, args, kwargs, node):
     def ew(op, *xs):
         return nc.elementwise(tr, op, list(xs), node)
 
+    if name in ("isclose", "allclose"):
+        # NumPy's test: |a - b| <= atol + rtol |b| where both are finite,
+        # equality otherwise (infinities of one sign are close), NaNs only
+        # with equal_nan.
+        only("a", "b", "rtol", "atol", "equal_nan")
+        a, b = tr.to_expr(arg(0, "a")), tr.to_expr(arg(1, "b"))
+        rtol, atol = arg(2, "rtol", 1e-05), arg(3, "atol", 1e-08)
+        equal_nan = arg(4, "equal_nan", False)
+        if not isinstance(equal_nan, bool):
+            raise tr.unsupported(node, f"np.{name} with equal_nan computed "
+                                 "at run time")
+        finite = tr.logical("and", Op("isfinite", [a], a.shape, np.bool_),
+                            Op("isfinite", [b], b.shape, np.bool_))
+        within = tr.binop("le", ew("abs", tr.binop("sub", a, b)),
+                          tr.binop("add", atol,
+                                   tr.binop("mul", rtol, ew("abs", b))))
+        close = nc.where(tr, finite, within, tr.binop("eq", a, b), node)
+        if equal_nan:
+            close = tr.logical("or", close, tr.logical(
+                "and", Op("isnan", [a], a.shape, np.bool_),
+                Op("isnan", [b], b.shape, np.bool_)))
+        if name == "isclose":
+            return close
+        return nc.numpy_call(tr, "all", [close], {}, node)
+    if name.startswith("logical_"):
+        # Truth values of any operand (nonzero), combined; bool results.
+        only()
+        want = 1 if name == "logical_not" else 2
+        if len(args) != want:
+            raise tr.error(f"np.{name} takes {want} argument"
+                           f"{'s' if want > 1 else ''}", node)
+        if name == "logical_not":
+            return tr.unary("not", tr.to_bool(args[0]))
+        r = tr.logical(name[len("logical_"):], args[0], args[1])
+        return bool(r) if isinstance(r, (bool, int)) else r
     if name == "hypot":
         only()
         a, b = _floats(tr, args, 2, name, node)

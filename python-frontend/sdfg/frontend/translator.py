@@ -2484,6 +2484,8 @@ class Translator:
     def logical(self, op, a, b):
         if isinstance(a, (bool, int)) and isinstance(b, (bool, int)) and \
                 not isinstance(a, Idx) and not isinstance(b, Idx):
+            if op == "xor":
+                return bool(a) != bool(b)
             return (a and b) if op == "and" else (a or b)
         ea, eb = self.to_bool(a), self.to_bool(b)
         shape = self.broadcast_shapes(ea.shape, eb.shape)
