@@ -613,3 +613,38 @@ def test_check_indices_must_be_a_bool(bad):
         sdfg.program(gather_computed, check_indices=bad)
     with pytest.raises(ValueError, match="check_indices"):
         sdfg.grad(gather_computed, ["x"], check_indices=bad)
+
+
+def list_indices(A):
+    B = A[[0, 2]] * 2.0
+    A[[1, 2], 0] = -1.0
+    return B, A[:, [2, 0]]
+
+
+def list_index_loss(A):
+    return np.sum(A[[0, 2, 2]] ** 2)
+
+
+def test_lists_of_indices_are_index_arrays():
+    A = np.arange(9.0).reshape(3, 3)
+    got_A, want_A = A.copy(), A.copy()
+    for got, want in zip(sdfg.program(list_indices)(got_A),
+                         list_indices(want_A)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_A, want_A)
+    g = sdfg.grad(list_index_loss, ["A"])(A)["A"]
+    want = np.zeros_like(A)
+    want[0] = 2 * A[0]
+    want[2] = 4 * A[2]
+    np.testing.assert_array_equal(g, want)
+
+
+def take_method(W, idx):
+    return W.take(idx, axis=0) * 2.0 + W.take(idx[:1], 0)
+
+
+def test_take_method():
+    W = np.arange(12.0).reshape(4, 3)
+    idx = np.array([3, 0, 3])
+    np.testing.assert_array_equal(sdfg.program(take_method)(W, idx),
+                                  take_method(W, idx))

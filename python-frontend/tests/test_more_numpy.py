@@ -530,3 +530,40 @@ def test_isclose_and_allclose():
     b = np.array([1.0 + 1e-6, np.inf, 0.0, np.nan, 2.3, np.inf, 1.001])
     for got, want in zip(sdfg.program(closeness)(a, b), closeness(a, b)):
         np.testing.assert_array_equal(got, want)
+
+
+def fmods(x, y, i, j):
+    return np.fmod(x, y), np.fmod(i, j)
+
+
+def test_fmod_has_the_dividends_sign():
+    x = np.array([5.5, -5.5, 3.0, -0.0, 7.25])
+    y = np.array([2.0, 2.0, -2.0, 1.0, 0.0])
+    i = np.array([7, -7, 7, -7, 5])
+    j = np.array([3, 3, -3, -3, 0])
+    with np.errstate(all="ignore"):
+        want = fmods(x, y, i, j)
+        got = sdfg.program(fmods)(x, y, i, j)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    g = sdfg.grad(fmod_loss, ["x"])(x)["x"]
+    np.testing.assert_allclose(g, 2 * np.fmod(x, 0.7), rtol=1e-15)
+
+
+def fmod_loss(x):
+    return np.sum(np.fmod(x, 0.7) ** 2)
+
+
+def polynomial(A):
+    coeffs = [1.0, -0.5, 0.25, 2]
+    s = np.zeros_like(A)
+    for k in range(4):
+        s = s + coeffs[k] * A ** k
+    return np.sum(s * s)
+
+
+def test_list_of_numbers_indexed_by_a_loop_variable():
+    # coeffs[k]: the numbers become an array indexed at run time.
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(5)
+    assert_forward_and_gradient(polynomial, x, rng)

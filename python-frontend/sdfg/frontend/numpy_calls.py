@@ -92,6 +92,14 @@ def gen_op(tb, e, args, arg_dtypes):
                              ty)
         other = tb.op(f"arith.select {by_minus_one}, {minus}, {zero}", ty)
         return tb.op(f"arith.select {special}, {other}, {q}", ty)
+    if op == "fmod":
+        # C's fmod: the sign of the dividend (x % 0 is NaN for floats, 0
+        # for integers, as NumPy).
+        if f:
+            return tb.op(f"arith.remf {a[0]}, {a[1]}", ty)
+        special, safe = _int_divisor(tb, a[1], dt, ty)
+        r = tb.op(f"arith.remsi {a[0]}, {safe}", ty)
+        return tb.op(f"arith.select {special}, {tb.const(0, dt)}, {r}", ty)
     if op == "mod":
         # Python/NumPy semantics: the result has the sign of the divisor.
         if f:
@@ -217,7 +225,8 @@ _BINARY = {"add": "add", "subtract": "sub", "multiply": "mul",
            "divide": "div", "true_divide": "div", "maximum": "maximum",
            "minimum": "minimum", "power": "pow", "arctan2": "arctan2",
            "copysign": "copysign",
-           "floor_divide": "floordiv", "mod": "mod", "remainder": "mod"}
+           "floor_divide": "floordiv", "mod": "mod", "remainder": "mod",
+           "fmod": "fmod"}
 _REDUCE = {"sum", "max", "min", "mean", "amax", "amin", "prod"}
 _CREATE = {"empty", "zeros", "ones", "ndarray", "full"}
 # Functions built from the element-wise ops, reductions and views above.
@@ -231,7 +240,7 @@ _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "linalg.eigvalsh"}
 # Array methods that are the function of the same name, the array first.
 _METHODS = {"clip", "var", "std", "trace", "diagonal", "cumsum", "argmax",
-            "argmin", "any", "all"}
+            "argmin", "any", "all", "take"}
 _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
 _DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
            "int32": np.int32, "bool_": np.bool_, "double": np.float64,
@@ -594,7 +603,7 @@ def elementwise(tr, op, args, node):
               "sin": math.sin, "cos": math.cos, "tan": math.tan,
               "tanh": math.tanh, "abs": abs, "floor": math.floor,
               "ceil": math.ceil, "arctan2": math.atan2, "maximum": max,
-              "copysign": math.copysign,
+              "copysign": math.copysign, "fmod": math.fmod,
               "minimum": min}
         if op in py:
             return py[op](*args)

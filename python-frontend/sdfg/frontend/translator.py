@@ -1761,6 +1761,18 @@ class Translator:
             items = base[slice(const(index.lower), const(index.upper),
                                const(index.step))]
             return items if isinstance(base, list) else tuple(items)
+        numbers = len(base) > 0 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool)
+            for x in base)
+        if numbers:
+            v = self.eval(index)
+            if not (isinstance(v, int) or (isinstance(v, Idx) and
+                                           v.is_const())):
+                # Numbers picked by a loop variable or data (`coeffs[k]`):
+                # an array of the numbers, indexed.
+                table = numpy_calls.numpy_call(self, "array", [list(base)],
+                                               {}, node)
+                return self.subscript(table, [index], node)
         k = const(index)
         if not -len(base) <= k < len(base):
             raise self.error(f"{kind} index {k} out of range for a {kind} "
@@ -1784,6 +1796,10 @@ class Translator:
                         and (it.value is None or it.value is Ellipsis)):
                     continue
                 v = self.eval(it)
+                if isinstance(v, list):
+                    # A list of indices (A[[0, 2]]) is an index array, as
+                    # in NumPy.
+                    v = numpy_calls.numpy_call(self, "array", [v], {}, it)
                 values[id(it)] = v
                 if isinstance(v, (View, Expr)) and len(v.shape) > 0:
                     advanced.append(k)
