@@ -567,3 +567,24 @@ def test_list_of_numbers_indexed_by_a_loop_variable():
     rng = np.random.default_rng(4)
     x = rng.standard_normal(5)
     assert_forward_and_gradient(polynomial, x, rng)
+
+
+def nan_extrema(A):
+    return (np.nanmax(A), np.nanmin(A, axis=0), np.nanmax(A, axis=1,
+                                                          keepdims=True))
+
+
+def nan_extremum_loss(A):
+    return np.sum(np.nanmax(A, axis=1) ** 2)
+
+
+def test_nanmax_and_nanmin():
+    A = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan],
+                  [-2.0, 5.0, np.nan]])
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        want = nan_extrema(A)
+    for got, w in zip(sdfg.program(nan_extrema)(A), want):
+        np.testing.assert_array_equal(got, w)
+    B = np.array([[1.0, np.nan, 3.0], [4.0, -1.0, np.nan]])
+    g = sdfg.grad(nan_extremum_loss, ["A"])(B)["A"]
+    np.testing.assert_array_equal(g, [[0, 0, 6.0], [8.0, 0, 0]])

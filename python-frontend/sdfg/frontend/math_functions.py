@@ -26,6 +26,7 @@ FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "round", "around", "round_", "trunc", "fix", "deg2rad",
              "rad2deg", "radians", "degrees", "heaviside", "sinc",
              "float_power", "average", "nansum", "nanmean", "nanprod",
+             "nanmax", "nanmin",
              "count_nonzero", "trapz", "trapezoid", "cumprod", "tensordot",
              "inner", "vdot", "kron", "cross", "linalg.matrix_power",
              "linalg.multi_dot", "logical_and", "logical_or", "logical_xor",
@@ -134,7 +135,7 @@ def call(tr, name, args, kwargs, node):
         only("axis", "weights", "keepdims")
         return average(tr, arg(0, "a"), arg(1, "axis"), arg(2, "weights"),
                        bool(kwargs.get("keepdims", False)), node)
-    if name in ("nansum", "nanmean", "nanprod"):
+    if name in ("nansum", "nanmean", "nanprod", "nanmax", "nanmin"):
         only("axis", "keepdims")
         return nan_reduce(tr, name, arg(0, "a"), arg(1, "axis"),
                           bool(kwargs.get("keepdims", False)), node)
@@ -281,11 +282,23 @@ def _spread_along(node, rank, keep):
 
 def nan_reduce(tr, name, a, axis, keepdims, node):
     e = tr.to_expr(a)
+    plain = {"nansum": "sum", "nanmean": "mean", "nanprod": "prod",
+             "nanmax": "max", "nanmin": "min"}[name]
     if not is_float(e.dtype):
-        return nc.reduce(tr, {"nansum": "sum", "nanmean": "mean",
-                              "nanprod": "prod"}[name], e, axis, keepdims,
-                         node)
+        return nc.reduce(tr, plain, e, axis, keepdims, node)
     nan = Op("isnan", [e], e.shape, np.bool_)
+    if name in ("nanmax", "nanmin"):
+        # The extremum of the numbers; NaN where a slice holds only NaNs
+        # (NumPy warns and returns NaN there).
+        skip = float("-inf") if name == "nanmax" else float("inf")
+        kept = nc.where(tr, nan, ConstLeaf(skip, e.dtype), e, node)
+        ext = nc.reduce(tr, plain, kept, axis, keepdims, node)
+        numbers = nc.reduce(tr, "max", Op("cast", [Op("not", [nan],
+                                                      nan.shape, np.bool_)],
+                                          e.shape, np.int64), axis,
+                            keepdims, node)
+        return nc.where(tr, tr.binop("eq", numbers, 0), float("nan"), ext,
+                        node)
     identity = 1.0 if name == "nanprod" else 0.0
     kept = nc.where(tr, nan, ConstLeaf(identity, e.dtype), e, node)
     total = nc.reduce(tr, "prod" if name == "nanprod" else "sum", kept,
