@@ -122,6 +122,10 @@ class Program:
         #: (the GPU program with its kernels run on host threads).
         self.device = device
         self._compiled = {}
+        # Calls with this many positional arguments need no binding (the
+        # common case: no per-call signature work).
+        self._nparams = getattr(getattr(fn, "__code__", None),
+                                "co_argcount", None)
         try:
             self._source = inspect.getsource(fn)
         except (OSError, TypeError) as e:
@@ -130,7 +134,14 @@ class Program:
     def _key(self, args):
         return tuple(_arg_key(a) for a in args)
 
-    def to_mlir(self, *args):
+    def bind(self, args, kwargs):
+        """`args` completed by `kwargs` and the function's defaults."""
+        if kwargs or len(args) != self._nparams:
+            return _bind(self.fn, args, kwargs)
+        return args
+
+    def to_mlir(self, *args, **kwargs):
+        args = self.bind(args, kwargs)
         return translate(self.fn, _normalise(args), device=self.device).text
 
     def compile(self, *args):
@@ -149,7 +160,7 @@ class Program:
         (say, a GPU node) uses: same sources, same tools (by content) and
         the same $SDFG_TARGET_CPU there, with $SDFG_CACHE_DIR pointing at
         the copy."""
-        args = _normalise(args)
+        args = _normalise(self.bind(args, {}))
         return self._build(args, self._key(args))[0]
 
     def _build(self, args, key, autodiff=None):
@@ -267,8 +278,7 @@ class Program:
         return _Entry(module, meta)
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = _bind(self.fn, args, kwargs)
+        args = self.bind(args, kwargs)
         entry = self.compile(*args)
         return entry.call(_normalise(args))
 
@@ -425,14 +435,14 @@ class Gradient:
     def precompile(self, *args):
         """Builds the gradient library for `args` into the cache without
         loading it; returns its directory (see Program.precompile)."""
+        args = self.program.bind(args, {})
         out = self._output_for(args)
         return self.program._build(
             args, self.program._key(args),
             self._autodiff(out))[0]
 
     def __call__(self, *args, seed=None, **kwargs):
-        if kwargs:
-            args = _bind(self.program.fn, args, kwargs)
+        args = self.program.bind(args, kwargs)
         if self.with_seed and seed is None:
             raise TypeError("vjp needs seed= (the cotangent of the output)")
         if not self.with_seed and seed is not None:
@@ -762,10 +772,12 @@ _Entry.call_gradient = _call_gradient
 
 
 def _bind(fn, args, kwargs):
-    """The positional arguments of a call of `fn` with keywords (its
-    parameters are plain positional ones): Python's TypeError for a
-    missing or unknown one."""
-    return tuple(inspect.signature(fn).bind(*args, **kwargs).args)
+    """The positional arguments of a call of `fn` with keywords and
+    defaults (its parameters are positional ones): Python's TypeError
+    for a missing or unknown one."""
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args)
 
 
 def _normalise(args):

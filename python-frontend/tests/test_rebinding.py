@@ -238,3 +238,27 @@ def test_keyword_arguments_in_calls():
     assert value == scaled(x, 3.0)
     with pytest.raises(TypeError, match="missing a required argument"):
         sdfg.program(scaled)(x=x)
+
+
+def step(u, dt=0.1, nu=0.5, steps=3):
+    for t in range(steps):
+        u[1:-1] = u[1:-1] + nu * dt * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return np.sum(u * u)
+
+
+def test_default_parameter_values():
+    u = np.sin(np.linspace(0.0, 3.0, 9))
+    for args, kwargs in (((u,), {}), ((u, 0.2), {}), ((u,), {"nu": 0.25}),
+                         ((), {"u": u, "steps": 2})):
+        got_u, want_u = u.copy(), u.copy()
+        a = (got_u,) + args[1:] if args else ()
+        k = dict(kwargs, u=got_u) if "u" in kwargs else kwargs
+        b = (want_u,) + args[1:] if args else ()
+        kw = dict(kwargs, u=want_u) if "u" in kwargs else kwargs
+        assert sdfg.program(step)(*a, **k) == pytest.approx(
+            step(*b, **kw), rel=1e-14)
+        np.testing.assert_allclose(got_u, want_u, rtol=1e-14)
+    g = sdfg.grad(step, ["u"])(u.copy(), nu=0.25)["u"]
+    d = np.cos(np.arange(9.0))
+    fd = (step(u + 1e-6 * d, nu=0.25) - step(u - 1e-6 * d, nu=0.25)) / 2e-6
+    assert float(np.sum(g * d)) == pytest.approx(fd, rel=1e-8)

@@ -246,11 +246,11 @@ class Translator:
 
     def _bind_arguments(self):
         a = self.fdef.args
-        if (a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs
-                or a.defaults):
+        # (Defaults are filled in by the caller, Program.bind.)
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
             raise self.unsupported(self.fdef, "function signature",
-                                   "only plain positional parameters are "
-                                   "supported")
+                                   "only positional parameters (with or "
+                                   "without defaults) are supported")
         names = [p.arg for p in a.args]
         if len(names) != len(self.args):
             raise self.error(f"{self.name}() takes {len(names)} arguments, "
