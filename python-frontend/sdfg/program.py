@@ -534,7 +534,14 @@ def _spin_for(source):
     return native.OMP_SPIN_MS
 
 
-def _check_indices(meta, args):
+def _written_args(meta):
+    """The names of the arguments the program writes (its ABI description
+    says which)."""
+    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
+    return frozenset(a["name"] for a in abi[0]["args"] if a.get("written"))
+
+
+def _check_indices(meta, args, written):
     """IndexError, as NumPy raises it, for an index array argument with a
     value outside the extent it indexes (Signature.index_checks). An
     argument the program writes is skipped: its values at the subscript
@@ -542,8 +549,6 @@ def _check_indices(meta, args):
     checks = meta.get("index_checks")
     if not checks:
         return
-    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
-    written = {a["name"] for a in abi[0]["args"] if a.get("written")}
     values = {name: value for (kind, name, _, _), value in
               zip(meta["params"], args) if kind == "array"}
     for name, extent, where in checks:
@@ -557,13 +562,11 @@ def _check_indices(meta, args):
                              f"size {extent} (in argument '{name}')")
 
 
-def _check_overlap(meta, args):
+def _check_overlap(meta, args, written):
     """ValueError for two array arguments that share memory where the
     program writes one of them: it reads and writes its arguments as
     separate arrays (a write into one would reach the other mid-way,
     where NumPy's order of operations decides what each sees)."""
-    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
-    written = {a["name"] for a in abi[0]["args"] if a.get("written")}
     if not written:
         return
     arrays = [(name, value) for (kind, name, _, _), value in
@@ -625,12 +628,14 @@ class _Entry:
         self.function = getattr(module, meta["name"])
         self.module = module
         self.meta = meta
+        # Read once: the checks before every call use it.
+        self.written = _written_args(meta)
 
     def call(self, args):
         meta = self.meta
         if meta.get("check_indices", True):
-            _check_indices(meta, args)
-        _check_overlap(meta, args)
+            _check_indices(meta, args, self.written)
+        _check_overlap(meta, args, self.written)
         cargs = []
         writeback = []
         for (kind, name, dtype, _), value in zip(meta["params"], args):
@@ -690,14 +695,14 @@ def _call_gradient(self, args, wrt, out, seed):
     ABI description: parameters and outputs, d_<x> gradients (d_<output>
     is the seed), fwd_<x> forward results, ad_status."""
     meta = self.meta
-    _check_indices(meta, args)
+    _check_indices(meta, args, self.written)
     abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
     # The arguments the program writes (the ABI description says which)
     # are copied so that the caller's arrays stay untouched; the others are
     # passed as they are (read only). A written argument that the backward
     # program rewinds has a fwd_<name> copy of its forward result; the
     # others hold it themselves on return.
-    written = {a["name"] for a in abi[0]["args"] if a.get("written")}
+    written = self.written
     arrays = {}
     for (kind, name, dtype, _), value in zip(meta["params"], args):
         if kind == "array":
