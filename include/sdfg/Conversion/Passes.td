@@ -170,6 +170,23 @@ def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def SDFGCheckLowered : Pass<"sdfg-check-lowered", "::mlir::ModuleOp"> {
+  let summary = "Report ops that a lowering to LLVM left behind";
+  let description = [{
+    The last pass of `sdfg-lower-to-cpu`, `sdfg-lower-to-gpu` and
+    `sdfg-lower-to-gpu-emulator`. A dialect conversion that cannot convert
+    an op leaves it in place (and wraps the values it uses in
+    `builtin.unrealized_conversion_cast`), so a module holding ops the
+    pipeline does not lower (a `tensor` op, a `vector` op, a linalg op on
+    tensors) would otherwise pass with success and only fail, far from
+    its source, in the translation to LLVM IR. This pass fails instead,
+    with one error per kind of op left, at the first such op: what is
+    left must be the LLVM dialect, OpenMP, `gpu.binary` and
+    `gpu.launch_func` (both translate to LLVM IR). A cast left alone (its
+    users were lowered) is reported only when nothing else is.
+  }];
+}
+
 def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
   let summary = "Import func/scf/affine/memref/arith/math/linalg into sdfg";
   let description = [{

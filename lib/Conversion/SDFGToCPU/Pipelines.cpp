@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -17,6 +18,10 @@ using namespace mlir;
 /// From func/scf/memref/arith/math (what convert-sdfg-to-std leaves on the
 /// CPU) to the LLVM dialect.
 static void addHostLowering(OpPassManager &pm) {
+  // Linalg ops on memrefs in functions beside the sdfgs (an embedding
+  // compiler's code) become loops; on tensors they stay and
+  // sdfg-check-lowered reports them.
+  pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Math: intrinsics first; what has none (erf, cbrt...) becomes a libm
@@ -34,6 +39,7 @@ static void addHostLowering(OpPassManager &pm) {
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(sdfg::createSDFGCheckLowered());
 }
 
 void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices) {
@@ -92,6 +98,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToStd(gpuLowering(options.checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
+  pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The order follows upstream's gpu-lower-to-nvvm-pipeline, with the host's
@@ -136,6 +143,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createSDFGCheckLowered());
 }
 
 void mlir::sdfg::registerSDFGPipelines() {
