@@ -124,8 +124,9 @@ class Program:
         self._compiled = {}
         # Calls with this many positional arguments need no binding (the
         # common case: no per-call signature work).
-        self._nparams = getattr(getattr(fn, "__code__", None),
-                                "co_argcount", None)
+        code = getattr(fn, "__code__", None)
+        self._nparams = None if getattr(code, "co_kwonlyargcount", 0) else \
+            getattr(code, "co_argcount", None)
         try:
             self._source = inspect.getsource(fn)
         except (OSError, TypeError) as e:
@@ -777,12 +778,16 @@ _Entry.call_gradient = _call_gradient
 
 
 def _bind(fn, args, kwargs):
-    """The positional arguments of a call of `fn` with keywords and
-    defaults (its parameters are positional ones): Python's TypeError
-    for a missing or unknown one."""
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    """The arguments of a call of `fn` with keywords and defaults, in the
+    order of its parameters (keyword-only ones last, as the translator
+    takes them): Python's TypeError for a missing or unknown one."""
+    signature = inspect.signature(fn)
+    bound = signature.bind(*args, **kwargs)
     bound.apply_defaults()
-    return tuple(bound.args)
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+           for p in signature.parameters.values()):
+        return tuple(bound.args)  # the translator rejects the signature
+    return tuple(bound.arguments[n] for n in signature.parameters)
 
 
 def _normalise(args):

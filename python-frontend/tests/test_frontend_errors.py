@@ -207,7 +207,7 @@ CASES = [
     (k_del, (A,), "del", None),
     (k_assert, (A,), "assert on values computed at run time", "shapes"),
     (k_fstring, (A,), "f-string", None),
-    (k_star_args, (A,), "function signature", "positional"),
+    (k_star_args, (A,), "function signature", r"\*args and \*\*kwargs"),
     (k_kwargs_call, (A,), "keyword argument 'dtype'", None),
     (k_chained, (A,), "chained assignment", None),
     (k_string_const, (A,), "constant str", None),

@@ -174,6 +174,20 @@ def masked_reductions(x, w):
         np.prod(x[m] + 0.5)
 
 
+def masked_rows(A, m, x):
+    # Row masks (a mask of the leading dimensions), computed once before
+    # any element changes, also from the array itself.
+    B = A.copy()
+    B[m] = 0.5
+    r = B[:, 0] > 0.4
+    B[r, :] += x[r, :] * 2.0
+    B[B[:, 1] > 0.3] -= 1.0
+    C = A * 1.0
+    C[m] *= x[m]
+    return np.sum(B[m] ** 2) + np.mean(A[m]) + np.sum(C * B) + \
+        np.sum(A[~m] * x[~m])
+
+
 def mean_of_empty_selection(x):
     return np.mean(x[x > 2.0])  # nan, as NumPy's (with its warning)
 
@@ -227,6 +241,9 @@ CASES = [
     (relu_in_place, lambda r: (r.random((3, 4)) - 0.5,)),
     (masked_updates, lambda r: (r.random(8), r.random(8))),
     (masked_reductions, lambda r: (r.random((3, 4)), r.random((3, 4)))),
+    (masked_rows, lambda r: (r.random((5, 3)),
+                             np.array([True, False, True, False, False]),
+                             r.random((5, 3)))),
 ]
 IDS = [f"{c[0].__name__}{k}" for k, c in enumerate(CASES)]
 
@@ -314,8 +331,8 @@ def max_of_selection(x):
     return np.max(x[x > 0.5])
 
 
-def mask_of_rows(A):
-    return np.sum(A[A[:, 0] > 0.5])
+def mask_of_columns(A):
+    return np.sum(A[:, A[0] > 0.5])
 
 
 def array_into_selection(x, y):
@@ -339,8 +356,8 @@ def add_at_scalar_index(x, v):
      r"boolean mask indexing.*length depends on the data.*np.where"),
     (max_of_selection, (np.ones(3),),
      r"np.max of a masked selection.*raises on an empty selection"),
-    (mask_of_rows, (np.ones((2, 3)),),
-     r"only a mask of the array's own shape"),
+    (mask_of_columns, (np.ones((2, 3)),),
+     r"only a mask of the array's shape or of its leading dimensions"),
     (array_into_selection, (np.ones(3), np.ones(3)),
      r"assignment of an array to a masked selection"),
     (selections_by_two_masks, (np.ones(3),),

@@ -588,3 +588,36 @@ def test_nanmax_and_nanmin():
     B = np.array([[1.0, np.nan, 3.0], [4.0, -1.0, np.nan]])
     g = sdfg.grad(nan_extremum_loss, ["A"])(B)["A"]
     np.testing.assert_array_equal(g, [[0, 0, 6.0], [8.0, 0, 0]])
+
+
+def bit_operations(k, s):
+    return (k << 2, k >> 1, k << s, k >> s, ~k, np.invert(k),
+            np.bitwise_not(k), np.left_shift(k, s), np.right_shift(k, s),
+            np.bitwise_and(k, 6), np.bitwise_or(k, 1), np.bitwise_xor(k, 3),
+            ~(k > 0), (1 << 3) + k)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_bit_operations_match_numpy(dtype):
+    # Counts past the width or negative shift everything out, as NumPy
+    # (0, or -1 for negative values shifted right), not the hardware's.
+    bits = np.dtype(dtype).itemsize * 8
+    k = np.array([-7, -1, 0, 1, 5, 1 << 20, -(1 << 20), 3], dtype=dtype)
+    s = np.array([0, 1, bits - 1, bits, bits + 6, -1, 2, 70], dtype=dtype)
+    with np.errstate(all="ignore"):
+        want = bit_operations(k, s)
+        got = sdfg.program(bit_operations)(k, s)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def float_shift(x):
+    return x << 1
+
+
+def test_bit_operations_on_floats_are_errors():
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"test_more_numpy.py:\d+: .*ufunc 'left_shift' "
+                             r"not supported for float"):
+        sdfg.program(float_shift)(np.arange(3.0))

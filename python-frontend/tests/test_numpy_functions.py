@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import sdfg
+from checks import assert_forward_and_gradient
 
 
 @pytest.fixture(autouse=True)
@@ -291,3 +292,79 @@ def test_identity_positional_dtype():
     got = sdfg.program(identity_dtype)(np.ones((2, 2)))
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, identity_dtype(np.ones((2, 2))))
+
+
+def covariances(X, y, v):
+    return (np.cov(X), np.cov(X, rowvar=False, bias=True), np.cov(X, y),
+            np.cov(v), np.corrcoef(X), np.cov(X, ddof=0),
+            np.corrcoef(X, y, rowvar=True), np.cov(X.T, rowvar=False))
+
+
+def test_cov_and_corrcoef_match_numpy():
+    rng = np.random.default_rng(4)
+    X, y, v = rng.random((3, 5)), rng.random(5), rng.random(5)
+    for got, want in zip(sdfg.program(covariances)(X, y, v),
+                         covariances(X, y, v)):
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-16)
+
+
+def correlation_loss(A):
+    return np.sum(np.cov(A) ** 2) + np.sum(np.corrcoef(A) ** 3)
+
+
+def test_cov_and_corrcoef_gradients():
+    assert_forward_and_gradient(correlation_loss,
+                                np.random.default_rng(5).random((3, 6)),
+                                np.random.default_rng(6))
+
+
+def splits(A, x):
+    p, q = np.split(x, 2)
+    r = np.array_split(x, 4)
+    s, t, u = np.split(A, [1, -1], axis=1)
+    h1, h2 = np.hsplit(A, 2)
+    v1, v2 = np.vsplit(A, [2])
+    e, f, g = np.split(x, [7, 3])  # a cut before the last: empty piece
+    return (p * q, r[0], r[3], s, t, u, h1 - h2, v1, v2, e, f, g,
+            np.array_split(A, 3, axis=1)[2])
+
+
+def test_split_family_matches_numpy():
+    rng = np.random.default_rng(7)
+    A, x = rng.random((4, 6)), rng.random(10)
+    for got, want in zip(sdfg.program(splits)(A, x), splits(A, x)):
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_array_equal(got, want)
+
+
+def split_views(A):
+    # The pieces are views, as NumPy's: writes reach A, and the gradient
+    # of each piece lands in its part of A.
+    top, bottom = np.vsplit(A, 2)
+    top *= 2.0
+    return np.sum(top * bottom) + np.sum(A)
+
+
+def test_split_pieces_are_views():
+    assert_forward_and_gradient(split_views,
+                                np.random.default_rng(8).random((4, 3)),
+                                np.random.default_rng(9))
+
+
+def uneven_split(A):
+    return np.split(A, 4)[0]
+
+
+def vsplit_vector(A):
+    return np.vsplit(A[0], 2)[0]
+
+
+@pytest.mark.parametrize("fn,match", [
+    (uneven_split, r"array split does not result in an equal division"),
+    (vsplit_vector, r"vsplit only works on arrays of 2 or more dimensions"),
+])
+def test_split_errors(fn, match):
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(np.ones((6, 2)))
+    assert "test_numpy_functions.py:" in str(info.value)

@@ -196,6 +196,96 @@ def test_integer_accumulator_becomes_a_float():
     np.testing.assert_allclose(g, want, rtol=1e-13)
 
 
+def polynomial(x, c):
+    s = 0.0
+    for k in range(c.shape[0]):
+        s = s + c[k] * x ** k
+    return s
+
+
+def horner(x, c):
+    r = c[0]
+    for k in range(1, c.shape[0]):
+        r = r * x + c[k]
+    t = 0
+    for k in range(2):
+        t = t + x
+        t = 1.0  # a scalar again: broadcast into the widened array
+        t = t * x + k
+    return np.sum(r * r) + np.sum(t)
+
+
+def read_before_the_loop(x, s):
+    t = s * 2.0  # NumPy's s is still the scalar here
+    u = 0
+    for i in range(2):
+        for j in range(3):
+            s = s + x[j] * x
+            u = u + x
+    return np.sum(t) + np.sum(s) + np.sum(u)
+
+
+def test_scalar_becomes_an_array_at_the_loop():
+    x = np.array([0.5, 1.5, 2.0])
+    assert sdfg.program(read_before_the_loop)(x, 0.25) == pytest.approx(
+        read_before_the_loop(x, 0.25), rel=1e-14)
+    g = sdfg.grad(read_before_the_loop, ["x", "s"])(x, 0.25)
+    # d/ds: t = 2 s and s broadcast to 3 elements: 2 + 3.
+    assert g["s"] == pytest.approx(5.0, rel=1e-14)
+    # sum(s) = s0*3 + 2 * sum_j x_j * sum(x); sum(u) = 6 * sum(x).
+    np.testing.assert_allclose(g["x"], 4 * np.sum(x) + 6, rtol=1e-14)
+
+
+def test_scalar_becomes_an_array_in_a_loop():
+    # NumPy's s is an array from the loop's first iteration on; the loop
+    # surely runs (constant bounds), so s is that array from its binding.
+    rng = np.random.default_rng(3)
+    x, c = rng.random(6), rng.random(4)
+    np.testing.assert_allclose(sdfg.program(polynomial)(x, c),
+                               polynomial(x, c), rtol=1e-14)
+    assert sdfg.program(horner)(x, c) == pytest.approx(horner(x, c),
+                                                       rel=1e-14)
+    g = sdfg.grad(horner, ["x", "c"])(x, c)
+    fd = [np.zeros_like(x), np.zeros_like(c)]
+    for a, d in ((x, fd[0]), (c, fd[1])):
+        for i in range(a.size):
+            e = np.zeros_like(a)
+            e[i] = 1e-6
+            args = (x + e, c) if a is x else (x, c + e)
+            argm = (x - e, c) if a is x else (x, c - e)
+            d[i] = (horner(*args) - horner(*argm)) / 2e-6
+    np.testing.assert_allclose(g["x"], fd[0], rtol=1e-7)
+    np.testing.assert_allclose(g["c"], fd[1], rtol=1e-7)
+
+
+def maybe_no_iteration(x, n):
+    s = 1.0
+    for k in range(n):
+        s = s * x
+    return np.sum(s)
+
+
+def maybe_in_branch(x):
+    s = 1.0
+    for k in range(3):
+        if x[k] > 0.5:
+            s = s * x
+    return np.sum(s)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (maybe_no_iteration, (np.arange(3.0), 0)),
+    (maybe_in_branch, (np.arange(3.0),)),
+])
+def test_scalar_becoming_an_array_only_maybe_is_rejected(fn, args):
+    # Where the assignment might not run, NumPy's result is a scalar or an
+    # array depending on the data (np.sum gives 1.0 or 3.0): rejected.
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"'s' holds a float64 scalar and is assigned "
+                             r"a float64 array of shape \(3,\)"):
+        sdfg.program(fn)(*args)
+
+
 def positional_axes(A):
     return np.sum(A, 0) + np.max(A, 0) + A.sum(0) + np.mean(A, (0, 1))
 
@@ -262,3 +352,38 @@ def test_default_parameter_values():
     d = np.cos(np.arange(9.0))
     fd = (step(u + 1e-6 * d, nu=0.25) - step(u - 1e-6 * d, nu=0.25)) / 2e-6
     assert float(np.sum(g * d)) == pytest.approx(fd, rel=1e-8)
+
+
+def triple_product(a, /, b, *, scale=3.0):
+    return a * b * scale
+
+
+def keyword_only(A, /, B, *, scale=2.0, shift):
+    return np.sum(triple_product(A, B, scale=scale) + shift)
+
+
+def test_keyword_only_and_positional_only_parameters():
+    A, B = np.arange(4.0), np.linspace(1.0, 2.0, 4)
+    p = sdfg.program(keyword_only)
+    for kwargs in ({"shift": 1.0}, {"B": B, "shift": 1.0, "scale": 0.5}):
+        args = (A,) if "B" in kwargs else (A, B)
+        assert p(*args, **kwargs) == pytest.approx(
+            keyword_only(*args, **kwargs), rel=1e-14)
+    g = sdfg.grad(keyword_only, ["A", "shift"])(A, B, shift=1.0, scale=0.5)
+    np.testing.assert_allclose(g["A"], 0.5 * B, rtol=1e-14)
+    assert g["shift"] == pytest.approx(4.0, rel=1e-14)
+    # Python's own errors for calls its binding rejects.
+    with pytest.raises(TypeError, match="too many positional"):
+        p(A, B, 1.0)
+    with pytest.raises(TypeError, match="positional only"):
+        p(A=A, B=B, shift=1.0)
+
+
+def star_args(A, *rest):
+    return np.sum(A)
+
+
+def test_star_parameters_are_rejected():
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"test_rebinding.py:\d+: .*\*args and \*\*kwargs"):
+        sdfg.program(star_args)(np.arange(3.0))

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from . import numpy_calls as nc
-from .values import ConstLeaf, Op, as_idx, is_float
+from .values import ConstLeaf, Idx, Op, as_idx, is_float
 
 FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "round", "around", "round_", "trunc", "fix", "deg2rad",
@@ -30,7 +30,9 @@ FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "count_nonzero", "trapz", "trapezoid", "cumprod", "tensordot",
              "inner", "vdot", "kron", "cross", "linalg.matrix_power",
              "linalg.multi_dot", "logical_and", "logical_or", "logical_xor",
-             "logical_not", "isclose", "allclose"}
+             "logical_not", "isclose", "allclose", "bitwise_and",
+             "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
+             "left_shift", "right_shift", "cov", "corrcoef"}
 
 # Array methods with the signature of the function of the same name.
 METHODS = {"round", "cumprod"}
@@ -67,6 +69,20 @@ def call(tr, name, args, kwargs, node):
         if name == "isclose":
             return close
         return nc.numpy_call(tr, "all", [close], {}, node)
+    if name.startswith("bitwise_") or name in ("invert", "left_shift",
+                                               "right_shift"):
+        only()
+        unary = name in ("invert", "bitwise_not")
+        want = 1 if unary else 2
+        if len(args) != want:
+            raise tr.error(f"np.{name} takes {want} argument"
+                           f"{'s' if want > 1 else ''}", node)
+        if unary:
+            return tr.invert(args[0], node)
+        if name.endswith("_shift"):
+            return tr.shift("shl" if name == "left_shift" else "shr",
+                            args[0], args[1], node)
+        return tr.bitwise(name[len("bitwise_"):], args[0], args[1], node)
     if name.startswith("logical_"):
         # Truth values of any operand (nonzero), combined; bool results.
         only()
@@ -131,6 +147,15 @@ def call(tr, name, args, kwargs, node):
         a, b = (tr.to_expr(x) for x in args)
         return tr.binop("pow", Op("cast", [a], a.shape, np.float64),
                         Op("cast", [b], b.shape, np.float64))
+    if name in ("cov", "corrcoef"):
+        if name == "cov":
+            only("y", "rowvar", "bias", "ddof")
+            bias, ddof = arg(3, "bias", False), arg(4, "ddof")
+        else:
+            only("y", "rowvar")
+            bias, ddof = False, None
+        return covariance(tr, name, arg(0, "m"), arg(1, "y"),
+                          arg(2, "rowvar", True), bias, ddof, node)
     if name == "average":
         only("axis", "weights", "keepdims")
         return average(tr, arg(0, "a"), arg(1, "axis"), arg(2, "weights"),
@@ -272,6 +297,62 @@ def average(tr, a, axis, weights, keepdims, node):
     tr.store(spread, w)
     den = nc.reduce(tr, "sum", spread, axis, keepdims, node)
     return tr.binop("div", num, den)
+
+
+def covariance(tr, name, m, y, rowvar, bias, ddof, node):
+    """np.cov and np.corrcoef: the variables are rows (columns with
+    rowvar=False), observations the other axis; the centred data times its
+    transpose over N - ddof (ddof 1, 0 with bias). corrcoef divides by the
+    outer product of the standard deviations and clips to [-1, 1], as
+    NumPy."""
+    from . import shape_functions as sf
+    for flag, what in ((rowvar, "rowvar"), (bias, "bias")):
+        if not isinstance(flag, (bool, int)) or isinstance(flag, Idx):
+            raise tr.unsupported(node, f"np.{name} with {what} computed at "
+                                 "run time")
+    if ddof is not None:
+        ddof = sf._int(tr, ddof, "ddof", node)
+    rows = []
+    for part in (m, y) if y is not None else (m,):
+        e = tr.to_expr(part)
+        if len(e.shape) > 2:
+            raise tr.error(f"{'m' if part is m else 'y'} has more than 2 "
+                           "dimensions", node)
+        v = sf.atleast(tr, e, 2, node)
+        v = nc._as_view(tr, tr.to_expr(v), node)
+        if not rowvar and len(e.shape) == 2:
+            v = v.transpose([1, 0])
+        rows.append(v)
+    X = rows[0] if len(rows) == 1 else sf.stack_along(tr, "vstack", rows,
+                                                      node)
+    X = tr.to_expr(X)
+    if not is_float(X.dtype):
+        X = Op("cast", [X], X.shape, np.float64)
+    n = as_idx(X.shape[1])
+    if not n.is_const():
+        raise tr.unsupported(node, f"np.{name} of a loop-dependent number "
+                             "of observations")
+    if ddof is None:
+        ddof = 0 if bias else 1
+    centred = tr.binop("sub", X, nc.reduce(tr, "mean", X, 1, True, node))
+    cv = nc._as_view(tr, centred, node)
+    c = tr.binop("div", nc.matmul(tr, cv, cv.transpose([1, 0]), node),
+                 float(max(n.const - ddof, 0)))
+    if name == "corrcoef":
+        cv = nc._as_view(tr, c, node)
+        d = nc.numpy_call(tr, "sqrt", [nc.numpy_call(tr, "diagonal", [cv],
+                                                     {}, node)], {}, node)
+        dv = nc._as_view(tr, tr.to_expr(d), node)
+        col = tr.subscript(dv, sf._items(node, ["s", "n"]), node)
+        row = tr.subscript(dv, sf._items(node, ["n", "s"]), node)
+        c = tr.binop("div", tr.binop("div", cv, col), row)
+        c = nc.numpy_call(tr, "clip", [c, -1.0, 1.0], {}, node)
+    one = all(len(tr.to_expr(p).shape) < 2 for p in (m, y) if p is not None)
+    if one and y is None:
+        # A single variable: NumPy's 0-d result.
+        return tr.subscript(nc._as_view(tr, tr.to_expr(c), node),
+                            sf._items(node, [0, 0]), node)
+    return c
 
 
 def _spread_along(node, rank, keep):

@@ -60,6 +60,25 @@ def gen_op(tb, e, args, arg_dtypes):
     if op in ("bitand", "bitor", "bitxor"):
         a = [tb.convert(x, d, dt) for x, d in zip(args, arg_dtypes)]
         return tb.op(f"arith.{op[3:]}i {a[0]}, {a[1]}", ty)
+    if op == "bitnot":
+        a = tb.convert(args[0], arg_dtypes[0], dt)
+        return tb.op(f"arith.xori {a}, {tb.const(-1, dt)}", ty)
+    if op in ("shl", "shr"):
+        a = [tb.convert(x, d, dt) for x, d in zip(args, arg_dtypes)]
+        bits = tb.const(dt.itemsize * 8, dt)
+        # Unsigned compare: a negative count is out of range too.
+        inside = tb.op(f"arith.cmpi ult, {a[1]}, {bits}", ty)
+        safe = tb.op(f"arith.select {inside}, {a[1]}, {tb.const(0, dt)}",
+                     ty)
+        if op == "shl":
+            moved = tb.op(f"arith.shli {a[0]}, {safe}", ty)
+            out = tb.const(0, dt)
+        else:
+            moved = tb.op(f"arith.shrsi {a[0]}, {safe}", ty)
+            # All bits shifted out leave the sign: 0 or -1.
+            out = tb.op(f"arith.shrsi {a[0]}, "
+                        f"{tb.const(dt.itemsize * 8 - 1, dt)}", ty)
+        return tb.op(f"arith.select {inside}, {moved}, {out}", ty)
     if op == "not":
         a = tb.convert(args[0], arg_dtypes[0], np.bool_)
         true = tb.const(True, np.bool_)

@@ -21,7 +21,8 @@ from .values import ConstLeaf, Idx, View, ViewLeaf, as_idx
 FUNCTIONS = {"flip", "flipud", "fliplr", "squeeze", "expand_dims",
              "swapaxes", "moveaxis", "atleast_1d", "atleast_2d",
              "atleast_3d", "vstack", "hstack", "column_stack", "dstack",
-             "pad", "tile", "repeat", "meshgrid", "triu", "tril", "diff"}
+             "pad", "tile", "repeat", "meshgrid", "triu", "tril", "diff",
+             "split", "array_split", "hsplit", "vsplit", "dsplit"}
 
 # Array methods with the signature of the function of the same name
 # (the array first).
@@ -84,6 +85,10 @@ def call(tr, name, args, kwargs, node):
     if name in ("triu", "tril"):
         only("k")
         return triangle(tr, name, arg(0, "m"), arg(1, "k", 0), node)
+    if name in ("split", "array_split", "hsplit", "vsplit", "dsplit"):
+        only("axis") if name in ("split", "array_split") else only()
+        return split(tr, name, arg(0, "ary"),
+                     arg(1, "indices_or_sections"), arg(2, "axis", 0), node)
     if name == "diff":
         only("n", "axis")
         return diff(tr, arg(0, "a"), arg(1, "n", 1), arg(2, "axis", -1),
@@ -253,6 +258,47 @@ def diff(tr, a, n, axis, node):
         out = tr.binop("sub", nc._window(v, ax, 1, ext),
                        nc._window(v, ax, 0, ext))
     return out
+
+
+def split(tr, name, a, sections, axis, node):
+    """np.split and friends: a list of views of `a` along the axis (as
+    NumPy's), at the given indices (clipped as slices are) or into equal
+    sections (np.split insists they divide the length; array_split gives
+    the first length % n sections one more element)."""
+    v = _view(tr, a, node)
+    if name == "hsplit":
+        axis = 1 if v.ndim > 1 else 0
+    elif name == "vsplit":
+        axis = 0
+    elif name == "dsplit":
+        axis = 2
+    least = {"hsplit": 1, "vsplit": 2, "dsplit": 3}.get(name, 1)
+    if v.ndim < least:
+        raise tr.error(f"{name} only works on arrays of {least} or more "
+                       "dimensions", node)
+    ax = _axis(tr, axis, v.ndim, node)
+    n = as_idx(v.shape[ax])
+    if not n.is_const():
+        raise tr.unsupported(node, f"np.{name} of a loop-dependent extent")
+    n = n.const
+    if isinstance(sections, (tuple, list)):
+        cuts = [_int(tr, c, "split index", node) for c in sections]
+        bounds = [0] + [min(max(c + n if c < 0 else c, 0), n) for c in cuts]
+        bounds.append(n)
+    else:
+        k = _int(tr, sections, "number of sections", node)
+        if k <= 0:
+            raise tr.error("number sections must be larger than 0.", node)
+        if name != "array_split" and n % k:
+            raise tr.error("array split does not result in an equal "
+                           "division", node)
+        size, extra = divmod(n, k)
+        bounds = [0]
+        for i in range(k):
+            bounds.append(bounds[-1] + size + (1 if i < extra else 0))
+    # A later cut before an earlier one gives an empty piece, as a slice.
+    return [nc._window(v, ax, lo, max(hi - lo, 0))
+            for lo, hi in zip(bounds, bounds[1:])]
 
 
 # ----------------------------------------------------------------------------

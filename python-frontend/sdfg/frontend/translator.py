@@ -84,26 +84,46 @@ class Translation:
 
 
 class _Widen(Exception):
-    """A scalar variable bound to an integer and assigned a float in a
-    loop or branch (`s = 0; for ...: s += x[i]`): translated again with a
-    float container for it from the start."""
+    """A scalar variable assigned, in a loop or branch, a float where it
+    held an integer (`s = 0; for ...: s += x[i]`): translated again with a
+    float container for it from its first binding; or an array where it
+    held a scalar (`s = 0.0; for k ...: s = s + c[k] * x ** k`): translated
+    again with the scalar broadcast into an array container on entry to
+    the loop (`at`: its line and column) where NumPy's s becomes one."""
 
-    def __init__(self, name, error):
+    def __init__(self, name, error, shape=(), dtype=np.float64, at=None):
         super().__init__(name)
         self.name, self.error = name, error
+        self.wide = (tuple(shape), np.dtype(dtype), at)
 
 
 def translate(fn, args, name=None, device="cpu"):
-    widened = set()
+    # name -> (shape, dtype, loop) of its container: shape () for a float
+    # scalar from the first binding, else an array from the loop's entry
+    widened = {}
     while True:
         tr = Translator(fn, args, name, device)
         tr.widened = widened
         try:
             return _run(tr)
         except _Widen as w:
-            if w.name in widened:
+            # A name widens once to a float and once to an array at most;
+            # asking again is a change the retry cannot absorb.
+            if w.name in widened and (widened[w.name] == w.wide or
+                                      widened[w.name][0]):
                 raise w.error from None
-            widened.add(w.name)
+            widened[w.name] = w.wide
+
+
+def _param_names(a):
+    """A signature's parameter names in the order Program.bind passes
+    their values: positional ones, then keyword-only ones."""
+    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+
+
+def _where(node):
+    """A statement's identity across translations (each parses anew)."""
+    return (node.lineno, node.col_offset)
 
 
 def _run(tr):
@@ -156,9 +176,15 @@ class Translator:
         self.env = {}
         self.var_containers = {}
         self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
-        # Scalar variables given a float container from their first
-        # binding (translate's second pass, _Widen).
-        self.widened = set()
+        # Scalar variables given a float container from their first binding,
+        # or an array container at a loop's entry (translate's second
+        # pass, _Widen).
+        self.widened = {}
+        # The loops and branches around the code being translated: (line
+        # and column, whether it might not run: a run-time condition, a
+        # loop that may do no iteration). A scalar turns into an array as
+        # NumPy turns it only where everything since its binding runs.
+        self.constructs = []
         # Names whose value depended on the iterator of a loop that ended
         # (and whose last value is not known when compiling) -> its line.
         self.loop_scoped = {}
@@ -246,12 +272,13 @@ class Translator:
 
     def _bind_arguments(self):
         a = self.fdef.args
-        # (Defaults are filled in by the caller, Program.bind.)
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        # (Defaults and keywords are bound by the caller, Program.bind,
+        # which passes keyword-only arguments after the positional ones.)
+        if a.vararg or a.kwarg:
             raise self.unsupported(self.fdef, "function signature",
-                                   "only positional parameters (with or "
-                                   "without defaults) are supported")
-        names = [p.arg for p in a.args]
+                                   "*args and **kwargs parameters are not "
+                                   "supported (name each parameter)")
+        names = _param_names(a)
         if len(names) != len(self.args):
             raise self.error(f"{self.name}() takes {len(names)} arguments, "
                              f"got {len(self.args)}")
@@ -332,22 +359,26 @@ class Translator:
         lower_iteration(fdef)
         lower_loop_exits(fdef)
         a = fdef.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        if a.vararg or a.kwarg:
             raise self.unsupported(node, f"call of {fn.__name__}",
-                                   "only plain positional parameters (with "
-                                   "defaults) are supported")
-        names = [p.arg for p in a.args]
-        if len(args) > len(names):
-            raise self.error(f"{fn.__name__}() takes {len(names)} arguments, "
-                             f"got {len(args)}", node)
-        bound = dict(zip(names, args))
+                                   "*args and **kwargs parameters are not "
+                                   "supported (name each parameter)")
+        names = _param_names(a)
+        positional = [p.arg for p in a.posonlyargs + a.args]
+        if len(args) > len(positional):
+            raise self.error(f"{fn.__name__}() takes {len(positional)} "
+                             f"positional arguments, got {len(args)}", node)
+        bound = dict(zip(positional, args))
         for k, v in kwargs.items():
-            if k not in names or k in bound:
+            if k not in names or k in bound or \
+                    k in (p.arg for p in a.posonlyargs):
                 raise self.error(f"{fn.__name__}() got an unexpected or "
                                  f"repeated argument '{k}'", node)
             bound[k] = v
-        defaults = dict(zip(names[len(names) - len(fn.__defaults__ or ()):],
-                            fn.__defaults__ or ()))
+        defaults = dict(zip(
+            positional[len(positional) - len(fn.__defaults__ or ()):],
+            fn.__defaults__ or ()))
+        defaults.update(fn.__kwdefaults__ or {})
         for n in names:
             if n not in bound:
                 if n not in defaults:
@@ -491,8 +522,8 @@ class Translator:
             # already, or a tuple of shapes).
             with self.statement() as stmt:
                 value = self.eval(node.value)
-                if not isinstance(value, tuple) or len(value) != len(
-                        target.elts):
+                if not isinstance(value, (tuple, list)) or len(
+                        value) != len(target.elts):
                     raise self.unsupported(
                         node, "tuple unpacking",
                         f"the right-hand side is not a tuple of "
@@ -650,9 +681,12 @@ class Translator:
         self.env[name] = Idx.of(iv)
         carried = self.carried_shapes(node.body)
         self.loop_depth += 1
+        span = ub - lb if step > 0 else lb - ub
+        self.constructs.append((_where(node), self.interval(span)[0] < 1))
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
                            f"step {step}"):
             self.visit_body(node.body)
+        self.constructs.pop()
         self.loop_depth -= 1
         self.check_carried_shapes(carried, node)
         self.leave_iterator(iv, lb, ub, step, node)
@@ -825,6 +859,7 @@ class Translator:
             stmt.done()
         carried = self.carried_shapes(node.body)
         self.loop_depth += 1
+        self.constructs.append((_where(node), True))
         cond, flag = self.while_condition(node.test), None
         if cond.dataflow:
             # The condition needs maps (`while np.sum(x) < t`), which its
@@ -850,6 +885,7 @@ class Translator:
             self.store_condition(self.while_condition(node.test), flag)
         self.em.indent -= 1
         self.em.line("}")
+        self.constructs.pop()
         self.loop_depth -= 1
         self.check_carried_shapes(carried, node)
 
@@ -939,6 +975,7 @@ class Translator:
             stmt.done()
         cond = self.control_scalar(test, np.bool_)
         self.loop_depth += 1
+        self.constructs.append((_where(node), True))
         with self.em.block(f"sdfg.if {cond}"):
             with self.narrowed(node.test, True):
                 self.visit_body(node.body)
@@ -949,6 +986,7 @@ class Translator:
                 self.visit_body(node.orelse)
             self.em.indent -= 1
             self.em.line("}")
+        self.constructs.pop()
         self.loop_depth -= 1
 
     @contextlib.contextmanager
@@ -1081,6 +1119,13 @@ class Translator:
         exclude = set(exclude) | self.swapped_by_inner_loops(stmts)
         for name in _assigned_names(stmts):
             current = self.env.get(name)
+            wide = self.widened.get(name)
+            if wide and wide[0] and wide[2] == _where(node) and \
+                    isinstance(current, View) and current.ndim == 0:
+                # The loop where NumPy's scalar becomes an array (_Widen).
+                self.store_variable(name, self.to_expr(current), node,
+                                    wide=wide[:2])
+                continue
             if name in exclude or not isinstance(current, View) or \
                     self.var_containers.get(name) is current.container:
                 continue
@@ -1171,10 +1216,11 @@ class Translator:
                     "copy")
         self.store_variable(name, self.to_expr(value), node)
 
-    def store_variable(self, name, expr, node):
+    def store_variable(self, name, expr, node, wide=None):
         """Stores `expr` into variable `name`'s own container (made on the
-        first assignment) and binds the name to it."""
-        container = self.var_containers.get(name)
+        first assignment) and binds the name to it; with `wide` (shape,
+        dtype), a new container of that shape and type, `expr` broadcast."""
+        container = None if wide else self.var_containers.get(name)
         shape = [self.upper_extent(e, node) for e in expr.shape]
         if container is not None and not self._holds(container, shape, expr):
             if self.loop_depth > 0:
@@ -1190,22 +1236,43 @@ class Translator:
                         is_float(expr.dtype) and \
                         not is_float(container.dtype):
                     raise _Widen(name, error)
+                since = self.constructs[getattr(container, "depth", 0):]
+                if shape and not container.shape and since and \
+                        not any(maybe for _, maybe in since) and \
+                        all(as_idx(e).is_const() for e in expr.shape) and \
+                        (container.dtype == expr.dtype or
+                         is_float(expr.dtype)):
+                    # `s = 0.0; for k in range(n): s = s + c[k] * x ** k`:
+                    # NumPy's s is an array from the first iteration on.
+                    # Everything since its binding surely runs (else NumPy's
+                    # s would stay a scalar on some runs), so s can be that
+                    # array from the first loop entered since, broadcast;
+                    # code before that loop still reads the scalar.
+                    raise _Widen(name, error, shape, expr.dtype,
+                                 since[0][0])
                 raise error
             # Straight-line code: the name moves to a new array, as in
             # NumPy (`h = np.tanh(h @ W)` with W not square).
             container = None
         if container is None:
             dtype = expr.dtype
-            if name in self.widened and not shape and not is_float(dtype):
+            if self.widened.get(name, (None,))[0] == () and not shape and \
+                    not is_float(dtype):
                 # NumPy's scalar becomes a float at the loop's first
                 # float assignment; here it is one from the start (a loop
                 # that never runs leaves 0.0 for NumPy's int 0).
                 dtype = np.dtype(np.float64)
+            if wide:
+                shape, dtype = list(wide[0]), wide[1]
             container = self.new_transient(shape, dtype, name)
+            container.depth = len(self.constructs)
+            container.widened = bool(wide)
             self.var_containers[name] = container
         view = container.view()
         if expr.shape:
             view.shape = list(expr.shape)
+        elif container.shape and getattr(container, "widened", False):
+            view.shape = [as_idx(e) for e in container.shape]
         self.store(view, expr, cast=True)
         self.env[name] = view
 
@@ -1213,6 +1280,11 @@ class Translator:
         """Whether a variable's container can take a new value of `shape`
         (upper extents) and expr's type: the same rank, no extent larger,
         and for an array the same dtype (a scalar converts, as before)."""
+        if not shape and container.shape and \
+                getattr(container, "widened", False):
+            # A scalar assigned to a variable widened to an array (`s =
+            # 0.0` again in the loop) is broadcast, as its first binding.
+            return is_float(container.dtype) or not is_float(expr.dtype)
         if len(container.shape) != len(shape) or any(
                 n > c for n, c in zip(shape, container.shape)):
             return False
@@ -1232,7 +1304,7 @@ class Translator:
         # A unique name (the variable's, numbered when it is rebound or
         # shadows an argument) for reports and `recompute=`.
         if not hasattr(self, "_transient_names"):
-            self._transient_names = {a.arg for a in self.fdef.args.args}
+            self._transient_names = set(_param_names(self.fdef.args))
         name, k = clean, 0
         while name in self._transient_names:
             k += 1
@@ -1885,14 +1957,28 @@ class Translator:
         accept. The selection itself has a length known only at run
         time, so nothing else takes it."""
         mask = self.to_expr(values[id(items[masks[0]])])
-        if len(items) != 1 or len(mask.shape) != view.ndim or not all(
+        rank = len(mask.shape)
+        whole = all(isinstance(it, ast.Slice) and it.lower is None and
+                    it.upper is None and it.step is None
+                    for it in items[1:])
+        if masks[0] != 0 or not whole or rank > view.ndim or \
+                len(items) > view.ndim - rank + 1 or not all(
                 same_extent(a, b) for a, b in zip(mask.shape, view.shape)):
             raise self.unsupported(
                 node, "boolean mask indexing",
-                "only a mask of the array's own shape, alone in the "
-                "subscript, is supported (x[mask] = v, x[mask] += v, "
-                "np.sum/np.mean/np.prod of x[mask]); else use "
-                "np.where(mask, x, 0)")
+                "only a mask of the array's shape or of its leading "
+                "dimensions (rows: x[m], x[m, :]), first in the subscript, "
+                "is supported (x[mask] = v, x[mask] += v, np.sum/np.mean/"
+                "np.prod of x[mask]); else use np.where(mask, x, 0)")
+        if rank < view.ndim:
+            # Rows: the mask, computed once before any element changes,
+            # repeated along the trailing dimensions (a view that reads
+            # mask[i] at (i, j)), selects whole rows as NumPy's x[m].
+            m = self.materialize(mask, node, "mask")
+            rows = ViewLeaf(View(m.container, m.base,
+                                 list(m.shape) + list(view.shape[rank:])))
+            rows.origin = mask
+            mask = rows
         return Masked(view, mask)
 
     def masked_operands(self, args, node):
@@ -2257,9 +2343,7 @@ class Translator:
         if isinstance(node.op, ast.Invert):
             if isinstance(v, (bool, int)):
                 return ~v
-            e = self.to_expr(v)
-            if e.dtype == np.bool_:
-                return self.unary("not", e)
+            return self.invert(v, node)
         raise self.unsupported(node, "unary operator "
                                + type(node.op).__name__)
 
@@ -2307,6 +2391,10 @@ class Translator:
         if type(node.op) in _BITOPS:
             return self.bitwise(_BITOPS[type(node.op)], self.eval(node.left),
                                 self.eval(node.right), node)
+        if isinstance(node.op, (ast.LShift, ast.RShift)):
+            return self.shift("shl" if isinstance(node.op, ast.LShift)
+                              else "shr", self.eval(node.left),
+                              self.eval(node.right), node)
         if op is None:
             if isinstance(node.op, ast.MatMult):
                 return numpy_calls.matmul(self, self.eval(node.left),
@@ -2494,8 +2582,38 @@ class Translator:
         shape = self.broadcast_shapes(ea.shape, eb.shape)
         if ea.dtype == np.bool_ and eb.dtype == np.bool_:
             return Op(op, [ea, eb], shape, np.bool_)
-        dtype = np.result_type(ea.dtype, eb.dtype)
+        dtype = self.result_dtype("bit" + op, ea, eb)
         return Op("bit" + op, [ea, eb], shape, dtype)
+
+    def invert(self, v, node):
+        """`~`: logical not on bools, bitwise complement on integers."""
+        if isinstance(v, (bool, int)) and not isinstance(v, Idx):
+            return ~v
+        e = self.to_expr(v)
+        if e.dtype == np.bool_:
+            return self.unary("not", e)
+        if is_float(e.dtype):
+            raise self.error("ufunc 'invert' not supported for float "
+                             "operands", node)
+        return self.unary("bitnot", e)
+
+    def shift(self, op, a, b, node):
+        """`<<` and `>>` on integers, as NumPy: a count outside [0, bits)
+        shifts everything out (0, or -1 for a negative value shifted
+        right) where the hardware's result is undefined."""
+        if all(isinstance(v, (bool, int)) and not isinstance(v, Idx)
+               for v in (a, b)):
+            return a << b if op == "shl" else a >> b
+        ea, eb = self.to_expr(a), self.to_expr(b)
+        if is_float(ea.dtype) or is_float(eb.dtype):
+            name = "left_shift" if op == "shl" else "right_shift"
+            raise self.error(f"ufunc '{name}' not supported for float "
+                             "operands", node)
+        shape = self.broadcast_shapes(ea.shape, eb.shape)
+        dtype = self.result_dtype(op, ea, eb)
+        if dtype == np.bool_:
+            dtype = np.dtype(np.int64)
+        return Op(op, [ea, eb], shape, dtype)
 
     def logical(self, op, a, b):
         if isinstance(a, (bool, int)) and isinstance(b, (bool, int)) and \

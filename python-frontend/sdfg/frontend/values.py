@@ -263,9 +263,21 @@ class Masked:
 
 
 def same_mask(a, b):
-    """The same mask: one object, or reads of one array the same way
-    (each use of a mask variable reads its container anew)."""
-    return a is b or (isinstance(a, ViewLeaf) and isinstance(b, ViewLeaf)
-                      and a.view.container is b.view.container
-                      and a.view.base == b.view.base
-                      and a.view.shape == b.view.shape)
+    """The same mask: one object, reads of one array the same way (each
+    use of a mask variable reads its container anew), or the same
+    element-wise expression of such reads (`x[~m] * y[~m]`). A mask of
+    rows is compared by what it was computed from (its `origin`)."""
+    a, b = getattr(a, "origin", a), getattr(b, "origin", b)
+    if a is b:
+        return True
+    if isinstance(a, ViewLeaf) and isinstance(b, ViewLeaf):
+        return (a.view.container is b.view.container
+                and a.view.base == b.view.base
+                and a.view.shape == b.view.shape)
+    if isinstance(a, ConstLeaf) and isinstance(b, ConstLeaf):
+        return a.dtype == b.dtype and a.value == b.value
+    if isinstance(a, Op) and isinstance(b, Op):
+        return (a.op == b.op and a.dtype == b.dtype and a.shape == b.shape
+                and len(a.args) == len(b.args)
+                and all(same_mask(x, y) for x, y in zip(a.args, b.args)))
+    return False
