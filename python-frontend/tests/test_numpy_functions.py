@@ -368,3 +368,59 @@ def test_split_errors(fn, match):
     with pytest.raises(sdfg.FrontendError, match=match) as info:
         sdfg.program(fn)(np.ones((6, 2)))
     assert "test_numpy_functions.py:" in str(info.value)
+
+
+def convolutions(a, v, k):
+    return (np.convolve(a, v), np.convolve(a, v, mode="same"),
+            np.convolve(a, v, "valid"), np.convolve(v, a, "same"),
+            np.correlate(a, v), np.correlate(a, v, "full"),
+            np.correlate(v, a, "same"), np.correlate(a, k, "same"),
+            np.convolve(k, k), np.convolve(a * 2.0, k))
+
+
+@pytest.mark.parametrize("n,m", [(7, 3), (7, 4), (5, 5), (3, 8), (1, 4)])
+def test_convolve_and_correlate_match_numpy(n, m):
+    # Every mode, either operand longer: NumPy's windows (its correlate
+    # mirrors 'same' when it swaps a shorter first operand).
+    rng = np.random.default_rng(n * 10 + m)
+    a, v, k = rng.random(n), rng.random(m), np.arange(m)
+    for got, want in zip(sdfg.program(convolutions)(a, v, k),
+                         convolutions(a, v, k)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def smoothing_loss(A):
+    kernel = np.array([0.25, 0.5, 0.25])
+    s = np.convolve(A[0], kernel, "same")
+    c = np.correlate(A[1], A[0, :4], "valid")
+    return np.sum(s * s) + np.sum(c ** 3) + np.sum(np.convolve(A[2], A[1]))
+
+
+def test_convolve_and_correlate_gradients():
+    assert_forward_and_gradient(smoothing_loss,
+                                np.random.default_rng(10).random((3, 9)),
+                                np.random.default_rng(11))
+
+
+def convolve_empty(A):
+    return np.convolve(A[0, :0], A[0])
+
+
+def convolve_matrix(A):
+    return np.convolve(A, A[0])
+
+
+def convolve_bad_mode(A):
+    return np.convolve(A[0], A[1], "wrap")
+
+
+@pytest.mark.parametrize("fn,match", [
+    (convolve_empty, r"a cannot be empty"),
+    (convolve_matrix, r"np.convolve of an array of 2 dimensions"),
+    (convolve_bad_mode, r"mode must be one of"),
+])
+def test_convolve_errors(fn, match):
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(np.ones((6, 2)))
+    assert "test_numpy_functions.py:" in str(info.value)

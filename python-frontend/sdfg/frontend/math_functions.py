@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from . import numpy_calls as nc
-from .values import ConstLeaf, Idx, Op, as_idx, is_float
+from .values import ConstLeaf, Idx, Op, View, ViewLeaf, as_idx, is_float
 
 FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "round", "around", "round_", "trunc", "fix", "deg2rad",
@@ -32,7 +32,8 @@ FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "linalg.multi_dot", "logical_and", "logical_or", "logical_xor",
              "logical_not", "isclose", "allclose", "bitwise_and",
              "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
-             "left_shift", "right_shift", "cov", "corrcoef"}
+             "left_shift", "right_shift", "cov", "corrcoef", "convolve",
+             "correlate"}
 
 # Array methods with the signature of the function of the same name.
 METHODS = {"round", "cumprod"}
@@ -147,6 +148,11 @@ def call(tr, name, args, kwargs, node):
         a, b = (tr.to_expr(x) for x in args)
         return tr.binop("pow", Op("cast", [a], a.shape, np.float64),
                         Op("cast", [b], b.shape, np.float64))
+    if name in ("convolve", "correlate"):
+        only("mode")
+        return convolve(tr, name, arg(0, "a"), arg(1, "v"),
+                        arg(2, "mode", "full" if name == "convolve"
+                            else "valid"), node)
     if name in ("cov", "corrcoef"):
         if name == "cov":
             only("y", "rowvar", "bias", "ddof")
@@ -297,6 +303,72 @@ def average(tr, a, axis, weights, keepdims, node):
     tr.store(spread, w)
     den = nc.reduce(tr, "sum", spread, axis, keepdims, node)
     return tr.binop("div", num, den)
+
+
+def convolve(tr, name, a, v, mode, node):
+    """np.convolve and np.correlate of two vectors: the full result is a
+    loop over the shorter vector's elements, each adding the longer one,
+    scaled, into its window (direct convolution, as NumPy's; the autodiff
+    takes the loop like a time loop's); 'same' and 'valid' are windows of
+    it, where NumPy puts them. correlate(a, v) is convolve(a, v[::-1])."""
+    from . import shape_functions as sf
+    if mode not in ("full", "same", "valid"):
+        raise tr.error(f"np.{name}: mode must be one of 'valid', 'same' or "
+                       f"'full', not {mode!r}", node)
+    ea, ev = tr.to_expr(a), tr.to_expr(v)
+    for e, what in ((ea, "a"), (ev, "v")):
+        if len(e.shape) != 1:
+            raise tr.unsupported(node, f"np.{name} of an array of "
+                                 f"{len(e.shape)} dimensions",
+                                 "both operands must be vectors")
+        if not as_idx(e.shape[0]).is_const():
+            raise tr.unsupported(node, f"np.{name} of a loop-dependent "
+                                 "length")
+        if as_idx(e.shape[0]).const == 0:
+            raise tr.error(f"{what} cannot be empty", node)
+    va, vv = nc._as_view(tr, ea, node), nc._as_view(tr, ev, node)
+    if name == "correlate":
+        vv = sf._reversed(vv, 0)
+    n, m = as_idx(va.shape[0]).const, as_idx(vv.shape[0]).const
+    dtype = tr.result_dtype("mul", ViewLeaf(va), ViewLeaf(vv))
+    if dtype == np.bool_:
+        dtype = np.dtype(np.int64)
+    long, short = (va, vv) if n >= m else (vv, va)
+    big, small = max(n, m), min(n, m)
+    out = tr.transient_view([Idx(big + small - 1)], dtype, node, name)
+    tr.store(out, ConstLeaf(0, dtype))
+    with tr.control_section():
+        j = tr.em.fresh("i")
+        tr.iter_bounds[j] = (0, small - 1)
+        with tr.em.block(f"sdfg.loop {j} = 0 to {small} step 1"):
+            with tr.em.block("sdfg.state"):
+                at = Idx.of(j)
+                # Element j along the vectors' one view dimension (the
+                # container's other dimensions stay where the view fixed
+                # them: a row A[1] of a matrix).
+                window = View(out.container,
+                              [(o + at.scale(st), st, d) if d == 0
+                               else (o, st, d) for o, st, d in out.base],
+                              [Idx(big)])
+                scale = View(short.container,
+                             [(o + at.scale(st), st, None) if d == 0
+                              else (o, st, d) for o, st, d in short.base],
+                             [])
+                tr.store(window, tr.binop(
+                    "add", ViewLeaf(window),
+                    tr.binop("mul", ViewLeaf(long), ViewLeaf(scale))),
+                    cast=True)
+    if mode == "full":
+        return out
+    if mode == "same":
+        # NumPy's correlate swaps a shorter `a` with `v` and reverses the
+        # result: its window is the mirror of convolve's.
+        start = small // 2 if name == "correlate" and n < m else \
+            (small - 1) // 2
+        length = big
+    else:
+        start, length = small - 1, big - small + 1
+    return nc._window(out, 0, start, length)
 
 
 def covariance(tr, name, m, y, rowvar, bias, ddof, node):
