@@ -71,7 +71,41 @@ def argument_order(a):
     return bump(a) + np.sum(a) + bump(a)
 
 
+def rk4(y, k, dt, n):
+    # A lambda bound to a name, called with positional, keyword and
+    # default arguments; it reads k from the program (a closure).
+    f = lambda z, c=2.0: -k * z ** 3 / c  # noqa: E731
+    for _ in range(n):
+        k1 = f(y)
+        k2 = f(y + dt / 2 * k1)
+        k3 = f(z=y + dt / 2 * k2)
+        k4 = f(y + dt * k3, 1.0)
+        y = y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return np.sum(y)
+
+
+def late_binding(x, w):
+    # Python's lambdas read their free variables when called.
+    a = 1.0
+    g = lambda: x * a + w  # noqa: E731
+    first = np.sum(g())
+    a = 3.0
+    return first + np.sum(g() ** 2)
+
+
+def lambda_through_helper(x):
+    f = lambda z: np.tanh(z) * x[0]  # noqa: E731
+    return apply_twice(f, x)
+
+
+def apply_twice(f, v):
+    return np.sum(f(f(v)))
+
+
 CASES = [
+    (rk4, lambda r: (r.random(5), 0.5, 0.1, 10)),
+    (late_binding, lambda r: (r.random(4), r.random(4))),
+    (lambda_through_helper, lambda r: (r.random(4),)),
     (heat, lambda r: (r.random(10), 5)),
     (two_layers, lambda r: (r.random((4, 3)), r.random((3, 5)), r.random(5),
                             r.random((5, 2)), r.random(2))),
@@ -127,6 +161,33 @@ def bad_helper(x):
 
 def calls_bad_helper(x):
     return bad_helper(x) * 2.0
+
+
+def recursive_lambda(x):
+    f = lambda z: f(z)  # noqa: E731
+    return f(x)
+
+
+def lambda_rebound(x):
+    f = lambda z: z  # noqa: E731
+    f = lambda z: 2 * z  # noqa: E731
+    return f(x)
+
+
+def lambda_wrong_count(x):
+    f = lambda z: z  # noqa: E731
+    return f(x, x)
+
+
+@pytest.mark.parametrize("fn,match", [
+    (recursive_lambda, r"recursive call of a lambda"),
+    (lambda_rebound, r"'f' bound to a lambda and assigned again"),
+    (lambda_wrong_count, r"<lambda>\(\) takes 1 arguments, got 2"),
+])
+def test_lambda_errors(fn, match):
+    with pytest.raises(sdfg.FrontendError, match=match) as info:
+        sdfg.program(fn)(np.ones(3))
+    assert "test_calls.py:" in str(info.value)
 
 
 def test_recursion_and_errors_in_helpers_are_located():

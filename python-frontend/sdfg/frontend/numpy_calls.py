@@ -278,6 +278,15 @@ class UserFunction:
         self.fn = fn
 
 
+class LocalLambda:
+    """A lambda of the program (`f = lambda z: -k * z ** 3`): its body is
+    evaluated at each call, in the scope it was defined in as that scope
+    is then (Python's late binding), with the parameters bound."""
+
+    def __init__(self, node, defaults, scope):
+        self.node, self.defaults, self.scope = node, defaults, scope
+
+
 def numpy_attribute(tr, attr, node):
     if attr in _DTYPES:
         return _DTYPES[attr]
@@ -319,6 +328,8 @@ def call(tr, node):
         return numpy_call(tr, func.name, args, kwargs, node)
     if isinstance(func, UserFunction):
         return tr.inline_call(func.fn, args, kwargs, node)
+    if isinstance(func, LocalLambda):
+        return tr.call_lambda(func, args, kwargs, node)
     if isinstance(func, BoundMethod):
         return method_call(tr, func.obj, func.name, args, kwargs, node)
     from . import math_functions

@@ -202,6 +202,7 @@ class Translator:
         self.permute_depth = 0
         self.statements = []  # open _Statement scopes, innermost last
         self.inlining = [fn]  # the functions being translated, for errors
+        self.lambdas = []  # the lambdas being called (recursion is an error)
         self.sig = Signature()
         self.current_node = self.fdef
         self.globals = dict(fn.__globals__)
@@ -452,6 +453,53 @@ class Translator:
              self.statements) = saved
             em.buffer, em.indent = saved_buffer, saved_indent
         return result
+
+    def eval_Lambda(self, node):
+        a = node.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            raise self.unsupported(node, "lambda with *args, **kwargs or "
+                                   "keyword-only parameters")
+        # Defaults are evaluated where the lambda is defined, as Python's.
+        defaults = [self.eval(d) for d in a.defaults]
+        scope = (self.env, self.globals, self.filename, self.firstline)
+        return numpy_calls.LocalLambda(node, defaults, scope)
+
+    def call_lambda(self, lam, args, kwargs, node):
+        names = [p.arg for p in lam.node.args.args]
+        if len(args) > len(names):
+            raise self.error(f"<lambda>() takes {len(names)} arguments, got "
+                             f"{len(args)}", node)
+        bound = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in bound:
+                raise self.error(f"<lambda>() got an unexpected or repeated "
+                                 f"argument '{k}'", node)
+            bound[k] = v
+        for n, d in zip(names[len(names) - len(lam.defaults):],
+                        lam.defaults):
+            bound.setdefault(n, d)
+        missing = [n for n in names if n not in bound]
+        if missing:
+            raise self.error(f"<lambda>() missing argument '{missing[0]}'",
+                             node)
+        if any(lam is active for active in self.lambdas):
+            raise self.unsupported(node, "recursive call of a lambda")
+        env, globals_, filename, firstline = lam.scope
+        saved = (self.env, self.globals, self.filename, self.firstline)
+        shadowed = {n: env[n] for n in names if n in env}
+        self.env, self.globals = env, globals_
+        self.filename, self.firstline = filename, firstline
+        env.update(bound)
+        self.lambdas.append(lam)
+        try:
+            return self.eval(lam.node.body)
+        finally:
+            self.lambdas.pop()
+            for n in names:
+                env.pop(n, None)
+            env.update(shadowed)
+            (self.env, self.globals, self.filename,
+             self.firstline) = saved
 
     def visit_Pass(self, node):
         pass
@@ -1153,6 +1201,13 @@ class Translator:
                                    "np.einsum's subscripts")
         count = self.assign_counts.get(name, 0)
         existing = self.env.get(name)
+        if isinstance(value, numpy_calls.LocalLambda):
+            if count > 1:
+                raise self.unsupported(
+                    node, f"'{name}' bound to a lambda and assigned again",
+                    "bind each lambda to a name of its own, once")
+            self.env[name] = value
+            return
         # Integers and bools assigned once are compile-time or symbolic
         # values (sizes, index arithmetic): no container needed.
         if isinstance(value, (int, bool, np.integer, np.bool_, Idx)) and \
