@@ -102,7 +102,24 @@ def apply_twice(f, v):
     return np.sum(f(f(v)))
 
 
+def nested_functions(x, k, out):
+    def rhs(z, c=2.0):
+        # Free variables (k) are read from the program; y is its own.
+        y = -k * z ** 3 / c
+        return y
+
+    def record(i, v):
+        out[i] = np.sum(v)  # an update of the program's array
+
+    y = x
+    for i in range(3):
+        y = y + 0.1 * rhs(y)
+        record(i, y)
+    return np.sum(y) + np.sum(rhs(y, c=4.0))
+
+
 CASES = [
+    (nested_functions, lambda r: (r.random(5), 0.5, np.zeros(3))),
     (rk4, lambda r: (r.random(5), 0.5, 0.1, 10)),
     (late_binding, lambda r: (r.random(4), r.random(4))),
     (lambda_through_helper, lambda r: (r.random(4),)),
@@ -179,7 +196,14 @@ def lambda_wrong_count(x):
     return f(x, x)
 
 
+def recursive_nested(x):
+    def f(z):
+        return f(z * 0.5)
+    return f(x)
+
+
 @pytest.mark.parametrize("fn,match", [
+    (recursive_nested, r"recursive call of f"),
     (recursive_lambda, r"recursive call of a lambda"),
     (lambda_rebound, r"'f' bound to a lambda and assigned again"),
     (lambda_wrong_count, r"<lambda>\(\) takes 1 arguments, got 2"),

@@ -278,6 +278,14 @@ class UserFunction:
         self.fn = fn
 
 
+class LocalFunction:
+    """A function defined in the program (`def rhs(z): ...`), called:
+    inlined, reading free variables from its defining scope."""
+
+    def __init__(self, node, defaults, scope):
+        self.node, self.defaults, self.scope = node, defaults, scope
+
+
 class LocalLambda:
     """A lambda of the program (`f = lambda z: -k * z ** 3`): its body is
     evaluated at each call, in the scope it was defined in as that scope
@@ -330,6 +338,8 @@ def call(tr, node):
         return tr.inline_call(func.fn, args, kwargs, node)
     if isinstance(func, LocalLambda):
         return tr.call_lambda(func, args, kwargs, node)
+    if isinstance(func, LocalFunction):
+        return tr.call_local(func, args, kwargs, node)
     if isinstance(func, BoundMethod):
         return method_call(tr, func.obj, func.name, args, kwargs, node)
     from . import math_functions

@@ -9,6 +9,7 @@ become sdfg.loop / sdfg.while, conditionals sdfg.if.
 
 import ast
 import builtins
+import collections
 import contextlib
 import copy
 import inspect
@@ -359,31 +360,73 @@ class Translator:
             raise self.unsupported(node, f"call of {fn.__name__}")
         lower_iteration(fdef)
         lower_loop_exits(fdef)
+        positional = [p.arg for p in fdef.args.posonlyargs + fdef.args.args]
+        defaults = dict(zip(
+            positional[len(positional) - len(fn.__defaults__ or ()):],
+            fn.__defaults__ or ()))
+        defaults.update(fn.__kwdefaults__ or {})
+        globals_ = dict(fn.__globals__)
+        if fn.__closure__:
+            for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                globals_[var] = cell.cell_contents
+        return self._inline(fn, fdef, args, kwargs, defaults,
+                            (None, globals_, filename, firstline), node)
+
+    def visit_FunctionDef(self, node):
+        """A function defined in the program: called like a helper
+        (inlined), its free variables read from the defining scope as they
+        are at the call (a closure), its defaults evaluated here."""
+        for d in node.decorator_list:
+            raise self.unsupported(d, "decorated nested function")
+        a = node.args
+        positional = [p.arg for p in a.posonlyargs + a.args]
+        defaults = dict(zip(positional[len(positional) - len(a.defaults):],
+                            (self.eval(d) for d in a.defaults)))
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if d is not None:
+                defaults[p.arg] = self.eval(d)
+        if self.assign_counts.get(node.name, 0) > 0 or sum(
+                1 for n in ast.walk(self.fdef) if isinstance(
+                    n, ast.FunctionDef) and n.name == node.name) > 1:
+            raise self.unsupported(
+                node, f"'{node.name}' defined more than once or assigned",
+                "give each nested function a name of its own")
+        self.env[node.name] = numpy_calls.LocalFunction(
+            node, defaults,
+            (self.env, self.globals, self.filename, self.firstline))
+
+    def call_local(self, local, args, kwargs, node):
+        return self._inline(local, local.node, args, kwargs, local.defaults,
+                            local.scope, node)
+
+    def _inline(self, fn, fdef, args, kwargs, defaults, scope, node):
+        """Inlines `fdef` (see inline_call); `scope` = (the enclosing env
+        its free variables read, or None for a module-level function;
+        globals; file; first line)."""
+        name = fdef.name
+        if fn in self.inlining:
+            raise self.unsupported(node, f"recursive call of {name}")
         a = fdef.args
         if a.vararg or a.kwarg:
-            raise self.unsupported(node, f"call of {fn.__name__}",
+            raise self.unsupported(node, f"call of {name}",
                                    "*args and **kwargs parameters are not "
                                    "supported (name each parameter)")
         names = _param_names(a)
         positional = [p.arg for p in a.posonlyargs + a.args]
         if len(args) > len(positional):
-            raise self.error(f"{fn.__name__}() takes {len(positional)} "
+            raise self.error(f"{name}() takes {len(positional)} "
                              f"positional arguments, got {len(args)}", node)
         bound = dict(zip(positional, args))
         for k, v in kwargs.items():
             if k not in names or k in bound or \
                     k in (p.arg for p in a.posonlyargs):
-                raise self.error(f"{fn.__name__}() got an unexpected or "
+                raise self.error(f"{name}() got an unexpected or "
                                  f"repeated argument '{k}'", node)
             bound[k] = v
-        defaults = dict(zip(
-            positional[len(positional) - len(fn.__defaults__ or ()):],
-            fn.__defaults__ or ()))
-        defaults.update(fn.__kwdefaults__ or {})
         for n in names:
             if n not in bound:
                 if n not in defaults:
-                    raise self.error(f"{fn.__name__}() missing argument "
+                    raise self.error(f"{name}() missing argument "
                                      f"'{n}'", node)
                 bound[n] = defaults[n]
         # Python evaluates arguments to objects: a computed array is a new
@@ -411,15 +454,15 @@ class Translator:
                 done.lines.clear()
                 done.sources.clear()
                 done.dataflow = False
-        globals_ = dict(fn.__globals__)
-        if fn.__closure__:
-            for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-                globals_[var] = cell.cell_contents
+        enclosing, globals_, filename, firstline = scope
         saved = (self.env, self.var_containers, self.assign_counts,
                  self.rebind_counts, self.inplace_names, self.globals,
                  self.filename, self.firstline, self.permute_depth,
                  self.statements)
-        self.env = bound
+        # A nested function's names are its own (parameters and what it
+        # assigns); others read the defining scope, as Python's closures.
+        self.env = bound if enclosing is None else \
+            collections.ChainMap(bound, enclosing)
         self.var_containers = {}
         self.assign_counts = _count_assignments(fdef)
         self.rebind_counts = _count_assignments(fdef, augmented=False)
@@ -532,9 +575,10 @@ class Translator:
             return  # docstring
         if isinstance(node.value, ast.Call):
             func = node.value.func
-            helper = isinstance(func, ast.Name) and \
-                func.id not in self.env and \
-                isinstance(self.globals.get(func.id), types.FunctionType)
+            helper = isinstance(func, ast.Name) and (
+                (func.id not in self.env and isinstance(
+                    self.globals.get(func.id), types.FunctionType)) or
+                isinstance(self.env.get(func.id), numpy_calls.LocalFunction))
             # np.add.at(x, idx, v) updates x in place.
             add_at = isinstance(func, ast.Attribute) and func.attr == "at" \
                 and isinstance(func.value, ast.Attribute) and \
