@@ -51,7 +51,7 @@ def k_with(A):
 
 
 def k_lambda(A):
-    f = lambda x: x  # here
+    f = lambda *x: x  # here
     A[0, 0] = 1.0
 
 
@@ -100,7 +100,8 @@ def k_global_array(A):
 
 
 def k_nested_def(A):
-    def inner(x):  # here
+    @staticmethod  # here
+    def inner(x):
         return x
     A[0, 0] = 1.0
 
@@ -188,7 +189,8 @@ def k_bad_dtype(A):
 CASES = [
     (k_try, (A,), "try", None),
     (k_with, (A,), "with", None),
-    (k_lambda, (A,), "lambda", None),
+    (k_lambda, (A,), "lambda with *args, **kwargs or keyword-only parameters",
+     None),
     (k_dictcomp, (A,), "dict comprehension", None),
     (k_dict, (A,), "dict", None),
     (k_print, (A,), "call of print", "only NumPy functions"),
@@ -198,7 +200,7 @@ CASES = [
     (k_while_else, (A, 3), "while-else", None),
     (k_early_return, (A,), "return", "last statement"),
     (k_global_array, (A,), "global array 'GLOBAL_ARRAY'", "arguments"),
-    (k_nested_def, (A,), "nested function", None),
+    (k_nested_def, (A,), "decorated nested function", None),
     (k_linalg, (A,), "np.linalg.svd",
      "only norm, solve, inv, det, slogdet, cholesky, eigh"),
     (k_mask, (A,), "boolean mask indexing", "np.where"),

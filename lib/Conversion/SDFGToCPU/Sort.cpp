@@ -1,16 +1,18 @@
-//===- Sort.cpp - Lower sdfg.argsort and sdfg.searchsorted
-//-----------------===//
+//===- Sort.cpp - Lower sdfg.argsort and sdfg.searchsorted ---------------===//
 //
-// sdfg.argsort as a stable bottom-up merge sort, one line along the axis at
-// a time, emitted as scf loops rather than a call: libc's qsort is not
-// stable (NumPy's `kind="stable"` is, and a gradient through a sort must
-// pick one element among equal keys consistently with the forward) and its
-// comparator would reach the keys through global state. The sort moves
-// (key, position) pairs between two pairs of scratch buffers, so that each
-// merge pass reads its keys contiguously rather than through the
-// positions; the buffer pair a pass reads is selected by a loop-carried
-// flag (arith.select on memrefs) instead of copying back after each pass.
-// sdfg.searchsorted is a binary search per value in the same order.
+// sdfg.argsort sorts one line along the axis at a time, emitted as scf
+// loops rather than a call: libc's qsort is not stable (NumPy's
+// `kind="stable"` is, and a gradient through a sort must pick one element
+// among equal keys consistently with the forward) and its comparator would
+// reach the keys through global state. Lines of 256 and more are sorted by
+// a least significant digit radix sort of the keys mapped to unsigned
+// integers in NumPy's order (linear work, no compare chains); shorter ones
+// by a bottom-up merge sort. Both move (key, position) pairs between two
+// pairs of scratch buffers, so that each pass reads its keys contiguously
+// rather than through the positions; the buffer pair a pass reads is
+// selected by a flag (arith.select on memrefs) instead of copying back
+// after each pass. sdfg.searchsorted is a binary search per value in the
+// same order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,6 +133,169 @@ void emitInsertionRuns(OpBuilder &b, Location loc, Value keys, Value pos,
   memref::StoreOp::create(b, loc, p, pos, shift.getResult(0));
 }
 
+/// `x` as an unsigned 64-bit integer in NumPy's order: the sign bit of
+/// integers flipped; for floats, the IEEE bits with all bits flipped for
+/// negatives and the sign bit for the rest, -0.0 made +0.0 (NumPy's sort
+/// compares them equal, so they keep their order) and every NaN the
+/// largest key (after +inf, in their order).
+Value orderedKey(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  Type bits = b.getIntegerType(width), i64 = b.getI64Type();
+  auto constant = [&](Type t, APInt v) -> Value {
+    return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+  };
+  Value sign = constant(bits, APInt::getSignMask(width));
+  Value u;
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    Value zero = arith::ConstantOp::create(b, loc, ft, b.getFloatAttr(ft, 0));
+    Value plain = arith::BitcastOp::create(
+        b, loc, bits, arith::AddFOp::create(b, loc, x, zero));
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, plain,
+                              constant(bits, APInt(width, 0)));
+    Value ones = constant(bits, APInt::getAllOnes(width));
+    Value flip = arith::SelectOp::create(b, loc, negative, ones, sign);
+    u = arith::XOrIOp::create(b, loc, plain, flip);
+    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    u = arith::SelectOp::create(b, loc, nan, ones, u);
+  } else {
+    u = arith::XOrIOp::create(b, loc, x, sign);
+  }
+  return width < 64 ? arith::ExtUIOp::create(b, loc, i64, u).getResult() : u;
+}
+
+/// The positions that sort `n` keys (`load(k)`) stably, by a least
+/// significant digit radix sort of their ordered keys (orderedKey), 8 bits
+/// a pass: one pass counts every digit's values, then each pass whose
+/// digit is not the same for all keys scatters (key, position) pairs to
+/// their digit's next slot. Linear in n: past a few thousand elements
+/// several times faster than the merge sort, whose passes are chains of
+/// dependent compares. Calls `store(k, position)` for the result.
+constexpr int64_t kDigitBits = 8;
+
+void emitRadixArgsort(OpBuilder &b, Location loc, Value n, unsigned width,
+                      function_ref<Value(Value)> load,
+                      function_ref<void(Value, Value)> store) {
+  Type i64 = b.getI64Type(), idx = b.getIndexType();
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto c64 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  };
+  const int64_t passes = (width + kDigitBits - 1) / kDigitBits,
+                radix = int64_t(1) << kDigitBits;
+  auto buffer = [&](Type elt) -> Value {
+    return memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, elt), ValueRange{n});
+  };
+  Value keys[2] = {buffer(i64), buffer(i64)};
+  Value pos[2] = {buffer(i64), buffer(i64)};
+  Value counts = memref::AllocOp::create(
+      b, loc, MemRefType::get({passes, radix}, idx), ValueRange{});
+  Value zero = cst(0), one = cst(1);
+  auto digit = [&](Value u, int64_t d) -> Value {
+    Value shifted =
+        d ? arith::ShRUIOp::create(b, loc, u, c64(kDigitBits * d)).getResult()
+          : u;
+    return arith::IndexCastUIOp::create(
+        b, loc, idx, arith::AndIOp::create(b, loc, shifted, c64(radix - 1)));
+  };
+  {
+    auto d = scf::ForOp::create(b, loc, zero, cst(passes), one);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(d.getBody());
+    auto v = scf::ForOp::create(b, loc, zero, cst(radix), one);
+    b.setInsertionPointToStart(v.getBody());
+    memref::StoreOp::create(
+        b, loc, zero, counts,
+        ValueRange{d.getInductionVar(), v.getInductionVar()});
+  }
+  {
+    auto fill = scf::ForOp::create(b, loc, zero, n, one);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(fill.getBody());
+    Value k = fill.getInductionVar();
+    Value u = orderedKey(b, loc, load(k));
+    memref::StoreOp::create(b, loc, u, keys[0], k);
+    memref::StoreOp::create(b, loc, arith::IndexCastOp::create(b, loc, i64, k),
+                            pos[0], k);
+    for (int64_t d = 0; d < passes; ++d) {
+      SmallVector<Value> at = {cst(d), digit(u, d)};
+      Value c = memref::LoadOp::create(b, loc, counts, at);
+      memref::StoreOp::create(b, loc, arith::AddIOp::create(b, loc, c, one),
+                              counts, at);
+    }
+  }
+  // Counts to first slots; a digit whose value all keys share (the high
+  // bytes of small integers, the exponent of values of one binade) needs
+  // no pass.
+  Value first = memref::LoadOp::create(b, loc, keys[0], zero);
+  Value flipped = arith::ConstantIntOp::create(b, loc, 0, 1);
+  for (int64_t d = 0; d < passes; ++d) {
+    Value shared = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        memref::LoadOp::create(b, loc, counts,
+                               ValueRange{cst(d), digit(first, d)}),
+        n);
+    auto sums =
+        scf::ForOp::create(b, loc, zero, cst(radix), one, ValueRange{zero});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sums.getBody());
+      SmallVector<Value> at = {cst(d), sums.getInductionVar()};
+      Value c = memref::LoadOp::create(b, loc, counts, at);
+      Value running = sums.getRegionIterArg(0);
+      memref::StoreOp::create(b, loc, running, counts, at);
+      scf::YieldOp::create(
+          b, loc, ValueRange{arith::AddIOp::create(b, loc, running, c)});
+    }
+    auto pass = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, shared,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&pass.getThenRegion().front());
+      scf::YieldOp::create(b, loc, ValueRange{flipped});
+      b.setInsertionPointToStart(&pass.getElseRegion().front());
+      auto pick = [&](Value *pair, bool source) -> Value {
+        return arith::SelectOp::create(b, loc, flipped, pair[source ? 1 : 0],
+                                       pair[source ? 0 : 1]);
+      };
+      Value srcKeys = pick(keys, true), srcPos = pick(pos, true);
+      Value dstKeys = pick(keys, false), dstPos = pick(pos, false);
+      auto scatter = scf::ForOp::create(b, loc, zero, n, one);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(scatter.getBody());
+        Value k = scatter.getInductionVar();
+        Value u = memref::LoadOp::create(b, loc, srcKeys, k);
+        SmallVector<Value> at = {cst(d), digit(u, d)};
+        Value slot = memref::LoadOp::create(b, loc, counts, at);
+        memref::StoreOp::create(
+            b, loc, arith::AddIOp::create(b, loc, slot, one), counts, at);
+        memref::StoreOp::create(b, loc, u, dstKeys, slot);
+        memref::StoreOp::create(
+            b, loc, memref::LoadOp::create(b, loc, srcPos, k), dstPos, slot);
+      }
+      Value trueV = arith::ConstantIntOp::create(b, loc, 1, 1);
+      scf::YieldOp::create(
+          b, loc, ValueRange{arith::XOrIOp::create(b, loc, flipped, trueV)});
+    }
+    flipped = pass.getResult(0);
+  }
+  Value sorted = arith::SelectOp::create(b, loc, flipped, pos[1], pos[0]);
+  {
+    auto copy = scf::ForOp::create(b, loc, zero, n, one);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(copy.getBody());
+    Value k = copy.getInductionVar();
+    store(k, memref::LoadOp::create(b, loc, sorted, k));
+  }
+  for (Value buf : {keys[0], keys[1], pos[0], pos[1], counts})
+    memref::DeallocOp::create(b, loc, buf);
+}
+
 /// The loop nest over [lbs, ubs) calling `body` with the induction
 /// variables, its first dimension an scf.parallel when `parallel` (the
 /// sort's lines, the search's values).
@@ -154,6 +319,9 @@ void emitNest(OpBuilder &b, Location loc, ArrayRef<Value> lbs,
 }
 
 } // namespace
+
+/// Lines at least this long are sorted by radix sort (emitRadixArgsort).
+constexpr int64_t kMinRadixSort = 256;
 
 LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
   Location loc = op.getLoc();
@@ -180,6 +348,34 @@ LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
       idx.insert(idx.begin() + axis, k);
       return idx;
     };
+    // Long lines by radix sort, short ones (where its 256-entry counts
+    // per byte cost more than the merge passes) by merge sort; decided
+    // here when the length is static, else at run time.
+    OpBuilder::InsertionGuard guard(b);
+    auto radixSort = [&] {
+      emitRadixArgsort(
+          b, loc, n, key.getIntOrFloatBitWidth(),
+          [&](Value k) -> Value {
+            return memref::LoadOp::create(b, loc, a, at(k));
+          },
+          [&](Value k, Value p) {
+            memref::StoreOp::create(b, loc, p, result, at(k));
+          });
+    };
+    int64_t length = type.getDimSize(axis);
+    if (!ShapedType::isDynamic(length)) {
+      if (length >= kMinRadixSort)
+        return radixSort();
+    } else {
+      auto choice = scf::IfOp::create(
+          b, loc, TypeRange{},
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, n,
+                                cst(kMinRadixSort)),
+          /*withElseRegion=*/true);
+      b.setInsertionPoint(choice.getThenRegion().front().getTerminator());
+      radixSort();
+      b.setInsertionPoint(choice.getElseRegion().front().getTerminator());
+    }
     Value zero = cst(0), one = cst(1);
     auto buffer = [&](Type elt) -> Value {
       return memref::AllocOp::create(

@@ -4,9 +4,10 @@
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 
 // argsort on the GPU target runs on the host between the kernels (launches
-// are synchronous), one line after another, on containers in unified
-// memory: the keys a kernel writes and the positions a kernel reads stay
-// host-shared; the arguments, touched by kernels only, move to the device.
+// are synchronous), one line after another (lines of 256: by radix sort),
+// on containers in unified memory: the keys a kernel writes and the
+// positions a kernel reads stay host-shared; the arguments, touched by
+// kernels only, move to the device.
 // CHECK-LABEL: func.func @sorted_squares
 // CHECK: gpu.alloc async [%{{.*}}] () : memref<4x256xf64>
 // CHECK: %[[KEYS:.*]] = gpu.alloc host_shared () : memref<4x256xf64>
@@ -18,7 +19,7 @@
 // CHECK-NOT: scf.parallel
 // CHECK: scf.for
 // CHECK: memref.load %[[KEYS]]
-// CHECK: scf.while
+// CHECK: arith.bitcast %{{.*}} : f64 to i64
 // CHECK: memref.store %{{.*}}, %[[POS]]
 // CHECK: gpu.launch
 // CHECK: memref.load %[[POS]]

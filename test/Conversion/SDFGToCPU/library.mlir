@@ -338,8 +338,41 @@ sdfg.sdfg @argsort_columns(%a: memref<64x512xf32>, %p: memref<64x512xi64>) {
   }
 }
 
-// Integer keys compare signed.
+// Lines of 256 and more: a radix sort of the keys' ordered bits (-0.0
+// made +0.0, negatives all bits flipped, others the sign bit, NaNs the
+// largest key), one byte a pass: the counts of all 8 bytes in one sweep,
+// then a scatter per byte of (key, position) into its byte's next slot.
+// CHECK-LABEL: func.func @argsort_long
+// CHECK: %[[COUNTS:.*]] = memref.alloc() : memref<8x256xindex>
+// CHECK: %[[X:.*]] = memref.load %{{.*}} : memref<4096xf64>
+// CHECK: %[[PLUS:.*]] = arith.addf %[[X]], %{{.*}} : f64
+// CHECK-NEXT: %[[BITS:.*]] = arith.bitcast %[[PLUS]] : f64 to i64
+// CHECK-NEXT: %{{.*}} = arith.constant 0 : i64
+// CHECK-NEXT: %[[NEG:.*]] = arith.cmpi slt, %[[BITS]], %{{.*}} : i64
+// CHECK: %[[FLIP:.*]] = arith.select %[[NEG]], %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[U:.*]] = arith.xori %[[BITS]], %[[FLIP]] : i64
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f64
+// CHECK-NEXT: %[[KEY:.*]] = arith.select %[[NAN]], %{{.*}}, %[[U]] : i64
+// CHECK: arith.shrui %[[KEY]], %{{.*}} : i64
+// The scatter of the lowest byte, skipped where all keys share it.
+// CHECK: scf.if %{{.*}} -> (i1)
+// CHECK: } else {
+// CHECK: %[[K:.*]] = memref.load %{{.*}} : memref<?xi64>
+// CHECK-NEXT: %{{.*}} = arith.andi %[[K]], %{{.*}} : i64
+// CHECK: %[[SLOT:.*]] = memref.load %[[COUNTS]]
+// CHECK: memref.store %[[K]], %{{.*}}[%[[SLOT]]] : memref<?xi64>
+// CHECK-NOT: scf.while
+// CHECK: memref.dealloc %[[COUNTS]]
+sdfg.sdfg @argsort_long(%a: memref<4096xf64>, %p: memref<4096xi64>) {
+  sdfg.state {
+    sdfg.argsort %a axis 0 -> %p : memref<4096xf64> -> memref<4096xi64>
+  }
+}
+
+// Integer keys compare signed (lines of unknown length: radix or merge
+// sort, chosen at run time).
 // CHECK-LABEL: func.func @argsort_ints
+// CHECK: arith.cmpi sge, %{{.*}}, %c256 : index
 // CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i32
 sdfg.sdfg @argsort_ints(%a: memref<?xi32>, %p: memref<?xi64>) {
   sdfg.state {

@@ -635,9 +635,12 @@ def SDFG_ArgsortOp : SDFG_LibraryOp<"argsort"> {
     `axis` that put each line of `a` along that axis in ascending order,
     as NumPy's `argsort(a, axis, kind="stable")`: equal elements keep their
     order, and NaNs go last. `a` holds floats or integers; `result` must
-    not alias it. A stable bottom-up merge sort of (key, position) pairs
-    in two scratch buffers of the line's length, lines in parallel on the
-    CPU; on the GPU it runs on the host over unified memory.
+    not alias it. Lines of 256 and more: a stable radix sort, a byte per
+    pass, of the keys mapped to unsigned integers in that order (-0.0 and
+    0.0 equal); shorter ones: a stable bottom-up merge sort; both move
+    (key, position) pairs between two scratch buffers of the line's
+    length, lines in parallel on the CPU; on the GPU it runs on the host
+    over unified memory.
 
     The op has no gradient (its result is integer): a sort is a gather by
     these positions, whose reversal scatters the gradient back.
