@@ -211,6 +211,47 @@ CASES += [
     (spectral_steps, lambda r: (separated(r, 5), 3)),
     (projector, lambda r: (separated(r, 7),)),
 ]
+
+
+def qr_loss(A, W):
+    Q, R = np.linalg.qr(A)
+    return np.sum(Q * W) + np.sum(np.sin(R))
+
+
+def qr_r_only(A):
+    R = np.linalg.qr(A, mode="r")
+    return np.sum(R ** 2 * np.arange(A.shape[1]))
+
+
+def least_squares(A, b):
+    # x = R^-1 Q^T b, the least-squares solution of the tall system.
+    Q, R = np.linalg.qr(A)
+    x = np.linalg.solve(R, Q.T @ b)
+    return np.sum(x ** 2) + np.sum((A @ x - b) ** 2)
+
+
+def subspace_iteration(A, Z):
+    # Orthogonal iteration towards the dominant 2-d invariant subspace.
+    Q, R = np.linalg.qr(Z)
+    for k in range(3):
+        Q, R = np.linalg.qr(A @ Q)
+    return np.sum((Q.T @ A @ Q) ** 2)
+
+
+def qr_of_transposed(A):
+    Q, R = np.linalg.qr(A.T)
+    return np.sum(Q[:, 0] ** 3) + np.trace(R)
+
+
+CASES += [
+    (qr_loss, lambda r: (r.standard_normal((7, 4)),
+                         r.standard_normal((7, 4)))),
+    (qr_r_only, lambda r: (r.standard_normal((6, 6)),)),
+    (least_squares, lambda r: (r.standard_normal((8, 3)),
+                               r.standard_normal(8))),
+    (subspace_iteration, lambda r: (spd(r, 6), r.standard_normal((6, 2)))),
+    (qr_of_transposed, lambda r: (r.standard_normal((3, 5)),)),
+]
 IDS = [c[0].__name__ for c in CASES]
 
 
@@ -231,6 +272,52 @@ def test_eigh_matches_numpy():
     # Of the symmetric matrix with A's lower triangle.
     M = np.tril(A) + np.tril(A, -1).T
     np.testing.assert_allclose(M @ V, V * w, atol=1e-12)
+
+
+def qr_modes(A):
+    Q, R = np.linalg.qr(A)
+    return Q, R, np.linalg.qr(A, "r"), np.linalg.qr(A[:2], "complete")[0]
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (5, 5), (3, 5)])
+def test_qr_matches_numpy(shape):
+    # LAPACK's geqrf and orgqr as NumPy calls them: the same factors, signs
+    # included; a wide matrix's reduced R is k x n.
+    A = np.random.default_rng(sum(shape)).standard_normal(shape)
+    for got, want in zip(sdfg.program(qr_modes)(A), qr_modes(A)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+
+
+def wide_qr_gradient(A):
+    return np.sum(np.linalg.qr(A, "r"))
+
+
+def complete_tall(A):
+    return np.linalg.qr(A, mode="complete")[0]
+
+
+def qr_of_stack(A):
+    return np.linalg.qr(A)[0]
+
+
+def test_qr_rejections():
+    with pytest.raises(sdfg.FrontendError, match=r"mode 'complete' of a "
+                       r"matrix with more rows than columns"):
+        sdfg.program(complete_tall)(np.ones((4, 2)))
+    with pytest.raises(sdfg.FrontendError, match=r"np.linalg.qr of a 3-d"):
+        sdfg.program(qr_of_stack)(np.ones((2, 3, 3)))
+    with pytest.raises(sdfg.ToolError, match=r"autodiff of qr needs at "
+                       r"least as many rows as columns \(got 3 x 5\)"):
+        sdfg.grad(wide_qr_gradient, ["A"])(np.ones((3, 5)))
+
+
+def test_qr_gradient_of_rank_deficient_matrix_raises():
+    # R is singular: the gradient's solve raises as NumPy's solve would.
+    A = np.ones((4, 2))
+    with pytest.raises(np.linalg.LinAlgError, match=r"Singular matrix "
+                       r"\(np.linalg.qr at .*test_linalg.py:\d+"):
+        sdfg.grad(qr_r_only, ["A"])(np.hstack([A[:, :1], 2 * A[:, :1]]))
 
 
 def test_eigenvalue_gradient_is_analytic():

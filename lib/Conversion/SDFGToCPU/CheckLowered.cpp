@@ -70,11 +70,11 @@ struct CheckLoweredPass
           }
           if (auto fn = dyn_cast<FunctionOpInterface>(inner)) {
             failed = true;
-            fn->emitError() << "function @" << fn.getName()
-                            << " is not lowered to the LLVM dialect: its "
-                               "type "
-                            << fn.getFunctionType()
-                            << " has no LLVM form in this pipeline";
+            fn->emitError()
+                << "function @" << fn.getName()
+                << " is not lowered to the LLVM dialect: its "
+                   "type "
+                << fn.getFunctionType() << " has no LLVM form in this pipeline";
             found = true;
             continue;
           }

@@ -1,7 +1,7 @@
 //===- LinearSolve.cpp - Lower sdfg's dense linear algebra to LAPACK ------===//
 //
 // sdfg.solve and sdfg.det to getrf/getrs, sdfg.cholesky to potrf,
-// sdfg.eigh to syevd.
+// sdfg.eigh to syevd, sdfg.qr to geqrf (and orgqr for Q).
 //
 // LAPACK is column-major: the matrix is factorised from a transposed copy
 // (so the factors are A's, bit for bit NumPy's), `A X = B` is getrs with
@@ -530,6 +530,83 @@ LogicalResult Lowering::lowerEigh(EighOp op) {
     });
   });
   for (Value v : scratch)
+    memref::DeallocOp::create(b, loc, v);
+  return success();
+}
+
+LogicalResult Lowering::lowerQR(QROp op) {
+  Location loc = op.getLoc();
+  Value a = mapping.lookup(op.getA()), result = mapping.lookup(op.getResult());
+  auto type = cast<MemRefType>(a.getType());
+  Type elt = type.getElementType();
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  bool q = op.getPart() == QRPart::q;
+  Value mIdx = memref::DimOp::create(b, loc, a, 0);
+  Value nIdx = memref::DimOp::create(b, loc, a, 1);
+  Value kIdx = arith::MinSIOp::create(b, loc, mIdx, nIdx);
+  auto i32Of = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, i32, v).getResult();
+  };
+  Value m = i32Of(mIdx), n = i32Of(nIdx), k = i32Of(kIdx);
+  Value one32 = constI32(b, loc, 1);
+  // The column-major m x n copy: f[j, i] = A[i, j], leading dimension m.
+  Value f = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic}, elt),
+      ValueRange{nIdx, mIdx});
+  copyTransposed(b, loc, a, f);
+  Value tau = memref::AllocOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, elt),
+      ValueRange{arith::MaxSIOp::create(
+          b, loc, kIdx, arith::ConstantIndexOp::create(b, loc, 1))});
+  Value ld = byRef(b, loc, arith::MaxSIOp::create(b, loc, m, one32));
+  Value info = entrySlot(b, loc, i32);
+  // A LAPACK routine taking (dims..., A, lda, tau, work, lwork, info) by
+  // reference, called after the workspace query NumPy makes too (the
+  // blocked algorithm, NumPy's rounding), with at least `minWork`.
+  auto callWithWorkspace = [&](StringRef name, ArrayRef<Value> dims,
+                               Value minWork) {
+    SmallVector<Type> args(dims.size() + 6, ptr);
+    func::FuncOp fn = getOrDeclare(loc, name, b.getFunctionType(args, {}));
+    auto call = [&](Value work, Value lwork) {
+      SmallVector<Value> operands;
+      for (Value d : dims)
+        operands.push_back(basePointer(loc, byRef(b, loc, d)));
+      for (Value v : {f, ld, tau, work, lwork, info})
+        operands.push_back(basePointer(loc, v));
+      func::CallOp::create(b, loc, fn, operands);
+    };
+    Value size = entrySlot(b, loc, elt);
+    call(size, byRef(b, loc, constI32(b, loc, -1)));
+    Value lwork = arith::MaxSIOp::create(
+        b, loc,
+        arith::FPToSIOp::create(
+            b, loc, i32, memref::LoadOp::create(b, loc, size, ValueRange{})),
+        arith::MaxSIOp::create(b, loc, minWork, one32));
+    Value work = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, elt),
+        ValueRange{
+            arith::IndexCastOp::create(b, loc, b.getIndexType(), lwork)});
+    call(work, byRef(b, loc, lwork));
+    memref::DeallocOp::create(b, loc, work);
+  };
+  bool f64 = elt.isF64();
+  callWithWorkspace(f64 ? "dgeqrf_" : "sgeqrf_", {m, n}, n);
+  if (q)
+    callWithWorkspace(f64 ? "dorgqr_" : "sorgqr_", {m, k, k}, k);
+  // Householder QR always completes (info < 0 is an argument error, which
+  // these calls do not make); R below its diagonal is zero.
+  Value zero = arith::ConstantOp::create(b, loc, elt, b.getFloatAttr(elt, 0));
+  forEachElement(b, loc, result, [&](ValueRange ivs) {
+    Value v = memref::LoadOp::create(b, loc, f, ValueRange{ivs[1], ivs[0]});
+    if (!q) {
+      Value upper = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                          ivs[0], ivs[1]);
+      v = arith::SelectOp::create(b, loc, upper, v, zero);
+    }
+    memref::StoreOp::create(b, loc, v, result, ivs);
+  });
+  for (Value v : {f, tau})
     memref::DeallocOp::create(b, loc, v);
   return success();
 }

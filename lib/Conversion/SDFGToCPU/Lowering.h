@@ -333,6 +333,7 @@ private:
   LogicalResult lowerDet(DetOp op);
   LogicalResult lowerCholesky(CholeskyOp op);
   LogicalResult lowerEigh(EighOp op);
+  LogicalResult lowerQR(QROp op);
   /// A stable merge sort of each line (Sort.cpp).
   LogicalResult lowerArgsort(ArgsortOp op);
   /// A binary search per value (Sort.cpp).

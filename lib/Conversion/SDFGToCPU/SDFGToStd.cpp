@@ -278,6 +278,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](DetOp d) { return lowerDet(d); })
       .Case([&](CholeskyOp c) { return lowerCholesky(c); })
       .Case([&](EighOp e) { return lowerEigh(e); })
+      .Case([&](QROp q) { return lowerQR(q); })
       .Case([&](ArgsortOp s) { return lowerArgsort(s); })
       .Case([&](SearchsortedOp s) { return lowerSearchsorted(s); })
       .Case([&](TransposeOp t) { return lowerTranspose(t); })

@@ -195,6 +195,26 @@ double EighOp::getWorkEstimate() {
 bool EighOp::callsLibrary() { return true; }
 
 //===----------------------------------------------------------------------===//
+// qr
+//===----------------------------------------------------------------------===//
+
+Value QROp::getOutputContainer() { return getResult(); }
+SmallVector<Value> QROp::getInputContainers() { return {getA()}; }
+bool QROp::accumulatesIntoOutput() { return false; }
+// Each rule computes the other factor again from A and reads its own.
+SmallVector<Value> QROp::getReverseReads() { return {getA(), getResult()}; }
+double QROp::getWorkEstimate() {
+  // Householder QR: 2 m n^2 - 2/3 n^3 flops (m >= n), as much again to form
+  // Q; a copy in and one out.
+  double m = extent(getA(), 0), n = extent(getA(), 1);
+  double k = std::min(m, n);
+  double flops = 2 * std::max(m, n) * k * k - 2.0 / 3.0 * k * k * k;
+  return (getPart() == QRPart::q ? 2 : 1) * flops + numElements(getA()) +
+         numElements(getResult());
+}
+bool QROp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
 // argsort
 //===----------------------------------------------------------------------===//
 

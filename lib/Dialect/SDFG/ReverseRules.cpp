@@ -1231,6 +1231,76 @@ LogicalResult EighOp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
+LogicalResult QROp::emitReverse(ReverseBuilder &rb) {
+  Value dOut = rb.gradientOf(getResult());
+  if (dOut) {
+    Location loc = getLoc();
+    if (Value dA = rb.gradientOf(getA())) {
+      if (failed(requireStatic(*this, getA())))
+        return failure();
+      MemRefType type = getA().getType();
+      int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+      if (m < n)
+        return emitOpError("autodiff of qr needs at least as many rows as "
+                           "columns (got ")
+               << m << " x " << n << ")";
+      // A = Q R (Q m x n, R n x n). With G = Q^T dQ and H = R dR^T, the
+      // gradient is dA = Q dR + (dQ + Q (tril(G - G^T + H - H^T) - G))
+      // R^-T; it is linear in (dQ, dR), so each part's rule adds its share:
+      // P = tril(G - G^T) - G with dQ, P = tril(H - H^T) with dR, then
+      // dA += (dQ + Q P) R^-T (+ Q dR), the solve as R X^T = (dQ + Q P)^T.
+      Type elt = type.getElementType();
+      OpBuilder &b = rb.b;
+      MemRefType square = MemRefType::get({n, n}, elt);
+      bool isQ = getPart() == QRPart::q;
+      Value q = getResult(), r = getResult();
+      if (isQ) {
+        r = scratchContainer(rb, loc, square);
+        QROp::create(b, loc, QRPart::r, getA(), r);
+      } else {
+        q = scratchContainer(rb, loc, type);
+        QROp::create(b, loc, QRPart::q, getA(), q);
+      }
+      Value g = scratchContainer(rb, loc, square);
+      MatmulOp::create(b, loc, isQ ? q : r, dOut, g, /*transpose_a=*/isQ,
+                       /*transpose_b=*/!isQ, /*accumulate=*/false,
+                       /*alpha=*/FloatAttr());
+      Value p = scratchContainer(rb, loc, square);
+      rb.fill(loc, p, 0.0, /*inState=*/true);
+      mapTriangle(
+          rb, loc, g, p,
+          [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> v) {
+            Value zero = arith::ConstantOp::create(ib, loc, elt,
+                                                   ib.getFloatAttr(elt, 0));
+            Value lower = arith::SelectOp::create(
+                ib, loc,
+                arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::sge, i, j),
+                arith::SubFOp::create(ib, loc, v[0], v[1]), zero);
+            return isQ ? arith::SubFOp::create(ib, loc, lower, v[0]).getResult()
+                       : lower;
+          },
+          /*alsoTransposed=*/true);
+      Value qp = scratchContainer(rb, loc, type);
+      MatmulOp::create(b, loc, q, p, qp, /*transpose_a=*/false,
+                       /*transpose_b=*/false, /*accumulate=*/false,
+                       /*alpha=*/FloatAttr());
+      Value xt = scratchContainer(rb, loc, MemRefType::get({n, m}, elt));
+      TransposeOp::create(b, loc, qp, xt, /*accumulate=*/false);
+      if (isQ)
+        TransposeOp::create(b, loc, dOut, xt, /*accumulate=*/true);
+      SolveOp::create(b, loc, r, xt, xt, /*transpose=*/false);
+      TransposeOp::create(b, loc, xt, dA, /*accumulate=*/true);
+      if (!isQ)
+        MatmulOp::create(b, loc, q, dOut, dA, /*transpose_a=*/false,
+                         /*transpose_b=*/false, /*accumulate=*/true,
+                         /*alpha=*/FloatAttr());
+    }
+    rb.fill(loc, dOut, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getResult());
+  return success();
+}
+
 LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
   Value dOut = rb.gradientOf(getOutput());
   if (dOut) {

@@ -1062,6 +1062,26 @@ LogicalResult EighOp::verify() {
   return success();
 }
 
+LogicalResult QROp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  if (failed(verifyFloatOperands(*this, {a, r}, {2, 2})))
+    return failure();
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  // Q is m x k, R is k x n, k = min(m, n) (known when both are static).
+  int64_t m = a.getDimSize(0), n = a.getDimSize(1);
+  int64_t k = ShapedType::isDynamic(m) || ShapedType::isDynamic(n)
+                  ? ShapedType::kDynamic
+                  : std::min(m, n);
+  bool q = getPart() == QRPart::q;
+  if (failed(expectSameExtent(*this, q ? m : k, r.getDimSize(0),
+                              q ? "Q row count" : "R row count")) ||
+      failed(expectSameExtent(*this, q ? k : n, r.getDimSize(1),
+                              q ? "Q column count" : "R column count")))
+    return failure();
+  return success();
+}
+
 LogicalResult ArgsortOp::verify() {
   MemRefType a = getA().getType(), r = getResult().getType();
   Type elt = a.getElementType();

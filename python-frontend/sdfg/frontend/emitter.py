@@ -12,7 +12,7 @@ from .values import is_float, mlir_scalar
 DATAFLOW_ONLY = ("sdfg.store", "sdfg.copy", "sdfg.map", "sdfg.matmul",
                  "sdfg.gemv", "sdfg.dot", "sdfg.transpose", "sdfg.reduce",
                  "sdfg.solve", "sdfg.det", "sdfg.cholesky", "sdfg.eigh",
-                 "sdfg.argsort", "sdfg.searchsorted")
+                 "sdfg.qr", "sdfg.argsort", "sdfg.searchsorted")
 
 
 def float_literal(value, dtype):

@@ -255,7 +255,7 @@ _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "argmax", "argmin", "cumsum",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm", "linalg.solve", "linalg.inv", "linalg.det",
-         "linalg.slogdet", "linalg.cholesky", "linalg.eigh",
+         "linalg.slogdet", "linalg.cholesky", "linalg.eigh", "linalg.qr",
          "linalg.eigvalsh"}
 # Array methods that are the function of the same name, the array first.
 _METHODS = {"clip", "var", "std", "trace", "diagonal", "cumsum", "argmax",
@@ -1146,6 +1146,8 @@ def _more(tr, name, args, kwargs, node):
     if name in ("linalg.eigh", "linalg.eigvalsh"):
         return _linalg_eigh(tr, name[len("linalg."):], args, dict(kwargs),
                             node)
+    if name == "linalg.qr":
+        return _linalg_qr(tr, args, kwargs, node)
     raise tr.unsupported(node, f"np.{name}")
 
 
@@ -1284,6 +1286,51 @@ def _linalg_eigh(tr, name, args, kwargs, node):
         results.append(ViewLeaf(out))
     tr.sig.linalg_sites.append((f"np.linalg.{name}", tr.em.where()))
     return results[0] if name == "eigvalsh" else tuple(reversed(results))
+
+
+def _linalg_qr(tr, args, kwargs, node):
+    """np.linalg.qr(A, mode): the reduced (Q, R), or R alone (mode "r"),
+    one sdfg.qr per factor (LAPACK's geqrf, orgqr for Q: NumPy's factors,
+    signs included). "complete" is the reduced pair where A has no more
+    rows than columns; otherwise its Q has columns A does not determine
+    and is rejected."""
+    _no_kwargs(tr, kwargs, node, ("mode",))
+    if len(args) not in (1, 2):
+        raise tr.error("np.linalg.qr takes the matrix and a mode", node)
+    mode = kwargs.get("mode", args[1] if len(args) > 1 else "reduced")
+    if mode not in ("reduced", "r", "complete"):
+        raise tr.unsupported(node, f"np.linalg.qr with mode {mode!r}",
+                             "modes: 'reduced', 'r', 'complete' (for "
+                             "matrices with no more rows than columns)")
+    a = tr.to_expr(args[0])
+    if len(a.shape) != 2:
+        raise tr.unsupported(node, f"np.linalg.qr of a {len(a.shape)}-d "
+                             "array", "only one matrix (no stacks)")
+    if not all(as_idx(e).is_const() for e in a.shape):
+        raise tr.unsupported(node, "np.linalg.qr of a matrix whose shape "
+                             "depends on a loop")
+    m, n = (as_idx(e).const for e in a.shape)
+    k = min(m, n)
+    if mode == "complete" and m > n:
+        raise tr.unsupported(node, "np.linalg.qr with mode 'complete' of a "
+                             "matrix with more rows than columns",
+                             "use the reduced Q (mode='reduced')")
+    dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
+    va = _blas_operand(tr, a, dtype, node)
+    if va.is_whole_transposed():
+        va = tr.snapshot(a, node, "operand")
+    parts = ["r"] if mode == "r" else ["q", "r"]
+    results = []
+    for part in parts:
+        out = tr.transient_view([m, k] if part == "q" else [k, n], dtype,
+                                node, part.upper())
+        ca, co = va.container, out.container
+        tr.em.line(f"sdfg.qr {part} {ca.ssa} -> {co.ssa} : {ca.mlir_type} "
+                   f"-> {co.mlir_type}")
+        results.append(ViewLeaf(out))
+    # Its gradient solves with R: a singular one raises as a solve's.
+    tr.sig.linalg_sites.append(("np.linalg.qr", tr.em.where()))
+    return results[0] if mode == "r" else tuple(results)
 
 
 def _linalg_solve(tr, name, args, kwargs, node):

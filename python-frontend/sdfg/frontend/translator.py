@@ -1868,12 +1868,12 @@ class Translator:
         if isinstance(base, numpy_calls.NumpyFunction) and \
                 base.name == "linalg":
             if attr in ("norm", "solve", "inv", "det", "slogdet",
-                        "cholesky", "eigh", "eigvalsh", "matrix_power",
+                        "cholesky", "eigh", "eigvalsh", "qr", "matrix_power",
                         "multi_dot"):
                 return numpy_calls.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
                                    "of np.linalg only norm, solve, inv, det, "
-                                   "slogdet, cholesky, eigh, eigvalsh, "
+                                   "slogdet, cholesky, eigh, eigvalsh, qr, "
                                    "matrix_power and multi_dot are "
                                    "supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \

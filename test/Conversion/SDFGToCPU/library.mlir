@@ -257,6 +257,31 @@ sdfg.sdfg @eigh(%A: memref<4x4xf64>, %w: memref<4xf64>, %V: memref<4x4xf64>) {
   }
 }
 
+// QR: geqrf on the column-major copy (a workspace query first, lwork -1),
+// orgqr for Q (m, k, k); R's elements below the diagonal are zero.
+// CHECK-LABEL: func.func @qr
+// CHECK: %[[F:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
+// CHECK: arith.constant -1 : i32
+// CHECK: call @dgeqrf_(
+// CHECK: call @dgeqrf_(
+// CHECK: call @dorgqr_(
+// CHECK: call @dorgqr_(
+// CHECK: %[[QV:.*]] = memref.load %[[F]][%[[C:.*]], %[[I:.*]]] : memref<?x?xf64>
+// CHECK-NEXT: memref.store %[[QV]], %{{.*}}[%[[I]], %[[C]]] : memref<6x4xf64>
+// CHECK: call @dgeqrf_(
+// CHECK: call @dgeqrf_(
+// CHECK-NOT: call @dorgqr_(
+// CHECK: %[[RV:.*]] = memref.load %{{.*}}[%[[J:.*]], %[[K:.*]]] : memref<?x?xf64>
+// CHECK-NEXT: %[[UPPER:.*]] = arith.cmpi ule, %[[K]], %[[J]] : index
+// CHECK-NEXT: %[[KEPT:.*]] = arith.select %[[UPPER]], %[[RV]], %{{.*}} : f64
+// CHECK-NEXT: memref.store %[[KEPT]], %{{.*}}[%[[K]], %[[J]]] : memref<4x4xf64>
+sdfg.sdfg @qr(%A: memref<6x4xf64>, %Q: memref<6x4xf64>, %R: memref<4x4xf64>) {
+  sdfg.state {
+    sdfg.qr q %A -> %Q : memref<6x4xf64> -> memref<6x4xf64>
+    sdfg.qr r %A -> %R : memref<6x4xf64> -> memref<4x4xf64>
+  }
+}
+
 // Dynamic shapes: no cache, syevd per op into scratch.
 // CHECK-LABEL: func.func @eigh_dynamic
 // CHECK-NOT: memcmp

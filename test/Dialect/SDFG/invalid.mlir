@@ -746,6 +746,42 @@ sdfg.sdfg @eigh_square(%A: memref<4x3xf64>, %w: memref<4xf64>) {
 
 // -----
 
+sdfg.sdfg @qr_alias(%A: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output must not alias the input}}
+    sdfg.qr r %A -> %A : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @qr_q_shape(%A: memref<3x5xf64>, %Q: memref<3x5xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{Q column count mismatch: 3 vs 5}}
+    sdfg.qr q %A -> %Q : memref<3x5xf64> -> memref<3x5xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @qr_r_shape(%A: memref<6x4xf64>, %R: memref<6x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{R row count mismatch: 4 vs 6}}
+    sdfg.qr r %A -> %R : memref<6x4xf64> -> memref<6x4xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @qr_int(%A: memref<4x4xi64>, %R: memref<4x4xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{supports f32 and f64 containers, not 'i64'}}
+    sdfg.qr r %A -> %R : memref<4x4xi64> -> memref<4x4xi64>
+  }
+}
+
+// -----
+
 sdfg.sdfg @argsort_alias(%a: memref<4xi64>) {
   sdfg.state {
     // expected-error @+1 {{output must not alias the input}}

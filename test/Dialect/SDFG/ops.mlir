@@ -173,6 +173,16 @@ sdfg.sdfg @cholesky(%A: memref<4x4xf64>, %L: memref<4x4xf64>) {
   }
 }
 
+// CHECK-LABEL: sdfg.sdfg @qr
+// CHECK: sdfg.qr q %arg0 -> %arg1 : memref<6x4xf64> -> memref<6x4xf64>
+// CHECK: sdfg.qr r %arg0 -> %arg2 : memref<6x4xf64> -> memref<4x4xf64>
+sdfg.sdfg @qr(%A: memref<6x4xf64>, %Q: memref<6x4xf64>, %R: memref<4x4xf64>) {
+  sdfg.state {
+    sdfg.qr q %A -> %Q : memref<6x4xf64> -> memref<6x4xf64>
+    sdfg.qr r %A -> %R : memref<6x4xf64> -> memref<4x4xf64>
+  }
+}
+
 // CHECK-LABEL: sdfg.sdfg @eigh
 // CHECK: sdfg.eigh values %arg0 -> %arg1 : memref<4x4xf64> -> memref<4xf64>
 // CHECK: sdfg.eigh vectors %arg0 -> %arg2 : memref<4x4xf64> -> memref<4x4xf64>

@@ -84,3 +84,17 @@ sdfg.sdfg @taken(%x: memref<4xf64> {sdfg.name = "x"},
 }
 sdfg.sdfg @taken_grad(%x: memref<4xf64>) {
 }
+
+// -----
+
+// QR's gradient exists for at least as many rows as columns.
+sdfg.sdfg @wide_qr(%A: memref<3x5xf64> {sdfg.name = "A"},
+                   %y: memref<f64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["A"]} {
+  %R = sdfg.alloc() : memref<3x5xf64>
+  sdfg.state {
+    // expected-error @+1 {{autodiff of qr needs at least as many rows as columns (got 3 x 5)}}
+    sdfg.qr r %A -> %R : memref<3x5xf64> -> memref<3x5xf64>
+    sdfg.reduce add %R -> %y axes [0, 1] : memref<3x5xf64> -> memref<f64>
+  }
+}

@@ -797,6 +797,56 @@ sdfg.sdfg @eigvecs(%A: memref<3x3xf64> {sdfg.name = "A"},
 
 // -----
 
+// QR, the Q part: R again from A, G = Q^T dQ, P = tril(G - G^T) - G,
+// X^T = R^-1 (Q P + dQ)^T, dA += X.
+// CHECK-LABEL: sdfg.sdfg @qr_q_grad(
+// CHECK: sdfg.qr q %A -> %[[Q:.*]] :
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.qr r %A -> %[[R:.*]] :
+// CHECK: sdfg.matmul %[[Q]], %[[DQ:.*]] -> %[[G:.*]] {transpose_a}
+// CHECK: sdfg.load %[[G]][%[[I:.*]], %[[J:.*]]]
+// CHECK: sdfg.load %[[G]][%[[J]], %[[I]]]
+// CHECK: arith.cmpi sge
+// CHECK: arith.subf
+// CHECK: arith.subf
+// CHECK: sdfg.matmul %[[Q]], %[[P:.*]] -> %[[QP:.*]] :
+// CHECK: sdfg.transpose %[[QP]] -> %[[XT:.*]] :
+// CHECK: sdfg.transpose %[[DQ]] -> %[[XT]] {accumulate}
+// CHECK: sdfg.solve %[[R]], %[[XT]] -> %[[XT]] :
+// CHECK: sdfg.transpose %[[XT]] -> %d_A {accumulate}
+sdfg.sdfg @qr_q(%A: memref<5x3xf64> {sdfg.name = "A"},
+                %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  %Q = sdfg.alloc() : memref<5x3xf64>
+  sdfg.state {
+    sdfg.qr q %A -> %Q : memref<5x3xf64> -> memref<5x3xf64>
+    sdfg.reduce add %Q -> %out axes [0, 1] : memref<5x3xf64> -> memref<f64>
+  }
+}
+
+// -----
+
+// QR, the R part: Q again from A, H = R dR^T, P = tril(H - H^T),
+// X^T = R^-1 (Q P)^T, dA += X + Q dR.
+// CHECK-LABEL: sdfg.sdfg @qr_r_grad(
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.qr q %A -> %[[Q:.*]] :
+// CHECK: sdfg.matmul %[[R:.*]], %[[DR:.*]] -> %{{.*}} {transpose_b}
+// CHECK: sdfg.solve %[[R]], %[[XT:.*]] -> %[[XT]] :
+// CHECK: sdfg.transpose %[[XT]] -> %d_A {accumulate}
+// CHECK: sdfg.matmul %[[Q]], %[[DR]] -> %d_A {accumulate}
+sdfg.sdfg @qr_r(%A: memref<5x3xf64> {sdfg.name = "A"},
+                %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  %R = sdfg.alloc() : memref<3x3xf64>
+  sdfg.state {
+    sdfg.qr r %A -> %R : memref<5x3xf64> -> memref<3x3xf64>
+    sdfg.reduce add %R -> %out axes [0, 1] : memref<3x3xf64> -> memref<f64>
+  }
+}
+
+// -----
+
 // C = alpha A B: both gradients carry the same alpha.
 // CHECK-LABEL: sdfg.sdfg @scaled_matmul_grad(
 // CHECK: sdfg.matmul %{{.*}}, %B -> %d_A {accumulate, alpha = 1.250000e-01 : f64, transpose_b}

@@ -78,4 +78,10 @@ def SDFG_EighPart : I32EnumAttr<"EighPart", "symmetric eigensolver output", [
   let cppNamespace = "::mlir::sdfg";
 }
 
+def SDFG_QRPart : I32EnumAttr<"QRPart", "QR decomposition output", [
+    I32EnumAttrCase<"q", 0>,
+    I32EnumAttrCase<"r", 1>]> {
+  let cppNamespace = "::mlir::sdfg";
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGDIALECT_TD

@@ -628,6 +628,33 @@ def SDFG_EighOp : SDFG_LibraryOp<"eigh"> {
   }];
 }
 
+def SDFG_QROp : SDFG_LibraryOp<"qr"> {
+  let summary = "Factor of the reduced QR decomposition of a matrix";
+  let description = [{
+    Of `A` (m x n, k = min(m, n)), `A = Q R` with `Q` (m x k) of orthonormal
+    columns and `R` (k x n) upper triangular: `q` writes `Q` into `result`,
+    `r` writes `R` (zeros below the diagonal). LAPACK's geqrf (Householder)
+    on a column-major copy, then orgqr for `Q`: NumPy's
+    `linalg.qr(A, mode="reduced")`, signs included (R's diagonal may be
+    negative). `result` must not alias `A`.
+
+    The gradient (Walter and Lehmann's, as TensorFlow's) needs m >= n and
+    `R` nonsingular (A of full column rank): with G = Q^T dQ, H = R dR^T,
+    `dA = Q dR + (dQ + Q (tril(G - G^T + H - H^T) - G)) R^-T`. Each part's
+    rule adds its share and computes the other factor again from `A`.
+
+    ```mlir
+    sdfg.qr q %A -> %Q : memref<8x5xf64> -> memref<8x5xf64>
+    sdfg.qr r %A -> %R : memref<8x5xf64> -> memref<5x5xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_QRPart:$part, SDFG_Container:$a,
+                       SDFG_Container:$result);
+  let assemblyFormat = [{
+    $part $a `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
 def SDFG_ArgsortOp : SDFG_LibraryOp<"argsort"> {
   let summary = "Indices that sort an array along one axis (stable)";
   let description = [{
