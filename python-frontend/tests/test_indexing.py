@@ -188,6 +188,34 @@ def masked_rows(A, m, x):
         np.sum(A[~m] * x[~m])
 
 
+def masked_axis_reductions(A, B, m, x):
+    # A row selection A[m] is 2-d: axis 0 reduces over the selected rows
+    # (axes without it would have a data-dependent length).
+    return (np.sum(A[m], axis=0), np.mean(A[m], axis=(0, 1)),
+            np.prod(B[m] + 1.0, axis=(0, 2)), np.mean(B[m], 0),
+            A[m].sum(axis=0, keepdims=True), np.mean(x[x > 0.4], axis=0),
+            np.sum(x[x > 0.4], axis=-1), np.mean(A[m], axis=0,
+                                                  keepdims=True))
+
+
+def test_masked_reductions_with_axes():
+    rng = np.random.default_rng(12)
+    A, B, x = rng.random((5, 3)), rng.random((5, 2, 3)), rng.random(6)
+    m = np.array([True, False, True, True, False])
+    for got, want in zip(sdfg.program(masked_axis_reductions)(A, B, m, x),
+                         masked_axis_reductions(A, B, m, x)):
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+    # A float32 selection's mean stays float32, as NumPy's.
+    x32 = x.astype(np.float32)
+    got = sdfg.program(mean_of_selection)(x32)
+    assert got.dtype == np.float32 and got == mean_of_selection(x32)
+
+
+def mean_of_selection(x):
+    return np.mean(x[x > 0.4])
+
+
 def mean_of_empty_selection(x):
     return np.mean(x[x > 2.0])  # nan, as NumPy's (with its warning)
 
@@ -323,6 +351,14 @@ def test_embedding_gradient_is_a_scatter_add():
 # Rejected with the reason
 
 
+def selection_along_rows_only(A):
+    return np.sum(A[A[:, 0] > 0.5], axis=1)
+
+
+def selection_axis_out_of_bounds(A):
+    return np.sum(A[A[:, 0] > 0.5], axis=2)
+
+
 def boolean_mask_as_array(x):
     return x[x > 0.5]
 
@@ -356,6 +392,10 @@ def add_at_scalar_index(x, v):
      r"boolean mask indexing.*length depends on the data.*np.where"),
     (max_of_selection, (np.ones(3),),
      r"np.max of a masked selection.*raises on an empty selection"),
+    (selection_along_rows_only, (np.ones((2, 3)),),
+     r"a masked selection reduced along its other axes only"),
+    (selection_axis_out_of_bounds, (np.ones((2, 3)),),
+     r"axis 2 is out of bounds for array of dimension 2"),
     (mask_of_columns, (np.ones((2, 3)),),
      r"only a mask of the array's shape or of its leading dimensions"),
     (array_into_selection, (np.ones(3), np.ones(3)),

@@ -252,6 +252,47 @@ CASES += [
     (subspace_iteration, lambda r: (spd(r, 6), r.standard_normal((6, 2)))),
     (qr_of_transposed, lambda r: (r.standard_normal((3, 5)),)),
 ]
+
+
+def svd_loss(A, W):
+    U, s, Vh = np.linalg.svd(A, full_matrices=False)
+    return np.sum(U * W[:, :U.shape[1]]) + np.sum(s ** 2 * np.arange(
+        1.0, s.shape[0] + 1)) + np.sum(np.cos(Vh))
+
+
+def svd_values(A):
+    return np.sum(np.linalg.svd(A, compute_uv=False) ** 3)
+
+
+def matrix_norms(A):
+    return (np.linalg.norm(A, 2) + 2.0 * np.linalg.norm(A, "nuc") +
+            3.0 * np.linalg.norm(A, -2))
+
+
+def low_rank(A):
+    # The best rank-2 approximation's error (PCA's reconstruction).
+    U, s, Vh = np.linalg.svd(A, full_matrices=False)
+    B = (U[:, :2] * s[:2]) @ Vh[:2]
+    return np.sum((A - B) ** 2) + np.sum(B[0] ** 3)
+
+
+def distinct(rng, shape):
+    # Well separated singular values (the vectors' gradient divides by
+    # their squared differences).
+    m, n = shape
+    k = min(m, n)
+    U, _ = np.linalg.qr(rng.standard_normal((m, k)))
+    V, _ = np.linalg.qr(rng.standard_normal((n, k)))
+    return (U * np.linspace(3.0, 1.0, k)) @ V.T
+
+
+CASES += [
+    (svd_loss, lambda r: (distinct(r, (6, 4)), r.standard_normal((6, 4)))),
+    (svd_loss, lambda r: (distinct(r, (3, 5)), r.standard_normal((3, 5)))),
+    (svd_values, lambda r: (distinct(r, (5, 5)),)),
+    (matrix_norms, lambda r: (distinct(r, (4, 6)),)),
+    (low_rank, lambda r: (distinct(r, (7, 4)),)),
+]
 IDS = [c[0].__name__ for c in CASES]
 
 
@@ -318,6 +359,37 @@ def test_qr_gradient_of_rank_deficient_matrix_raises():
     with pytest.raises(np.linalg.LinAlgError, match=r"Singular matrix "
                        r"\(np.linalg.qr at .*test_linalg.py:\d+"):
         sdfg.grad(qr_r_only, ["A"])(np.hstack([A[:, :1], 2 * A[:, :1]]))
+
+
+def svd_parts(A):
+    U, s, Vh = np.linalg.svd(A, full_matrices=False)
+    return U, s, Vh, np.linalg.svd(A, compute_uv=False), \
+        np.linalg.svd(A[:3, :3])[1]
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 4), (3, 5)])
+def test_svd_matches_numpy(shape):
+    # gesdd as NumPy calls it: the same factors, signs included.
+    A = np.random.default_rng(sum(shape)).standard_normal(shape)
+    for got, want in zip(sdfg.program(svd_parts)(A), svd_parts(A)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+
+
+def svd_full(A):
+    return np.linalg.svd(A)[0]
+
+
+def svd_hermitian(A):
+    return np.linalg.svd(A, hermitian=True)[1]
+
+
+def test_svd_rejections():
+    with pytest.raises(sdfg.FrontendError, match=r"full_matrices=True of a "
+                       r"matrix that is not square.*full_matrices=False"):
+        sdfg.program(svd_full)(np.ones((4, 2)))
+    with pytest.raises(sdfg.FrontendError, match=r"hermitian=True"):
+        sdfg.program(svd_hermitian)(np.eye(3))
 
 
 def test_eigenvalue_gradient_is_analytic():

@@ -621,3 +621,51 @@ def test_bit_operations_on_floats_are_errors():
                        match=r"test_more_numpy.py:\d+: .*ufunc 'left_shift' "
                              r"not supported for float"):
         sdfg.program(float_shift)(np.arange(3.0))
+
+
+def value_based_types(m, k32, f32, n):
+    # NumPy 1.x's value-based casting: a Python number of the array's kind
+    # keeps its type unless the value does not fit; one of a higher kind
+    # (bool < int < float) sets it.
+    return (m & 2, m | 4, m ^ n, m & k32[0], k32 ^ 2 ** 31, k32 & 2 ** 33,
+            k32 + 2 ** 31, k32 ^ n, f32 * 1e300, f32 * 2.5, k32 * 2,
+            m << m, m << k32[0], np.left_shift(k32, 2 ** 33))
+
+
+def test_value_based_result_types():
+    m = np.array([True, False, True])
+    k32 = np.array([-5, 3, 7], dtype=np.int32)
+    f32 = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        want = value_based_types(m, k32, f32, 2 ** 40)
+        got = sdfg.program(value_based_types)(m, k32, f32, 2 ** 40)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+        np.testing.assert_array_equal(g, w)
+
+
+def augmented_bit_operations(k, m, x):
+    k &= 6
+    k |= 1
+    k ^= 3
+    k <<= 2
+    k >>= 1
+    m &= x > 0.5
+    m |= x < 0.1
+    m ^= x > 0.9
+    j = 5
+    j <<= 2
+    k[k > 4] ^= 7
+    k[0] <<= 1
+    return j
+
+
+def test_augmented_bit_operations():
+    k = np.array([1, 2, 3, 9, 12])
+    m = np.array([True, True, False, True, False])
+    x = np.linspace(0.0, 1.0, 5)
+    got_k, got_m, want_k, want_m = k.copy(), m.copy(), k.copy(), m.copy()
+    assert sdfg.program(augmented_bit_operations)(got_k, got_m, x) == \
+        augmented_bit_operations(want_k, want_m, x)
+    np.testing.assert_array_equal(got_k, want_k)
+    np.testing.assert_array_equal(got_m, want_m)

@@ -424,3 +424,21 @@ def test_convolve_errors(fn, match):
     with pytest.raises(sdfg.FrontendError, match=match) as info:
         sdfg.program(fn)(np.ones((6, 2)))
     assert "test_numpy_functions.py:" in str(info.value)
+
+
+def mixed_convolutions(x32, k64, b, c):
+    return (np.convolve(x32, k64), np.correlate(k64, x32, "same"),
+            np.convolve(b, c), np.cov(x32), np.corrcoef(x32, x32[::-1]))
+
+
+def test_convolve_and_cov_types_follow_numpy():
+    # The common type of both vectors (a float32 vector scaled by float64
+    # elements is computed in float64); bool convolutions stay bool; cov
+    # and corrcoef compute in float64.
+    x32 = np.array([0.1, -0.3, 0.7, 0.25, -0.9], dtype=np.float32)
+    k64 = np.array([0.3, -0.2, 0.1])
+    b, c = np.array([True, True, False, True]), np.array([True, True])
+    for got, want in zip(sdfg.program(mixed_convolutions)(x32, k64, b, c),
+                         mixed_convolutions(x32, k64, b, c)):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-14)

@@ -209,10 +209,21 @@ def horner(x, c):
         r = r * x + c[k]
     t = 0
     for k in range(2):
-        t = t + x
-        t = 1.0  # a scalar again: broadcast into the widened array
-        t = t * x + k
+        for j in range(2):
+            t = t + x * j
     return np.sum(r * r) + np.sum(t)
+
+
+def size_read_first(x):
+    # The first iteration reads s while it is NumPy's scalar: np.sum sees
+    # one element, not x's size (the first iteration runs as straight-line
+    # code, then the loop with s an array).
+    s = 1.0
+    total = 0.0
+    for k in range(3):
+        total = total + np.sum(s) + np.prod(s * 2.0)
+        s = s + x
+    return total + np.sum(s)
 
 
 def read_before_the_loop(x, s):
@@ -245,6 +256,12 @@ def test_scalar_becomes_an_array_in_a_loop():
                                polynomial(x, c), rtol=1e-14)
     assert sdfg.program(horner)(x, c) == pytest.approx(horner(x, c),
                                                        rel=1e-14)
+    assert sdfg.program(size_read_first)(x) == pytest.approx(
+        size_read_first(x), rel=1e-14)
+    g = sdfg.grad(size_read_first, ["x"])(x)["x"]
+    p1, p2 = np.prod(2.0 * (1.0 + x)), np.prod(2.0 * (1.0 + 2.0 * x))
+    want = 6.0 + p1 / (1.0 + x) + 2.0 * p2 / (1.0 + 2.0 * x)
+    np.testing.assert_allclose(g, want, rtol=1e-12)
     g = sdfg.grad(horner, ["x", "c"])(x, c)
     fd = [np.zeros_like(x), np.zeros_like(c)]
     for a, d in ((x, fd[0]), (c, fd[1])):
@@ -265,6 +282,14 @@ def maybe_no_iteration(x, n):
     return np.sum(s)
 
 
+def scalar_again(x):
+    t = 0.0
+    for k in range(2):
+        t = t + x
+        t = 1.0  # a scalar again in the loop: one container per variable
+    return np.sum(t)
+
+
 def maybe_in_branch(x):
     s = 1.0
     for k in range(3):
@@ -273,16 +298,21 @@ def maybe_in_branch(x):
     return np.sum(s)
 
 
-@pytest.mark.parametrize("fn,args", [
-    (maybe_no_iteration, (np.arange(3.0), 0)),
-    (maybe_in_branch, (np.arange(3.0),)),
+@pytest.mark.parametrize("fn,args,match", [
+    (maybe_no_iteration, (np.arange(3.0), 0),
+     r"'s' holds a float64 scalar and is assigned a float64 array of shape "
+     r"\(3,\)"),
+    (maybe_in_branch, (np.arange(3.0),),
+     r"'s' holds a float64 scalar and is assigned a float64 array of shape "
+     r"\(3,\)"),
+    (scalar_again, (np.arange(3.0),),
+     r"variable 't' changing shape or type in a loop"),
 ])
-def test_scalar_becoming_an_array_only_maybe_is_rejected(fn, args):
+def test_scalar_becoming_an_array_only_maybe_is_rejected(fn, args, match):
     # Where the assignment might not run, NumPy's result is a scalar or an
-    # array depending on the data (np.sum gives 1.0 or 3.0): rejected.
-    with pytest.raises(sdfg.FrontendError,
-                       match=r"'s' holds a float64 scalar and is assigned "
-                             r"a float64 array of shape \(3,\)"):
+    # array depending on the data (np.sum gives 1.0 or 3.0): rejected; so
+    # is a variable that is a scalar again in a later iteration.
+    with pytest.raises(sdfg.FrontendError, match=match):
         sdfg.program(fn)(*args)
 
 
@@ -387,3 +417,34 @@ def test_star_parameters_are_rejected():
     with pytest.raises(sdfg.FrontendError,
                        match=r"test_rebinding.py:\d+: .*\*args and \*\*kwargs"):
         sdfg.program(star_args)(np.arange(3.0))
+
+
+def int_argument_in_loop(k, s, n):
+    for i in range(3):
+        s = s + k[i]
+    while n < 10:
+        n = n + 3
+    flag = True
+    for i in range(2):
+        flag = flag and k[i] > 1
+    return s, n, flag
+
+
+def int_argument_times_array(x, s):
+    for i in range(3):
+        s = s * x
+    return s
+
+
+def test_number_arguments_rebound_in_loops():
+    # Int arguments are constants of the compiled signature; rebound in a
+    # loop they get a container (each iteration used to start from the
+    # constant again: 7 instead of 10, and the while loop never ended).
+    k = np.array([1, 2, 4])
+    got = sdfg.program(int_argument_in_loop)(k, 3, 3)
+    assert tuple(np.asarray(g).item() for g in got) == \
+        int_argument_in_loop(k, 3, 3)
+    x = np.array([1.0, 2.0, 4.0])
+    np.testing.assert_array_equal(
+        sdfg.program(int_argument_times_array)(x, 3),
+        int_argument_times_array(x, 3))

@@ -1,7 +1,8 @@
 //===- LinearSolve.cpp - Lower sdfg's dense linear algebra to LAPACK ------===//
 //
 // sdfg.solve and sdfg.det to getrf/getrs, sdfg.cholesky to potrf,
-// sdfg.eigh to syevd, sdfg.qr to geqrf (and orgqr for Q).
+// sdfg.eigh to syevd, sdfg.qr to geqrf (and orgqr for Q), sdfg.svd to
+// gesdd.
 //
 // LAPACK is column-major: the matrix is factorised from a transposed copy
 // (so the factors are A's, bit for bit NumPy's), `A X = B` is getrs with
@@ -607,6 +608,88 @@ LogicalResult Lowering::lowerQR(QROp op) {
     memref::StoreOp::create(b, loc, v, result, ivs);
   });
   for (Value v : {f, tau})
+    memref::DeallocOp::create(b, loc, v);
+  return success();
+}
+
+LogicalResult Lowering::lowerSVD(SVDOp op) {
+  Location loc = op.getLoc();
+  Value a = mapping.lookup(op.getA()), result = mapping.lookup(op.getResult());
+  Type elt = cast<MemRefType>(a.getType()).getElementType();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(),
+       ptr = LLVM::LLVMPointerType::get(b.getContext());
+  SVDPart part = op.getPart();
+  bool vectors = part != SVDPart::s || op.getWithVectors();
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto i32Of = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, i32, v).getResult();
+  };
+  Value mIdx = memref::DimOp::create(b, loc, a, 0);
+  Value nIdx = memref::DimOp::create(b, loc, a, 1);
+  Value kIdx = arith::MinSIOp::create(b, loc, mIdx, nIdx);
+  auto atLeastOne = [&](Value v) -> Value {
+    return arith::MaxSIOp::create(b, loc, v, idx(1));
+  };
+  auto alloc = [&](Type t, ValueRange sizes) -> Value {
+    SmallVector<int64_t> shape(sizes.size(), ShapedType::kDynamic);
+    return memref::AllocOp::create(b, loc, MemRefType::get(shape, t), sizes);
+  };
+  // Column-major: f[j, i] = A[i, j] (m x n, leading dimension m); U (m x k)
+  // at u[c, i], Vh (k x n) at vt[j, r]. Without vectors, LAPACK takes
+  // 1-element placeholders.
+  Value f = alloc(elt, {nIdx, mIdx});
+  copyTransposed(b, loc, a, f);
+  Value s = alloc(elt, {atLeastOne(kIdx)});
+  Value u = vectors ? alloc(elt, {kIdx, mIdx}) : alloc(elt, {idx(1), idx(1)});
+  Value vt = vectors ? alloc(elt, {nIdx, kIdx}) : alloc(elt, {idx(1), idx(1)});
+  Value iwork =
+      alloc(i32, {atLeastOne(arith::MulIOp::create(b, loc, idx(8), kIdx))});
+  Value info = entrySlot(b, loc, i32);
+  Value jobz = byRef(
+      b, loc, arith::ConstantIntOp::create(b, loc, vectors ? 'S' : 'N', 8));
+  Value m = byRef(b, loc, i32Of(mIdx)), n = byRef(b, loc, i32Of(nIdx));
+  Value lda = byRef(b, loc, i32Of(atLeastOne(mIdx)));
+  Value ldu = byRef(b, loc, i32Of(vectors ? atLeastOne(mIdx) : idx(1)));
+  Value ldvt = byRef(b, loc, i32Of(vectors ? atLeastOne(kIdx) : idx(1)));
+  SmallVector<Type> args(14, ptr);
+  args.push_back(i64);
+  func::FuncOp gesdd = getOrDeclare(loc, elt.isF64() ? "dgesdd_" : "sgesdd_",
+                                    b.getFunctionType(args, {}));
+  auto call = [&](Value work, Value lwork) {
+    SmallVector<Value> operands;
+    for (Value v :
+         {jobz, m, n, f, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info})
+      operands.push_back(basePointer(loc, v));
+    operands.push_back(arith::ConstantIntOp::create(b, loc, 1, 64));
+    func::CallOp::create(b, loc, gesdd, operands);
+  };
+  // The workspace query NumPy makes too, then the call.
+  Value size = entrySlot(b, loc, elt);
+  call(size, byRef(b, loc, constI32(b, loc, -1)));
+  Value lwork = arith::MaxSIOp::create(
+      b, loc,
+      arith::FPToSIOp::create(
+          b, loc, i32, memref::LoadOp::create(b, loc, size, ValueRange{})),
+      constI32(b, loc, 1));
+  Value work =
+      alloc(elt, {arith::IndexCastOp::create(b, loc, b.getIndexType(), lwork)});
+  call(work, byRef(b, loc, lwork));
+  memref::DeallocOp::create(b, loc, work);
+  // No convergence: no result to give.
+  ifSucceeded(b, loc, module, info, result, [&] {
+    forEachElement(b, loc, result, [&](ValueRange ivs) {
+      Value v;
+      if (part == SVDPart::s)
+        v = memref::LoadOp::create(b, loc, s, ivs);
+      else
+        v = memref::LoadOp::create(b, loc, part == SVDPart::u ? u : vt,
+                                   ValueRange{ivs[1], ivs[0]});
+      memref::StoreOp::create(b, loc, v, result, ivs);
+    });
+  });
+  for (Value v : {f, s, u, vt, iwork})
     memref::DeallocOp::create(b, loc, v);
   return success();
 }

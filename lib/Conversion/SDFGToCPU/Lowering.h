@@ -334,6 +334,7 @@ private:
   LogicalResult lowerCholesky(CholeskyOp op);
   LogicalResult lowerEigh(EighOp op);
   LogicalResult lowerQR(QROp op);
+  LogicalResult lowerSVD(SVDOp op);
   /// A stable merge sort of each line (Sort.cpp).
   LogicalResult lowerArgsort(ArgsortOp op);
   /// A binary search per value (Sort.cpp).

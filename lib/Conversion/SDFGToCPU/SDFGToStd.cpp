@@ -279,6 +279,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](CholeskyOp c) { return lowerCholesky(c); })
       .Case([&](EighOp e) { return lowerEigh(e); })
       .Case([&](QROp q) { return lowerQR(q); })
+      .Case([&](SVDOp s) { return lowerSVD(s); })
       .Case([&](ArgsortOp s) { return lowerArgsort(s); })
       .Case([&](SearchsortedOp s) { return lowerSearchsorted(s); })
       .Case([&](TransposeOp t) { return lowerTranspose(t); })

@@ -215,6 +215,27 @@ double QROp::getWorkEstimate() {
 bool QROp::callsLibrary() { return true; }
 
 //===----------------------------------------------------------------------===//
+// svd
+//===----------------------------------------------------------------------===//
+
+Value SVDOp::getOutputContainer() { return getResult(); }
+SmallVector<Value> SVDOp::getInputContainers() { return {getA()}; }
+bool SVDOp::accumulatesIntoOutput() { return false; }
+// Each rule computes the other factors again from A and reads its own.
+SmallVector<Value> SVDOp::getReverseReads() { return {getA(), getResult()}; }
+double SVDOp::getWorkEstimate() {
+  // Bidiagonalisation (4 m n^2 - 4/3 n^3 for m >= n), about as much again
+  // to form the vectors; copies in and out.
+  double m = extent(getA(), 0), n = extent(getA(), 1);
+  double big = std::max(m, n), k = std::min(m, n);
+  double flops = 4 * big * k * k - 4.0 / 3.0 * k * k * k;
+  bool vectors = getPart() != SVDPart::s || getWithVectors();
+  return (vectors ? 2 : 1) * flops + numElements(getA()) +
+         numElements(getResult());
+}
+bool SVDOp::callsLibrary() { return true; }
+
+//===----------------------------------------------------------------------===//
 // argsort
 //===----------------------------------------------------------------------===//
 

@@ -1301,6 +1301,148 @@ LogicalResult QROp::emitReverse(ReverseBuilder &rb) {
   return success();
 }
 
+LogicalResult SVDOp::emitReverse(ReverseBuilder &rb) {
+  Value dOut = rb.gradientOf(getResult());
+  if (dOut) {
+    Location loc = getLoc();
+    if (Value dA = rb.gradientOf(getA())) {
+      if (failed(requireStatic(*this, getA())))
+        return failure();
+      // Townsend (2016), A = U diag(s) Vh, k = min(m, n), F[i, j] =
+      // 1 / (s[j]^2 - s[i]^2) off the diagonal, 0 on it. The gradient is
+      // linear in (dU, ds, dVh); each part's rule adds its share:
+      //   ds:  dA += (U diag(ds)) Vh;
+      //   dU:  G = U^T dU, P = (F o (G - G^T)) diag(s),
+      //        dA += (U P + (dU - U G) diag(1/s)) Vh;
+      //   dVh: H = dVh Vh^T, P = diag(s) (F o (H^T - H)) - diag(1/s) H,
+      //        dA += U (P Vh + diag(1/s) dVh).
+      MemRefType type = getA().getType();
+      int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+      int64_t k = std::min(m, n);
+      Type elt = type.getElementType();
+      OpBuilder &b = rb.b;
+      MLIRContext *ctx = getContext();
+      MemRefType uType = MemRefType::get({m, k}, elt);
+      MemRefType sType = MemRefType::get({k}, elt);
+      MemRefType vType = MemRefType::get({k, n}, elt);
+      MemRefType square = MemRefType::get({k, k}, elt);
+      auto factor = [&](SVDPart part, MemRefType t) -> Value {
+        if (getPart() == part)
+          return getResult();
+        Value v = scratchContainer(rb, loc, t);
+        SVDOp::create(b, loc, part, getA(), v,
+                      /*with_vectors=*/part == SVDPart::s);
+        return v;
+      };
+      Value u = factor(SVDPart::u, uType), sv = factor(SVDPart::s, sType),
+            vh = factor(SVDPart::vh, vType);
+      AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+      AffineMap swapped = AffineMap::get(
+          2, 0, {b.getAffineDimExpr(1), b.getAffineDimExpr(0)}, ctx);
+      AffineMap row = AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, ctx);
+      AffineMap col = AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, ctx);
+      // out[i, j] = fn(i, j, inputs at (i, j)) over out's 2-d shape.
+      auto elementwise =
+          [&](Value out, ArrayRef<std::pair<Value, AffineMap>> ins,
+              function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)>
+                  fn) {
+            OpBuilder::InsertionGuard guard(b);
+            SmallVector<Value> p = rb.openMap(
+                loc, cast<MemRefType>(out.getType()).getShape(), true);
+            SmallVector<Value> args = {p[0], p[1]};
+            for (auto [c, map] : ins)
+              args.push_back(rb.load(loc, c, map, p));
+            TaskletOp t = rb.tasklet(
+                loc, {elt}, args,
+                [&](OpBuilder &ib, ArrayRef<Value> x) -> SmallVector<Value> {
+                  return {fn(ib, x[0], x[1], x.drop_front(2))};
+                });
+            rb.store(loc, t.getResult(0), out, id, p, /*accumulate=*/false);
+          };
+      auto matmul = [&](Value x, Value y, Value out, bool tx, bool ty,
+                        bool acc) {
+        MatmulOp::create(b, loc, x, y, out, tx, ty, acc, FloatAttr());
+      };
+      // F[i, j] * num, 0 on the diagonal.
+      auto gapped = [&](OpBuilder &ib, Value i, Value j, Value si, Value sj,
+                        Value num) -> Value {
+        Value gap = arith::SubFOp::create(
+            ib, loc, arith::MulFOp::create(ib, loc, sj, sj),
+            arith::MulFOp::create(ib, loc, si, si));
+        Value q = arith::DivFOp::create(ib, loc, num, gap);
+        Value zero =
+            arith::ConstantOp::create(ib, loc, elt, ib.getFloatAttr(elt, 0));
+        return arith::SelectOp::create(
+            ib, loc,
+            arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j),
+            zero, q);
+      };
+      switch (getPart()) {
+      case SVDPart::s: {
+        Value scaled = scratchContainer(rb, loc, uType);
+        elementwise(scaled, {{u, id}, {dOut, col}},
+                    [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
+                      return arith::MulFOp::create(ib, loc, x[0], x[1]);
+                    });
+        matmul(scaled, vh, dA, false, false, true);
+        break;
+      }
+      case SVDPart::u: {
+        Value g = scratchContainer(rb, loc, square);
+        matmul(u, dOut, g, true, false, false);
+        Value p = scratchContainer(rb, loc, square);
+        elementwise(p, {{g, id}, {g, swapped}, {sv, row}, {sv, col}},
+                    [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
+                      Value skew = arith::SubFOp::create(ib, loc, x[0], x[1]);
+                      return gapped(ib, i, j, x[2], x[3],
+                                    arith::MulFOp::create(ib, loc, skew, x[3]));
+                    });
+        Value sum = scratchContainer(rb, loc, uType);
+        matmul(u, p, sum, false, false, false);
+        Value ug = scratchContainer(rb, loc, uType);
+        matmul(u, g, ug, false, false, false);
+        elementwise(sum, {{sum, id}, {dOut, id}, {ug, id}, {sv, col}},
+                    [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
+                      Value rest = arith::SubFOp::create(ib, loc, x[1], x[2]);
+                      return arith::AddFOp::create(
+                          ib, loc, x[0],
+                          arith::DivFOp::create(ib, loc, rest, x[3]));
+                    });
+        matmul(sum, vh, dA, false, false, true);
+        break;
+      }
+      case SVDPart::vh: {
+        Value h = scratchContainer(rb, loc, square);
+        matmul(dOut, vh, h, false, true, false);
+        Value p = scratchContainer(rb, loc, square);
+        elementwise(
+            p, {{h, id}, {h, swapped}, {sv, row}, {sv, col}},
+            [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
+              Value skew = arith::SubFOp::create(ib, loc, x[1], x[0]);
+              Value f = gapped(ib, i, j, x[2], x[3],
+                               arith::MulFOp::create(ib, loc, x[2], skew));
+              return arith::SubFOp::create(
+                  ib, loc, f, arith::DivFOp::create(ib, loc, x[0], x[2]));
+            });
+        Value d = scratchContainer(rb, loc, vType);
+        matmul(p, vh, d, false, false, false);
+        elementwise(d, {{d, id}, {dOut, id}, {sv, row}},
+                    [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
+                      return arith::AddFOp::create(
+                          ib, loc, x[0],
+                          arith::DivFOp::create(ib, loc, x[1], x[2]));
+                    });
+        matmul(u, d, dA, false, false, true);
+        break;
+      }
+      }
+    }
+    rb.fill(loc, dOut, 0.0, /*inState=*/true);
+  }
+  restoreWhole(rb, *this, getResult());
+  return success();
+}
+
 LogicalResult TransposeOp::emitReverse(ReverseBuilder &rb) {
   Value dOut = rb.gradientOf(getOutput());
   if (dOut) {

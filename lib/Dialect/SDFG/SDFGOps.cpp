@@ -1082,6 +1082,40 @@ LogicalResult QROp::verify() {
   return success();
 }
 
+LogicalResult SVDOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  bool values = getPart() == SVDPart::s;
+  if (failed(verifyFloatOperands(*this, {a, r}, {2, values ? 1 : 2})))
+    return failure();
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  // U is m x k, s is k, Vh is k x n, k = min(m, n) (known when static).
+  int64_t m = a.getDimSize(0), n = a.getDimSize(1);
+  int64_t k = ShapedType::isDynamic(m) || ShapedType::isDynamic(n)
+                  ? ShapedType::kDynamic
+                  : std::min(m, n);
+  switch (getPart()) {
+  case SVDPart::u:
+    if (failed(expectSameExtent(*this, m, r.getDimSize(0), "U row count")) ||
+        failed(expectSameExtent(*this, k, r.getDimSize(1), "U column count")))
+      return failure();
+    break;
+  case SVDPart::s:
+    if (failed(expectSameExtent(*this, k, r.getDimSize(0),
+                                "singular value count")))
+      return failure();
+    break;
+  case SVDPart::vh:
+    if (failed(expectSameExtent(*this, k, r.getDimSize(0), "Vh row count")) ||
+        failed(expectSameExtent(*this, n, r.getDimSize(1), "Vh column count")))
+      return failure();
+    break;
+  }
+  if (!values && getWithVectors())
+    return emitOpError("with_vectors applies to the singular values only");
+  return success();
+}
+
 LogicalResult ArgsortOp::verify() {
   MemRefType a = getA().getType(), r = getResult().getType();
   Type elt = a.getElementType();

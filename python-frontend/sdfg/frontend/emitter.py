@@ -12,7 +12,8 @@ from .values import is_float, mlir_scalar
 DATAFLOW_ONLY = ("sdfg.store", "sdfg.copy", "sdfg.map", "sdfg.matmul",
                  "sdfg.gemv", "sdfg.dot", "sdfg.transpose", "sdfg.reduce",
                  "sdfg.solve", "sdfg.det", "sdfg.cholesky", "sdfg.eigh",
-                 "sdfg.qr", "sdfg.argsort", "sdfg.searchsorted")
+                 "sdfg.qr", "sdfg.svd", "sdfg.argsort",
+                 "sdfg.searchsorted")
 
 
 def float_literal(value, dtype):
@@ -46,6 +47,9 @@ class Emitter:
 
     def __init__(self):
         self.counter = 0
+        # SSA names taken by the program's arguments (`%x32` would clash
+        # with the 32nd fresh `%x`).
+        self.reserved = set()
         self.indent = 0
         self.buffer = Buffer()
         self.allocs = []
@@ -59,6 +63,8 @@ class Emitter:
 
     def fresh(self, prefix="v"):
         self.counter += 1
+        while f"%{prefix}{self.counter}" in self.reserved:
+            self.counter += 1
         return f"%{prefix}{self.counter}"
 
     def line(self, text):

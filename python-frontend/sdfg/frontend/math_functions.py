@@ -330,9 +330,9 @@ def convolve(tr, name, a, v, mode, node):
     if name == "correlate":
         vv = sf._reversed(vv, 0)
     n, m = as_idx(va.shape[0]).const, as_idx(vv.shape[0]).const
-    dtype = tr.result_dtype("mul", ViewLeaf(va), ViewLeaf(vv))
-    if dtype == np.bool_:
-        dtype = np.dtype(np.int64)
+    # Both are arrays to NumPy: the common type, whatever element scales
+    # the longer vector here (bool stays bool: or of ands, as NumPy's).
+    dtype = np.result_type(va.dtype, vv.dtype)
     long, short = (va, vv) if n >= m else (vv, va)
     big, small = max(n, m), min(n, m)
     out = tr.transient_view([Idx(big + small - 1)], dtype, node, name)
@@ -354,10 +354,16 @@ def convolve(tr, name, a, v, mode, node):
                              [(o + at.scale(st), st, None) if d == 0
                               else (o, st, d) for o, st, d in short.base],
                              [])
-                tr.store(window, tr.binop(
-                    "add", ViewLeaf(window),
-                    tr.binop("mul", ViewLeaf(long), ViewLeaf(scale))),
-                    cast=True)
+                terms = [ViewLeaf(v) for v in (long, scale)]
+                terms = [t if t.dtype == dtype else
+                         Op("cast", [t], t.shape, dtype) for t in terms]
+                if dtype == np.bool_:
+                    new = tr.logical("or", ViewLeaf(window),
+                                     tr.logical("and", *terms))
+                else:
+                    new = tr.binop("add", ViewLeaf(window),
+                                   tr.binop("mul", *terms))
+                tr.store(window, new, cast=True)
     if mode == "full":
         return out
     if mode == "same":
@@ -398,7 +404,8 @@ def covariance(tr, name, m, y, rowvar, bias, ddof, node):
     X = rows[0] if len(rows) == 1 else sf.stack_along(tr, "vstack", rows,
                                                       node)
     X = tr.to_expr(X)
-    if not is_float(X.dtype):
+    if X.dtype != np.float64:
+        # NumPy computes in float64 whatever the input (float32 too).
         X = Op("cast", [X], X.shape, np.float64)
     n = as_idx(X.shape[1])
     if not n.is_const():

@@ -256,6 +256,7 @@ _MORE = {"clip", "fmax", "fmin", "var", "std", "trace", "diag", "diagonal",
          "eye", "identity", "arange", "linspace", "any", "all", "linalg",
          "linalg.norm", "linalg.solve", "linalg.inv", "linalg.det",
          "linalg.slogdet", "linalg.cholesky", "linalg.eigh", "linalg.qr",
+         "linalg.svd",
          "linalg.eigvalsh"}
 # Array methods that are the function of the same name, the array first.
 _METHODS = {"clip", "var", "std", "trace", "diagonal", "cumsum", "argmax",
@@ -792,26 +793,62 @@ def _reduce_masked(tr, name, value, axis, keepdims, node):
     """np.sum/np.prod/np.mean of x[mask]: the reduction of np.where(mask,
     x, identity); the mean divides by the number selected (0/0 = nan on
     an empty selection, as NumPy's mean). max and min are not: NumPy
-    raises on an empty selection, where the identity would be returned."""
+    raises on an empty selection, where the identity would be returned.
+    The selection's first axis (NumPy's x[mask] has 1 + x.ndim - mask.ndim
+    axes: the selected elements or rows, then x's remaining ones) has a
+    length only the data knows, so an axis= must include it."""
     if name not in ("sum", "prod", "mean"):
         raise tr.unsupported(node, f"np.{name} of a masked selection",
                              "NumPy raises on an empty selection; use "
                              f"np.{name}(np.where(mask, x, <identity>))")
-    if axis not in (None, 0, -1) or keepdims:
-        raise tr.unsupported(node, "axis or keepdims on a masked selection",
-                             "the selection is one-dimensional")
     x = tr.to_expr(value.value)
+    rows = getattr(value.mask, "origin", value.mask)
+    r = len(rows.shape)  # x's axes the mask selects over
+    ndim = 1 + len(x.shape) - r  # the selection's
+    if axis is None:
+        axes = tuple(range(ndim))
+    else:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        if not all(isinstance(a, int) and not isinstance(a, bool)
+                   for a in axes):
+            raise tr.unsupported(node, "a masked selection reduced over an "
+                                 "axis that is not a constant integer")
+        for a in axes:
+            if not -ndim <= a < ndim:
+                raise tr.error(f"axis {a} is out of bounds for array of "
+                               f"dimension {ndim}", node)
+        axes = tuple(sorted({a % ndim for a in axes}))
+    if 0 not in axes:
+        raise tr.unsupported(node, "a masked selection reduced along its "
+                             "other axes only",
+                             "the result's length is the number of selected "
+                             "elements, known only at run time; reduce over "
+                             "axis 0 too, or use np.where(mask, x, 0)")
+    if keepdims and r != 1:
+        raise tr.unsupported(node, "keepdims on a selection by a mask of "
+                             "several dimensions")
+    # Axis 0 of the selection is x's first r axes; axis j > 0 is x's r-1+j.
+    x_axes = tuple(range(r)) + tuple(r - 1 + a for a in axes if a > 0)
     identity = 1 if name == "prod" else 0
     if x.dtype == np.bool_:
         x = Op("cast", [x], x.shape, np.int64)
     picked = where(tr, value.mask, x, ConstLeaf(identity, x.dtype), node)
-    total = reduce(tr, "prod" if name == "prod" else "sum", picked, None,
-                   False, node)
+    whole = len(x_axes) == len(x.shape)
+    total = reduce(tr, "prod" if name == "prod" else "sum", picked,
+                   None if whole and not keepdims else x_axes, keepdims,
+                   node)
     if name != "mean":
         return total
-    count = reduce(tr, "sum", Op("cast", [value.mask], value.mask.shape,
-                                 np.float64), None, False, node)
-    return tr.binop("div", total, count)
+    count = reduce(tr, "sum", Op("cast", [rows], rows.shape, np.float64),
+                   None, False, node)
+    for a in x_axes[r:]:
+        count = tr.binop("mul", count, as_idx(x.shape[a]))
+    mean = tr.binop("div", total, count)
+    if is_float(x.dtype) and tr.to_expr(mean).dtype != x.dtype:
+        # NumPy's mean keeps a float32 selection's type.
+        e = tr.to_expr(mean)
+        mean = Op("cast", [e], e.shape, x.dtype)
+    return mean
 
 
 def _dtype(tr, dtype, node):
@@ -1148,14 +1185,16 @@ def _more(tr, name, args, kwargs, node):
                             node)
     if name == "linalg.qr":
         return _linalg_qr(tr, args, kwargs, node)
+    if name == "linalg.svd":
+        return _linalg_svd(tr, args, kwargs, node)
     raise tr.unsupported(node, f"np.{name}")
 
 
 def _norm(tr, x, order, axis, keepdims, node):
     """np.linalg.norm: vector norms of any order over one axis (or a
     vector); the Frobenius norm and the 1- and inf-norms of matrices (the
-    largest column or row sum). The 2- and nuclear norms of matrices need
-    singular values, which the frontend does not compute."""
+    largest column or row sum); the 2-, -2- and nuclear norms from the
+    singular values (gesdd's, as NumPy's)."""
     def total(v, ax, kind="sum"):
         return reduce(tr, kind, v, ax, keepdims, node)
 
@@ -1185,11 +1224,19 @@ def _norm(tr, x, order, axis, keepdims, node):
                                                   axis)], node)
         p = float(order)
         return tr.binop("pow", total(tr.binop("pow", ax, p), axis), 1.0 / p)
+    if len(axes) == 2 and order in (2, -2, "nuc"):
+        # Of the singular values: the largest, the smallest, their sum.
+        if keepdims or sorted(a % rank for a in axes) != [0, 1] or \
+                rank != 2:
+            raise tr.unsupported(node, f"np.linalg.norm with ord {order!r} "
+                                 "of anything but a whole matrix")
+        s = singular_values(tr, "norm", x, node)
+        kind = {2: "max", -2: "min", "nuc": "sum"}[order]
+        return reduce(tr, kind, s, None, False, node)
     if len(axes) != 2 or order not in (1, -1, float("inf"), float("-inf")):
         raise tr.unsupported(node, f"np.linalg.norm of a matrix with ord "
                              f"{order!r}", "matrices: None, 'fro', 1, -1, "
-                             "inf, -inf (2, -2 and 'nuc' need singular "
-                             "values)")
+                             "2, -2, inf, -inf, 'nuc'")
     if keepdims:
         raise tr.unsupported(node, "keepdims with a matrix norm order")
     rows, cols = (a % rank for a in axes)
@@ -1331,6 +1378,78 @@ def _linalg_qr(tr, args, kwargs, node):
     # Its gradient solves with R: a singular one raises as a solve's.
     tr.sig.linalg_sites.append(("np.linalg.qr", tr.em.where()))
     return results[0] if mode == "r" else tuple(results)
+
+
+def _matrix_operand(tr, name, value, node):
+    """A 2-d float matrix of static shape as a whole container LAPACK can
+    read row-major (a transposed view is copied): (view, m, n, dtype)."""
+    a = tr.to_expr(value)
+    if len(a.shape) != 2:
+        raise tr.unsupported(node, f"np.linalg.{name} of a {len(a.shape)}-d "
+                             "array", "only one matrix (no stacks)")
+    if not all(as_idx(e).is_const() for e in a.shape):
+        raise tr.unsupported(node, f"np.linalg.{name} of a matrix whose "
+                             "shape depends on a loop")
+    m, n = (as_idx(e).const for e in a.shape)
+    dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
+    va = _blas_operand(tr, a, dtype, node)
+    if va.is_whole_transposed():
+        va = tr.snapshot(a, node, "operand")
+    return va, m, n, dtype
+
+
+def singular_values(tr, name, value, node):
+    """The singular values of a matrix (np.linalg.svd's compute_uv=False:
+    gesdd without vectors), for svd and the matrix norms that need them."""
+    va, m, n, dtype = _matrix_operand(tr, name, value, node)
+    out = tr.transient_view([min(m, n)], dtype, node, "s")
+    ca, co = va.container, out.container
+    tr.em.line(f"sdfg.svd s {ca.ssa} -> {co.ssa} : {ca.mlir_type} -> "
+               f"{co.mlir_type}")
+    tr.sig.linalg_sites.append((f"np.linalg.{name}", tr.em.where()))
+    return ViewLeaf(out)
+
+
+def _linalg_svd(tr, args, kwargs, node):
+    """np.linalg.svd(A, full_matrices, compute_uv): one sdfg.svd per factor
+    (LAPACK's gesdd, as NumPy calls it). The full U or Vh of a matrix that
+    is not square has columns A does not determine: full_matrices=True
+    (NumPy's default) is the reduced factors for square matrices and
+    rejected otherwise."""
+    name = "svd"
+    _no_kwargs(tr, kwargs, node, ("full_matrices", "compute_uv",
+                                  "hermitian"))
+    if not 1 <= len(args) <= 4:
+        raise tr.error("np.linalg.svd takes the matrix, full_matrices, "
+                       "compute_uv and hermitian", node)
+    arg = Arguments(tr, args, kwargs, node)
+    full = arg(1, "full_matrices", True)
+    uv = arg(2, "compute_uv", True)
+    if arg(3, "hermitian", False) is not False:
+        raise tr.unsupported(node, "np.linalg.svd with hermitian=True",
+                             "use np.linalg.eigh for symmetric matrices")
+    if not isinstance(full, bool) or not isinstance(uv, bool):
+        raise tr.unsupported(node, "np.linalg.svd with full_matrices or "
+                             "compute_uv computed at run time")
+    if not uv:
+        return singular_values(tr, name, args[0], node)
+    va, m, n, dtype = _matrix_operand(tr, name, args[0], node)
+    if full and m != n:
+        raise tr.unsupported(node, "np.linalg.svd with full_matrices=True "
+                             "of a matrix that is not square",
+                             "pass full_matrices=False (the reduced U and "
+                             "Vh)")
+    k = min(m, n)
+    results = []
+    for part, shape in (("u", [m, k]), ("s", [k]), ("vh", [k, n])):
+        out = tr.transient_view(shape, dtype, node, part.upper())
+        ca, co = va.container, out.container
+        flag = " {with_vectors}" if part == "s" else ""
+        tr.em.line(f"sdfg.svd {part} {ca.ssa} -> {co.ssa}{flag} : "
+                   f"{ca.mlir_type} -> {co.mlir_type}")
+        results.append(ViewLeaf(out))
+    tr.sig.linalg_sites.append(("np.linalg.svd", tr.em.where()))
+    return tuple(results)
 
 
 def _linalg_solve(tr, name, args, kwargs, node):

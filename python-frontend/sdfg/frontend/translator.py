@@ -87,33 +87,38 @@ class Translation:
 class _Widen(Exception):
     """A scalar variable assigned, in a loop or branch, a float where it
     held an integer (`s = 0; for ...: s += x[i]`): translated again with a
-    float container for it from its first binding; or an array where it
-    held a scalar (`s = 0.0; for k ...: s = s + c[k] * x ** k`): translated
-    again with the scalar broadcast into an array container on entry to
-    the loop (`at`: its line and column) where NumPy's s becomes one."""
+    float container for it from its first binding. Or (`peel`: the line
+    and column of a for loop) a variable that a loop's first iteration
+    turns into an array (`s = 0.0; for k ...: s = s + c[k] * x ** k`):
+    translated again with that loop's first iteration peeled off, as
+    straight-line code where the rebinding follows NumPy's, and the loop
+    over the rest, where the variable is an array throughout."""
 
-    def __init__(self, name, error, shape=(), dtype=np.float64, at=None):
+    def __init__(self, name, error, peel=None):
         super().__init__(name)
-        self.name, self.error = name, error
-        self.wide = (tuple(shape), np.dtype(dtype), at)
+        self.name, self.error, self.peel = name, error, peel
 
 
 def translate(fn, args, name=None, device="cpu"):
-    # name -> (shape, dtype, loop) of its container: shape () for a float
-    # scalar from the first binding, else an array from the loop's entry
-    widened = {}
+    widened, peeled = set(), set()
     while True:
         tr = Translator(fn, args, name, device)
-        tr.widened = widened
+        tr.widened, tr.peeled = widened, peeled
         try:
             return _run(tr)
         except _Widen as w:
-            # A name widens once to a float and once to an array at most;
-            # asking again is a change the retry cannot absorb.
-            if w.name in widened and (widened[w.name] == w.wide or
-                                      widened[w.name][0]):
+            # Each retry must change something: asking again for the same
+            # is a change it cannot absorb.
+            done = peeled if w.peel is not None else widened
+            key = w.peel if w.peel is not None else w.name
+            if key in done:
                 raise w.error from None
-            widened[w.name] = w.wide
+            done.add(key)
+
+
+def _kind(dtype):
+    """NumPy's order of kinds for value-based casting: bool, int, float."""
+    return {"b": 0, "u": 1, "i": 1, "f": 2}[np.dtype(dtype).kind]
 
 
 def _param_names(a):
@@ -177,14 +182,13 @@ class Translator:
         self.env = {}
         self.var_containers = {}
         self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
-        # Scalar variables given a float container from their first binding,
-        # or an array container at a loop's entry (translate's second
-        # pass, _Widen).
-        self.widened = {}
+        # Scalar variables given a float container from their first
+        # binding, and for loops (line, column) whose first iteration is
+        # peeled (translate's later passes, _Widen).
+        self.widened, self.peeled = set(), set()
         # The loops and branches around the code being translated: (line
         # and column, whether it might not run: a run-time condition, a
-        # loop that may do no iteration). A scalar turns into an array as
-        # NumPy turns it only where everything since its binding runs.
+        # loop that may do no iteration; whether it is a for loop).
         self.constructs = []
         # Names whose value depended on the iterator of a loop that ended
         # (and whose last value is not known when compiling) -> its line.
@@ -291,6 +295,7 @@ class Translator:
                 if dtype.type not in SUPPORTED_DTYPES:
                     raise self.error(f"argument '{name}' has unsupported "
                                      f"dtype {dtype}")
+                self.em.reserved.add(f"%{name}")
                 c = Container(f"%{name}", value.shape, dtype, "arg", name)
                 # A NumPy array, even 0-d: `s += 1` updates it in place
                 # (a float argument's `+=` rebinds the name).
@@ -309,6 +314,7 @@ class Translator:
                          else np.dtype(np.float64))
                 # Runtime scalar: passed by pointer to a 0-d container so
                 # that the function may also assign to it.
+                self.em.reserved.add(f"%{name}")
                 c = Container(f"%{name}", (), dtype, "arg", name)
                 self.param_containers.append(c)
                 self.env[name] = c.view()
@@ -676,8 +682,18 @@ class Translator:
         return True
 
     def visit_AugAssign(self, node):
-        op = _BINOPS.get(type(node.op))
-        if op is None:
+        kind = type(node.op)
+        if kind in _BINOPS:
+            def op(a, b):
+                return self.binop(_BINOPS[kind], a, b)
+        elif kind in _BITOPS:
+            def op(a, b):
+                return self.bitwise(_BITOPS[kind], a, b, node)
+        elif kind in (ast.LShift, ast.RShift):
+            def op(a, b):
+                return self.shift("shl" if kind is ast.LShift else "shr", a,
+                                  b, node)
+        else:
             raise self.unsupported(node, "augmented assignment operator")
         target = node.target
         with self.statement() as stmt:
@@ -693,15 +709,15 @@ class Translator:
             elif isinstance(current, Fancy):
                 # NumPy's x[idx] += v: gather, add, scatter; a repeated
                 # index is updated once (np.add.at accumulates).
-                value = self.binop(op, ViewLeaf(self.gather(current, target)),
-                                   self.to_expr(rhs))
+                value = op(ViewLeaf(self.gather(current, target)),
+                           self.to_expr(rhs))
                 self.scatter(current, value, target)
             elif isinstance(current, View) and _is_array(current):
                 # In place, as NumPy does for arrays (arguments included).
-                value = self.binop(op, ViewLeaf(current), self.to_expr(rhs))
+                value = op(ViewLeaf(current), self.to_expr(rhs))
                 self.store(current, value, cast=True)
             else:
-                value = self.binop(op, current, rhs)
+                value = op(current, rhs)
                 self.assign(target, value, node)
             stmt.done()
 
@@ -753,6 +769,21 @@ class Translator:
         step = step.const
         if step == 0:
             raise self.error("range() step must not be zero", call)
+        if _where(node) in self.peeled and self.interval(
+                ub - lb if step > 0 else lb - ub)[0] >= 1:
+            # The first iteration as straight-line code (_Widen): a
+            # variable it turns into an array is one for the others.
+            name = node.target.id
+            saved = self.env.get(name)
+            self.env[name] = lb
+            self.visit_body(node.body)
+            if saved is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = saved
+            lb = lb + step
+            if self.interval(ub - lb if step > 0 else lb - ub)[1] < 1:
+                return
         iv = self.em.fresh("i")
         lo, hi = self.interval(lb), self.interval(ub)
         if step > 0:
@@ -774,7 +805,8 @@ class Translator:
         carried = self.carried_shapes(node.body)
         self.loop_depth += 1
         span = ub - lb if step > 0 else lb - ub
-        self.constructs.append((_where(node), self.interval(span)[0] < 1))
+        self.constructs.append((_where(node), self.interval(span)[0] < 1,
+                                True))
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
                            f"step {step}"):
             self.visit_body(node.body)
@@ -951,7 +983,7 @@ class Translator:
             stmt.done()
         carried = self.carried_shapes(node.body)
         self.loop_depth += 1
-        self.constructs.append((_where(node), True))
+        self.constructs.append((_where(node), True, False))
         cond, flag = self.while_condition(node.test), None
         if cond.dataflow:
             # The condition needs maps (`while np.sum(x) < t`), which its
@@ -1067,7 +1099,7 @@ class Translator:
             stmt.done()
         cond = self.control_scalar(test, np.bool_)
         self.loop_depth += 1
-        self.constructs.append((_where(node), True))
+        self.constructs.append((_where(node), True, False))
         with self.em.block(f"sdfg.if {cond}"):
             with self.narrowed(node.test, True):
                 self.visit_body(node.body)
@@ -1211,12 +1243,16 @@ class Translator:
         exclude = set(exclude) | self.swapped_by_inner_loops(stmts)
         for name in _assigned_names(stmts):
             current = self.env.get(name)
-            wide = self.widened.get(name)
-            if wide and wide[0] and wide[2] == _where(node) and \
-                    isinstance(current, View) and current.ndim == 0:
-                # The loop where NumPy's scalar becomes an array (_Widen).
-                self.store_variable(name, self.to_expr(current), node,
-                                    wide=wide[:2])
+            if name not in exclude and isinstance(
+                    current, (bool, int, float, np.bool_, np.integer,
+                              np.floating, Idx)) and \
+                    name not in self.var_containers:
+                # A number known when compiling (an int argument, a
+                # parameter of an inlined helper) that the statements
+                # rebind: its value lives in a container from here, or
+                # each iteration would start from the constant again (and
+                # `while n < 10: n = n + 3` would never end).
+                self.store_variable(name, self.to_expr(current), node)
                 continue
             if name in exclude or not isinstance(current, View) or \
                     self.var_containers.get(name) is current.container:
@@ -1315,11 +1351,10 @@ class Translator:
                     "copy")
         self.store_variable(name, self.to_expr(value), node)
 
-    def store_variable(self, name, expr, node, wide=None):
+    def store_variable(self, name, expr, node):
         """Stores `expr` into variable `name`'s own container (made on the
-        first assignment) and binds the name to it; with `wide` (shape,
-        dtype), a new container of that shape and type, `expr` broadcast."""
-        container = None if wide else self.var_containers.get(name)
+        first assignment) and binds the name to it."""
+        container = self.var_containers.get(name)
         shape = [self.upper_extent(e, node) for e in expr.shape]
         if container is not None and not self._holds(container, shape, expr):
             if self.loop_depth > 0:
@@ -1337,41 +1372,32 @@ class Translator:
                     raise _Widen(name, error)
                 since = self.constructs[getattr(container, "depth", 0):]
                 if shape and not container.shape and since and \
-                        not any(maybe for _, maybe in since) and \
-                        all(as_idx(e).is_const() for e in expr.shape) and \
-                        (container.dtype == expr.dtype or
-                         is_float(expr.dtype)):
+                        since[0][2] and not since[0][1]:
                     # `s = 0.0; for k in range(n): s = s + c[k] * x ** k`:
                     # NumPy's s is an array from the first iteration on.
-                    # Everything since its binding surely runs (else NumPy's
-                    # s would stay a scalar on some runs), so s can be that
-                    # array from the first loop entered since, broadcast;
-                    # code before that loop still reads the scalar.
-                    raise _Widen(name, error, shape, expr.dtype,
-                                 since[0][0])
+                    # The first loop entered since its binding surely runs:
+                    # its first iteration, peeled off as straight-line code,
+                    # rebinds s to an array, which the loop over the other
+                    # iterations then carries (reads in the first iteration
+                    # see the scalar, as NumPy's).
+                    raise _Widen(name, error, peel=since[0][0])
                 raise error
             # Straight-line code: the name moves to a new array, as in
             # NumPy (`h = np.tanh(h @ W)` with W not square).
             container = None
         if container is None:
             dtype = expr.dtype
-            if self.widened.get(name, (None,))[0] == () and not shape and \
-                    not is_float(dtype):
+            if name in self.widened and not shape and not is_float(dtype):
                 # NumPy's scalar becomes a float at the loop's first
                 # float assignment; here it is one from the start (a loop
                 # that never runs leaves 0.0 for NumPy's int 0).
                 dtype = np.dtype(np.float64)
-            if wide:
-                shape, dtype = list(wide[0]), wide[1]
             container = self.new_transient(shape, dtype, name)
             container.depth = len(self.constructs)
-            container.widened = bool(wide)
             self.var_containers[name] = container
         view = container.view()
         if expr.shape:
             view.shape = list(expr.shape)
-        elif container.shape and getattr(container, "widened", False):
-            view.shape = [as_idx(e) for e in container.shape]
         self.store(view, expr, cast=True)
         self.env[name] = view
 
@@ -1379,11 +1405,6 @@ class Translator:
         """Whether a variable's container can take a new value of `shape`
         (upper extents) and expr's type: the same rank, no extent larger,
         and for an array the same dtype (a scalar converts, as before)."""
-        if not shape and container.shape and \
-                getattr(container, "widened", False):
-            # A scalar assigned to a variable widened to an array (`s =
-            # 0.0` again in the loop) is broadcast, as its first binding.
-            return is_float(container.dtype) or not is_float(expr.dtype)
         if len(container.shape) != len(shape) or any(
                 n > c for n, c in zip(shape, container.shape)):
             return False
@@ -1868,13 +1889,13 @@ class Translator:
         if isinstance(base, numpy_calls.NumpyFunction) and \
                 base.name == "linalg":
             if attr in ("norm", "solve", "inv", "det", "slogdet",
-                        "cholesky", "eigh", "eigvalsh", "qr", "matrix_power",
-                        "multi_dot"):
+                        "cholesky", "eigh", "eigvalsh", "qr", "svd",
+                        "matrix_power", "multi_dot"):
                 return numpy_calls.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
                                    "of np.linalg only norm, solve, inv, det, "
                                    "slogdet, cholesky, eigh, eigvalsh, qr, "
-                                   "matrix_power and multi_dot are "
+                                   "svd, matrix_power and multi_dot are "
                                    "supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
@@ -2108,7 +2129,8 @@ class Translator:
         return mask, out
 
     def masked_store(self, dest, value, node, op=None):
-        """`x[mask] = v` (op None) or `x[mask] op= v`: the elements the
+        """`x[mask] = v` (op None) or `x[mask] op= v` (op: a function of the
+        current and the new value): the elements the
         mask selects get the new value, in place, as np.where would give
         it. `v` is a scalar, or `y[mask]` with the same mask (NumPy then
         assigns the selected elements in order: element by element)."""
@@ -2129,7 +2151,7 @@ class Translator:
                     "the same mask, or use np.where")
         current = ViewLeaf(dest.value)
         if op is not None:
-            new = self.binop(op, current, new)
+            new = op(current, new)
         self.store(dest.value,
                    numpy_calls.where(self, dest.mask, new, current, node),
                    cast=True)
@@ -2598,11 +2620,19 @@ class Translator:
         if op in ("lt", "le", "gt", "ge", "eq", "ne", "and", "or"):
             return np.dtype(np.bool_)
         # Value-based casting as in NumPy 1.x: a scalar does not widen an
-        # array of the same kind.
-        if weak_a and not weak_b and (is_float(db) or not is_float(da)):
-            dt = db
-        elif weak_b and not weak_a and (is_float(da) or not is_float(db)):
-            dt = da
+        # array of the same kind unless its value does not fit the array's
+        # type (`int32_array ^ 2**40`, `float32_array * 1e300`); a scalar of
+        # a higher kind (bool < int < float) sets the type.
+        if weak_a != weak_b:
+            arr, scalar = (b, a) if weak_a else (a, b)
+            if isinstance(scalar, ConstLeaf):
+                value = scalar.value
+                value = value.item() if hasattr(value, "item") else value
+                dt = np.result_type(arr.dtype, value)
+            elif _kind(scalar.dtype) > _kind(arr.dtype):
+                dt = np.result_type(arr.dtype, scalar.dtype)
+            else:
+                dt = arr.dtype
         else:
             dt = np.result_type(da, db)
         if op == "div" and not is_float(dt):
@@ -2711,7 +2741,7 @@ class Translator:
         shape = self.broadcast_shapes(ea.shape, eb.shape)
         dtype = self.result_dtype(op, ea, eb)
         if dtype == np.bool_:
-            dtype = np.dtype(np.int64)
+            dtype = np.dtype(np.int8)  # NumPy's type for shifted bools
         return Op(op, [ea, eb], shape, dtype)
 
     def logical(self, op, a, b):

@@ -282,6 +282,28 @@ sdfg.sdfg @qr(%A: memref<6x4xf64>, %Q: memref<6x4xf64>, %R: memref<4x4xf64>) {
   }
 }
 
+// SVD: gesdd on the column-major copy, jobz 'S' (83) for the vectors and
+// the values beside them, 'N' (78) for the values alone; a workspace query
+// first; no convergence: NaN and the line in @sdfg_linalg_error.
+// CHECK-LABEL: func.func @svd
+// CHECK: arith.constant 83 : i8
+// CHECK: call @dgesdd_(
+// CHECK: call @dgesdd_(
+// CHECK: %[[UV:.*]] = memref.load %{{.*}}[%[[C:.*]], %[[I:.*]]] : memref<?x?xf64>
+// CHECK-NEXT: memref.store %[[UV]], %{{.*}}[%[[I]], %[[C]]] : memref<6x4xf64>
+// CHECK: memref.get_global @sdfg_linalg_error
+// CHECK: arith.constant 78 : i8
+// CHECK: call @dgesdd_(
+// CHECK: call @dgesdd_(
+// CHECK: %[[SV:.*]] = memref.load %{{.*}}[%[[K:.*]]] : memref<?xf64>
+// CHECK-NEXT: memref.store %[[SV]], %{{.*}}[%[[K]]] : memref<4xf64>
+sdfg.sdfg @svd(%A: memref<6x4xf64>, %U: memref<6x4xf64>, %s: memref<4xf64>) {
+  sdfg.state {
+    sdfg.svd u %A -> %U : memref<6x4xf64> -> memref<6x4xf64>
+    sdfg.svd s %A -> %s : memref<6x4xf64> -> memref<4xf64>
+  }
+}
+
 // Dynamic shapes: no cache, syevd per op into scratch.
 // CHECK-LABEL: func.func @eigh_dynamic
 // CHECK-NOT: memcmp

@@ -782,6 +782,33 @@ sdfg.sdfg @qr_int(%A: memref<4x4xi64>, %R: memref<4x4xi64>) {
 
 // -----
 
+sdfg.sdfg @svd_u_shape(%A: memref<6x4xf64>, %U: memref<6x6xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{U column count mismatch: 4 vs 6}}
+    sdfg.svd u %A -> %U : memref<6x4xf64> -> memref<6x6xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @svd_s_rank(%A: memref<6x4xf64>, %s: memref<4x1xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{operand 1 must have rank 1, got 2}}
+    sdfg.svd s %A -> %s : memref<6x4xf64> -> memref<4x1xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @svd_vectors_flag(%A: memref<4x4xf64>, %V: memref<4x4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{with_vectors applies to the singular values only}}
+    sdfg.svd vh %A -> %V {with_vectors} : memref<4x4xf64> -> memref<4x4xf64>
+  }
+}
+
+// -----
+
 sdfg.sdfg @argsort_alias(%a: memref<4xi64>) {
   sdfg.state {
     // expected-error @+1 {{output must not alias the input}}

@@ -183,6 +183,21 @@ sdfg.sdfg @qr(%A: memref<6x4xf64>, %Q: memref<6x4xf64>, %R: memref<4x4xf64>) {
   }
 }
 
+// CHECK-LABEL: sdfg.sdfg @svd
+// CHECK: sdfg.svd u %arg0 -> %arg1 : memref<3x5xf64> -> memref<3x3xf64>
+// CHECK: sdfg.svd s %arg0 -> %arg2 {with_vectors} : memref<3x5xf64> -> memref<3xf64>
+// CHECK: sdfg.svd vh %arg0 -> %arg3 : memref<3x5xf64> -> memref<3x5xf64>
+// CHECK: sdfg.svd s %arg0 -> %arg2 : memref<3x5xf64> -> memref<3xf64>
+sdfg.sdfg @svd(%A: memref<3x5xf64>, %U: memref<3x3xf64>, %s: memref<3xf64>,
+               %Vh: memref<3x5xf64>) {
+  sdfg.state {
+    sdfg.svd u %A -> %U : memref<3x5xf64> -> memref<3x3xf64>
+    sdfg.svd s %A -> %s {with_vectors} : memref<3x5xf64> -> memref<3xf64>
+    sdfg.svd vh %A -> %Vh : memref<3x5xf64> -> memref<3x5xf64>
+    sdfg.svd s %A -> %s : memref<3x5xf64> -> memref<3xf64>
+  }
+}
+
 // CHECK-LABEL: sdfg.sdfg @eigh
 // CHECK: sdfg.eigh values %arg0 -> %arg1 : memref<4x4xf64> -> memref<4xf64>
 // CHECK: sdfg.eigh vectors %arg0 -> %arg2 : memref<4x4xf64> -> memref<4x4xf64>

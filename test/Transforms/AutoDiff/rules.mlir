@@ -847,6 +847,48 @@ sdfg.sdfg @qr_r(%A: memref<5x3xf64> {sdfg.name = "A"},
 
 // -----
 
+// SVD, the singular values: U and Vh again from A, dA += (U diag(ds)) Vh.
+// CHECK-LABEL: sdfg.sdfg @svd_s_grad(
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.svd u %A -> %[[U:.*]] :
+// CHECK: sdfg.svd vh %A -> %[[VH:.*]] :
+// CHECK: arith.mulf
+// CHECK: sdfg.matmul %[[M:.*]], %[[VH]] -> %d_A {accumulate}
+sdfg.sdfg @svd_s(%A: memref<5x3xf64> {sdfg.name = "A"},
+                 %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  %s = sdfg.alloc() : memref<3xf64>
+  sdfg.state {
+    sdfg.svd s %A -> %s : memref<5x3xf64> -> memref<3xf64>
+    sdfg.reduce add %s -> %out axes [0] : memref<3xf64> -> memref<f64>
+  }
+}
+
+// -----
+
+// SVD, the left vectors: s (with the vectors' rounding) and Vh again,
+// G = U^T dU, P = F o (G - G^T) diag(s), dA += (U P + (dU - U G) / s) Vh.
+// CHECK-LABEL: sdfg.sdfg @svd_u_grad(
+// CHECK: sdfg.state "reverse"
+// CHECK: sdfg.svd s %A -> %[[S:.*]] {with_vectors} :
+// CHECK: sdfg.svd vh %A -> %[[VH:.*]] :
+// CHECK: sdfg.matmul %[[U:.*]], %[[DU:.*]] -> %[[G:.*]] {transpose_a}
+// CHECK: arith.divf
+// CHECK: sdfg.matmul %[[U]], %[[P:.*]] -> %[[SUM:.*]] :
+// CHECK: sdfg.matmul %[[U]], %[[G]] -> %[[UG:.*]] :
+// CHECK: sdfg.matmul %[[SUM]], %[[VH]] -> %d_A {accumulate}
+sdfg.sdfg @svd_u(%A: memref<5x3xf64> {sdfg.name = "A"},
+                 %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["A"]} {
+  %U = sdfg.alloc() : memref<5x3xf64>
+  sdfg.state {
+    sdfg.svd u %A -> %U : memref<5x3xf64> -> memref<5x3xf64>
+    sdfg.reduce add %U -> %out axes [0, 1] : memref<5x3xf64> -> memref<f64>
+  }
+}
+
+// -----
+
 // C = alpha A B: both gradients carry the same alpha.
 // CHECK-LABEL: sdfg.sdfg @scaled_matmul_grad(
 // CHECK: sdfg.matmul %{{.*}}, %B -> %d_A {accumulate, alpha = 1.250000e-01 : f64, transpose_b}

@@ -84,4 +84,11 @@ def SDFG_QRPart : I32EnumAttr<"QRPart", "QR decomposition output", [
   let cppNamespace = "::mlir::sdfg";
 }
 
+def SDFG_SVDPart : I32EnumAttr<"SVDPart", "singular value decomposition output", [
+    I32EnumAttrCase<"u", 0>,
+    I32EnumAttrCase<"s", 1>,
+    I32EnumAttrCase<"vh", 2>]> {
+  let cppNamespace = "::mlir::sdfg";
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGDIALECT_TD

@@ -655,6 +655,39 @@ def SDFG_QROp : SDFG_LibraryOp<"qr"> {
   }];
 }
 
+def SDFG_SVDOp : SDFG_LibraryOp<"svd"> {
+  let summary = "Factor of the reduced singular value decomposition";
+  let description = [{
+    Of `A` (m x n, k = min(m, n)), `A = U diag(s) Vh` with `U` (m x k) and
+    `Vh` (k x n) of orthonormal columns and rows and the singular values
+    `s` (k) in descending order: `u`, `s` or `vh` writes that factor into
+    `result`. LAPACK's gesdd (divide and conquer) on a column-major copy,
+    as NumPy's `linalg.svd(A, full_matrices=False)` calls it (jobz 'S');
+    the values alone (`s` without `with_vectors`) as NumPy's
+    `compute_uv=False` (jobz 'N'). When gesdd does not converge, `result`
+    is filled with NaN and the op's line goes to `sdfg_linalg_error` (see
+    `sdfg.solve`). `result` must not alias `A`.
+
+    The gradient (Townsend's): with F[i, j] = 1 / (s[j]^2 - s[i]^2) off
+    the diagonal, the singular values add `U diag(ds) Vh`; the singular
+    vectors add `U (F o (U^T dU - dU^T U)) diag(s) Vh + (I - U U^T) dU
+    diag(1/s) Vh` and `U diag(s) (F o (Vh dVh^T - dVh Vh^T)) Vh + U
+    diag(1/s) dVh (I - Vh^T Vh)`: finite for distinct nonzero singular
+    values. Each rule computes the other factors again from `A`.
+
+    ```mlir
+    sdfg.svd u %A -> %U : memref<6x4xf64> -> memref<6x4xf64>
+    sdfg.svd s %A -> %s {with_vectors} : memref<6x4xf64> -> memref<4xf64>
+    sdfg.svd vh %A -> %Vh : memref<6x4xf64> -> memref<4x4xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_SVDPart:$part, SDFG_Container:$a,
+                       SDFG_Container:$result, UnitAttr:$with_vectors);
+  let assemblyFormat = [{
+    $part $a `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
 def SDFG_ArgsortOp : SDFG_LibraryOp<"argsort"> {
   let summary = "Indices that sort an array along one axis (stable)";
   let description = [{
