@@ -127,11 +127,6 @@ def _param_names(a):
     return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
 
 
-def _where(node):
-    """A statement's identity across translations (each parses anew)."""
-    return (node.lineno, node.col_offset)
-
-
 def _run(tr):
     try:
         return tr.run()
@@ -377,6 +372,11 @@ class Translator:
                 globals_[var] = cell.cell_contents
         return self._inline(fn, fdef, args, kwargs, defaults,
                             (None, globals_, filename, firstline), node)
+
+    def where_of(self, node):
+        """A statement's identity across translations (each parses anew):
+        its file, line and column (a helper's lines are its file's)."""
+        return (self.filename, self.firstline + node.lineno, node.col_offset)
 
     def visit_FunctionDef(self, node):
         """A function defined in the program: called like a helper
@@ -769,7 +769,7 @@ class Translator:
         step = step.const
         if step == 0:
             raise self.error("range() step must not be zero", call)
-        if _where(node) in self.peeled and self.interval(
+        if self.where_of(node) in self.peeled and self.interval(
                 ub - lb if step > 0 else lb - ub)[0] >= 1:
             # The first iteration as straight-line code (_Widen): a
             # variable it turns into an array is one for the others.
@@ -805,8 +805,8 @@ class Translator:
         carried = self.carried_shapes(node.body)
         self.loop_depth += 1
         span = ub - lb if step > 0 else lb - ub
-        self.constructs.append((_where(node), self.interval(span)[0] < 1,
-                                True))
+        self.constructs.append((self.where_of(node),
+                                self.interval(span)[0] < 1, True))
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
                            f"step {step}"):
             self.visit_body(node.body)
@@ -983,7 +983,7 @@ class Translator:
             stmt.done()
         carried = self.carried_shapes(node.body)
         self.loop_depth += 1
-        self.constructs.append((_where(node), True, False))
+        self.constructs.append((self.where_of(node), True, False))
         cond, flag = self.while_condition(node.test), None
         if cond.dataflow:
             # The condition needs maps (`while np.sum(x) < t`), which its
@@ -1099,7 +1099,7 @@ class Translator:
             stmt.done()
         cond = self.control_scalar(test, np.bool_)
         self.loop_depth += 1
-        self.constructs.append((_where(node), True, False))
+        self.constructs.append((self.where_of(node), True, False))
         with self.em.block(f"sdfg.if {cond}"):
             with self.narrowed(node.test, True):
                 self.visit_body(node.body)
