@@ -2028,7 +2028,6 @@ class Translator:
             expanded.append(None)
         # Per view dim: ("fix", Idx) | ("range", start, step, length); plus
         # ("new",) for np.newaxis.
-        new_base = [list(b) for b in view.base]
         new_shape = []
         vmap = {}  # old vdim -> new vdim or ("fix", idx)
         vd = 0
