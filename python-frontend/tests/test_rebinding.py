@@ -304,7 +304,7 @@ def maybe_in_branch(x):
      r"\(3,\)"),
     (maybe_in_branch, (np.arange(3.0),),
      r"'s' holds a float64 scalar and is assigned a float64 array of shape "
-     r"\(3,\)"),
+     r"\(3,\) here; start 's' as an array of that shape \(np.zeros_like"),
     (scalar_again, (np.arange(3.0),),
      r"variable 't' changing shape or type in a loop"),
 ])

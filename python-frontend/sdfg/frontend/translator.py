@@ -1360,12 +1360,17 @@ class Translator:
             if self.loop_depth > 0:
                 # One translation of the body stores every iteration's (or
                 # branch's) value into one container.
+                fix = "use a new name for the new value"
+                if shape and not container.shape:
+                    fix = (f"start '{name}' as an array of that shape "
+                           f"(np.zeros_like or np.full) before the loop or "
+                           f"branch, or use a new name for the new value")
                 error = self.unsupported(
                     node, f"variable '{name}' changing shape or type in a "
                     "loop or branch",
                     f"'{name}' holds {_describe(container.shape, container.dtype)} "
                     f"and is assigned {_describe(shape, expr.dtype)} here; "
-                    "use a new name for the new value")
+                    + fix)
                 if not shape and not container.shape and \
                         is_float(expr.dtype) and \
                         not is_float(container.dtype):
