@@ -286,7 +286,23 @@ def distinct(rng, shape):
     return (U * np.linspace(3.0, 1.0, k)) @ V.T
 
 
+def decompositions_updated_in_place(A):
+    # The compiled QR and SVD keep the last decomposition of a matrix: an
+    # update of the matrix in place must not find it.
+    B = A.copy()
+    total = 0.0
+    for k in range(3):
+        Q, R = np.linalg.qr(B)
+        s = np.linalg.svd(B, compute_uv=False)
+        U, t, Vh = np.linalg.svd(B, full_matrices=False)
+        total += np.sum(R * (k + 1.0)) + np.sum(s ** 2) + np.sum(t) + \
+            np.sum(Q[:, 0] * U[:, 0] * Vh[0, 0])
+        B[1, 0] = B[1, 0] + 0.5
+    return total
+
+
 CASES += [
+    (decompositions_updated_in_place, lambda r: (distinct(r, (5, 3)),)),
     (svd_loss, lambda r: (distinct(r, (6, 4)), r.standard_normal((6, 4)))),
     (svd_loss, lambda r: (distinct(r, (3, 5)), r.standard_normal((3, 5)))),
     (svd_values, lambda r: (distinct(r, (5, 5)),)),

@@ -18,7 +18,9 @@
 // gradient's transposed solves reuse the forward's factors. The
 // eigendecompositions keep such a cache too: `np.linalg.eigh` is a vectors'
 // and a values' op on one matrix, and each one's reverse rule recomputes
-// the other's result; with the cache all of them share one syevd.
+// the other's result; with the cache all of them share one syevd. So do
+// the QR (one geqrf, one orgqr) and singular value (one gesdd)
+// decompositions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +105,32 @@ void Lowering::allocFactorisationCache(Location loc,
     eigenCaches[m.matrix] = c;
     return;
   }
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t k = std::min(rows, cols);
+  if (m.kind == FactorisationKind::QR) {
+    QRCache c;
+    c.matrix = memref::AllocOp::create(b, loc, type);
+    c.factors =
+        memref::AllocOp::create(b, loc, MemRefType::get({cols, rows}, elt));
+    c.tau = memref::AllocOp::create(
+        b, loc, MemRefType::get({std::max<int64_t>(k, 1)}, elt));
+    c.q = memref::AllocOp::create(b, loc, MemRefType::get({k, rows}, elt));
+    c.state = emptyState();
+    qrCaches[m.matrix] = c;
+    return;
+  }
+  if (m.kind == FactorisationKind::SVD) {
+    SVDCache c;
+    c.matrix = memref::AllocOp::create(b, loc, type);
+    c.values = memref::AllocOp::create(
+        b, loc, MemRefType::get({std::max<int64_t>(k, 1)}, elt));
+    c.u = memref::AllocOp::create(b, loc, MemRefType::get({k, rows}, elt));
+    c.vt = memref::AllocOp::create(b, loc, MemRefType::get({cols, k}, elt));
+    c.info = entrySlot(b, loc, b.getI32Type());
+    c.state = emptyState();
+    svdCaches[m.matrix] = c;
+    return;
+  }
   SolveCache c;
   c.matrix = memref::AllocOp::create(b, loc, type);
   c.factors = memref::AllocOp::create(b, loc, type);
@@ -114,11 +142,19 @@ void Lowering::allocFactorisationCache(Location loc,
 }
 
 void Lowering::freeFactorisationCache(Location loc, const FactorisedMatrix &m) {
-  SmallVector<Value, 3> buffers;
+  SmallVector<Value, 4> buffers;
   if (m.kind == FactorisationKind::Eigen) {
     EigenCache c = eigenCaches.lookup(m.matrix);
     buffers = {c.matrix, c.vectors, c.values};
     eigenCaches.erase(m.matrix);
+  } else if (m.kind == FactorisationKind::QR) {
+    QRCache c = qrCaches.lookup(m.matrix);
+    buffers = {c.matrix, c.factors, c.tau, c.q};
+    qrCaches.erase(m.matrix);
+  } else if (m.kind == FactorisationKind::SVD) {
+    SVDCache c = svdCaches.lookup(m.matrix);
+    buffers = {c.matrix, c.values, c.u, c.vt};
+    svdCaches.erase(m.matrix);
   } else {
     SolveCache c = solveCaches.lookup(m.matrix);
     buffers = {c.matrix, c.factors, c.pivots};
@@ -535,13 +571,46 @@ LogicalResult Lowering::lowerEigh(EighOp op) {
   return success();
 }
 
+/// LAPACK's `name` taking (dims..., A, lda, tau, work, lwork, info) by
+/// reference, called after the workspace query NumPy makes too (the
+/// blocked algorithm, NumPy's rounding), with a workspace of at least
+/// `minWork` elements.
+void Lowering::callWithWorkspace(Location loc, StringRef name,
+                                 ArrayRef<Value> dims, Value f, Value ld,
+                                 Value tau, Value info, Value minWork) {
+  Type elt = cast<MemRefType>(f.getType()).getElementType();
+  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
+  SmallVector<Type> args(dims.size() + 6, ptr);
+  func::FuncOp fn = getOrDeclare(loc, name, b.getFunctionType(args, {}));
+  auto call = [&](Value work, Value lwork) {
+    SmallVector<Value> operands;
+    for (Value d : dims)
+      operands.push_back(basePointer(loc, byRef(b, loc, d)));
+    for (Value v : {f, ld, tau, work, lwork, info})
+      operands.push_back(basePointer(loc, v));
+    func::CallOp::create(b, loc, fn, operands);
+  };
+  Value size = entrySlot(b, loc, elt);
+  call(size, byRef(b, loc, constI32(b, loc, -1)));
+  Value lwork = arith::MaxSIOp::create(
+      b, loc,
+      arith::FPToSIOp::create(
+          b, loc, i32, memref::LoadOp::create(b, loc, size, ValueRange{})),
+      arith::MaxSIOp::create(b, loc, minWork, constI32(b, loc, 1)));
+  Value work = memref::AllocOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, elt),
+      ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(), lwork)});
+  call(work, byRef(b, loc, lwork));
+  memref::DeallocOp::create(b, loc, work);
+}
+
 LogicalResult Lowering::lowerQR(QROp op) {
   Location loc = op.getLoc();
   Value a = mapping.lookup(op.getA()), result = mapping.lookup(op.getResult());
   auto type = cast<MemRefType>(a.getType());
   Type elt = type.getElementType();
-  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
-  bool q = op.getPart() == QRPart::q;
+  Type i32 = b.getI32Type();
+  bool q = op.getPart() == QRPart::q, f64 = elt.isF64();
   Value mIdx = memref::DimOp::create(b, loc, a, 0);
   Value nIdx = memref::DimOp::create(b, loc, a, 1);
   Value kIdx = arith::MinSIOp::create(b, loc, mIdx, nIdx);
@@ -549,57 +618,71 @@ LogicalResult Lowering::lowerQR(QROp op) {
     return arith::IndexCastOp::create(b, loc, i32, v).getResult();
   };
   Value m = i32Of(mIdx), n = i32Of(nIdx), k = i32Of(kIdx);
-  Value one32 = constI32(b, loc, 1);
-  // The column-major m x n copy: f[j, i] = A[i, j], leading dimension m.
-  Value f = memref::AllocOp::create(
-      b, loc,
-      MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic}, elt),
-      ValueRange{nIdx, mIdx});
-  copyTransposed(b, loc, a, f);
-  Value tau = memref::AllocOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, elt),
-      ValueRange{arith::MaxSIOp::create(
-          b, loc, kIdx, arith::ConstantIndexOp::create(b, loc, 1))});
-  Value ld = byRef(b, loc, arith::MaxSIOp::create(b, loc, m, one32));
+  Value ld =
+      byRef(b, loc, arith::MaxSIOp::create(b, loc, m, constI32(b, loc, 1)));
   Value info = entrySlot(b, loc, i32);
-  // A LAPACK routine taking (dims..., A, lda, tau, work, lwork, info) by
-  // reference, called after the workspace query NumPy makes too (the
-  // blocked algorithm, NumPy's rounding), with at least `minWork`.
-  auto callWithWorkspace = [&](StringRef name, ArrayRef<Value> dims,
-                               Value minWork) {
-    SmallVector<Type> args(dims.size() + 6, ptr);
-    func::FuncOp fn = getOrDeclare(loc, name, b.getFunctionType(args, {}));
-    auto call = [&](Value work, Value lwork) {
-      SmallVector<Value> operands;
-      for (Value d : dims)
-        operands.push_back(basePointer(loc, byRef(b, loc, d)));
-      for (Value v : {f, ld, tau, work, lwork, info})
-        operands.push_back(basePointer(loc, v));
-      func::CallOp::create(b, loc, fn, operands);
-    };
-    Value size = entrySlot(b, loc, elt);
-    call(size, byRef(b, loc, constI32(b, loc, -1)));
-    Value lwork = arith::MaxSIOp::create(
-        b, loc,
-        arith::FPToSIOp::create(
-            b, loc, i32, memref::LoadOp::create(b, loc, size, ValueRange{})),
-        arith::MaxSIOp::create(b, loc, minWork, one32));
-    Value work = memref::AllocOp::create(
-        b, loc, MemRefType::get({ShapedType::kDynamic}, elt),
-        ValueRange{
-            arith::IndexCastOp::create(b, loc, b.getIndexType(), lwork)});
-    call(work, byRef(b, loc, lwork));
-    memref::DeallocOp::create(b, loc, work);
+  // geqrf on the column-major m x n `f` (f[j, i] = A[i, j], leading
+  // dimension m); orgqr forms Q in the first k columns of `g` holding
+  // geqrf's factors. Householder QR always completes (info < 0 is an
+  // argument error, which these calls do not make).
+  auto geqrf = [&](Value f, Value tau) {
+    callWithWorkspace(loc, f64 ? "dgeqrf_" : "sgeqrf_", {m, n}, f, ld, tau,
+                      info, n);
   };
-  bool f64 = elt.isF64();
-  callWithWorkspace(f64 ? "dgeqrf_" : "sgeqrf_", {m, n}, n);
-  if (q)
-    callWithWorkspace(f64 ? "dorgqr_" : "sorgqr_", {m, k, k}, k);
-  // Householder QR always completes (info < 0 is an argument error, which
-  // these calls do not make); R below its diagonal is zero.
+  auto orgqr = [&](Value g, Value tau) {
+    callWithWorkspace(loc, f64 ? "dorgqr_" : "sorgqr_", {m, k, k}, g, ld, tau,
+                      info, k);
+  };
+  Value f, qBuf;
+  SmallVector<Value, 2> scratch;
+  auto it = qrCaches.find(op.getA());
+  if (it == qrCaches.end()) {
+    // Dynamic shapes: decompose per op into scratch.
+    f = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic}, elt),
+        ValueRange{nIdx, mIdx});
+    copyTransposed(b, loc, a, f);
+    Value tau = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, elt),
+        ValueRange{arith::MaxSIOp::create(
+            b, loc, kIdx, arith::ConstantIndexOp::create(b, loc, 1))});
+    geqrf(f, tau);
+    if (q)
+      orgqr(f, tau);
+    qBuf = f;
+    scratch = {f, tau};
+  } else {
+    // Reuse the last decomposition when it is of this matrix, bit for bit;
+    // Q is formed once, from a copy of the factors (R stays readable).
+    QRCache c = it->second;
+    f = c.factors, qBuf = c.q;
+    refreshUnlessCached(loc, a, c.matrix, c.state, 1, [&] {
+      copyTransposed(b, loc, a, f);
+      geqrf(f, c.tau);
+    });
+    if (q) {
+      Value formed = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::uge,
+          memref::LoadOp::create(b, loc, c.state, ValueRange{}),
+          arith::ConstantIntOp::create(b, loc, 2, 8));
+      auto form = scf::IfOp::create(b, loc, formed, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&form.getElseRegion().front());
+      forEachElement(b, loc, qBuf, [&](ValueRange ivs) {
+        memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, f, ivs),
+                                qBuf, ivs);
+      });
+      orgqr(qBuf, c.tau);
+      memref::StoreOp::create(
+          b, loc, arith::ConstantIntOp::create(b, loc, 2, 8), c.state);
+    }
+  }
+  // R below its diagonal is zero.
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getFloatAttr(elt, 0));
   forEachElement(b, loc, result, [&](ValueRange ivs) {
-    Value v = memref::LoadOp::create(b, loc, f, ValueRange{ivs[1], ivs[0]});
+    Value v = memref::LoadOp::create(b, loc, q ? qBuf : f,
+                                     ValueRange{ivs[1], ivs[0]});
     if (!q) {
       Value upper = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                           ivs[0], ivs[1]);
@@ -607,7 +690,7 @@ LogicalResult Lowering::lowerQR(QROp op) {
     }
     memref::StoreOp::create(b, loc, v, result, ivs);
   });
-  for (Value v : {f, tau})
+  for (Value v : scratch)
     memref::DeallocOp::create(b, loc, v);
   return success();
 }
@@ -636,47 +719,66 @@ LogicalResult Lowering::lowerSVD(SVDOp op) {
     SmallVector<int64_t> shape(sizes.size(), ShapedType::kDynamic);
     return memref::AllocOp::create(b, loc, MemRefType::get(shape, t), sizes);
   };
-  // Column-major: f[j, i] = A[i, j] (m x n, leading dimension m); U (m x k)
-  // at u[c, i], Vh (k x n) at vt[j, r]. Without vectors, LAPACK takes
-  // 1-element placeholders.
-  Value f = alloc(elt, {nIdx, mIdx});
-  copyTransposed(b, loc, a, f);
-  Value s = alloc(elt, {atLeastOne(kIdx)});
-  Value u = vectors ? alloc(elt, {kIdx, mIdx}) : alloc(elt, {idx(1), idx(1)});
-  Value vt = vectors ? alloc(elt, {nIdx, kIdx}) : alloc(elt, {idx(1), idx(1)});
-  Value iwork =
-      alloc(i32, {atLeastOne(arith::MulIOp::create(b, loc, idx(8), kIdx))});
-  Value info = entrySlot(b, loc, i32);
-  Value jobz = byRef(
-      b, loc, arith::ConstantIntOp::create(b, loc, vectors ? 'S' : 'N', 8));
-  Value m = byRef(b, loc, i32Of(mIdx)), n = byRef(b, loc, i32Of(nIdx));
-  Value lda = byRef(b, loc, i32Of(atLeastOne(mIdx)));
-  Value ldu = byRef(b, loc, i32Of(vectors ? atLeastOne(mIdx) : idx(1)));
-  Value ldvt = byRef(b, loc, i32Of(vectors ? atLeastOne(kIdx) : idx(1)));
-  SmallVector<Type> args(14, ptr);
-  args.push_back(i64);
-  func::FuncOp gesdd = getOrDeclare(loc, elt.isF64() ? "dgesdd_" : "sgesdd_",
-                                    b.getFunctionType(args, {}));
-  auto call = [&](Value work, Value lwork) {
-    SmallVector<Value> operands;
-    for (Value v :
-         {jobz, m, n, f, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info})
-      operands.push_back(basePointer(loc, v));
-    operands.push_back(arith::ConstantIntOp::create(b, loc, 1, 64));
-    func::CallOp::create(b, loc, gesdd, operands);
+  // gesdd of a column-major copy of A (f[j, i] = A[i, j], leading
+  // dimension m), jobz 'S' with vectors (U, m x k, at u[c, i]; Vh, k x n,
+  // at vt[j, r]) or 'N' (u and vt 1-element placeholders); a workspace
+  // query first, as NumPy's.
+  auto gesdd = [&](bool withVectors, Value s, Value u, Value vt, Value info) {
+    Value f = alloc(elt, {nIdx, mIdx});
+    copyTransposed(b, loc, a, f);
+    Value iwork =
+        alloc(i32, {atLeastOne(arith::MulIOp::create(b, loc, idx(8), kIdx))});
+    Value jobz =
+        byRef(b, loc,
+              arith::ConstantIntOp::create(b, loc, withVectors ? 'S' : 'N', 8));
+    Value m = byRef(b, loc, i32Of(mIdx)), n = byRef(b, loc, i32Of(nIdx));
+    Value lda = byRef(b, loc, i32Of(atLeastOne(mIdx)));
+    Value ldu = byRef(b, loc, i32Of(withVectors ? atLeastOne(mIdx) : idx(1)));
+    Value ldvt = byRef(b, loc, i32Of(withVectors ? atLeastOne(kIdx) : idx(1)));
+    SmallVector<Type> args(14, ptr);
+    args.push_back(i64);
+    func::FuncOp fn = getOrDeclare(loc, elt.isF64() ? "dgesdd_" : "sgesdd_",
+                                   b.getFunctionType(args, {}));
+    auto call = [&](Value work, Value lwork) {
+      SmallVector<Value> operands;
+      for (Value v :
+           {jobz, m, n, f, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info})
+        operands.push_back(basePointer(loc, v));
+      operands.push_back(arith::ConstantIntOp::create(b, loc, 1, 64));
+      func::CallOp::create(b, loc, fn, operands);
+    };
+    Value size = entrySlot(b, loc, elt);
+    call(size, byRef(b, loc, constI32(b, loc, -1)));
+    Value lwork = arith::MaxSIOp::create(
+        b, loc,
+        arith::FPToSIOp::create(
+            b, loc, i32, memref::LoadOp::create(b, loc, size, ValueRange{})),
+        constI32(b, loc, 1));
+    Value work = alloc(
+        elt, {arith::IndexCastOp::create(b, loc, b.getIndexType(), lwork)});
+    call(work, byRef(b, loc, lwork));
+    for (Value v : {work, f, iwork})
+      memref::DeallocOp::create(b, loc, v);
   };
-  // The workspace query NumPy makes too, then the call.
-  Value size = entrySlot(b, loc, elt);
-  call(size, byRef(b, loc, constI32(b, loc, -1)));
-  Value lwork = arith::MaxSIOp::create(
-      b, loc,
-      arith::FPToSIOp::create(
-          b, loc, i32, memref::LoadOp::create(b, loc, size, ValueRange{})),
-      constI32(b, loc, 1));
-  Value work =
-      alloc(elt, {arith::IndexCastOp::create(b, loc, b.getIndexType(), lwork)});
-  call(work, byRef(b, loc, lwork));
-  memref::DeallocOp::create(b, loc, work);
+  Value s, u, vt, info;
+  SmallVector<Value, 3> scratch;
+  auto it = svdCaches.find(op.getA());
+  if (it == svdCaches.end()) {
+    // Dynamic shapes: decompose per op into scratch.
+    s = alloc(elt, {atLeastOne(kIdx)});
+    u = vectors ? alloc(elt, {kIdx, mIdx}) : alloc(elt, {idx(1), idx(1)});
+    vt = vectors ? alloc(elt, {nIdx, kIdx}) : alloc(elt, {idx(1), idx(1)});
+    info = entrySlot(b, loc, i32);
+    gesdd(vectors, s, u, vt, info);
+    scratch = {s, u, vt};
+  } else {
+    // Reuse the last decomposition when it is of this matrix, bit for bit,
+    // and has what this op needs (vectors, or the values of either call).
+    SVDCache c = it->second;
+    s = c.values, u = c.u, vt = c.vt, info = c.info;
+    refreshUnlessCached(loc, a, c.matrix, c.state, vectors ? 2 : 1,
+                        [&] { gesdd(vectors, s, u, vt, info); });
+  }
   // No convergence: no result to give.
   ifSucceeded(b, loc, module, info, result, [&] {
     forEachElement(b, loc, result, [&](ValueRange ivs) {
@@ -689,7 +791,7 @@ LogicalResult Lowering::lowerSVD(SVDOp op) {
       memref::StoreOp::create(b, loc, v, result, ivs);
     });
   });
-  for (Value v : {f, s, u, vt, iwork})
+  for (Value v : scratch)
     memref::DeallocOp::create(b, loc, v);
   return success();
 }

@@ -98,6 +98,29 @@ struct EigenCache {
   Value state;   // i8: 0 empty, 1 values only, 2 values and vectors
 };
 
+/// The QR decomposition of the last matrix the `sdfg.qr`s on one container
+/// computed: the Q and R ops of one `np.linalg.qr`, and their reverse
+/// rules, which recompute each other's result, share one geqrf (and one
+/// orgqr).
+struct QRCache {
+  Value matrix;  // copy of the matrix decomposed
+  Value factors; // geqrf's column-major result (R above the diagonal)
+  Value tau;     // geqrf's reflector scalars
+  Value q;       // orgqr's column-major Q
+  Value state;   // i8: 0 empty, 1 factors, 2 factors and Q
+};
+
+/// The singular value decomposition of the last matrix the `sdfg.svd`s on
+/// one container computed (U, s and Vh of one `np.linalg.svd` and their
+/// reverse rules share one gesdd).
+struct SVDCache {
+  Value matrix; // copy of the matrix decomposed
+  Value values; // the singular values, descending
+  Value u, vt;  // gesdd's column-major U and Vh
+  Value info;   // gesdd's info for it (memref<i32>)
+  Value state;  // i8: 0 empty, 1 values only, 2 values and vectors
+};
+
 /// The WCR stores of a map body split into groups that are lowered as
 /// separate loops (AccumulationNests.cpp).
 struct AccumulationPlan {
@@ -204,6 +227,8 @@ public:
   /// Factorisation caches by (sdfg) matrix container.
   DenseMap<Value, SolveCache> solveCaches;
   DenseMap<Value, EigenCache> eigenCaches;
+  DenseMap<Value, QRCache> qrCaches;
+  DenseMap<Value, SVDCache> svdCaches;
 
   /// WCR stores of `map`'s body that can accumulate in a register across
   /// the map's inner loops: they sit directly in the body, their element
@@ -334,6 +359,11 @@ private:
   LogicalResult lowerCholesky(CholeskyOp op);
   LogicalResult lowerEigh(EighOp op);
   LogicalResult lowerQR(QROp op);
+  /// A LAPACK routine taking (dims..., A, lda, tau, work, lwork, info) by
+  /// reference, after its workspace query (LinearSolve.cpp).
+  void callWithWorkspace(Location loc, StringRef name, ArrayRef<Value> dims,
+                         Value f, Value ld, Value tau, Value info,
+                         Value minWork);
   LogicalResult lowerSVD(SVDOp op);
   /// A stable merge sort of each line (Sort.cpp).
   LogicalResult lowerArgsort(ArgsortOp op);

@@ -286,6 +286,12 @@ SmallVector<FactorisedMatrix> mlir::sdfg::factorisedMatrices(SDFGOp sdfg) {
       } else if (auto e = dyn_cast<EighOp>(op)) {
         matrix = e.getA();
         kind = FactorisationKind::Eigen;
+      } else if (auto q = dyn_cast<QROp>(op)) {
+        matrix = q.getA();
+        kind = FactorisationKind::QR;
+      } else if (auto s = dyn_cast<SVDOp>(op)) {
+        matrix = s.getA();
+        kind = FactorisationKind::SVD;
       }
       if (!matrix || !cast<MemRefType>(matrix.getType()).hasStaticShape())
         return;
@@ -305,5 +311,11 @@ int64_t mlir::sdfg::factorisationCacheBytes(MemRefType matrix,
   int64_t eltBytes = matrix.getElementType().getIntOrFloatBitWidth() / 8;
   if (kind == FactorisationKind::Eigen)
     return (2 * matrix.getNumElements() + n) * eltBytes;
+  int64_t rows = matrix.getDimSize(0), cols = matrix.getDimSize(1);
+  int64_t k = std::min(rows, cols);
+  if (kind == FactorisationKind::QR)
+    return (2 * rows * cols + rows * k + k) * eltBytes;
+  if (kind == FactorisationKind::SVD)
+    return (rows * cols + rows * k + k + k * cols) * eltBytes + 4;
   return 2 * matrix.getNumElements() * eltBytes + 4 * n;
 }

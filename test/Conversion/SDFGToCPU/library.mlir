@@ -257,24 +257,33 @@ sdfg.sdfg @eigh(%A: memref<4x4xf64>, %w: memref<4xf64>, %V: memref<4x4xf64>) {
   }
 }
 
-// QR: geqrf on the column-major copy (a workspace query first, lwork -1),
-// orgqr for Q (m, k, k); R's elements below the diagonal are zero.
+// QR: geqrf on the column-major copy (a workspace query first, lwork -1).
+// The ops on one matrix share a cache (a copy of the matrix, geqrf's
+// factors and scalars, the formed Q; state 0 empty, 1 factors, 2 and Q):
+// geqrf runs on a miss (memcmp), orgqr (m, k, k) forms Q from a copy of
+// the factors once; R reads the factors, zero below the diagonal.
 // CHECK-LABEL: func.func @qr
-// CHECK: %[[F:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
+// CHECK: %[[COPY:.*]] = memref.alloc() : memref<6x4xf64>
+// CHECK-NEXT: %[[F:.*]] = memref.alloc() : memref<4x6xf64>
+// CHECK-NEXT: %[[TAU:.*]] = memref.alloc() : memref<4xf64>
+// CHECK-NEXT: %[[Q:.*]] = memref.alloc() : memref<4x6xf64>
+// CHECK: call @memcmp(
+// CHECK: memref.copy %{{.*}}, %[[COPY]]
 // CHECK: arith.constant -1 : i32
 // CHECK: call @dgeqrf_(
 // CHECK: call @dgeqrf_(
+// CHECK: arith.cmpi uge, %{{.*}}, %c2_i8 : i8
+// CHECK: } else {
 // CHECK: call @dorgqr_(
 // CHECK: call @dorgqr_(
-// CHECK: %[[QV:.*]] = memref.load %[[F]][%[[C:.*]], %[[I:.*]]] : memref<?x?xf64>
+// CHECK: %[[QV:.*]] = memref.load %[[Q]][%[[C:.*]], %[[I:.*]]] : memref<4x6xf64>
 // CHECK-NEXT: memref.store %[[QV]], %{{.*}}[%[[I]], %[[C]]] : memref<6x4xf64>
-// CHECK: call @dgeqrf_(
-// CHECK: call @dgeqrf_(
-// CHECK-NOT: call @dorgqr_(
-// CHECK: %[[RV:.*]] = memref.load %{{.*}}[%[[J:.*]], %[[K:.*]]] : memref<?x?xf64>
+// CHECK: call @memcmp(
+// CHECK: %[[RV:.*]] = memref.load %[[F]][%[[J:.*]], %[[K:.*]]] : memref<4x6xf64>
 // CHECK-NEXT: %[[UPPER:.*]] = arith.cmpi ule, %[[K]], %[[J]] : index
 // CHECK-NEXT: %[[KEPT:.*]] = arith.select %[[UPPER]], %[[RV]], %{{.*}} : f64
 // CHECK-NEXT: memref.store %[[KEPT]], %{{.*}}[%[[K]], %[[J]]] : memref<4x4xf64>
+// CHECK: memref.dealloc %[[COPY]]
 sdfg.sdfg @qr(%A: memref<6x4xf64>, %Q: memref<6x4xf64>, %R: memref<4x4xf64>) {
   sdfg.state {
     sdfg.qr q %A -> %Q : memref<6x4xf64> -> memref<6x4xf64>
@@ -282,21 +291,46 @@ sdfg.sdfg @qr(%A: memref<6x4xf64>, %Q: memref<6x4xf64>, %R: memref<4x4xf64>) {
   }
 }
 
-// SVD: gesdd on the column-major copy, jobz 'S' (83) for the vectors and
-// the values beside them, 'N' (78) for the values alone; a workspace query
-// first; no convergence: NaN and the line in @sdfg_linalg_error.
+// Dynamic shapes: no cache, geqrf (and orgqr in place) per op.
+// CHECK-LABEL: func.func @qr_dynamic
+// CHECK: %[[F:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
+// CHECK: call @dgeqrf_(
+// CHECK: call @dgeqrf_(
+// CHECK: call @dorgqr_(
+// CHECK: call @dorgqr_(
+// CHECK: memref.load %[[F]]
+// CHECK: memref.dealloc %[[F]]
+sdfg.sdfg @qr_dynamic(%A: memref<?x?xf64>, %Q: memref<?x?xf64>) {
+  sdfg.state {
+    sdfg.qr q %A -> %Q : memref<?x?xf64> -> memref<?x?xf64>
+  }
+}
+
+// SVD: gesdd on a column-major copy, jobz 'S' (83) for the vectors and the
+// values beside them, 'N' (78) for the values alone; a workspace query
+// first; no convergence: NaN and the line in @sdfg_linalg_error. The ops
+// on one matrix share a cache (the matrix, s, U, Vh; state 0 empty, 1
+// values, 2 vectors): the values after the vectors reuse that call.
 // CHECK-LABEL: func.func @svd
+// CHECK: %[[COPY:.*]] = memref.alloc() : memref<6x4xf64>
+// CHECK-NEXT: %[[S:.*]] = memref.alloc() : memref<4xf64>
+// CHECK-NEXT: %[[U:.*]] = memref.alloc() : memref<4x6xf64>
+// CHECK-NEXT: %[[VT:.*]] = memref.alloc() : memref<4x4xf64>
+// CHECK: arith.cmpi uge, %{{.*}}, %c2_i8 : i8
+// CHECK: call @memcmp(
 // CHECK: arith.constant 83 : i8
 // CHECK: call @dgesdd_(
 // CHECK: call @dgesdd_(
-// CHECK: %[[UV:.*]] = memref.load %{{.*}}[%[[C:.*]], %[[I:.*]]] : memref<?x?xf64>
+// CHECK: memref.store %c2_i8
+// CHECK: %[[UV:.*]] = memref.load %[[U]][%[[C:.*]], %[[I:.*]]] : memref<4x6xf64>
 // CHECK-NEXT: memref.store %[[UV]], %{{.*}}[%[[I]], %[[C]]] : memref<6x4xf64>
 // CHECK: memref.get_global @sdfg_linalg_error
+// CHECK: arith.cmpi uge, %{{.*}}, %c1_i8 : i8
 // CHECK: arith.constant 78 : i8
 // CHECK: call @dgesdd_(
-// CHECK: call @dgesdd_(
-// CHECK: %[[SV:.*]] = memref.load %{{.*}}[%[[K:.*]]] : memref<?xf64>
+// CHECK: %[[SV:.*]] = memref.load %[[S]][%[[K:.*]]] : memref<4xf64>
 // CHECK-NEXT: memref.store %[[SV]], %{{.*}}[%[[K]]] : memref<4xf64>
+// CHECK: memref.dealloc %[[COPY]]
 sdfg.sdfg @svd(%A: memref<6x4xf64>, %U: memref<6x4xf64>, %s: memref<4xf64>) {
   sdfg.state {
     sdfg.svd u %A -> %U : memref<6x4xf64> -> memref<6x4xf64>

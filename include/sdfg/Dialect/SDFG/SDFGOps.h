@@ -46,8 +46,10 @@ inline bool isLibraryCall(Operation *op) {
 double numElements(Value container);
 /// What the CPU lowering keeps per matrix container between the ops that
 /// factorise it (LinearSolve.cpp): the LU factors (`sdfg.solve`,
-/// `sdfg.det`) or the eigendecomposition (`sdfg.eigh`).
-enum class FactorisationKind { LU, Eigen };
+/// `sdfg.det`), the eigendecomposition (`sdfg.eigh`), the QR
+/// decomposition (`sdfg.qr`) or the singular value decomposition
+/// (`sdfg.svd`).
+enum class FactorisationKind { LU, Eigen, QR, SVD };
 /// A matrix container of static shape with a factorisation cache, over the
 /// first and last top-level ops of its sdfg that use it (the memory model
 /// counts the cache over that span).
@@ -58,7 +60,8 @@ struct FactorisedMatrix {
 };
 SmallVector<FactorisedMatrix> factorisedMatrices(SDFGOp sdfg);
 /// Bytes of a factorisation cache: a copy of the matrix and the factors
-/// (LU: with i32 pivots; eigen: the eigenvectors and eigenvalues).
+/// (LU: with i32 pivots; eigen: the eigenvectors and eigenvalues; QR:
+/// geqrf's factors, their scalars and the formed Q; SVD: U, s and Vh).
 int64_t factorisationCacheBytes(MemRefType matrix, FactorisationKind kind);
 /// Whether `op` or an op nested in it writes `container`.
 bool writesContainer(Operation *op, Value container);
