@@ -301,7 +301,13 @@ def decompositions_updated_in_place(A):
     return total
 
 
+def pseudo_inverse(A):
+    return np.sum(np.linalg.pinv(A) ** 2) + np.linalg.cond(A) + \
+        np.linalg.cond(A.T, -2)
+
+
 CASES += [
+    (pseudo_inverse, lambda r: (distinct(r, (5, 3)),)),
     (decompositions_updated_in_place, lambda r: (distinct(r, (5, 3)),)),
     (svd_loss, lambda r: (distinct(r, (6, 4)), r.standard_normal((6, 4)))),
     (svd_loss, lambda r: (distinct(r, (3, 5)), r.standard_normal((3, 5)))),
@@ -390,6 +396,25 @@ def test_svd_matches_numpy(shape):
     for got, want in zip(sdfg.program(svd_parts)(A), svd_parts(A)):
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+
+
+def from_singular(A, B):
+    return (np.linalg.pinv(A), np.linalg.cond(A), np.linalg.cond(A, -2),
+            np.linalg.matrix_rank(A), np.linalg.matrix_rank(B),
+            np.linalg.pinv(B, rcond=1e-10), np.linalg.pinv(A.T),
+            np.linalg.matrix_rank(B, tol=0.5))
+
+
+def test_pinv_cond_and_rank_match_numpy():
+    # NumPy's cutoffs: pinv drops singular values under rcond times the
+    # largest, matrix_rank counts those over S.max() * max(M, N) * eps.
+    rng = np.random.default_rng(13)
+    A = rng.standard_normal((5, 3))
+    B = np.outer(rng.random(4), rng.random(4)) + 1e-3 * np.eye(4)
+    for got, want in zip(sdfg.program(from_singular)(A, B),
+                         from_singular(A, B)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
 def svd_full(A):

@@ -33,7 +33,8 @@ FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "logical_not", "isclose", "allclose", "bitwise_and",
              "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
              "left_shift", "right_shift", "cov", "corrcoef", "convolve",
-             "correlate"}
+             "correlate", "linalg.pinv", "linalg.cond",
+             "linalg.matrix_rank"}
 
 # Array methods with the signature of the function of the same name.
 METHODS = {"round", "cumprod"}
@@ -207,6 +208,9 @@ def call(tr, name, args, kwargs, node):
     if name == "cross":
         only("axis")
         return cross(tr, args[0], args[1], arg(2, "axis", -1), node)
+    if name in ("linalg.pinv", "linalg.cond", "linalg.matrix_rank"):
+        return from_singular_values(tr, name[len("linalg."):], args, kwargs,
+                                    node)
     if name == "linalg.matrix_power":
         only()
         return matrix_power(tr, args[0], args[1], node)
@@ -375,6 +379,73 @@ def convolve(tr, name, a, v, mode, node):
     else:
         start, length = small - 1, big - small + 1
     return nc._window(out, 0, start, length)
+
+
+def from_singular_values(tr, name, args, kwargs, node):
+    """np.linalg.pinv (V diag(1/s) U^T over the singular values above
+    rcond times the largest, NumPy's cutoff), cond (the 2-norm condition
+    number s[0] / s[-1], or its inverse for p=-2) and matrix_rank (the
+    singular values above S.max() * max(M, N) * eps, or tol)."""
+    arg = nc.Arguments(tr, args, kwargs, node)
+    a = tr.to_expr(arg(0, "a" if name == "pinv" else "x" if name == "cond"
+                       else "A"))
+    if len(a.shape) != 2:
+        raise tr.unsupported(node, f"np.linalg.{name} of a "
+                             f"{len(a.shape)}-d array",
+                             "only one matrix (no stacks)")
+    if name == "cond":
+        arg.only("p")
+        p = arg(1, "p")
+        if p not in (None, 2, -2):
+            raise tr.unsupported(node, f"np.linalg.cond with p={p!r}",
+                                 "p None, 2 or -2 (of the singular values)")
+        s = nc.singular_values(tr, "cond", a, node)
+        first = nc._window(s.view, 0, 0, 1)
+        last = nc._window(s.view, 0, as_idx(s.shape[0]).const - 1, 1)
+        num, den = (first, last) if p != -2 else (last, first)
+        return nc.reduce(tr, "sum", tr.binop("div", ViewLeaf(num),
+                                             ViewLeaf(den)), None, False,
+                         node)
+    if name == "matrix_rank":
+        arg.only("tol", "hermitian")
+        if arg(2, "hermitian", False) is not False:
+            raise tr.unsupported(node, "np.linalg.matrix_rank with "
+                                 "hermitian=True")
+        s = nc.singular_values(tr, "matrix_rank", a, node)
+        tol = arg(1, "tol")
+        if tol is None:
+            m, n = (as_idx(e).const for e in a.shape)
+            eps = float(np.finfo(s.dtype).eps)
+            tol = tr.binop("mul", nc.reduce(tr, "max", s, None, False, node),
+                           max(m, n) * eps)
+        return nc.numpy_call(tr, "count_nonzero", [tr.binop("gt", s, tol)],
+                             {}, node)
+    arg.only("rcond", "hermitian")
+    if arg(2, "hermitian", False) is not False:
+        raise tr.unsupported(node, "np.linalg.pinv with hermitian=True")
+    rcond = arg(1, "rcond", 1e-15)
+    u, s, vh = nc.numpy_call(tr, "linalg.svd", [a],
+                             {"full_matrices": False}, node)
+    cutoff = tr.binop("mul", rcond, nc.reduce(tr, "max", s, None, True,
+                                              node))
+    large = tr.binop("gt", s, cutoff)
+    # 1/s where kept; the divisor is 1 elsewhere so that no gradient
+    # flows through a division by a (near) zero it does not use.
+    one = ConstLeaf(1.0, s.dtype)
+    inv = nc.where(tr, large, tr.binop("div", one, nc.where(tr, large, s,
+                                                            one, node)),
+                   ConstLeaf(0.0, s.dtype), node)
+    vt = nc._as_view(tr, tr.to_expr(vh), node).transpose([1, 0])
+    inv_row = tr.subscript(nc._as_view(tr, tr.to_expr(inv), node),
+                           sf_items(node, ["n", "s"]), node)
+    scaled = tr.binop("mul", ViewLeaf(vt), inv_row)
+    return nc.matmul(tr, scaled, nc._as_view(tr, tr.to_expr(u), node)
+                     .transpose([1, 0]), node)
+
+
+def sf_items(node, kinds):
+    from .shape_functions import _items
+    return _items(node, kinds)
 
 
 def covariance(tr, name, m, y, rowvar, bias, ddof, node):

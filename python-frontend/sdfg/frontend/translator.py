@@ -1895,12 +1895,14 @@ class Translator:
                 base.name == "linalg":
             if attr in ("norm", "solve", "inv", "det", "slogdet",
                         "cholesky", "eigh", "eigvalsh", "qr", "svd",
-                        "matrix_power", "multi_dot"):
+                        "pinv", "cond", "matrix_rank", "matrix_power",
+                        "multi_dot"):
                 return numpy_calls.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
                                    "of np.linalg only norm, solve, inv, det, "
                                    "slogdet, cholesky, eigh, eigvalsh, qr, "
-                                   "svd, matrix_power and multi_dot are "
+                                   "svd, pinv, cond, matrix_rank, "
+                                   "matrix_power and multi_dot are "
                                    "supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
