@@ -181,9 +181,10 @@ class Translator:
         # binding, and for loops (line, column) whose first iteration is
         # peeled (translate's later passes, _Widen).
         self.widened, self.peeled = set(), set()
-        # The loops and branches around the code being translated: (line
-        # and column, whether it might not run: a run-time condition, a
-        # loop that may do no iteration; whether it is a for loop).
+        # The loops and branches around the code being translated: (file,
+        # line and column; whether it might not run: a run-time condition,
+        # a loop that may do no iteration; whether it is a for loop; the
+        # names its body passes from one iteration to the next).
         self.constructs = []
         # Names whose value depended on the iterator of a loop that ended
         # (and whose last value is not known when compiling) -> its line.
@@ -806,7 +807,8 @@ class Translator:
         self.loop_depth += 1
         span = ub - lb if step > 0 else lb - ub
         self.constructs.append((self.where_of(node),
-                                self.interval(span)[0] < 1, True))
+                                self.interval(span)[0] < 1, True,
+                                _read_before_bound(node.body)))
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
                            f"step {step}"):
             self.visit_body(node.body)
@@ -983,7 +985,7 @@ class Translator:
             stmt.done()
         carried = self.carried_shapes(node.body)
         self.loop_depth += 1
-        self.constructs.append((self.where_of(node), True, False))
+        self.constructs.append((self.where_of(node), True, False, set()))
         cond, flag = self.while_condition(node.test), None
         if cond.dataflow:
             # The condition needs maps (`while np.sum(x) < t`), which its
@@ -1099,7 +1101,7 @@ class Translator:
             stmt.done()
         cond = self.control_scalar(test, np.bool_)
         self.loop_depth += 1
-        self.constructs.append((self.where_of(node), True, False))
+        self.constructs.append((self.where_of(node), True, False, set()))
         with self.em.block(f"sdfg.if {cond}"):
             with self.narrowed(node.test, True):
                 self.visit_body(node.body)
@@ -1357,7 +1359,7 @@ class Translator:
         container = self.var_containers.get(name)
         shape = [self.upper_extent(e, node) for e in expr.shape]
         if container is not None and not self._holds(container, shape, expr):
-            if self.loop_depth > 0:
+            if self.loop_depth > 0 and not self._fresh_each_iteration(name):
                 # One translation of the body stores every iteration's (or
                 # branch's) value into one container.
                 fix = "use a new name for the new value"
@@ -1405,6 +1407,17 @@ class Translator:
             view.shape = list(expr.shape)
         self.store(view, expr, cast=True)
         self.env[name] = view
+
+    def _fresh_each_iteration(self, name):
+        """Whether a variable may move to a new container inside the loops
+        around: every one of them surely runs (for loops of constant trip
+        count >= 1, no branch) and binds `name` anew before reading it, so
+        each iteration's bindings follow the same containers in the same
+        order (`for t ...: acc = 0.0; for k ...: acc = acc + u * k`) and
+        after the loops the name holds the last one, as in NumPy."""
+        return len(self.constructs) == self.loop_depth and all(
+            is_for and not maybe and name not in carried
+            for _, maybe, is_for, carried in self.constructs)
 
     def _holds(self, container, shape, expr):
         """Whether a variable's container can take a new value of `shape`
@@ -2981,6 +2994,27 @@ def _carried_names(stmts):
         loads = {n.id for n in ast.walk(st)
                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         stores = set(_assigned_names([st], augmented=False))
+        for name in list(pending):
+            if name in loads:
+                carried.add(name)
+            if name in loads or name in stores:
+                pending.discard(name)
+    return carried
+
+
+def _read_before_bound(stmts):
+    """Names that `stmts` (a loop body, in order) may read before binding
+    them, counting an augmented assignment (`s += x`) as a read: the names
+    whose values an iteration takes from the previous one."""
+    pending = set(_assigned_names(stmts))
+    carried = set()
+    for st in stmts:
+        loads = {n.id for n in ast.walk(st)
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        loads |= {n.target.id for n in ast.walk(st)
+                  if isinstance(n, ast.AugAssign)
+                  and isinstance(n.target, ast.Name)}
+        stores = set(_assigned_names([st]))
         for name in list(pending):
             if name in loads:
                 carried.add(name)
