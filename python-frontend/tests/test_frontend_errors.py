@@ -107,7 +107,7 @@ def k_nested_def(A):
 
 
 def k_linalg(A):
-    return np.linalg.svd(A)  # here
+    return np.linalg.eig(A)  # here
 
 
 def k_mask(A):
@@ -201,7 +201,7 @@ CASES = [
     (k_early_return, (A,), "return", "last statement"),
     (k_global_array, (A,), "global array 'GLOBAL_ARRAY'", "arguments"),
     (k_nested_def, (A,), "decorated nested function", None),
-    (k_linalg, (A,), "np.linalg.svd",
+    (k_linalg, (A,), "np.linalg.eig",
      "only norm, solve, inv, det, slogdet, cholesky, eigh"),
     (k_mask, (A,), "boolean mask indexing", "np.where"),
     (k_array_bound, (A, np.array([0, 1])), "array used as an integer",
