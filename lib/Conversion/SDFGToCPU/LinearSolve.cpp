@@ -575,21 +575,9 @@ LogicalResult Lowering::lowerEigh(EighOp op) {
 /// reference, called after the workspace query NumPy makes too (the
 /// blocked algorithm, NumPy's rounding), with a workspace of at least
 /// `minWork` elements.
-void Lowering::callWithWorkspace(Location loc, StringRef name,
-                                 ArrayRef<Value> dims, Value f, Value ld,
-                                 Value tau, Value info, Value minWork) {
-  Type elt = cast<MemRefType>(f.getType()).getElementType();
-  Type i32 = b.getI32Type(), ptr = LLVM::LLVMPointerType::get(b.getContext());
-  SmallVector<Type> args(dims.size() + 6, ptr);
-  func::FuncOp fn = getOrDeclare(loc, name, b.getFunctionType(args, {}));
-  auto call = [&](Value work, Value lwork) {
-    SmallVector<Value> operands;
-    for (Value d : dims)
-      operands.push_back(basePointer(loc, byRef(b, loc, d)));
-    for (Value v : {f, ld, tau, work, lwork, info})
-      operands.push_back(basePointer(loc, v));
-    func::CallOp::create(b, loc, fn, operands);
-  };
+void Lowering::withWorkspace(Location loc, Type elt, Value minWork,
+                             function_ref<void(Value, Value)> call) {
+  Type i32 = b.getI32Type();
   Value size = entrySlot(b, loc, elt);
   call(size, byRef(b, loc, constI32(b, loc, -1)));
   Value lwork = arith::MaxSIOp::create(
@@ -602,6 +590,23 @@ void Lowering::callWithWorkspace(Location loc, StringRef name,
       ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(), lwork)});
   call(work, byRef(b, loc, lwork));
   memref::DeallocOp::create(b, loc, work);
+}
+
+void Lowering::callWithWorkspace(Location loc, StringRef name,
+                                 ArrayRef<Value> dims, Value f, Value ld,
+                                 Value tau, Value info, Value minWork) {
+  Type elt = cast<MemRefType>(f.getType()).getElementType();
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  SmallVector<Type> args(dims.size() + 6, ptr);
+  func::FuncOp fn = getOrDeclare(loc, name, b.getFunctionType(args, {}));
+  withWorkspace(loc, elt, minWork, [&](Value work, Value lwork) {
+    SmallVector<Value> operands;
+    for (Value d : dims)
+      operands.push_back(basePointer(loc, byRef(b, loc, d)));
+    for (Value v : {f, ld, tau, work, lwork, info})
+      operands.push_back(basePointer(loc, v));
+    func::CallOp::create(b, loc, fn, operands);
+  });
 }
 
 LogicalResult Lowering::lowerQR(QROp op) {
@@ -739,25 +744,15 @@ LogicalResult Lowering::lowerSVD(SVDOp op) {
     args.push_back(i64);
     func::FuncOp fn = getOrDeclare(loc, elt.isF64() ? "dgesdd_" : "sgesdd_",
                                    b.getFunctionType(args, {}));
-    auto call = [&](Value work, Value lwork) {
+    withWorkspace(loc, elt, constI32(b, loc, 1), [&](Value work, Value lwork) {
       SmallVector<Value> operands;
       for (Value v :
            {jobz, m, n, f, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info})
         operands.push_back(basePointer(loc, v));
       operands.push_back(arith::ConstantIntOp::create(b, loc, 1, 64));
       func::CallOp::create(b, loc, fn, operands);
-    };
-    Value size = entrySlot(b, loc, elt);
-    call(size, byRef(b, loc, constI32(b, loc, -1)));
-    Value lwork = arith::MaxSIOp::create(
-        b, loc,
-        arith::FPToSIOp::create(
-            b, loc, i32, memref::LoadOp::create(b, loc, size, ValueRange{})),
-        constI32(b, loc, 1));
-    Value work = alloc(
-        elt, {arith::IndexCastOp::create(b, loc, b.getIndexType(), lwork)});
-    call(work, byRef(b, loc, lwork));
-    for (Value v : {work, f, iwork})
+    });
+    for (Value v : {f, iwork})
       memref::DeallocOp::create(b, loc, v);
   };
   Value s, u, vt, info;

@@ -359,6 +359,11 @@ private:
   LogicalResult lowerCholesky(CholeskyOp op);
   LogicalResult lowerEigh(EighOp op);
   LogicalResult lowerQR(QROp op);
+  /// `call(work, lwork)` once with lwork -1 (LAPACK's workspace query,
+  /// the optimal size written to work[0]), then with a workspace of that
+  /// many elements (at least `minWork`), as NumPy calls LAPACK.
+  void withWorkspace(Location loc, Type elt, Value minWork,
+                     function_ref<void(Value, Value)> call);
   /// A LAPACK routine taking (dims..., A, lda, tau, work, lwork, info) by
   /// reference, after its workspace query (LinearSolve.cpp).
   void callWithWorkspace(Location loc, StringRef name, ArrayRef<Value> dims,

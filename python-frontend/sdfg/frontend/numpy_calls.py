@@ -1255,13 +1255,7 @@ def _square_matrix(tr, name, args, kwargs, node, arity=1):
         raise tr.error(f"np.linalg.{name} takes {arity} argument"
                        f"{'s' if arity > 1 else ''}", node)
     a = tr.to_expr(args[0])
-    if len(a.shape) != 2:
-        raise tr.unsupported(node, f"np.linalg.{name} of a {len(a.shape)}-d "
-                             "array", "only one square matrix (no stacks)")
-    if not all(as_idx(e).is_const() for e in a.shape):
-        raise tr.unsupported(node, f"np.linalg.{name} of a matrix whose "
-                             "shape depends on a loop")
-    n, m = (as_idx(e).const for e in a.shape)
+    n, m = _static_matrix(tr, name, a, node, "square matrix")
     if n != m:
         raise tr.error(f"np.linalg.{name}: the matrix must be square, got "
                        f"{n}x{m}", node)
@@ -1349,23 +1343,12 @@ def _linalg_qr(tr, args, kwargs, node):
         raise tr.unsupported(node, f"np.linalg.qr with mode {mode!r}",
                              "modes: 'reduced', 'r', 'complete' (for "
                              "matrices with no more rows than columns)")
-    a = tr.to_expr(args[0])
-    if len(a.shape) != 2:
-        raise tr.unsupported(node, f"np.linalg.qr of a {len(a.shape)}-d "
-                             "array", "only one matrix (no stacks)")
-    if not all(as_idx(e).is_const() for e in a.shape):
-        raise tr.unsupported(node, "np.linalg.qr of a matrix whose shape "
-                             "depends on a loop")
-    m, n = (as_idx(e).const for e in a.shape)
+    va, m, n, dtype = _matrix_operand(tr, "qr", args[0], node)
     k = min(m, n)
     if mode == "complete" and m > n:
         raise tr.unsupported(node, "np.linalg.qr with mode 'complete' of a "
                              "matrix with more rows than columns",
                              "use the reduced Q (mode='reduced')")
-    dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
-    va = _blas_operand(tr, a, dtype, node)
-    if va.is_whole_transposed():
-        va = tr.snapshot(a, node, "operand")
     parts = ["r"] if mode == "r" else ["q", "r"]
     results = []
     for part in parts:
@@ -1380,17 +1363,22 @@ def _linalg_qr(tr, args, kwargs, node):
     return results[0] if mode == "r" else tuple(results)
 
 
+def _static_matrix(tr, name, a, node, what="matrix"):
+    """The extents of `a`, one 2-d array of static shape, for np.linalg."""
+    if len(a.shape) != 2:
+        raise tr.unsupported(node, f"np.linalg.{name} of a {len(a.shape)}-d "
+                             "array", f"only one {what} (no stacks)")
+    if not all(as_idx(e).is_const() for e in a.shape):
+        raise tr.unsupported(node, f"np.linalg.{name} of a matrix whose "
+                             "shape depends on a loop")
+    return tuple(as_idx(e).const for e in a.shape)
+
+
 def _matrix_operand(tr, name, value, node):
     """A 2-d float matrix of static shape as a whole container LAPACK can
     read row-major (a transposed view is copied): (view, m, n, dtype)."""
     a = tr.to_expr(value)
-    if len(a.shape) != 2:
-        raise tr.unsupported(node, f"np.linalg.{name} of a {len(a.shape)}-d "
-                             "array", "only one matrix (no stacks)")
-    if not all(as_idx(e).is_const() for e in a.shape):
-        raise tr.unsupported(node, f"np.linalg.{name} of a matrix whose "
-                             "shape depends on a loop")
-    m, n = (as_idx(e).const for e in a.shape)
+    m, n = _static_matrix(tr, name, a, node)
     dtype = a.dtype if is_float(a.dtype) else np.dtype(np.float64)
     va = _blas_operand(tr, a, dtype, node)
     if va.is_whole_transposed():
