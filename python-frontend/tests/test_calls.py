@@ -223,3 +223,62 @@ def test_recursion_and_errors_in_helpers_are_located():
     lines, first = inspect.getsourcelines(bad_helper)
     assert f"test_calls.py:{first + 1}:" in str(info.value)
     assert "too many indices" in str(info.value)
+
+
+def defaults_frozen(x):
+    c = 2.0
+    g = lambda z, c=c: z * c  # noqa: E731
+    c = 5.0
+
+    def h(z, d=x * 2.0):
+        return z + d
+    x[0] = 100.0
+    return np.sum(g(x)) + np.sum(h(x))
+
+
+def closures_keep_their_scope(x):
+    k = 2.0
+    g = lambda w: w * k  # noqa: E731
+    h = lambda k: g(k)  # noqa: E731  (its k is its own, not g's)
+    return np.sum(h(x))
+
+
+def column(A, j):
+    return A[:, j]
+
+
+def views_from_helpers(A):
+    c = column(A, 1)
+    c[0] = 9.0  # writes through the view into A
+    A[1, 1] = 5.0  # seen through c
+    return np.sum(c) + np.sum(A)
+
+
+def big(y):
+    return np.sum(y) > 1.0
+
+
+def conditions_call_helpers(y):
+    small = lambda v: np.max(v) < 0.05  # noqa: E731
+    if big(y):
+        y = y * 0.5
+    elif np.sum(y) > 0.5:
+        y = y + 1.0
+    while not small(y):
+        y = y * 0.5
+    return y
+
+
+def test_defaults_closures_views_and_conditions_follow_python():
+    x = np.array([0.1, 0.2, 0.3])
+    for fn in (defaults_frozen, closures_keep_their_scope):
+        assert sdfg.program(fn)(x.copy()) == pytest.approx(fn(x.copy()),
+                                                           rel=1e-14)
+    A = np.arange(12.0).reshape(4, 3)
+    got_A, want_A = A.copy(), A.copy()
+    assert sdfg.program(views_from_helpers)(got_A) == \
+        views_from_helpers(want_A)
+    np.testing.assert_array_equal(got_A, want_A)
+    y = np.array([0.4, 0.5, 0.6])
+    np.testing.assert_allclose(sdfg.program(conditions_call_helpers)(y),
+                               conditions_call_helpers(y), rtol=1e-15)

@@ -417,6 +417,16 @@ def test_pinv_cond_and_rank_match_numpy():
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
+def svd_returned(A):
+    return np.linalg.svd(A, full_matrices=False)
+
+
+def test_decompositions_returned_directly():
+    A = np.random.default_rng(14).standard_normal((5, 3))
+    for got, want in zip(sdfg.program(svd_returned)(A), svd_returned(A)):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+
+
 def svd_full(A):
     return np.linalg.svd(A)[0]
 

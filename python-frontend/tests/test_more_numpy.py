@@ -669,3 +669,41 @@ def test_augmented_bit_operations():
         augmented_bit_operations(want_k, want_m, x)
     np.testing.assert_array_equal(got_k, want_k)
     np.testing.assert_array_equal(got_m, want_m)
+
+
+def bool_arithmetic(a, b, x):
+    # NumPy's bools: + and maximum are or, * and minimum are and; //, %
+    # and ** give int8; comparisons order False < True.
+    return (a + b, a * b, a + True, np.add(a, b), np.maximum(a, b),
+            np.minimum(a, b), a // b, a % b, a ** True, a < b, a > False,
+            True > a, np.where(a[0] > a[1], x, -x), np.max(a), np.min(a),
+            np.argmax(a), np.sum(a + a))
+
+
+def bool_subtract(a, b):
+    return a - b
+
+
+def test_bool_arithmetic_follows_numpy():
+    a = np.array([True, False, True, False])
+    b = np.array([True, True, False, False])
+    x = np.arange(4.0)
+    with np.errstate(all="ignore"):
+        want = bool_arithmetic(a, b, x)
+        got = sdfg.program(bool_arithmetic)(a, b, x)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(sdfg.FrontendError, match="numpy boolean subtract"):
+        sdfg.program(bool_subtract)(a, b)
+
+
+def huge_constant(x):
+    return x + 2 ** 70
+
+
+def test_integer_constant_out_of_range_is_a_located_error():
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"test_more_numpy.py:\d+: an integer constant "
+                             r"out of the range of int64"):
+        sdfg.program(huge_constant)(np.arange(3))

@@ -471,3 +471,88 @@ def test_number_arguments_rebound_in_loops():
     np.testing.assert_array_equal(
         sdfg.program(int_argument_times_array)(x, 3),
         int_argument_times_array(x, 3))
+
+
+def loop_variable_after(x, n):
+    k = 7
+    s = np.zeros_like(x)
+    for k in range(3):
+        s = s + x
+    j = 5
+    for j in range(0):
+        s = s + 1.0
+    for i in range(2, 9, 3):
+        s[0] += 1.0
+    return s * k + j + i
+
+
+def loop_variable_after_data_loop(x, n):
+    for k in range(n[0]):
+        x[0] += 1.0
+    return x * k
+
+
+def test_loop_variable_after_the_loop():
+    # Python leaves the last iteration's value (or the old one after a
+    # loop that did nothing); the loop used to leave the old value.
+    x = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(sdfg.program(loop_variable_after)(x, 0),
+                               loop_variable_after(x, 0), rtol=1e-15)
+    with pytest.raises(sdfg.FrontendError, match=r"'k' after the loop of "
+                       r"line \d+"):
+        sdfg.program(loop_variable_after_data_loop)(x, np.array([2]))
+
+
+def int_plus_float_in_place(k):
+    k += 2.5
+
+
+def int_divided_in_place(k):
+    k /= 2
+
+
+def bool_plus_int_in_place(m):
+    m += 1
+
+
+@pytest.mark.parametrize("fn,arg,match", [
+    (int_plus_float_in_place, np.array([1, 2], dtype=np.int32),
+     r"Cannot cast ufunc 'add' output from dtype\('float64'\) to "
+     r"dtype\('int32'\) with casting rule 'same_kind'"),
+    (int_divided_in_place, np.array([1, 2]),
+     r"Cannot cast ufunc 'divide' output from dtype\('float64'\)"),
+    (bool_plus_int_in_place, np.array([True, False]),
+     r"Cannot cast ufunc 'add' output from dtype\('int64'\) to "
+     r"dtype\('bool'\)"),
+])
+def test_in_place_updates_follow_the_same_kind_rule(fn, arg, match):
+    # NumPy refuses these (UFuncTypeError); they used to cast silently.
+    with pytest.raises(sdfg.FrontendError, match=match):
+        sdfg.program(fn)(arg)
+
+
+def polynomial_of(x, c, *, degree=2):
+    s = 0.0
+    for k in range(degree):
+        s = s + c[k] * x ** k
+    h = x
+    h = h[:2] * 2.0  # straight-line rebinding in the helper
+    return s + np.sum(h)
+
+
+def helpers_in_a_loop(x, c):
+    # A helper's names are bound anew by each call: the loop around the
+    # call does not carry them, though the caller has names of its own
+    # called s and h.
+    s = 0.0
+    h = 1.0
+    for k in range(2):
+        s = s + polynomial_of(x, c[k:])
+        h = h * 2.0
+    return np.sum(s) + h
+
+
+def test_helpers_rebinding_inside_loops():
+    x, c = np.linspace(0.0, 1.0, 4), np.array([1.0, 2.0, 3.0])
+    assert sdfg.program(helpers_in_a_loop)(x, c) == pytest.approx(
+        helpers_in_a_loop(x, c), rel=1e-14)

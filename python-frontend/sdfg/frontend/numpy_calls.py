@@ -52,8 +52,11 @@ def gen_op(tb, e, args, arg_dtypes):
         if is_float(ct):
             return tb.op(f"arith.cmpf {_CMP_F[op]}, {a[0]}, {a[1]}",
                          mlir_scalar(ct))
-        return tb.op(f"arith.cmpi {_CMP_I[op]}, {a[0]}, {a[1]}",
-                     mlir_scalar(ct))
+        pred = _CMP_I[op]
+        if ct == np.bool_:
+            # i1 compared signed has True = -1: bools compare unsigned.
+            pred = pred.replace("s", "u", 1) if pred[0] == "s" else pred
+        return tb.op(f"arith.cmpi {pred}, {a[0]}, {a[1]}", mlir_scalar(ct))
     if op in ("and", "or", "xor"):
         a = [tb.convert(x, d, np.bool_) for x, d in zip(args, arg_dtypes)]
         return tb.op(f"arith.{op}i {a[0]}, {a[1]}", "i1")
@@ -663,6 +666,10 @@ def elementwise(tr, op, args, node):
     if op in ("add", "sub", "mul", "div", "pow", "floordiv", "mod"):
         return tr.binop(op, args[0], args[1])
     a, b = tr.to_expr(args[0]), tr.to_expr(args[1])
+    if op in ("maximum", "minimum", "fmax", "fmin") and \
+            a.dtype == np.bool_ and b.dtype == np.bool_:
+        # Of bools: or and and, bool as NumPy's.
+        return tr.logical("or" if op in ("maximum", "fmax") else "and", a, b)
     shape = tr.broadcast_shapes(a.shape, b.shape)
     dtype = tr.result_dtype("add", a, b)
     if op in ("arctan2", "copysign") and not is_float(dtype):
@@ -697,6 +704,11 @@ def reduce(tr, name, value, axis, keepdims, node):
     if isinstance(value, Masked):
         return _reduce_masked(tr, name, value, axis, keepdims, node)
     e = tr.to_expr(value)
+    if e.dtype == np.bool_ and name in ("max", "amax", "min", "amin"):
+        # Of bools: any and all, bool as NumPy's.
+        flags = reduce(tr, name, Op("cast", [e], e.shape, np.int8), axis,
+                       keepdims, node)
+        return tr.binop("ne", flags, 0)
     kind = {"sum": "add", "mean": "add", "max": "max", "amax": "max",
             "min": "min", "amin": "min", "prod": "mul"}[name]
     axes = _axes(tr, axis, len(e.shape), node)

@@ -186,6 +186,10 @@ class Translator:
         # a loop that may do no iteration; whether it is a for loop; the
         # names its body passes from one iteration to the next).
         self.constructs = []
+        # (constructs, loop depth) where the function being translated
+        # (an inlined helper's body) begins: loops of its callers bind
+        # its names anew in each call.
+        self.scope_base = (0, 0)
         # Names whose value depended on the iterator of a loop that ended
         # (and whose last value is not known when compiling) -> its line.
         self.loop_scoped = {}
@@ -387,11 +391,17 @@ class Translator:
             raise self.unsupported(d, "decorated nested function")
         a = node.args
         positional = [p.arg for p in a.posonlyargs + a.args]
-        defaults = dict(zip(positional[len(positional) - len(a.defaults):],
-                            (self.eval(d) for d in a.defaults)))
-        for p, d in zip(a.kwonlyargs, a.kw_defaults):
-            if d is not None:
-                defaults[p.arg] = self.eval(d)
+        # Evaluated here, as Python's (a value read from variables is
+        # copied: later updates of them do not reach the default).
+        with self.statement() as stmt:
+            defaults = dict(zip(
+                positional[len(positional) - len(a.defaults):],
+                [self.materialize_if_view(self.eval(d))
+                 for d in a.defaults]))
+            for p, d in zip(a.kwonlyargs, a.kw_defaults):
+                if d is not None:
+                    defaults[p.arg] = self.materialize_if_view(self.eval(d))
+            stmt.done()
         if self.assign_counts.get(node.name, 0) > 0 or sum(
                 1 for n in ast.walk(self.fdef) if isinstance(
                     n, ast.FunctionDef) and n.name == node.name) > 1:
@@ -413,6 +423,7 @@ class Translator:
         name = fdef.name
         if fn in self.inlining:
             raise self.unsupported(node, f"recursive call of {name}")
+        start = self.em.counter  # containers made later are the call's
         a = fdef.args
         if a.vararg or a.kwarg:
             raise self.unsupported(node, f"call of {name}",
@@ -465,7 +476,7 @@ class Translator:
         saved = (self.env, self.var_containers, self.assign_counts,
                  self.rebind_counts, self.inplace_names, self.globals,
                  self.filename, self.firstline, self.permute_depth,
-                 self.statements)
+                 self.statements, self.scope_base)
         # A nested function's names are its own (parameters and what it
         # assigns); others read the defining scope, as Python's closures.
         self.env = bound if enclosing is None else \
@@ -478,6 +489,8 @@ class Translator:
         self.filename, self.firstline = filename, firstline
         self.permute_depth = self.loop_depth
         self.statements = []
+        # The call's own loops: its names are bound anew by each call.
+        self.scope_base = (len(self.constructs), self.loop_depth)
         self.inlining.append(fn)
         try:
             self.visit_body(body)
@@ -488,9 +501,14 @@ class Translator:
                     value = self.eval(ret.value)
                     values = value if isinstance(value, tuple) else (value,)
                     # A copy: the caller may update the arguments the value
-                    # was computed from before it uses it.
+                    # was computed from before it uses it. But a view of an
+                    # array that existed before the call (`return A[:, j]`)
+                    # is that view, as NumPy returns it: writes through it
+                    # reach the array, and it sees the array's updates.
                     values = tuple(
-                        self.snapshot(v, ret, "result")
+                        v if isinstance(v, View) and v.ndim > 0 and getattr(
+                            v.container, "serial", -1) <= start
+                        else self.snapshot(v, ret, "result")
                         if isinstance(v, (View, Expr)) and not isinstance(
                             v, ConstLeaf) else v for v in values)
                     result = values if isinstance(value, tuple) else values[0]
@@ -500,7 +518,7 @@ class Translator:
             (self.env, self.var_containers, self.assign_counts,
              self.rebind_counts, self.inplace_names, self.globals,
              self.filename, self.firstline, self.permute_depth,
-             self.statements) = saved
+             self.statements, self.scope_base) = saved
             em.buffer, em.indent = saved_buffer, saved_indent
         return result
 
@@ -509,8 +527,10 @@ class Translator:
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
             raise self.unsupported(node, "lambda with *args, **kwargs or "
                                    "keyword-only parameters")
-        # Defaults are evaluated where the lambda is defined, as Python's.
-        defaults = [self.eval(d) for d in a.defaults]
+        # Defaults are evaluated where the lambda is defined, as Python's:
+        # a value read from variables is copied there.
+        defaults = [self.materialize_if_view(self.eval(d))
+                    for d in a.defaults]
         scope = (self.env, self.globals, self.filename, self.firstline)
         return numpy_calls.LocalLambda(node, defaults, scope)
 
@@ -536,18 +556,17 @@ class Translator:
             raise self.unsupported(node, "recursive call of a lambda")
         env, globals_, filename, firstline = lam.scope
         saved = (self.env, self.globals, self.filename, self.firstline)
-        shadowed = {n: env[n] for n in names if n in env}
-        self.env, self.globals = env, globals_
+        # The parameters over the defining scope, which is read as it is
+        # now and not written (other closures of that scope must not see
+        # the parameters).
+        self.env = collections.ChainMap(bound, env)
+        self.globals = globals_
         self.filename, self.firstline = filename, firstline
-        env.update(bound)
         self.lambdas.append(lam)
         try:
             return self.eval(lam.node.body)
         finally:
             self.lambdas.pop()
-            for n in names:
-                env.pop(n, None)
-            env.update(shadowed)
             (self.env, self.globals, self.filename,
              self.firstline) = saved
 
@@ -696,6 +715,23 @@ class Translator:
                                   b, node)
         else:
             raise self.unsupported(node, "augmented assignment operator")
+        ufunc = _UFUNC_NAMES.get(kind, "?")
+        base = op
+
+        def op(a, b):
+            # In place into an array: NumPy's same_kind casting rule
+            # refuses a result of a higher kind (int32 += 2.5, int /= 2,
+            # bool += 1).
+            value = base(a, b)
+            old = self.to_expr(a).dtype
+            new = self.to_expr(value).dtype
+            if not np.can_cast(new, old, casting="same_kind"):
+                raise self.error(
+                    f"Cannot cast ufunc '{ufunc}' output from "
+                    f"dtype('{new}') to dtype('{old}') with casting rule "
+                    "'same_kind'", node)
+            return value
+
         target = node.target
         with self.statement() as stmt:
             if isinstance(target, ast.Name):
@@ -718,7 +754,7 @@ class Translator:
                 value = op(ViewLeaf(current), self.to_expr(rhs))
                 self.store(current, value, cast=True)
             else:
-                value = op(current, rhs)
+                value = base(current, rhs)
                 self.assign(target, value, node)
             stmt.done()
 
@@ -784,6 +820,7 @@ class Translator:
                 self.env[name] = saved
             lb = lb + step
             if self.interval(ub - lb if step > 0 else lb - ub)[1] < 1:
+                self.bind_after_loop(name, saved, lb - step, lb, step, node)
                 return
         iv = self.em.fresh("i")
         lo, hi = self.interval(lb), self.interval(ub)
@@ -816,13 +853,7 @@ class Translator:
         self.loop_depth -= 1
         self.check_carried_shapes(carried, node)
         self.leave_iterator(iv, lb, ub, step, node)
-        # The iterator is not visible after the loop (its value there would
-        # be the last iteration's, which the loop region does not expose),
-        # nor are the views of `for row in A` it indexes.
-        if saved is None:
-            self.env.pop(name, None)
-        else:
-            self.env[name] = saved
+        self.bind_after_loop(name, saved, lb, ub, step, node)
         for element in getattr(node, "sdfg_elements", ()):
             if isinstance(self.env.get(element), View) and \
                     element not in self.var_containers:
@@ -977,9 +1008,50 @@ class Translator:
         else:
             self.env[name] = saved
 
+    def hoist_condition(self, node, again=False):
+        """An if or while whose test calls a function of the program (a
+        helper, a nested def, a lambda), whose statements are inlined
+        before the statement that calls it: the test is assigned to a
+        variable first, as a statement of its own (and, for a while loop
+        (`again`), again at the end of its body); the returned node tests
+        the variable."""
+        if not self._calls_user_code(node.test):
+            return node
+        self._hoisted = getattr(self, "_hoisted", 0) + 1
+        name = f"__sdfg_cond{self._hoisted}"
+
+        def assign():
+            target = ast.Name(id=name, ctx=ast.Store())
+            return ast.fix_missing_locations(ast.copy_location(
+                ast.Assign(targets=[target], value=copy.deepcopy(node.test)),
+                node.test))
+
+        self.assign_counts[name] = 2 if again else 1
+        self.visit(assign())
+        test = ast.copy_location(ast.Name(id=name, ctx=ast.Load()),
+                                 node.test)
+        body = list(node.body) + ([assign()] if again else [])
+        new = copy.copy(node)
+        new.test, new.body = test, body
+        return new
+
+    def _calls_user_code(self, test):
+        for n in ast.walk(test):
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+                continue
+            v = self.env.get(n.func.id)
+            if isinstance(v, (numpy_calls.LocalFunction,
+                              numpy_calls.LocalLambda)):
+                return True
+            if n.func.id not in self.env and isinstance(
+                    self.globals.get(n.func.id), types.FunctionType):
+                return True
+        return False
+
     def visit_While(self, node):
         if node.orelse:
             raise self.unsupported(node, "while-else")
+        node = self.hoist_condition(node, again=True)
         with self.statement() as stmt:
             self.own_containers(node.body, node)
             stmt.done()
@@ -1014,6 +1086,31 @@ class Translator:
         self.constructs.pop()
         self.loop_depth -= 1
         self.check_carried_shapes(carried, node)
+
+    def bind_after_loop(self, name, saved, lb, ub, step, node):
+        """The loop variable after the loop, as Python leaves it: the last
+        iteration's value, or its value before a loop that did nothing.
+        Where the bounds are not constants that is known only at run time:
+        reading the name after the loop is then a located error."""
+        if lb.is_const() and ub.is_const():
+            trips = range(lb.const, ub.const, step)
+            if trips:
+                if name in self.var_containers:
+                    with self.statement() as stmt:
+                        self.store_variable(name, self.to_expr(trips[-1]),
+                                            node)
+                        stmt.done()
+                else:
+                    self.env[name] = trips[-1]
+                return
+        elif name not in self.var_containers:
+            self.env.pop(name, None)
+            self.loop_scoped[name] = node.lineno
+            return
+        if saved is None:
+            self.env.pop(name, None)
+        else:
+            self.env[name] = saved
 
     def leave_iterator(self, iv, lb, ub, step, node):
         """After a loop, the views that depend on its iterator (a variable
@@ -1083,6 +1180,7 @@ class Translator:
             self.emit_store(cond.value, flag.view(), [])
 
     def visit_If(self, node):
+        node = self.hoist_condition(node)
         # A test that reduces arrays (np.sum(A) > 0, np.any(mask)) computes
         # them first, in a state of its own.
         with self.em.capture() as pre:
@@ -1174,6 +1272,19 @@ class Translator:
         self.sig.returns_none = False
         saved, self.current_node = self.current_node, node
         try:
+            if len(values) == 1 and not self.sig.returns_tuple:
+                with self.statement() as stmt:
+                    value = self.eval(values[0])
+                    if isinstance(value, tuple):
+                        # A call's tuple (`return np.linalg.svd(A)`, a
+                        # helper's results, A.shape): returned as a tuple.
+                        self.sig.returns_tuple = True
+                        for k, item in enumerate(value):
+                            self._emit_output(k, item, values[0])
+                    else:
+                        self._emit_output(0, value, values[0])
+                    stmt.done()
+                return
             for k, v in enumerate(values):
                 with self.statement() as stmt:
                     value = self.eval(v)
@@ -1190,7 +1301,7 @@ class Translator:
             self.sig.outputs.append(("arg", index))
             return
         if isinstance(value, tuple):
-            raise self.unsupported(node, "returning a tuple of shapes")
+            raise self.unsupported(node, "returning a tuple inside a tuple")
         expr = self.to_expr(value)
         shape = [self.static_extent(e, node) for e in expr.shape]
         dtype = expr.dtype
@@ -1415,9 +1526,11 @@ class Translator:
         each iteration's bindings follow the same containers in the same
         order (`for t ...: acc = 0.0; for k ...: acc = acc + u * k`) and
         after the loops the name holds the last one, as in NumPy."""
-        return len(self.constructs) == self.loop_depth and all(
+        constructs, depth = self.scope_base
+        inner = self.constructs[constructs:]
+        return len(inner) == self.loop_depth - depth and all(
             is_for and not maybe and name not in carried
-            for _, maybe, is_for, carried in self.constructs)
+            for _, maybe, is_for, carried in inner)
 
     def _holds(self, container, shape, expr):
         """Whether a variable's container can take a new value of `shape`
@@ -1439,6 +1552,7 @@ class Translator:
         ssa = self.em.fresh("T")
         clean = "".join(ch if ch.isalnum() else "_" for ch in hint)
         c = Container(ssa, shape, dtype, "transient", clean)
+        c.serial = self.em.counter  # when it was made (_inline's results)
         # A unique name (the variable's, numbered when it is rebound or
         # shadows an argument) for reports and `recompute=`.
         if not hasattr(self, "_transient_names"):
@@ -2654,10 +2768,15 @@ class Translator:
                 dt = arr.dtype
         else:
             dt = np.result_type(da, db)
+        if dt.kind == "O":
+            raise self.error("an integer constant out of the range of int64 "
+                             "(NumPy would compute with Python objects)",
+                             self.current_node)
         if op == "div" and not is_float(dt):
             dt = np.dtype(np.float64)
-        if dt == np.bool_ and op in ("add", "sub", "mul", "floordiv", "mod",
-                                     "pow"):
+        if dt == np.bool_ and op in ("floordiv", "mod", "pow"):
+            dt = np.dtype(np.int8)  # NumPy's type for bools so combined
+        elif dt == np.bool_ and op in ("add", "sub", "mul"):
             dt = np.dtype(np.int64)
         return np.dtype(dt)
 
@@ -2680,6 +2799,17 @@ class Translator:
                 return ra
         ea, eb = self.to_expr(a), self.to_expr(b)
         shape = self.broadcast_shapes(ea.shape, eb.shape)
+        if ea.dtype == np.bool_ and eb.dtype == np.bool_ and op in (
+                "add", "mul", "sub", "max", "min"):
+            # NumPy's bool arithmetic is logic: + and maximum are or, * and
+            # minimum are and; - is refused.
+            if op == "sub":
+                raise self.error(
+                    "numpy boolean subtract, the `-` operator, is not "
+                    "supported, use the bitwise_xor, the `^` operator, or "
+                    "the logical_xor function instead.", self.current_node)
+            return Op("or" if op in ("add", "max") else "and", [ea, eb],
+                      shape, np.bool_)
         dtype = self.result_dtype(op, ea, eb)
         if op == "pow" and not is_float(dtype):
             self.check_integer_power(eb)
@@ -2932,6 +3062,15 @@ _BINOPS = {
 }
 
 _BITOPS = {ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+
+# NumPy's ufunc of each augmented assignment (for its casting error).
+_UFUNC_NAMES = {
+    ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply",
+    ast.Div: "divide", ast.FloorDiv: "floor_divide", ast.Mod: "remainder",
+    ast.Pow: "power", ast.BitAnd: "bitwise_and", ast.BitOr: "bitwise_or",
+    ast.BitXor: "bitwise_xor", ast.LShift: "left_shift",
+    ast.RShift: "right_shift",
+}
 
 _CMPOPS = {
     ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
