@@ -306,7 +306,14 @@ def pseudo_inverse(A):
         np.linalg.cond(A.T, -2)
 
 
+def fitted(A, y):
+    c = np.polyfit(A[:, 0], y, 2)
+    x = np.linalg.lstsq(A, y, rcond=None)[0]
+    return np.sum(c ** 2) + np.sum(x ** 3) + np.sum(np.polyval(c, A[:, 1]))
+
+
 CASES += [
+    (fitted, lambda r: (r.random((6, 3)), r.random(6))),
     (pseudo_inverse, lambda r: (distinct(r, (5, 3)),)),
     (decompositions_updated_in_place, lambda r: (distinct(r, (5, 3)),)),
     (svd_loss, lambda r: (distinct(r, (6, 4)), r.standard_normal((6, 4)))),
@@ -415,6 +422,39 @@ def test_pinv_cond_and_rank_match_numpy():
                          from_singular(A, B)):
         assert np.asarray(got).dtype == np.asarray(want).dtype
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def least_squares_family(A, b, B, x, y, p):
+    s1 = np.linalg.lstsq(A, b, rcond=None)
+    x2, _, r2, sv = np.linalg.lstsq(A, B, rcond=None)
+    return (s1[0], s1[2], x2, r2, sv, np.vander(x, 4),
+            np.vander(x, increasing=True), np.polyval(p, x),
+            np.polyfit(x, y, 2), np.polyval(np.polyfit(x, y, 3), 0.5),
+            np.linalg.lstsq(A[:2], b[:2], rcond=None)[0])
+
+
+def test_lstsq_vander_polyfit_polyval_match_numpy():
+    rng = np.random.default_rng(15)
+    A, b, B = rng.random((6, 3)), rng.random(6), rng.random((6, 2))
+    x = np.linspace(0.0, 1.0, 7)
+    args = (A, b, B, x, np.sin(3.0 * x), np.array([1.0, -2.0, 0.5]))
+    for got, want in zip(sdfg.program(least_squares_family)(*args),
+                         least_squares_family(*args)):
+        assert np.shape(got) == np.shape(want)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
+
+
+def lstsq_residuals(A, b):
+    x, res, rank, s = np.linalg.lstsq(A, b, rcond=None)
+    return res
+
+
+def test_lstsq_residuals_are_a_located_error():
+    with pytest.raises(sdfg.FrontendError, match=r"test_linalg.py:\d+: "
+                       r"unsupported construct 'the residuals of "
+                       r"np.linalg.lstsq'.*np.sum\(\(b - a @ x\) \*\* 2"):
+        sdfg.program(lstsq_residuals)(np.ones((4, 2)), np.ones(4))
 
 
 def svd_returned(A):

@@ -34,7 +34,8 @@ FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
              "left_shift", "right_shift", "cov", "corrcoef", "convolve",
              "correlate", "linalg.pinv", "linalg.cond",
-             "linalg.matrix_rank"}
+             "linalg.matrix_rank", "linalg.lstsq", "vander", "polyval",
+             "polyfit"}
 
 # Array methods with the signature of the function of the same name.
 METHODS = {"round", "cumprod"}
@@ -208,6 +209,26 @@ def call(tr, name, args, kwargs, node):
     if name == "cross":
         only("axis")
         return cross(tr, args[0], args[1], arg(2, "axis", -1), node)
+    if name == "linalg.lstsq":
+        only("rcond")
+        return lstsq(tr, arg(0, "a"), arg(1, "b"), arg(2, "rcond", "warn"),
+                     node)
+    if name == "vander":
+        only("N", "increasing")
+        return vander(tr, arg(0, "x"), arg(1, "N"),
+                      arg(2, "increasing", False), node)
+    if name == "polyval":
+        only()
+        return polyval(tr, arg(0, "p"), arg(1, "x"), node)
+    if name == "polyfit":
+        only("rcond", "full", "w", "cov")
+        for pos, flag in ((4, "full"), (6, "cov")):
+            if arg(pos, flag, False) is not False:
+                raise tr.unsupported(node, f"np.polyfit with {flag}=True")
+        if arg(5, "w") is not None:
+            raise tr.unsupported(node, "np.polyfit with weights")
+        return polyfit(tr, arg(0, "x"), arg(1, "y"), arg(2, "deg"),
+                       arg(3, "rcond"), node)
     if name in ("linalg.pinv", "linalg.cond", "linalg.matrix_rank"):
         return from_singular_values(tr, name[len("linalg."):], args, kwargs,
                                     node)
@@ -441,6 +462,127 @@ def from_singular_values(tr, name, args, kwargs, node):
     scaled = tr.binop("mul", ViewLeaf(vt), inv_row)
     return nc.matmul(tr, scaled, nc._as_view(tr, tr.to_expr(u), node)
                      .transpose([1, 0]), node)
+
+
+def lstsq(tr, a, b, rcond, node):
+    """np.linalg.lstsq(a, b, rcond): the minimum-norm least-squares solution
+    from the singular values above rcond times the largest (NumPy's
+    default 'warn' or -1: machine precision; None: eps * max(M, N)), as
+    V diag(1/s) U^T b; the rank and the singular values. The residuals'
+    shape depends on the rank (empty unless A has full column rank and
+    more rows than columns): using them is a located error."""
+    from .values import Unavailable
+    ea = tr.to_expr(a)
+    m, n = nc._static_matrix(tr, "lstsq", ea, node)
+    eb = tr.to_expr(b)
+    if len(eb.shape) not in (1, 2) or not as_idx(eb.shape[0]).is_const()             or as_idx(eb.shape[0]).const != m:
+        raise tr.error("np.linalg.lstsq: b must have as many rows as a "
+                       f"({m})", node)
+    eps = float(np.finfo(ea.dtype if is_float(ea.dtype)
+                         else np.float64).eps)
+    if rcond is None:
+        rcond = eps * max(m, n)
+    elif isinstance(rcond, str) or (isinstance(rcond, (int, float)) and
+                                    rcond < 0):
+        rcond = eps
+    u, s, vh = nc.numpy_call(tr, "linalg.svd", [ea],
+                             {"full_matrices": False}, node)
+    largest = nc.reduce(tr, "max", s, None, True, node)
+    kept = tr.binop("gt", s, tr.binop("mul", rcond, largest))
+    one = ConstLeaf(1.0, s.dtype)
+    inv = nc.where(tr, kept, tr.binop("div", one, nc.where(
+        tr, kept, s, one, node)), ConstLeaf(0.0, s.dtype), node)
+    ut = nc._as_view(tr, tr.to_expr(u), node).transpose([1, 0])
+    utb = tr.to_expr(nc.matmul(tr, ut, eb, node))
+    if len(utb.shape) == 2:
+        inv = tr.subscript(nc._as_view(tr, tr.to_expr(inv), node),
+                           sf_items(node, ["s", "n"]), node)
+    scaled = tr.binop("mul", utb, inv)
+    v = nc._as_view(tr, tr.to_expr(vh), node).transpose([1, 0])
+    x = nc.matmul(tr, v, scaled, node)
+    rank = tr.to_expr(nc.numpy_call(tr, "count_nonzero", [kept], {}, node))
+    rank = Op("cast", [rank], rank.shape, np.int32)  # LAPACK's, as NumPy's
+    residuals = Unavailable(tr.unsupported(
+        node, "the residuals of np.linalg.lstsq",
+        "their shape depends on the rank; compute "
+        "np.sum((b - a @ x) ** 2, axis=0)"))
+    return (x, residuals, rank, s)
+
+
+def vander(tr, x, n, increasing, node):
+    """np.vander: the columns x^(N-1), ..., x, 1 (reversed with
+    increasing), each the previous one times x, as NumPy's products."""
+    from . import shape_functions as sf
+    e = tr.to_expr(x)
+    if len(e.shape) != 1:
+        raise tr.error("x must be a one-dimensional array or sequence.",
+                       node)
+    if n is None:
+        n = as_idx(e.shape[0]).const
+    n = sf._int(tr, n, "N", node)
+    if not isinstance(increasing, bool):
+        raise tr.unsupported(node, "np.vander with increasing computed at "
+                             "run time")
+    powers = []
+    for k in range(n):
+        powers.append(ConstLeaf(1, e.dtype) if k == 0 else
+                      e if k == 1 else tr.binop("mul", powers[-1], e))
+    if not increasing:
+        powers.reverse()
+    if not powers:
+        raise tr.unsupported(node, "np.vander with N=0")
+    dtype = np.result_type(e.dtype, np.int8)
+    out = tr.transient_view([e.shape[0], Idx(n)], dtype, node, "vander")
+    for k, col in enumerate(powers):
+        tr.store(tr.subscript(out, sf._items(node, ["s", k]), node),
+                 tr.to_expr(col), cast=True)
+    return out
+
+
+def polyval(tr, p, x, node):
+    """np.polyval: Horner's rule over the coefficients (highest power
+    first), a vector of static length."""
+    from . import shape_functions as sf
+    ep = tr.to_expr(p)
+    if len(ep.shape) != 1 or not as_idx(ep.shape[0]).is_const():
+        raise tr.unsupported(node, "np.polyval with coefficients that are "
+                             "not a vector of static length")
+    vp = nc._as_view(tr, ep, node)
+    # NumPy's loop, from zeros of x's shape: y = y * x + p[k].
+    y = tr.binop("mul", x, 0.0)
+    for k in range(as_idx(ep.shape[0]).const):
+        c = tr.subscript(vp, sf._items(node, [k]), node)
+        y = tr.binop("add", tr.binop("mul", y, x), ViewLeaf(c))
+    return y
+
+
+def polyfit(tr, x, y, deg, rcond, node):
+    """np.polyfit(x, y, deg): NumPy's least squares on the Vandermonde
+    matrix with its columns scaled to unit norm (rcond len(x) * eps by
+    default), the coefficients highest power first."""
+    from . import shape_functions as sf
+    deg = sf._int(tr, deg, "deg", node)
+    if deg < 0:
+        raise tr.error("expected deg >= 0", node)
+    ex = tr.to_expr(x)
+    if len(ex.shape) != 1:
+        raise tr.error("expected 1D vector for x", node)
+    if not is_float(ex.dtype):
+        ex = Op("cast", [ex], ex.shape, np.float64)
+    m = as_idx(ex.shape[0]).const
+    if rcond is None:
+        rcond = m * float(np.finfo(ex.dtype).eps)
+    lhs = vander(tr, ex, deg + 1, False, node)
+    scale = nc.numpy_call(tr, "sqrt", [nc.reduce(
+        tr, "sum", tr.binop("mul", ViewLeaf(lhs), ViewLeaf(lhs)), 0, False,
+        node)], {}, node)
+    scaled = tr.binop("div", ViewLeaf(lhs), scale)
+    c = lstsq(tr, scaled, y, rcond, node)[0]
+    ec = tr.to_expr(c)
+    if len(ec.shape) == 2:
+        scale = tr.subscript(nc._as_view(tr, tr.to_expr(scale), node),
+                             sf_items(node, ["s", "n"]), node)
+    return tr.binop("div", ec, scale)
 
 
 def sf_items(node, kinds):

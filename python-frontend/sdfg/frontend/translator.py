@@ -26,8 +26,8 @@ from .emitter import Emitter
 from .iteration import lower_iteration
 from .loop_exits import lower_loop_exits
 from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Masked, Op,
-                     ScalarLeaf, View, ViewLeaf, as_idx, is_float,
-                     mlir_scalar, same_extent, same_mask)
+                     ScalarLeaf, Unavailable, View, ViewLeaf, as_idx,
+                     is_float, mlir_scalar, same_extent, same_mask)
 
 # Element counts below this run sequentially: forking threads costs more.
 PARALLEL_THRESHOLD = 4096
@@ -1394,6 +1394,11 @@ class Translator:
                                    "np.einsum's subscripts")
         count = self.assign_counts.get(name, 0)
         existing = self.env.get(name)
+        if isinstance(value, Unavailable):
+            # Bound by unpacking (`x, res, rank, s = np.linalg.lstsq(...)`):
+            # an error where it is used.
+            self.env[name] = value
+            return
         if isinstance(value, numpy_calls.LocalLambda):
             if count > 1:
                 raise self.unsupported(
@@ -2022,13 +2027,13 @@ class Translator:
                 base.name == "linalg":
             if attr in ("norm", "solve", "inv", "det", "slogdet",
                         "cholesky", "eigh", "eigvalsh", "qr", "svd",
-                        "pinv", "cond", "matrix_rank", "matrix_power",
-                        "multi_dot"):
+                        "pinv", "cond", "matrix_rank", "lstsq",
+                        "matrix_power", "multi_dot"):
                 return numpy_calls.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
                                    "of np.linalg only norm, solve, inv, det, "
                                    "slogdet, cholesky, eigh, eigvalsh, qr, "
-                                   "svd, pinv, cond, matrix_rank, "
+                                   "svd, pinv, cond, matrix_rank, lstsq, "
                                    "matrix_power and multi_dot are "
                                    "supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
@@ -2696,6 +2701,8 @@ class Translator:
     def to_expr(self, v):
         if isinstance(v, Expr):
             return v
+        if isinstance(v, Unavailable):
+            raise v.error
         if isinstance(v, View):
             return ViewLeaf(v)
         if isinstance(v, Idx):

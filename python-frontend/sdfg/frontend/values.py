@@ -251,6 +251,15 @@ def is_float(dtype):
     return np.dtype(dtype).kind == "f"
 
 
+class Unavailable:
+    """A value NumPy computes but the frontend cannot give (its shape
+    depends on the data: lstsq's residuals): any use of it raises
+    `error`, a located FrontendError made where it was produced."""
+
+    def __init__(self, error):
+        self.error = error
+
+
 class Masked:
     """`x[mask]` for a boolean mask of x's shape, or element-wise
     arithmetic on such selections: `value` (a View, or an Expr of the
