@@ -282,3 +282,54 @@ def test_defaults_closures_views_and_conditions_follow_python():
     y = np.array([0.4, 0.5, 0.6])
     np.testing.assert_allclose(sdfg.program(conditions_call_helpers)(y),
                                conditions_call_helpers(y), rtol=1e-15)
+
+
+def default_aliases(x):
+    # A default naming an array is that array (as Python's): updates in
+    # place reach it, both ways.
+    g = lambda z, c=x: z + c  # noqa: E731
+
+    def acc(z, into=x):
+        into += z
+        return into
+    x[0] = 100.0
+    acc(1.0)
+    return np.sum(g(1.0))
+
+
+def swap(a, b):
+    return b, a
+
+
+def swapped_twice(x, y):
+    x, y = swap(x, y)
+    for k in range(3):
+        x, y = swap(x, y)
+    return x * 2.0 + y
+
+
+def closure_over_widened(x, c):
+    s = 0.0
+
+    def add(k):
+        return s + c[k] * x
+    for k in range(3):
+        s = add(k)
+    f = lambda k: s * x + c[k]  # noqa: E731
+    for k in range(2):
+        s = f(k)
+    return s
+
+
+def test_defaults_swaps_and_closures_follow_python():
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    got, want = x.copy(), x.copy()
+    assert sdfg.program(default_aliases)(got) == default_aliases(want)
+    np.testing.assert_array_equal(got, want)
+    y = np.array([10.0, 20.0, 30.0, 40.0])
+    np.testing.assert_array_equal(sdfg.program(swapped_twice)(x, y),
+                                  swapped_twice(x, y))
+    c = np.array([1.0, 10.0, 100.0])
+    np.testing.assert_allclose(
+        sdfg.program(closure_over_widened)(x[:2], c),
+        closure_over_widened(x[:2], c), rtol=1e-15)

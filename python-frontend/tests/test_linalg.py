@@ -445,6 +445,19 @@ def test_lstsq_vander_polyfit_polyval_match_numpy():
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
 
 
+def integer_polynomials(p, k, m):
+    return np.polyval(p, k), np.polyval(p, 3), np.vander(m), np.vander(k, 3)
+
+
+def test_integer_polynomials_keep_numpy_types():
+    p, k = np.array([1, 2, 3]), np.array([0, 1, 2])
+    m = np.array([True, False, True])
+    for got, want in zip(sdfg.program(integer_polynomials)(p, k, m),
+                         integer_polynomials(p, k, m)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def lstsq_residuals(A, b):
     x, res, rank, s = np.linalg.lstsq(A, b, rcond=None)
     return res

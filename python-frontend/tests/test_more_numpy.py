@@ -707,3 +707,31 @@ def test_integer_constant_out_of_range_is_a_located_error():
                        match=r"test_more_numpy.py:\d+: an integer constant "
                              r"out of the range of int64"):
         sdfg.program(huge_constant)(np.arange(3))
+
+
+def bool_results(a, b, M):
+    return (np.where(a, a, True), np.where(a, False, a), np.fmax(a, b),
+            np.fmin(a, b), np.dot(a, b), M @ M.T, np.square(a))
+
+
+def bool_negative(a):
+    return -a
+
+
+def bool_scalar_index(x, a):
+    return x[a[0]]
+
+
+def test_bool_results_follow_numpy():
+    a = np.array([True, False, True, True])
+    b = np.array([False, False, True, True])
+    M = np.array([[True, False], [False, True]])
+    for got, want in zip(sdfg.program(bool_results)(a, b, M),
+                         bool_results(a, b, M)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(sdfg.FrontendError, match="numpy boolean negative"):
+        sdfg.program(bool_negative)(a)
+    with pytest.raises(sdfg.FrontendError,
+                       match="a boolean scalar as an index"):
+        sdfg.program(bool_scalar_index)(np.ones(4), a)

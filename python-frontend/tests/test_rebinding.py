@@ -556,3 +556,28 @@ def test_helpers_rebinding_inside_loops():
     x, c = np.linspace(0.0, 1.0, 4), np.array([1.0, 2.0, 3.0])
     assert sdfg.program(helpers_in_a_loop)(x, c) == pytest.approx(
         helpers_in_a_loop(x, c), rel=1e-14)
+
+
+def loop_variable_after_break(x):
+    for i in range(4):
+        if x[i] > 0.5:
+            break
+    return i
+
+
+def loop_variable_assigned_in_body(x):
+    for i in range(3):
+        i = i * 2
+        x[0] += 1.0
+    return i
+
+
+@pytest.mark.parametrize("fn", [loop_variable_after_break,
+                                loop_variable_assigned_in_body])
+def test_loop_variable_python_leaves_otherwise_is_an_error(fn):
+    # The breaking loop runs its remaining iterations doing nothing, and a
+    # body that assigns the variable leaves its own value: not the last
+    # iteration's, so reading it is a located error, not a wrong value.
+    with pytest.raises(sdfg.FrontendError, match=r"'i' after the loop of "
+                       r"line \d+.*keep the value you need"):
+        sdfg.program(fn)(np.linspace(0.0, 1.0, 4))

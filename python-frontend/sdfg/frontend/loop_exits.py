@@ -51,6 +51,9 @@ def _lower(loop, names):
     if flag is None:
         loop.body = body or [ast.copy_location(ast.Pass(), loop)]
         return loop
+    # The loop then runs every iteration: its variable afterwards is not
+    # the breaking iteration's (the translator refuses to read it).
+    loop.sdfg_breaks = True
     init = ast.copy_location(
         ast.Assign(targets=[ast.Name(flag, ast.Store())],
                    value=ast.Constant(False)), loop)

@@ -531,7 +531,7 @@ def vander(tr, x, n, increasing, node):
         powers.reverse()
     if not powers:
         raise tr.unsupported(node, "np.vander with N=0")
-    dtype = np.result_type(e.dtype, np.int8)
+    dtype = np.promote_types(e.dtype, np.int_)  # NumPy's vander
     out = tr.transient_view([e.shape[0], Idx(n)], dtype, node, "vander")
     for k, col in enumerate(powers):
         tr.store(tr.subscript(out, sf._items(node, ["s", k]), node),
@@ -548,8 +548,10 @@ def polyval(tr, p, x, node):
         raise tr.unsupported(node, "np.polyval with coefficients that are "
                              "not a vector of static length")
     vp = nc._as_view(tr, ep, node)
-    # NumPy's loop, from zeros of x's shape: y = y * x + p[k].
-    y = tr.binop("mul", x, 0.0)
+    # NumPy's loop, from zeros of x's shape and type: y = y * x + p[k].
+    ex = tr.to_expr(x)
+    y = Op("cast", [tr.binop("mul", ex, 0)], ex.shape,
+           ex.dtype if ex.dtype != np.bool_ else np.int64)
     for k in range(as_idx(ep.shape[0]).const):
         c = tr.subscript(vp, sf._items(node, [k]), node)
         y = tr.binop("add", tr.binop("mul", y, x), ViewLeaf(c))

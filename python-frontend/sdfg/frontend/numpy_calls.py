@@ -655,9 +655,11 @@ def elementwise(tr, op, args, node):
         e = tr.to_expr(args[0])
         dtype = e.dtype
         if op == "negative":
-            return tr.unary("neg", e)
+            return tr.negate(e, node)
         if op in ("isnan", "isinf", "isfinite"):
             return Op(op, [e], e.shape, np.bool_)
+        if op == "square" and dtype == np.bool_:
+            dtype = np.dtype(np.int8)  # NumPy's square of bools
         if op not in ("abs", "square", "sign") and not is_float(dtype):
             dtype = np.dtype(np.float64)
         if op in ("floor", "ceil") and not is_float(e.dtype):
@@ -681,7 +683,8 @@ def where(tr, cond, x, y, node):
     c, a, b = tr.to_bool(cond), tr.to_expr(x), tr.to_expr(y)
     shape = tr.broadcast_shapes(c.shape, tr.broadcast_shapes(a.shape,
                                                               b.shape))
-    dtype = tr.result_dtype("add", a, b)
+    dtype = np.dtype(np.bool_) if a.dtype == np.bool_ and \
+        b.dtype == np.bool_ else tr.result_dtype("where", a, b)
     return Op("where", [c, a, b], shape, dtype)
 
 
@@ -922,6 +925,12 @@ def _as_view(tr, e, node):
 
 
 def matmul(tr, a, b, node):
+    ea, eb = tr.to_expr(a), tr.to_expr(b)
+    if ea.dtype == np.bool_ and eb.dtype == np.bool_:
+        # NumPy's product of bools is or of ands: whether any term is set.
+        counts = matmul(tr, Op("cast", [ea], ea.shape, np.float64),
+                        Op("cast", [eb], eb.shape, np.float64), node)
+        return tr.binop("gt", counts, 0.0)
     product = _matmul(tr, a, b, node, 1.0)
     return product.leaf if isinstance(product, _Scaled) else product
 
@@ -1104,6 +1113,8 @@ def _more(tr, name, args, kwargs, node):
     if name in ("fmax", "fmin"):
         _no_kwargs(tr, kwargs, node)
         a, b = (tr.to_expr(v) for v in args)
+        if a.dtype == np.bool_ and b.dtype == np.bool_:
+            return tr.logical("or" if name == "fmax" else "and", a, b)
         shape = tr.broadcast_shapes(a.shape, b.shape)
         return Op(name, [a, b], shape, tr.result_dtype("add", a, b))
     if name in ("var", "std"):

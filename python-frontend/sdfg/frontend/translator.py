@@ -378,6 +378,17 @@ class Translator:
         return self._inline(fn, fdef, args, kwargs, defaults,
                             (None, globals_, filename, firstline), node)
 
+    def default_value(self, value):
+        """A default parameter value, evaluated at the definition as
+        Python's: an array the expression names is that array (updates in
+        place reach the default), unless its variable's container takes
+        later rebindings; computed values and scalars are copied there."""
+        if isinstance(value, View) and value.ndim > 0 and not any(
+                c is value.container and self.rebind_counts.get(n, 0) > 1
+                for n, c in self.var_containers.items()):
+            return value
+        return self.materialize_if_view(value)
+
     def where_of(self, node):
         """A statement's identity across translations (each parses anew):
         its file, line and column (a helper's lines are its file's)."""
@@ -396,11 +407,10 @@ class Translator:
         with self.statement() as stmt:
             defaults = dict(zip(
                 positional[len(positional) - len(a.defaults):],
-                [self.materialize_if_view(self.eval(d))
-                 for d in a.defaults]))
+                [self.default_value(self.eval(d)) for d in a.defaults]))
             for p, d in zip(a.kwonlyargs, a.kw_defaults):
                 if d is not None:
-                    defaults[p.arg] = self.materialize_if_view(self.eval(d))
+                    defaults[p.arg] = self.default_value(self.eval(d))
             stmt.done()
         if self.assign_counts.get(node.name, 0) > 0 or sum(
                 1 for n in ast.walk(self.fdef) if isinstance(
@@ -529,8 +539,7 @@ class Translator:
                                    "keyword-only parameters")
         # Defaults are evaluated where the lambda is defined, as Python's:
         # a value read from variables is copied there.
-        defaults = [self.materialize_if_view(self.eval(d))
-                    for d in a.defaults]
+        defaults = [self.default_value(self.eval(d)) for d in a.defaults]
         scope = (self.env, self.globals, self.filename, self.firstline)
         return numpy_calls.LocalLambda(node, defaults, scope)
 
@@ -646,6 +655,14 @@ class Translator:
                         node, "tuple unpacking",
                         f"the right-hand side is not a tuple of "
                         f"{len(target.elts)} values")
+                # Views of the arrays the targets name now (a helper's
+                # `return b, a`) are read before any target is assigned.
+                targets = {id(self.env[t.id].container)
+                           for t in target.elts if isinstance(t, ast.Name)
+                           and isinstance(self.env.get(t.id), View)}
+                value = [self.materialize_if_view(v)
+                         if isinstance(v, View) and id(v.container) in targets
+                         else v for v in value]
                 for t, v in zip(target.elts, value):
                     self.assign(t, v, node)
                 stmt.done()
@@ -845,7 +862,8 @@ class Translator:
         span = ub - lb if step > 0 else lb - ub
         self.constructs.append((self.where_of(node),
                                 self.interval(span)[0] < 1, True,
-                                _read_before_bound(node.body)))
+                                _read_before_bound(node.body) |
+                                self.closure_reads(node.body)))
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
                            f"step {step}"):
             self.visit_body(node.body)
@@ -1092,6 +1110,17 @@ class Translator:
         iteration's value, or its value before a loop that did nothing.
         Where the bounds are not constants that is known only at run time:
         reading the name after the loop is then a located error."""
+        if getattr(node, "sdfg_breaks", False) or name in _assigned_names(
+                node.body):
+            # After a break, or a body that assigns the variable, Python's
+            # value is not the last iteration's: not available.
+            self.env.pop(name, None)
+            self.var_containers.pop(name, None)
+            self.loop_scoped[name] = (
+                node.lineno, "the loop variable's value after a loop that "
+                "breaks or assigns it is known only at run time; keep the "
+                "value you need in a variable of your own")
+            return
         if lb.is_const() and ub.is_const():
             trips = range(lb.const, ub.const, step)
             if trips:
@@ -1105,7 +1134,10 @@ class Translator:
                 return
         elif name not in self.var_containers:
             self.env.pop(name, None)
-            self.loop_scoped[name] = node.lineno
+            self.loop_scoped[name] = (
+                node.lineno, "the loop's bounds are known only at run "
+                "time, and so is its variable's last value; keep the value "
+                "you need in a variable of your own")
             return
         if saved is None:
             self.env.pop(name, None)
@@ -1524,6 +1556,29 @@ class Translator:
         self.store(view, expr, cast=True)
         self.env[name] = view
 
+    def closure_reads(self, stmts):
+        """The names the program's own functions and lambdas called in
+        `stmts` read from their defining scope (a read there happens
+        before the statement's own assignment: `s = add(k)` with `add`
+        reading s carries s)."""
+        names, seen = set(), set()
+        todo = [n for st in stmts for n in ast.walk(st)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        while todo:
+            call = todo.pop()
+            fn = self.env.get(call.func.id)
+            if not isinstance(fn, (numpy_calls.LocalFunction,
+                                   numpy_calls.LocalLambda)) or \
+                    id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            for n in ast.walk(fn.node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                    names.add(n.id)
+                elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+                    todo.append(n)
+        return names
+
     def _fresh_each_iteration(self, name):
         """Whether a variable may move to a new container inside the loops
         around: every one of them surely runs (for loops of constant trip
@@ -1927,12 +1982,14 @@ class Translator:
         elif hasattr(builtins, name):
             g = getattr(builtins, name)
         elif name in self.loop_scoped:
+            line = self.loop_scoped[name]
+            why = ("its shape or position depends on the loop's iterator, "
+                   "whose last value is not known when compiling; copy it "
+                   "into an array of a fixed shape inside the loop")
+            if isinstance(line, tuple):
+                line, why = line
             raise self.unsupported(
-                node, f"'{name}' after the loop of line "
-                f"{self.loop_scoped[name]}",
-                "its shape or position depends on the loop's iterator, "
-                "whose last value is not known when compiling; copy it "
-                "into an array of a fixed shape inside the loop")
+                node, f"'{name}' after the loop of line {line}", why)
         else:
             raise self.error(f"name '{name}' is not defined", node)
         if g is np:
@@ -2134,6 +2191,14 @@ class Translator:
                 values[id(it)] = v
                 if isinstance(v, (View, Expr)) and len(v.shape) > 0:
                     advanced.append(k)
+                elif isinstance(v, (View, Expr)) and \
+                        self.to_expr(v).dtype == np.bool_ or \
+                        isinstance(v, (bool, np.bool_)):
+                    raise self.unsupported(
+                        it, "a boolean scalar as an index",
+                        "NumPy takes it as a 0-d mask: a new axis of "
+                        "length 0 or 1, known only at run time; index "
+                        "with an integer (int(b)) or use np.where")
             masks = [k for k in advanced
                      if self.to_expr(values[id(items[k])]).dtype == np.bool_]
             if masks:
@@ -2592,7 +2657,7 @@ class Translator:
                 return -v
             if isinstance(v, Idx):
                 return -v
-            return self.unary("neg", v)
+            return self.negate(v, node)
         if isinstance(node.op, ast.UAdd):
             return v
         if isinstance(node.op, ast.Not):
@@ -2869,6 +2934,15 @@ class Translator:
             return Op(op, [ea, eb], shape, np.bool_)
         dtype = self.result_dtype("bit" + op, ea, eb)
         return Op("bit" + op, [ea, eb], shape, dtype)
+
+    def negate(self, v, node):
+        """`-x`, np.negative: NumPy refuses bools."""
+        e = self.to_expr(v)
+        if e.dtype == np.bool_:
+            raise self.error("The numpy boolean negative, the `-` operator, "
+                             "is not supported, use the `~` operator or the "
+                             "logical_not function instead.", node)
+        return self.unary("neg", e)
 
     def invert(self, v, node):
         """`~`: logical not on bools, bitwise complement on integers."""
