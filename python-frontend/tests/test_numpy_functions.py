@@ -442,3 +442,43 @@ def test_convolve_and_cov_types_follow_numpy():
                          mixed_convolutions(x32, k64, b, c)):
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def numerical_gradients(u, F):
+    gx, gy = np.gradient(F, 0.1, 0.2)
+    return (np.gradient(u), np.gradient(u, 0.5, edge_order=2), gx, gy,
+            np.gradient(F, axis=1), np.gradient(F, 2.0, axis=0,
+                                                edge_order=2),
+            np.gradient(np.arange(5) ** 2))
+
+
+def test_np_gradient_matches_numpy():
+    # NumPy's central differences and one-sided edges, in its operation
+    # order: equal bit for bit.
+    rng = np.random.default_rng(16)
+    u, F = rng.random(7), rng.random((4, 5))
+    for got, want in zip(sdfg.program(numerical_gradients)(u, F),
+                         numerical_gradients(u, F)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def smoothness(A):
+    return np.sum(np.gradient(A[0], 0.3, edge_order=2) ** 2) + \
+        np.sum(np.gradient(A, axis=0) * A)
+
+
+def test_np_gradient_gradients():
+    assert_forward_and_gradient(smoothness,
+                                np.random.default_rng(17).random((4, 6)),
+                                np.random.default_rng(18))
+
+
+def gradient_too_short(A):
+    return np.gradient(A[0, :2], edge_order=2)
+
+
+def test_np_gradient_errors():
+    with pytest.raises(sdfg.FrontendError, match=r"at least \(edge_order "
+                       r"\+ 1\) elements are required"):
+        sdfg.program(gradient_too_short)(np.ones((2, 4)))

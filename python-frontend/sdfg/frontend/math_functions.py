@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from . import numpy_calls as nc
-from .values import ConstLeaf, Idx, Op, View, ViewLeaf, as_idx, is_float
+from .values import ConstLeaf, Expr, Idx, Op, View, ViewLeaf, as_idx, is_float
 
 FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "round", "around", "round_", "trunc", "fix", "deg2rad",
@@ -35,7 +35,7 @@ FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
              "left_shift", "right_shift", "cov", "corrcoef", "convolve",
              "correlate", "linalg.pinv", "linalg.cond",
              "linalg.matrix_rank", "linalg.lstsq", "vander", "polyval",
-             "polyfit"}
+             "polyfit", "gradient"}
 
 # Array methods with the signature of the function of the same name.
 METHODS = {"round", "cumprod"}
@@ -209,6 +209,11 @@ def call(tr, name, args, kwargs, node):
     if name == "cross":
         only("axis")
         return cross(tr, args[0], args[1], arg(2, "axis", -1), node)
+    if name == "gradient":
+        only("axis", "edge_order")
+        return numerical_gradient(tr, args[0], args[1:],
+                                  kwargs.get("axis"),
+                                  kwargs.get("edge_order", 1), node)
     if name == "linalg.lstsq":
         only("rcond")
         return lstsq(tr, arg(0, "a"), arg(1, "b"), arg(2, "rcond", "warn"),
@@ -462,6 +467,77 @@ def from_singular_values(tr, name, args, kwargs, node):
     scaled = tr.binop("mul", ViewLeaf(vt), inv_row)
     return nc.matmul(tr, scaled, nc._as_view(tr, tr.to_expr(u), node)
                      .transpose([1, 0]), node)
+
+
+def numerical_gradient(tr, f, spacing, axis, edge_order, node):
+    """np.gradient with uniform spacings (one for all axes or one per
+    axis): NumPy's second-order central differences inside and first- or
+    second-order one-sided ones at the edges, in NumPy's operation order;
+    a list of arrays for several axes, as NumPy's."""
+    from . import shape_functions as sf
+    e = tr.to_expr(f)
+    ndim = len(e.shape)
+    if axis is None:
+        axes = list(range(ndim))
+    else:
+        axes = [sf._axis(tr, a, ndim, node) for a in (
+            axis if isinstance(axis, (tuple, list)) else (axis,))]
+    if edge_order not in (1, 2):
+        raise tr.error("'edge_order' greater than 2 not supported", node)
+    if len(spacing) == 0:
+        steps = [1.0] * len(axes)
+    elif len(spacing) == 1:
+        steps = list(spacing) * len(axes)
+    elif len(spacing) == len(axes):
+        steps = list(spacing)
+    else:
+        raise tr.error("invalid number of arguments", node)
+    for h in steps:
+        if isinstance(h, (View, Expr)) and len(tr.to_expr(h).shape) > 0:
+            raise tr.unsupported(node, "np.gradient with coordinate arrays",
+                                 "uniform spacings (numbers) only")
+    if not is_float(e.dtype):
+        e = Op("cast", [e], e.shape, np.float64)
+    v = nc._as_view(tr, e, node)
+    outs = []
+    for ax, h in zip(axes, steps):
+        n = as_idx(v.shape[ax])
+        if not n.is_const():
+            raise tr.unsupported(node, "np.gradient along a loop-dependent "
+                                 "extent")
+        n = n.const
+        if n < edge_order + 1:
+            raise tr.error("Shape of array too small to calculate a "
+                           "numerical gradient, at least (edge_order + 1) "
+                           "elements are required.", node)
+        out = tr.transient_view(list(v.shape), e.dtype, node, "gradient")
+
+        def part(view, start, length):
+            return ViewLeaf(nc._window(view, ax, start, length))
+
+        tr.store(nc._window(out, ax, 1, n - 2), tr.binop(
+            "div", tr.binop("sub", part(v, 2, n - 2), part(v, 0, n - 2)),
+            tr.binop("mul", 2.0, h)))
+        if edge_order == 1:
+            first = tr.binop("div", tr.binop("sub", part(v, 1, 1),
+                                             part(v, 0, 1)), h)
+            last = tr.binop("div", tr.binop("sub", part(v, n - 1, 1),
+                                            part(v, n - 2, 1)), h)
+        else:
+            def combo(ks, offsets):
+                total = None
+                for k, o in zip(ks, offsets):
+                    term = tr.binop("mul", tr.binop("div", k, h),
+                                    part(v, o, 1))
+                    total = term if total is None else tr.binop(
+                        "add", total, term)
+                return total
+            first = combo((-1.5, 2.0, -0.5), (0, 1, 2))
+            last = combo((0.5, -2.0, 1.5), (n - 3, n - 2, n - 1))
+        tr.store(nc._window(out, ax, 0, 1), first, cast=True)
+        tr.store(nc._window(out, ax, n - 1, 1), last, cast=True)
+        outs.append(out)
+    return outs[0] if len(outs) == 1 else outs
 
 
 def lstsq(tr, a, b, rcond, node):
