@@ -1110,16 +1110,19 @@ class Translator:
         iteration's value, or its value before a loop that did nothing.
         Where the bounds are not constants that is known only at run time:
         reading the name after the loop is then a located error."""
-        if getattr(node, "sdfg_breaks", False) or name in _assigned_names(
-                node.body):
-            # After a break, or a body that assigns the variable, Python's
-            # value is not the last iteration's: not available.
+        def unknown(why):
             self.env.pop(name, None)
             self.var_containers.pop(name, None)
             self.loop_scoped[name] = (
-                node.lineno, "the loop variable's value after a loop that "
-                "breaks or assigns it is known only at run time; keep the "
+                node.lineno, f"{why} is known only at run time; keep the "
                 "value you need in a variable of your own")
+
+        if getattr(node, "sdfg_breaks", False) or name in _assigned_names(
+                node.body):
+            # After a break, or a body that assigns the variable, Python's
+            # value is not the last iteration's.
+            unknown("the loop variable's value after a loop that breaks or "
+                    "assigns it")
             return
         if lb.is_const() and ub.is_const():
             trips = range(lb.const, ub.const, step)
@@ -1133,11 +1136,8 @@ class Translator:
                     self.env[name] = trips[-1]
                 return
         elif name not in self.var_containers:
-            self.env.pop(name, None)
-            self.loop_scoped[name] = (
-                node.lineno, "the loop's bounds are known only at run "
-                "time, and so is its variable's last value; keep the value "
-                "you need in a variable of your own")
+            unknown("the last value of a loop variable whose bounds are "
+                    "data")
             return
         if saved is None:
             self.env.pop(name, None)
