@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from . import numpy_calls as nc
+from .shape_functions import _items
 from .values import ConstLeaf, Expr, Idx, Op, View, ViewLeaf, as_idx, is_float
 
 FUNCTIONS = {"hypot", "logaddexp", "logaddexp2", "reciprocal", "rint",
@@ -452,18 +453,10 @@ def from_singular_values(tr, name, args, kwargs, node):
     rcond = arg(1, "rcond", 1e-15)
     u, s, vh = nc.numpy_call(tr, "linalg.svd", [a],
                              {"full_matrices": False}, node)
-    cutoff = tr.binop("mul", rcond, nc.reduce(tr, "max", s, None, True,
-                                              node))
-    large = tr.binop("gt", s, cutoff)
-    # 1/s where kept; the divisor is 1 elsewhere so that no gradient
-    # flows through a division by a (near) zero it does not use.
-    one = ConstLeaf(1.0, s.dtype)
-    inv = nc.where(tr, large, tr.binop("div", one, nc.where(tr, large, s,
-                                                            one, node)),
-                   ConstLeaf(0.0, s.dtype), node)
+    _, inv = _reciprocal_above(tr, s, rcond, node)
     vt = nc._as_view(tr, tr.to_expr(vh), node).transpose([1, 0])
     inv_row = tr.subscript(nc._as_view(tr, tr.to_expr(inv), node),
-                           sf_items(node, ["n", "s"]), node)
+                           _items(node, ["n", "s"]), node)
     scaled = tr.binop("mul", ViewLeaf(vt), inv_row)
     return nc.matmul(tr, scaled, nc._as_view(tr, tr.to_expr(u), node)
                      .transpose([1, 0]), node)
@@ -540,6 +533,19 @@ def numerical_gradient(tr, f, spacing, axis, edge_order, node):
     return outs[0] if len(outs) == 1 else outs
 
 
+def _reciprocal_above(tr, s, rcond, node):
+    """(kept, inv): the singular values `s` above rcond times the largest
+    (NumPy's cutoff for pinv and lstsq), and 1/s where kept, 0 elsewhere.
+    The divisor is 1 where not kept, so that no gradient flows through a
+    division by a (near) zero the result does not use."""
+    largest = nc.reduce(tr, "max", s, None, True, node)
+    kept = tr.binop("gt", s, tr.binop("mul", rcond, largest))
+    one = ConstLeaf(1.0, s.dtype)
+    inv = nc.where(tr, kept, tr.binop("div", one, nc.where(
+        tr, kept, s, one, node)), ConstLeaf(0.0, s.dtype), node)
+    return kept, inv
+
+
 def lstsq(tr, a, b, rcond, node):
     """np.linalg.lstsq(a, b, rcond): the minimum-norm least-squares solution
     from the singular values above rcond times the largest (NumPy's
@@ -563,16 +569,12 @@ def lstsq(tr, a, b, rcond, node):
         rcond = eps
     u, s, vh = nc.numpy_call(tr, "linalg.svd", [ea],
                              {"full_matrices": False}, node)
-    largest = nc.reduce(tr, "max", s, None, True, node)
-    kept = tr.binop("gt", s, tr.binop("mul", rcond, largest))
-    one = ConstLeaf(1.0, s.dtype)
-    inv = nc.where(tr, kept, tr.binop("div", one, nc.where(
-        tr, kept, s, one, node)), ConstLeaf(0.0, s.dtype), node)
+    kept, inv = _reciprocal_above(tr, s, rcond, node)
     ut = nc._as_view(tr, tr.to_expr(u), node).transpose([1, 0])
     utb = tr.to_expr(nc.matmul(tr, ut, eb, node))
     if len(utb.shape) == 2:
         inv = tr.subscript(nc._as_view(tr, tr.to_expr(inv), node),
-                           sf_items(node, ["s", "n"]), node)
+                           _items(node, ["s", "n"]), node)
     scaled = tr.binop("mul", utb, inv)
     v = nc._as_view(tr, tr.to_expr(vh), node).transpose([1, 0])
     x = nc.matmul(tr, v, scaled, node)
@@ -659,13 +661,8 @@ def polyfit(tr, x, y, deg, rcond, node):
     ec = tr.to_expr(c)
     if len(ec.shape) == 2:
         scale = tr.subscript(nc._as_view(tr, tr.to_expr(scale), node),
-                             sf_items(node, ["s", "n"]), node)
+                             _items(node, ["s", "n"]), node)
     return tr.binop("div", ec, scale)
-
-
-def sf_items(node, kinds):
-    from .shape_functions import _items
-    return _items(node, kinds)
 
 
 def covariance(tr, name, m, y, rowvar, bias, ddof, node):

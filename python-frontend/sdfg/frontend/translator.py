@@ -862,7 +862,7 @@ class Translator:
         span = ub - lb if step > 0 else lb - ub
         self.constructs.append((self.where_of(node),
                                 self.interval(span)[0] < 1, True,
-                                _read_before_bound(node.body) |
+                                _carried_names(node.body, True) |
                                 self.closure_reads(node.body)))
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
                            f"step {step}"):
@@ -3205,36 +3205,21 @@ def _show(key):
     return "(" + ", ".join(key) + ("," if len(key) == 1 else "") + ")"
 
 
-def _carried_names(stmts):
+def _carried_names(stmts, augmented=False):
     """Names that `stmts` (a loop body, in order) read before assigning:
-    their values come from the previous iteration."""
-    pending = set(_assigned_names(stmts, augmented=False))
+    their values come from the previous iteration. With `augmented`, an
+    augmented assignment (`s += x`) binds its name and counts as a read
+    of it too."""
+    pending = set(_assigned_names(stmts, augmented=augmented))
     carried = set()
     for st in stmts:
         loads = {n.id for n in ast.walk(st)
                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        stores = set(_assigned_names([st], augmented=False))
-        for name in list(pending):
-            if name in loads:
-                carried.add(name)
-            if name in loads or name in stores:
-                pending.discard(name)
-    return carried
-
-
-def _read_before_bound(stmts):
-    """Names that `stmts` (a loop body, in order) may read before binding
-    them, counting an augmented assignment (`s += x`) as a read: the names
-    whose values an iteration takes from the previous one."""
-    pending = set(_assigned_names(stmts))
-    carried = set()
-    for st in stmts:
-        loads = {n.id for n in ast.walk(st)
-                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        loads |= {n.target.id for n in ast.walk(st)
-                  if isinstance(n, ast.AugAssign)
-                  and isinstance(n.target, ast.Name)}
-        stores = set(_assigned_names([st]))
+        if augmented:
+            loads |= {n.target.id for n in ast.walk(st)
+                      if isinstance(n, ast.AugAssign)
+                      and isinstance(n.target, ast.Name)}
+        stores = set(_assigned_names([st], augmented=augmented))
         for name in list(pending):
             if name in loads:
                 carried.add(name)
