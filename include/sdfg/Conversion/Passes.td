@@ -38,7 +38,10 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
     * transients are allocated (64-byte aligned) before the first
       top-level op that uses them and freed after the last one; never
       inside loops; a WCR write of one element per map (a sum into a
-      scalar) accumulates in registers and meets memory once per chunk.
+      scalar) accumulates in registers and meets memory once per chunk
+      (in a parallel map, once: the chunks' partial results go to slots
+      that one thread combines in chunk order after the loop, so the
+      result does not depend on the number of threads).
 
     With `gpu=true`, the outermost `gpu_device` maps become `gpu.launch`
     kernels instead (see `sdfg-lower-to-gpu`): the map's last three
@@ -168,6 +171,24 @@ def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
+}
+
+def SDFGExpandArith : Pass<"sdfg-expand-arith"> {
+  let summary = "Expand the arith ops LLVM has no instruction for, and only those";
+  let description = [{
+    Rewrites `arith.ceildivsi`, `arith.ceildivui`, `arith.floordivsi` and
+    the scaling extensions and truncations into arith ops that
+    `convert-arith-to-llvm` lowers. Upstream's `arith-expand` does this too
+    but also expands `arith.maximumf`, `minimumf`, `maxnumf` and `minnumf`
+    into compares and selects; LLVM's loop vectoriser recognises min/max
+    reductions through the `llvm.maximum`/`llvm.minimum` intrinsics those
+    ops lower to, not through the expanded selects, so a row maximum (the
+    first pass of every softmax) stayed scalar, one element per compare
+    chain. With this pass in place of `arith-expand` the host pipelines
+    keep the intrinsics, and NaN propagation (`maximumf` returns NaN when
+    either operand is NaN, as `np.max` does) is LLVM's to keep.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def SDFGCheckLowered : Pass<"sdfg-check-lowered", "::mlir::ModuleOp"> {

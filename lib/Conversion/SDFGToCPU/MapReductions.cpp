@@ -12,6 +12,7 @@
 #include "Lowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -112,6 +113,30 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(b);
   unsigned n = op.getNumParams();
+  // A parallel reduction into one element for the whole map (level 0, not
+  // told apart by the distributed parameter) leaves each chunk's partial
+  // result in its own slot; one thread combines the slots in chunk order
+  // after the loop. Atomic combines would add the partials in the order
+  // the threads finish, so a float sum's last bits would vary from run to
+  // run; this way they depend on the trip count only (the chunks do not
+  // change with the number of threads).
+  SmallVector<Value> slots(reductions.size());
+  Value chunkIndex;
+  if (parallel) {
+    distributed = op.getParams()[0];
+    for (auto [r, red] : llvm::enumerate(reductions)) {
+      if (red.level != 0 || writesThreadPrivate(red.store))
+        continue;
+      OpBuilder::InsertionGuard atEntry(b);
+      b.setInsertionPointToStart(entryBlock(b));
+      slots[r] = memref::AllocaOp::create(
+          b, loc,
+          MemRefType::get({kReductionChunks},
+                          StoreOp(red.store).getValue().getType()));
+    }
+    distributed = Value();
+  }
+  scf::ParallelOp par;
   if (parallel) {
     // Chunk k runs first-dimension iterations [k * chunk, (k + 1) * chunk).
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -121,8 +146,9 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
         b, loc, arith::SubIOp::create(b, loc, ubs[0], lbs[0]), steps[0]);
     Value perChunk = arith::CeilDivSIOp::create(b, loc, trips, chunks);
     Value span = arith::MulIOp::create(b, loc, perChunk, steps[0]);
-    auto par = scf::ParallelOp::create(b, loc, zero, chunks, one);
+    par = scf::ParallelOp::create(b, loc, zero, chunks, one);
     b.setInsertionPoint(par.getBody()->getTerminator());
+    chunkIndex = par.getInductionVars()[0];
     Value lo = arith::AddIOp::create(
         b, loc, lbs[0],
         arith::MulIOp::create(b, loc, par.getInductionVars()[0], span));
@@ -189,7 +215,11 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
   };
   // Combines a finished partial result into memory: atomically when other
   // threads may write the same element.
-  auto combine = [&](const RegisterReduction &red, Value total) {
+  auto combine = [&](const RegisterReduction &red, Value total, Value slot) {
+    if (slot) {
+      memref::StoreOp::create(b, loc, total, slot, chunkIndex);
+      return;
+    }
     StoreOp s = red.store;
     SmallVector<Value> idx = expandMap(loc, s.getMap(), s.getIndices());
     unsigned depth = atomicDepth;
@@ -213,7 +243,7 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
     for (auto [k, r] : llvm::enumerate(carried[d])) {
       acc[r] = loops[d].getResult(k);
       if (reductions[r].level == d)
-        combine(reductions[r], acc[r]);
+        combine(reductions[r], acc[r], slots[r]);
     }
     if (d > 0)
       yieldCarried(d - 1);
@@ -221,6 +251,34 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
   if (parallel) {
     --parallelDepth;
     distributed = Value();
+  }
+  // The slots' combine, after the parallel loop: in chunk order, in a
+  // register, then once into memory.
+  for (auto [r, red] : llvm::enumerate(reductions)) {
+    if (!slots[r])
+      continue;
+    b.setInsertionPointAfter(par);
+    StoreOp s = red.store;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value chunks = arith::ConstantIndexOp::create(b, loc, kReductionChunks);
+    Value init = identity(b, loc, *s.getWcr(), s.getValue().getType());
+    auto loop = scf::ForOp::create(b, loc, zero, chunks, one, init);
+    b.setInsertionPointToStart(loop.getBody());
+    Value part =
+        memref::LoadOp::create(b, loc, slots[r], loop.getInductionVar());
+    scf::YieldOp::create(
+        b, loc,
+        Lowering::combine(loc, *s.getWcr(), loop.getRegionIterArgs()[0], part));
+    b.setInsertionPointAfter(loop);
+    SmallVector<Value> idx = expandMap(loc, s.getMap(), s.getIndices());
+    Value memref = mapping.lookup(s.getMemref());
+    Value total = loop.getResult(0);
+    guardAccess(loc, elementChecks(s, memref, s.getMap(), s.getIndices(), idx),
+                Type(), [&] {
+                  emitWrite(loc, total, memref, idx, s.getWcr());
+                  return Value();
+                });
   }
   return result;
 }

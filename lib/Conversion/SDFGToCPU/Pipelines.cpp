@@ -33,7 +33,7 @@ static void addHostLowering(OpPassManager &pm) {
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(sdfg::createSDFGExpandArith());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertOpenMPToLLVMPass());

@@ -767,11 +767,12 @@ def reduce(tr, name, value, axis, keepdims, node):
         # when that dimension is the innermost (a sum over rows into one
         # row): the threads would split each row and share a cache line at
         # every split for every row summed (covariance's forward: 7x
-        # slower). A full reduction stays sequential: combining per-thread
-        # partial sums would make its last bits vary from run to run.
+        # slower). A full reduction is parallel too: the lowering sums
+        # fixed chunks (the same for any number of threads) and combines
+        # their partial sums in chunk order, so its bits do not vary.
         kept = [d for d in range(rank) if d not in axes]
         schedule = tr.schedule_for(e.shape, None)
-        if tr.device == "cpu" and (not kept or kept[0] == rank - 1):
+        if tr.device == "cpu" and kept and kept[0] == rank - 1:
             schedule = "sequential"
         with tr.em.block(f"sdfg.map ({', '.join(params)}) = ({lbs}) to "
                          f"({ubs}) step ({steps}) schedule({schedule})"):
