@@ -164,20 +164,28 @@ LogicalResult WhileOp::emitReverse(ReverseBuilder &rb) {
   return r;
 }
 
+/// Whether `access` (a load or store directly in `map`'s body) reaches
+/// the same element in every iteration: a scalar coefficient every
+/// iteration reads, whose gradient the reversed map accumulates in a
+/// register (combined once per chunk by the lowering), or a sum every
+/// iteration adds to, whose gradient it only reads. Neither conflicts
+/// across iterations.
+static bool reachesOneElement(MapOp map, Operation *access,
+                              ValueRange indices) {
+  Region &body = map.getBody();
+  return access->getParentOp() == map.getOperation() &&
+         llvm::none_of(indices, [&](Value v) {
+           return body.isAncestor(v.getParentRegion());
+         });
+}
+
 /// Whether two iterations of `map` may read the same element of a
 /// container (so that the reversed map accumulates into it concurrently):
 /// some load's indices are not one distinct parameter per dimension.
 static bool hasConflictingReads(MapOp map) {
   bool conflict = false;
   map.walk([&](LoadOp load) {
-    // The gradient of an element every iteration reads (a scalar
-    // coefficient) accumulates in a register, combined once per chunk
-    // by the lowering: no conflict worth serialising the map for.
-    Region &body = map.getBody();
-    if (load->getParentOp() == map.getOperation() &&
-        llvm::none_of(load.getIndices(), [&](Value v) {
-          return body.isAncestor(v.getParentRegion());
-        }))
+    if (reachesOneElement(map, load, load.getIndices()))
       return;
     AffineMap m = load.getMap();
     llvm::SmallDenseSet<Value> params;
@@ -285,12 +293,16 @@ static std::optional<int64_t> rowSpread(MapOp map) {
     ok = false;
   };
   map.walk([&](Operation *op) {
-    if (auto l = dyn_cast<LoadOp>(op))
-      check(l.getMemref(), l.getMap(), l.getIndices());
-    else if (auto s = dyn_cast<StoreOp>(op))
-      check(s.getMemref(), s.getMap(), s.getIndices());
-    else if (isa<CopyOp>(op) || (op != map && isa<MapOp>(op)))
+    if (auto l = dyn_cast<LoadOp>(op)) {
+      if (!reachesOneElement(map, l, l.getIndices()))
+        check(l.getMemref(), l.getMap(), l.getIndices());
+    } else if (auto s = dyn_cast<StoreOp>(op)) {
+      // A WCR store into one element reverses to a read of its gradient.
+      if (!(s.getWcr() && reachesOneElement(map, s, s.getIndices())))
+        check(s.getMemref(), s.getMap(), s.getIndices());
+    } else if (isa<CopyOp>(op) || (op != map && isa<MapOp>(op))) {
       ok = false;
+    }
   });
   int64_t spread;
   if (!ok || lo > hi || llvm::SubOverflow(hi, lo, spread))

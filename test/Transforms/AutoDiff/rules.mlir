@@ -342,6 +342,40 @@ sdfg.sdfg @rows(%x: memref<4x8xf64> {sdfg.name = "x"},
 
 // -----
 
+// The same with a sum into a scalar in the map (softmax's division fused
+// with the loss's np.sum): the scalar's gradient is only read, and the
+// coefficient's (%c, every iteration reads it) reduces in registers, so
+// neither keeps the reversal from running parallel over rows.
+// CHECK-LABEL: sdfg.sdfg @rows_total_grad(
+// CHECK: sdfg.state "reverse" {
+// CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (4, 8) step (1, 1) schedule(cpu_multicore) attributes {disjoint_wcr}
+// CHECK-DAG: sdfg.load %d_t[]
+// CHECK-DAG: sdfg.store %{{.*}}, %d_s[%[[I]]] wcr(add)
+// CHECK-DAG: sdfg.store %{{.*}}, %d_c[] wcr(add)
+// CHECK-NOT: schedule(sequential)
+sdfg.sdfg @rows_total(%x: memref<4x8xf64> {sdfg.name = "x"},
+                      %s: memref<4xf64> {sdfg.name = "s"},
+                      %c: memref<f64> {sdfg.name = "c"},
+                      %t: memref<f64> {sdfg.name = "t"})
+    attributes {ad_output = "t", ad_wrt = ["x", "s", "c"]} {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (4, 8) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %x[%i, %j] : memref<4x8xf64>
+      %b = sdfg.load %s[%i] : memref<4xf64>
+      %k = sdfg.load %c[] : memref<f64>
+      %r = sdfg.tasklet(%a, %b, %k) : (f64, f64, f64) -> f64 {
+      ^bb0(%u: f64, %v: f64, %w: f64):
+        %m = arith.divf %u, %v : f64
+        %n = arith.mulf %m, %w : f64
+        sdfg.yield %n : f64
+      }
+      sdfg.store %r, %t[] wcr(add) : memref<f64>
+    }
+  }
+}
+
+// -----
+
 // The seed of an output written once, outside loops, is not cleared after
 // it is consumed: nothing reads it again. A container written twice keeps
 // the clear at the second write's reversal (the first write's reversal
