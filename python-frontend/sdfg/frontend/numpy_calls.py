@@ -335,6 +335,11 @@ def call(tr, node):
     for kw in node.keywords:
         if kw.arg is None:
             raise tr.unsupported(node, "**kwargs")
+        if kw.arg == "out":
+            raise tr.unsupported(node, "out= inside an expression",
+                                 "a call given out= must be a statement "
+                                 "of its own or the whole right side of "
+                                 "an assignment to a name")
         kwargs[kw.arg] = tr.eval(kw.value)
     if isinstance(func, NumpyFunction):
         return numpy_call(tr, func.name, args, kwargs, node)
@@ -435,6 +440,52 @@ def call(tr, node):
                          "called")
 
 
+# ufunc.reduce / ufunc.accumulate as the NumPy function that computes the
+# same (np.add.reduce is np.sum with axis 0 by default).
+_UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max",
+                 "minimum": "min", "logical_and": "all", "logical_or": "any"}
+_UFUNC_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+
+
+def _ufunc_method(tr, name, args, kwargs, node):
+    """np.<ufunc>.outer(a, b), .reduce(a, axis=0, keepdims=False) and
+    .accumulate(a, axis=0)."""
+    ufunc, method = name.rsplit(".", 1)
+    if method == "outer":
+        _no_kwargs(tr, kwargs, node)
+        if len(args) != 2:
+            raise tr.error(f"np.{name} takes two arguments", node)
+        from . import shape_functions
+        a, b = args
+        if isinstance(a, (View, Expr)) and isinstance(b, (View, Expr)) \
+                and a.shape and b.shape:
+            # a's every element against all of b: a gets b's axes, last.
+            na, nb = len(a.shape), len(b.shape)
+            a = shape_functions.expand_dims(
+                tr, _as_view(tr, tr.to_expr(a), node),
+                tuple(range(na, na + nb)), node)
+        return numpy_call(tr, ufunc, [a, b], {}, node)
+    table = _UFUNC_REDUCE if method == "reduce" else _UFUNC_ACCUMULATE
+    if ufunc not in table:
+        raise tr.unsupported(node, f"np.{name}",
+                             f"{method} is supported for "
+                             + ", ".join(f"np.{u}" for u in table))
+    allowed = ("axis", "keepdims") if method == "reduce" else ("axis",)
+    _no_kwargs(tr, kwargs, node, allowed)
+    if len(args) not in (1, 2):
+        raise tr.error(f"np.{name} takes an array and an axis", node)
+    # Unlike np.sum and np.cumsum, the methods' axis defaults to 0.
+    axis = kwargs.get("axis", args[1] if len(args) > 1 else 0)
+    if axis is None and method == "accumulate":
+        raise tr.error("accumulate does not allow multiple axes", node)
+    if not (isinstance(args[0], (View, Expr)) and args[0].shape):
+        raise tr.unsupported(node, f"np.{name} of a scalar")
+    rest = {"axis": axis}
+    if "keepdims" in kwargs:
+        rest["keepdims"] = kwargs["keepdims"]
+    return numpy_call(tr, table[ufunc], [args[0]], rest, node)
+
+
 def _no_kwargs(tr, kwargs, node, allowed=()):
     for k in kwargs:
         if k not in allowed:
@@ -532,6 +583,8 @@ def numpy_call(tr, name, args, kwargs, node):
         return searching.call(tr, name, args, kwargs, node)
     if name in math_functions.FUNCTIONS:
         return math_functions.call(tr, name, args, kwargs, node)
+    if name.endswith((".outer", ".reduce", ".accumulate")):
+        return _ufunc_method(tr, name, args, kwargs, node)
     if name == "add.at":
         _no_kwargs(tr, kwargs, node)
         if len(args) != 3:

@@ -604,11 +604,83 @@ class Translator:
             raise self.error(f"assertion failed for these arguments: "
                              f"{message}", node)
 
+    def _output_operand(self, call):
+        """(the call without its output operand, that operand's node) for
+        a call given `out=` (or a ufunc's extra positional argument, as in
+        np.exp(a, a)); (call, None) otherwise."""
+        out = [k for k in call.keywords if k.arg == "out"]
+        ufunc = None
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(
+                func.value, ast.Name) and func.value.id not in self.env \
+                and self.globals.get(func.value.id) is np:
+            ufunc = getattr(np, func.attr, None)
+            if not isinstance(ufunc, np.ufunc):
+                ufunc = None
+        if out:
+            target = out[0].value
+            stripped = copy.copy(call)
+            stripped.keywords = [k for k in call.keywords if k.arg != "out"]
+        elif ufunc is not None and len(call.args) == ufunc.nin + 1 and \
+                not any(isinstance(a, ast.Starred) for a in call.args):
+            target = call.args[-1]
+            stripped = copy.copy(call)
+            stripped.args = call.args[:-1]
+        else:
+            return call, None, None
+        if isinstance(target, ast.Tuple):
+            if len(target.elts) != 1:
+                raise self.unsupported(call, "out= with several outputs")
+            target = target.elts[0]
+        return stripped, target, ufunc
+
+    def _call_into(self, call, target, ufunc, node, bind=None):
+        """Computes `call` and writes it into the array `target` names, as
+        NumPy's out= does; `bind` (a Name) then names that array."""
+        with self.statement() as stmt:
+            value = self.eval(call)
+            dest = self.eval(target)
+            if not isinstance(dest, View) or not dest.shape:
+                raise self.unsupported(target, "out= that is not an array",
+                                       "give an array variable or a slice "
+                                       "of one")
+            result = self.to_expr(value)
+            if ufunc is not None:
+                # Ufuncs cast into out= by the same_kind rule, and
+                # broadcast their inputs to its shape.
+                if not np.can_cast(result.dtype, dest.dtype,
+                                   casting="same_kind"):
+                    raise self.error(
+                        f"Cannot cast ufunc '{ufunc.__name__}' output from "
+                        f"dtype('{np.dtype(result.dtype)}') to "
+                        f"dtype('{np.dtype(dest.dtype)}') with casting rule "
+                        "'same_kind'", node)
+            elif len(result.shape) != len(dest.shape) or not all(
+                    same_extent(a, b)
+                    for a, b in zip(result.shape, dest.shape)):
+                # Other functions (np.sum, np.cumsum, np.dot...) need
+                # out= of their result's shape exactly.
+                raise self.error(
+                    "out= has shape " + _shape_text(dest.shape) +
+                    " but the result has shape " +
+                    _shape_text(result.shape), node)
+            into = ast.copy_location(ast.Subscript(
+                value=target, slice=ast.Constant(value=Ellipsis),
+                ctx=ast.Store()), target)
+            self.assign(into, value, node)
+            if bind is not None:
+                self.assign(bind, self.eval(target), node)
+            stmt.done()
+
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(
                 node.value.value, str):
             return  # docstring
         if isinstance(node.value, ast.Call):
+            call, target, ufunc = self._output_operand(node.value)
+            if target is not None:
+                self._call_into(call, target, ufunc, node)
+                return
             func = node.value.func
             helper = isinstance(func, ast.Name) and (
                 (func.id not in self.env and isinstance(
@@ -643,6 +715,12 @@ class Translator:
         if len(node.targets) != 1:
             raise self.unsupported(node, "chained assignment")
         target = node.targets[0]
+        if isinstance(node.value, ast.Call) and isinstance(target, ast.Name):
+            call, into, ufunc = self._output_operand(node.value)
+            if into is not None:
+                # y = np.add(a, b, out=c): c is written, y names c.
+                self._call_into(call, into, ufunc, node, bind=target)
+                return
         if isinstance(target, ast.Tuple) and not isinstance(node.value,
                                                              ast.Tuple):
             # `a, b = f(x)`: a tuple value (a helper's results, copies
@@ -2096,6 +2174,10 @@ class Translator:
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
                 and base.name == "add":
             return numpy_calls.NumpyFunction("add.at")
+        if isinstance(base, numpy_calls.NumpyFunction) and attr in (
+                "outer", "reduce", "accumulate") and isinstance(
+                    getattr(np, base.name, None), np.ufunc):
+            return numpy_calls.NumpyFunction(f"{base.name}.{attr}")
         if isinstance(base, Expr):
             if attr == "shape":
                 return tuple(self._shape_value(e) for e in base.shape)
@@ -3143,6 +3225,14 @@ _BINOPS = {
 }
 
 _BITOPS = {ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+
+def _shape_text(shape):
+    """A shape as NumPy prints it: (3,), (2, 4); run-time extents by
+    name."""
+    items = [str(as_idx(e).const) if as_idx(e).is_const() else
+             as_idx(e).render() for e in shape]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
 
 # NumPy's ufunc of each augmented assignment (for its casting error).
 _UFUNC_NAMES = {
