@@ -1297,10 +1297,12 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   // A transient whose values the backward program reads only after this
   // write (every reader runs after it, outside any loop with it) needs no
   // rewind of it: those readers are reversed before it, and nothing
-  // reversed later looks. A recomputation may read it, though.
+  // reversed later looks. A recomputation may read it, though (only one
+  // the checkpointing may choose: an eligible candidate's).
   llvm::DenseSet<Value> recomputeInputs;
   for (const RecomputeCandidate &c : result.candidates)
-    recomputeInputs.insert(c.inputs.begin(), c.inputs.end());
+    if (c.eligible)
+      recomputeInputs.insert(c.inputs.begin(), c.inputs.end());
   auto readOnlyLater = [&](const WriteInfo &w) {
     if (!w.target.getDefiningOp<AllocOp>() || forced.contains(w.op) ||
         counters.contains(w.target) || recomputeInputs.contains(w.target))

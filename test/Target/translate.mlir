@@ -20,6 +20,12 @@
 // LLVM: define void @smooth_waves
 // LLVM-DAG: call <{{[0-9]+}} x double> @_ZGV{{[bde]}}N{{[248]}}v_tanh
 // LLVM-DAG: call <{{[0-9]+}} x double> @_ZGV{{[bde]}}N{{[248]}}vv_atan2
+// And their single-precision variants (twice the lanes; a float32 np.tanh
+// was split into scalar tanhf calls, 70x slower than with them).
+// LLVM: define void @smooth_waves_f32
+// LLVM-DAG: call <{{[0-9]+}} x float> @_ZGV{{[bde]}}N{{4|8|16}}v_tanhf
+// LLVM-DAG: call <{{[0-9]+}} x float> @_ZGV{{[bde]}}N{{4|8|16}}vv_atan2f
+// LLVM-DAG: call <{{[0-9]+}} x float> @_ZGV{{[bde]}}N{{4|8|16}}v_sinhf
 // LLVM-NOT: define void @
 // A named processor bounds the vectors to its registers (SSE: 2 doubles),
 // whatever the machine compiling has.
@@ -118,6 +124,24 @@ sdfg.sdfg @smooth_waves(%A: memref<1024xf64>, %B: memref<1024xf64>) {
         sdfg.yield %s : f64
       }
       sdfg.store %r, %B[%i] : memref<1024xf64>
+    }
+  }
+}
+
+sdfg.sdfg @smooth_waves_f32(%A: memref<1024xf32>, %B: memref<1024xf32>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (1024) step (1) schedule(sequential) {
+      %a = sdfg.load %A[%i] : memref<1024xf32>
+      %b = sdfg.load %B[%i] : memref<1024xf32>
+      %r = sdfg.tasklet(%a, %b) : (f32, f32) -> f32 {
+      ^bb0(%x: f32, %y: f32):
+        %t = math.tanh %x : f32
+        %u = math.atan2 %x, %y : f32
+        %l = math.sinh %u : f32
+        %s = arith.addf %t, %l : f32
+        sdfg.yield %s : f32
+      }
+      sdfg.store %r, %B[%i] : memref<1024xf32>
     }
   }
 }

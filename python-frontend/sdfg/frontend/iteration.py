@@ -140,7 +140,14 @@ def _lower(node, names):
         return ast.Call(ast.Name("min", ast.Load()), lens, [])
 
     target, binds = node.target, []
-    if _is_call(it, "enumerate", (1, 2)):
+    backwards = False
+    if _is_call(it, "reversed", (1,)) and not (
+            _is_call(it.args[0], "enumerate") or _is_call(it.args[0], "zip")):
+        # for x in reversed(a): the rows of a from the last.
+        index = next(names)
+        sources, targets = [iterable(it.args[0])], [target]
+        backwards = True
+    elif _is_call(it, "enumerate", (1, 2)):
         if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
             return node  # the translator reports the target
         counter, element = target.elts
@@ -181,9 +188,10 @@ def _lower(node, names):
         bind.sdfg_element = True
         binds.append(bind)
         elements += [n.id for n in ast.walk(t) if isinstance(n, ast.Name)]
-    loop = ast.For(ast.Name(index, ast.Store()),
-                   ast.Call(ast.Name("range", ast.Load()), [length(sources)],
-                            []),
+    rows = ast.Call(ast.Name("range", ast.Load()), [length(sources)], [])
+    if backwards:
+        rows = _reversed_range(rows.args)
+    loop = ast.For(ast.Name(index, ast.Store()), rows,
                    [_loc(b, node) for b in binds] + node.body, [])
     # Names that alias a row hold a view indexed by the loop's iterator,
     # which does not exist after the loop.
@@ -191,6 +199,7 @@ def _lower(node, names):
     # What the loop iterates over: when that is a Python tuple or list (a
     # name bound to one), the translator unrolls the loop instead.
     loop.sdfg_sequences = sources
+    loop.sdfg_backwards = backwards
     return before + [_loc(loop, node)]
 
 

@@ -976,7 +976,10 @@ class Translator:
         # work in straight-line code as well.
         name = node.target.id
         saved = self.env.get(name)
-        for k in range(min(len(v) for v in values)):
+        count = min(len(v) for v in values)
+        order = range(count - 1, -1, -1) if getattr(
+            node, "sdfg_backwards", False) else range(count)
+        for k in order:
             self.env[name] = k
             self.visit_body(copy.deepcopy(node.body))
         if saved is None:
