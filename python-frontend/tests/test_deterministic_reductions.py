@@ -32,13 +32,18 @@ def f32_total(y):
 def scaled(alpha, x):
     return np.sum(np.sin(alpha * x))
 
+def affine(x, w, b, c):
+    return np.sum(np.tanh(x * w + b + c[:, None]))
+
 rng = np.random.default_rng(7)
 x = rng.standard_normal((300, 301))
 y = rng.standard_normal((200, 211)).astype(np.float32)
 g = sdfg.grad(scaled, ["alpha"])(1.3, x)["alpha"]
+db = sdfg.grad(affine, ["b", "c"])(x, 0.5 * x[0], x[1], x[:, 2])["b"]
 print(float(sdfg.program(total)(x)).hex(),
       *(float(v).hex() for v in sdfg.program(peak)(x)),
-      float(sdfg.program(f32_total)(y)).hex(), float(g).hex())
+      float(sdfg.program(f32_total)(y)).hex(), float(g).hex(),
+      *(float(v).hex() for v in db))
 """
 
 
@@ -59,7 +64,14 @@ def test_same_bits_for_any_thread_count(tmp_path):
     rng = np.random.default_rng(7)
     x = rng.standard_normal((300, 301))
     y = rng.standard_normal((200, 211)).astype(np.float32)
-    total, top, bottom, f32_total, galpha = one
+    total, top, bottom, f32_total, galpha = one[:5]
+    # A bias's gradient: column sums over rows, which the reversed map
+    # (distributed over rows for the row sums of d_c) accumulates in a
+    # private copy per chunk of rows.
+    db = np.array(one[5:])
+    want = np.sum(1.0 - np.tanh(x * (0.5 * x[0]) + x[1] + x[:, 2:3]) ** 2,
+                  axis=0)
+    np.testing.assert_allclose(db, want, rtol=1e-12)
     assert total == pytest.approx(math.fsum(x.ravel()), rel=1e-12, abs=1e-11)
     assert (top, bottom) == (x.max(), x.min())
     exact = math.fsum(float(v) * float(v) for v in y.ravel())

@@ -41,7 +41,10 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
       scalar) accumulates in registers and meets memory once per chunk
       (in a parallel map, once: the chunks' partial results go to slots
       that one thread combines in chunk order after the loop, so the
-      result does not depend on the number of threads).
+      result does not depend on the number of threads); WCR writes of
+      a parallel map that its threads share, into a small container (a
+      bias's gradient), go to a private copy per chunk, combined in chunk
+      order after the loop.
 
     With `gpu=true`, the outermost `gpu_device` maps become `gpu.launch`
     kernels instead (see `sdfg-lower-to-gpu`): the map's last three

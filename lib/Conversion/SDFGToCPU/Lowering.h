@@ -30,6 +30,20 @@ struct RegisterReduction {
 
 using StoreSet = llvm::SmallPtrSet<Operation *, 8>;
 
+/// A container the chunks of a parallel map accumulate into privately:
+/// `buffer` holds one copy per chunk (memref<64 x shape>).
+struct PrivateCopy {
+  Value container;
+  /// What `container` lowers to outside the map.
+  Value original;
+  Value buffer;
+  WCRKind kind;
+};
+
+/// Whether iterations with distinct values of `param` (a map parameter)
+/// write distinct elements of `s`'s container (SDFGToStd.cpp).
+bool separatedBy(StoreOp s, Value param);
+
 /// Builds a loop nest over every dimension of `memref` and calls `body` with
 /// the induction variables, at the innermost insertion point
 /// (LibraryOps.cpp).
@@ -236,6 +250,21 @@ public:
   /// touches their container only with WCR stores of the same kind
   /// (MapReductions.cpp).
   static SmallVector<RegisterReduction> findRegisterReductions(MapOp map);
+  /// The containers a parallel map distributed over its first parameter
+  /// touches only with WCR stores of one kind that its threads may share
+  /// (not told apart by that parameter), small enough for one copy per
+  /// chunk, with their kinds (MapReductions.cpp).
+  SmallVector<PrivateCopy> findPrivatizable(MapOp map);
+  /// Allocates the chunk copies (before the parallel loop).
+  void allocatePrivateCopies(Location loc, MutableArrayRef<PrivateCopy> copies);
+  /// Inside chunk `chunk`: fills its copies with the identity and lowers
+  /// stores to the containers into them.
+  void usePrivateCopies(Location loc, ArrayRef<PrivateCopy> copies,
+                        Value chunk);
+  /// After the loop: combines the first `chunks` copies into the
+  /// containers in chunk order, and frees them.
+  void combinePrivateCopies(Location loc, ArrayRef<PrivateCopy> copies,
+                            Value chunks);
 
   /// How to lower the loops of a map from `firstLoop` inward (those one
   /// thread runs) when WCR stores into neighbouring elements along the
@@ -331,6 +360,9 @@ private:
   /// While a map's body is lowered as one of several loop nests: the
   /// stores that nest keeps (the others are skipped).
   const StoreSet *nestStores = nullptr;
+  /// Containers whose stores go to a chunk's private copy (see
+  /// PrivateCopy); their mapping points at the copy meanwhile.
+  llvm::DenseSet<Value> privatized;
   /// The running accumulator of each register reduction being lowered.
   llvm::DenseMap<Operation *, Value> accumulators;
 

@@ -136,6 +136,16 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
     }
     distributed = Value();
   }
+  // Other accumulations the chunks share go to private copies.
+  SmallVector<PrivateCopy> copies;
+  if (parallel && !gpu && !op.getDisjointWcr()) {
+    for (PrivateCopy &c : findPrivatizable(op))
+      if (llvm::none_of(reductions, [&](const RegisterReduction &r) {
+            return StoreOp(r.store).getMemref() == c.container;
+          }))
+        copies.push_back(c);
+    allocatePrivateCopies(loc, copies);
+  }
   scf::ParallelOp par;
   if (parallel) {
     // Chunk k runs first-dimension iterations [k * chunk, (k + 1) * chunk).
@@ -149,6 +159,7 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
     par = scf::ParallelOp::create(b, loc, zero, chunks, one);
     b.setInsertionPoint(par.getBody()->getTerminator());
     chunkIndex = par.getInductionVars()[0];
+    usePrivateCopies(loc, copies, chunkIndex);
     Value lo = arith::AddIOp::create(
         b, loc, lbs[0],
         arith::MulIOp::create(b, loc, par.getInductionVars()[0], span));
@@ -252,6 +263,10 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
     --parallelDepth;
     distributed = Value();
   }
+  if (!copies.empty()) {
+    b.setInsertionPointAfter(par);
+    combinePrivateCopies(loc, copies, par.getUpperBound()[0]);
+  }
   // The slots' combine, after the parallel loop: in chunk order, in a
   // register, then once into memory.
   for (auto [r, red] : llvm::enumerate(reductions)) {
@@ -293,4 +308,117 @@ Value Lowering::accumulate(Location loc, StoreOp s, Value acc) {
         arith::FastMathFlagsAttr::get(b.getContext(),
                                       arith::FastMathFlags::reassoc));
   return next;
+}
+
+//===----------------------------------------------------------------------===//
+// Private copies of shared accumulations
+//===----------------------------------------------------------------------===//
+
+/// One copy per chunk of at most this many bytes: 64 copies of a bias's
+/// gradient (a few KiB each) are nothing; of a large array they would cost
+/// more memory traffic than the atomics they replace.
+static constexpr int64_t kMaxPrivateBytes = 256 * 1024;
+
+SmallVector<PrivateCopy> Lowering::findPrivatizable(MapOp map) {
+  llvm::MapVector<Value, SmallVector<StoreOp>> stores;
+  llvm::DenseSet<Value> rejected;
+  map->walk([&](Operation *op) {
+    if (op == map.getOperation())
+      return;
+    auto s = dyn_cast<StoreOp>(op);
+    if (s && s.getWcr()) {
+      stores[s.getMemref()].push_back(s);
+      return;
+    }
+    // Read, copied or written plainly: the copies would not see it.
+    for (Value v : op->getOperands())
+      if (isa<MemRefType>(v.getType()))
+        rejected.insert(v);
+  });
+  Value first = map.getParams()[0];
+  SmallVector<PrivateCopy> out;
+  for (auto &[container, list] : stores) {
+    auto type = cast<MemRefType>(container.getType());
+    Type elt = type.getElementType();
+    if (rejected.contains(container) || !type.hasStaticShape() ||
+        !(isa<FloatType>(elt) || elt.isSignlessInteger()) ||
+        map.getBody().isAncestor(container.getParentRegion()))
+      continue;
+    int64_t bytes =
+        type.getNumElements() *
+        static_cast<int64_t>(llvm::divideCeil(elt.getIntOrFloatBitWidth(), 8));
+    WCRKind kind = *StoreOp(list.front()).getWcr();
+    bool oneKind =
+        llvm::all_of(list, [&](StoreOp s) { return *s.getWcr() == kind; });
+    // Already private to a thread when the first parameter tells them
+    // apart.
+    bool shared =
+        llvm::any_of(list, [&](StoreOp s) { return !separatedBy(s, first); });
+    if (oneKind && shared && bytes <= kMaxPrivateBytes)
+      out.push_back({container, Value(), Value(), kind});
+  }
+  return out;
+}
+
+void Lowering::allocatePrivateCopies(Location loc,
+                                     MutableArrayRef<PrivateCopy> copies) {
+  for (PrivateCopy &c : copies) {
+    auto type = cast<MemRefType>(c.container.getType());
+    SmallVector<int64_t> shape{kReductionChunks};
+    llvm::append_range(shape, type.getShape());
+    c.buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get(shape, type.getElementType()),
+        b.getI64IntegerAttr(64));
+    c.original = mapping.lookup(c.container);
+  }
+}
+
+void Lowering::usePrivateCopies(Location loc, ArrayRef<PrivateCopy> copies,
+                                Value chunk) {
+  for (const PrivateCopy &c : copies) {
+    auto type = cast<MemRefType>(c.container.getType());
+    auto bufferType = cast<MemRefType>(c.buffer.getType());
+    unsigned rank = type.getRank();
+    SmallVector<OpFoldResult> offsets{chunk}, sizes{b.getIndexAttr(1)},
+        strides(rank + 1, b.getIndexAttr(1));
+    offsets.append(rank, b.getIndexAttr(0));
+    for (int64_t e : type.getShape())
+      sizes.push_back(b.getIndexAttr(e));
+    MemRefType viewType = memref::SubViewOp::inferRankReducedResultType(
+        type.getShape(), bufferType, offsets, sizes, strides);
+    Value view = memref::SubViewOp::create(b, loc, viewType, c.buffer, offsets,
+                                           sizes, strides);
+    Value id = identity(b, loc, c.kind, type.getElementType());
+    forEachElement(b, loc, view, [&](ValueRange idx) {
+      memref::StoreOp::create(b, loc, id, view, idx);
+    });
+    mapping.map(c.container, view);
+    privatized.insert(c.container);
+  }
+}
+
+void Lowering::combinePrivateCopies(Location loc, ArrayRef<PrivateCopy> copies,
+                                    Value chunks) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (const PrivateCopy &c : copies) {
+    mapping.map(c.container, c.original);
+    privatized.erase(c.container);
+    // Chunk by chunk, in order: the same bits for any number of threads.
+    auto loop = scf::ForOp::create(b, loc, zero, chunks, one);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value k = loop.getInductionVar();
+      forEachElement(b, loc, c.original, [&](ValueRange idx) {
+        SmallVector<Value> at{k};
+        llvm::append_range(at, idx);
+        Value part = memref::LoadOp::create(b, loc, c.buffer, at);
+        Value cur = memref::LoadOp::create(b, loc, c.original, idx);
+        memref::StoreOp::create(b, loc, combine(loc, c.kind, cur, part),
+                                c.original, idx);
+      });
+    }
+    memref::DeallocOp::create(b, loc, c.buffer);
+  }
 }

@@ -159,7 +159,7 @@ static std::optional<std::pair<unsigned, int64_t>> offsetOf(StoreOp s,
 /// map indexes the same dimension as `param` plus the same constant. One
 /// offset per store is not enough: a stencil's reversal accumulates into
 /// x[i] and x[i + 1] from every i.
-static bool separatedBy(StoreOp s, Value param) {
+bool mlir::sdfg::detail::separatedBy(StoreOp s, Value param) {
   std::optional<std::pair<unsigned, int64_t>> off = offsetOf(s, param);
   if (!off)
     return false;
@@ -200,6 +200,9 @@ static unsigned distributedDim(MapOp op) {
 }
 
 bool Lowering::writesThreadPrivate(StoreOp s) {
+  // Each chunk accumulates into its own copy.
+  if (privatized.contains(s.getMemref()))
+    return true;
   // Two threads differ in some parameter of threadParams, hence in the
   // element they write.
   if (threadParams)
@@ -471,7 +474,16 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   if (!reductions.empty() && op.getNumParams() > 0)
     return lowerReductionMap(op, reductions, parallel, lbs, ubs, steps);
   unsigned dist = parallel ? distributedDim(op) : 0;
-  if (parallel && dist == 0) {
+  // Accumulations that every chunk shares (a column sum in a map over
+  // rows: the gradient of a bias) go to private copies rather than atomics.
+  SmallVector<PrivateCopy> copies;
+  if (parallel && dist == 0 && !gpu && !op.getDisjointWcr() &&
+      planAccumulations(op, 0).empty()) {
+    copies = findPrivatizable(op);
+    allocatePrivateCopies(loc, copies);
+  }
+  scf::ParallelOp chunked;
+  if (parallel && dist == 0 && copies.empty()) {
     auto par = scf::ParallelOp::create(b, loc, lbs[0], ubs[0], steps[0]);
     b.setInsertionPoint(par.getBody()->getTerminator());
     mapping.map(op.getParams()[0], par.getInductionVars()[0]);
@@ -503,6 +515,8 @@ LogicalResult Lowering::lowerMap(MapOp op) {
     ubs[dist] = arith::MinSIOp::create(
         b, loc, arith::AddIOp::create(b, loc, lo, span), ubs[dist]);
     lbs[dist] = lo;
+    usePrivateCopies(loc, copies, par.getInductionVars()[0]);
+    chunked = par;
   }
   // Every WCR write is separated by a distributed dimension other than
   // the first (distributedDim).
@@ -524,6 +538,10 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   }
   if (atomic)
     --atomicDepth;
+  if (!copies.empty()) {
+    b.setInsertionPointAfter(chunked);
+    combinePrivateCopies(loc, copies, chunked.getUpperBound()[0]);
+  }
   return result;
 }
 

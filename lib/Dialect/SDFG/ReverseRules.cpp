@@ -262,8 +262,30 @@ LogicalResult MapOp::emitColoredReverse(ReverseBuilder &rb, ValueRange operands,
 /// `param0 + c` (the same dimension for every memlet of a container), the
 /// spread max(c) - min(c): iterations whose param0 differ by more than that
 /// touch disjoint elements. std::nullopt otherwise.
-static std::optional<int64_t> rowSpread(MapOp map) {
+static std::optional<int64_t> rowSpread(MapOp map, bool skipShared = false) {
   Value p0 = map.getParams()[0];
+  // With skipShared, accesses no row tells apart, of small containers (a
+  // bias every row reads): the lowering gives each chunk of rows its own
+  // copy of their gradients.
+  constexpr int64_t kMaxSharedBytes = 256 * 1024;
+  Region &body = map.getBody();
+  auto shared = [&](Value container, ValueRange indices) {
+    auto type = dyn_cast<MemRefType>(container.getType());
+    if (!skipShared || !type || !type.hasStaticShape() ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
+                                    type.getElementTypeBitWidth(), 8)) >
+            kMaxSharedBytes)
+      return false;
+    return llvm::all_of(indices, [&](Value v) {
+      if (v == p0)
+        return false;
+      // Map parameters, and values from outside: not data.
+      auto arg = dyn_cast<BlockArgument>(v);
+      return (arg && arg.getOwner()->getParentOp() == map.getOperation()) ||
+             !body.isAncestor(v.getParentRegion());
+    });
+  };
   int64_t lo = std::numeric_limits<int64_t>::max();
   int64_t hi = std::numeric_limits<int64_t>::min();
   bool ok = true;
@@ -294,11 +316,14 @@ static std::optional<int64_t> rowSpread(MapOp map) {
   };
   map.walk([&](Operation *op) {
     if (auto l = dyn_cast<LoadOp>(op)) {
-      if (!reachesOneElement(map, l, l.getIndices()))
+      if (!reachesOneElement(map, l, l.getIndices()) &&
+          !shared(l.getMemref(), l.getIndices()))
         check(l.getMemref(), l.getMap(), l.getIndices());
     } else if (auto s = dyn_cast<StoreOp>(op)) {
-      // A WCR store into one element reverses to a read of its gradient.
-      if (!(s.getWcr() && reachesOneElement(map, s, s.getIndices())))
+      // A WCR store into one element (or a shared one) reverses to a read
+      // of its gradient.
+      if (!(s.getWcr() && (reachesOneElement(map, s, s.getIndices()) ||
+                           shared(s.getMemref(), s.getIndices()))))
         check(s.getMemref(), s.getMap(), s.getIndices());
     } else if (isa<CopyOp>(op) || (op != map && isa<MapOp>(op))) {
       ok = false;
@@ -536,7 +561,13 @@ LogicalResult MapOp::emitReversedMap(ReverseBuilder &rb, ValueRange operands) {
     if (spread && *spread < kMaxColors && lb0 && lb0.getValue() == 0 &&
         getSteps()[0] == 1)
       return emitColoredReverse(rb, operands, *spread + 1);
-    schedule = ScheduleKind::sequential;
+    // Rows that touch only their own elements, and small containers every
+    // row reads (a bias, LayerNorm's gamma): parallel, and the lowering
+    // accumulates the latter's gradients in private copies per chunk.
+    // Not disjoint_wcr: those accumulations collide across rows.
+    std::optional<int64_t> own = rowSpread(*this, /*skipShared=*/true);
+    if (!own || *own != 0)
+      schedule = ScheduleKind::sequential;
   }
   auto map = MapOp::create(rb.b, getLoc(), operands, getLowerBoundsAttr(),
                            getUpperBoundsAttr(), getStepsAttr(),

@@ -65,9 +65,16 @@ sdfg.sdfg @distribute_later(%A: memref<?x?xf64>, %S: memref<?xf64>, %T: memref<?
 // Register reductions: a WCR write of one element in every iteration
 // accumulates in loop-carried values (float sums reassociable, so they
 // vectorise) and meets memory once. Nested in the parallel map, S[i] is
-// the thread's own element (plain combine) while M[] is shared (atomic).
+// the thread's own element (plain combine) while M[] is shared: each
+// chunk of the outer map combines into its own copy of it, and after the
+// loop the copies are combined in chunk order (no atomics, the same
+// result for any number of threads).
 // CHECK-LABEL: func.func @nested_reduction
-// CHECK: scf.parallel (%[[I:.*]]) = (%c1) to
+// CHECK: %[[COPIES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xi32>
+// CHECK: scf.parallel (%[[C:.*]]) = (%c0) to (%[[CHUNKS:.*]]) step
+// CHECK: %[[MINE:.*]] = memref.subview %[[COPIES]][%[[C]]] [1] [1] : memref<64xi32> to memref<i32, strided<[], offset: ?>>
+// CHECK: memref.store %{{.*}}, %[[MINE]][]
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f64
 // CHECK: %[[MIN:.*]] = arith.constant -2147483648 : i32
 // CHECK: %[[R:.*]]:2 = scf.for %{{.*}} = %c0{{.*}} to %[[I]] step %{{.*}} iter_args(%[[S:.*]] = %[[ZERO]], %[[M:.*]] = %[[MIN]]) -> (f64, i32) {
@@ -78,7 +85,17 @@ sdfg.sdfg @distribute_later(%A: memref<?x?xf64>, %S: memref<?xf64>, %T: memref<?
 // CHECK: %[[OLD:.*]] = memref.load %{{.*}}[%[[I]]] : memref<?xf64>
 // CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[R]]#0 : f64
 // CHECK: memref.store %[[NEW]], %{{.*}}[%[[I]]] : memref<?xf64>
-// CHECK: memref.atomic_rmw maxs %[[R]]#1, %{{.*}}[] : (i32, memref<i32>) -> i32
+// CHECK: %[[MOLD:.*]] = memref.load %[[MINE]][]
+// CHECK: %[[MNEW:.*]] = arith.maxsi %[[MOLD]], %[[R]]#1 : i32
+// CHECK: memref.store %[[MNEW]], %[[MINE]][]
+// CHECK: scf.reduce
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[CHUNKS]] step
+// CHECK:   %[[PART:.*]] = memref.load %[[COPIES]][%[[K]]] : memref<64xi32>
+// CHECK:   %[[CUR:.*]] = memref.load %{{.*}}[] : memref<i32>
+// CHECK:   %[[ALL:.*]] = arith.maxsi %[[CUR]], %[[PART]] : i32
+// CHECK:   memref.store %[[ALL]], %{{.*}}[] : memref<i32>
+// CHECK: memref.dealloc %[[COPIES]]
+// CHECK-NOT: atomic
 sdfg.sdfg @nested_reduction(%A: memref<?x?xf64>, %S: memref<?xf64>, %M: memref<i32>, %N: index, %v: i32) {
   sdfg.state {
     sdfg.map (%i) = (1) to (%N) step (1) schedule(cpu_multicore) {
@@ -355,6 +372,40 @@ sdfg.sdfg @cheap(%A: memref<4096xf64>, %B: memref<4096xf64>) {
         sdfg.yield %w : f64
       }
       sdfg.store %e, %B[%i] : memref<4096xf64>
+    }
+  }
+}
+
+// -----
+
+// A bias's gradient: the rows' sums R[i] belong to the thread that owns row
+// i, the column sums G[j] are shared by every chunk of rows. G goes to a
+// private copy per chunk (filled with the sum's identity, written without
+// atomics), combined into G in chunk order after the loop.
+// CHECK-LABEL: func.func @bias_grad
+// CHECK: %[[COPIES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64x16xf64>
+// CHECK: scf.parallel (%[[C:.*]]) =
+// CHECK: %[[MINE:.*]] = memref.subview %[[COPIES]][%[[C]], 0] [1, 16] [1, 1] : memref<64x16xf64> to memref<16xf64, strided<[1], offset: ?>>
+// CHECK: memref.store %{{.*}}, %[[MINE]][%{{.*}}]
+// CHECK: scf.for
+// CHECK: scf.for %[[J:.*]] = {{.*}} iter_args
+// CHECK:   %[[D:.*]] = memref.load %{{.*}} : memref<?x16xf64>
+// CHECK:   %[[G:.*]] = memref.load %[[MINE]][%[[J]]]
+// CHECK:   %[[G2:.*]] = arith.addf %[[G]], %[[D]] : f64
+// CHECK:   memref.store %[[G2]], %[[MINE]][%[[J]]]
+// CHECK: scf.reduce
+// CHECK: scf.for %[[K:.*]] =
+// CHECK:   scf.for %[[E:.*]] =
+// CHECK:     memref.load %[[COPIES]][%[[K]], %[[E]]] : memref<64x16xf64>
+// CHECK: memref.dealloc %[[COPIES]]
+// CHECK-NOT: atomic
+sdfg.sdfg @bias_grad(%D: memref<?x16xf64>, %G: memref<16xf64>,
+                     %R: memref<?xf64>, %N: index) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (%N, 16) step (1, 1) schedule(cpu_multicore) {
+      %d = sdfg.load %D[%i, %j] : memref<?x16xf64>
+      sdfg.store %d, %G[%j] wcr(add) : memref<16xf64>
+      sdfg.store %d, %R[%i] wcr(add) : memref<?xf64>
     }
   }
 }

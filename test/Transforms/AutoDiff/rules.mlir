@@ -376,6 +376,60 @@ sdfg.sdfg @rows_total(%x: memref<4x8xf64> {sdfg.name = "x"},
 
 // -----
 
+// Rows scaled by a small vector every row reads (LayerNorm's gamma, a
+// bias): the reversal accumulates d_g[j] from every row, which the CPU
+// lowering gives each chunk of rows a private copy of, so it stays
+// parallel; not disjoint_wcr, since rows do collide on d_g.
+// CHECK-LABEL: sdfg.sdfg @scaled_rows_grad(
+// CHECK: sdfg.state "reverse" {
+// CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (4, 8) step (1, 1) schedule(cpu_multicore) {
+// CHECK-DAG: sdfg.store %{{.*}}, %d_x[%[[I]], %[[J]]] wcr(add)
+// CHECK-DAG: sdfg.store %{{.*}}, %d_g[%[[J]]] wcr(add)
+sdfg.sdfg @scaled_rows(%x: memref<4x8xf64> {sdfg.name = "x"},
+                       %g: memref<8xf64> {sdfg.name = "g"},
+                       %y: memref<4x8xf64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x", "g"]} {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (4, 8) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %x[%i, %j] : memref<4x8xf64>
+      %b = sdfg.load %g[%j] : memref<8xf64>
+      %r = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+      ^bb0(%u: f64, %v: f64):
+        %m = arith.mulf %u, %v : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[%i, %j] : memref<4x8xf64>
+    }
+  }
+}
+
+// -----
+
+// The same with a vector too large for a copy per chunk (64 x 512 KiB):
+// the reversal runs sequentially, where its accumulations vectorise.
+// CHECK-LABEL: sdfg.sdfg @scaled_wide_rows_grad(
+// CHECK: sdfg.state "reverse" {
+// CHECK: sdfg.map (%{{.*}}, %{{.*}}) = (0, 0) to (4, 65536) step (1, 1) schedule(sequential) {
+sdfg.sdfg @scaled_wide_rows(%x: memref<4x65536xf64> {sdfg.name = "x"},
+                            %g: memref<65536xf64> {sdfg.name = "g"},
+                            %y: memref<4x65536xf64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["x", "g"]} {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (4, 65536) step (1, 1) schedule(cpu_multicore) {
+      %a = sdfg.load %x[%i, %j] : memref<4x65536xf64>
+      %b = sdfg.load %g[%j] : memref<65536xf64>
+      %r = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+      ^bb0(%u: f64, %v: f64):
+        %m = arith.mulf %u, %v : f64
+        sdfg.yield %m : f64
+      }
+      sdfg.store %r, %y[%i, %j] : memref<4x65536xf64>
+    }
+  }
+}
+
+// -----
+
 // The seed of an output written once, outside loops, is not cleared after
 // it is consumed: nothing reads it again. A container written twice keeps
 // the clear at the second write's reversal (the first write's reversal
