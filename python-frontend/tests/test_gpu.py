@@ -278,3 +278,26 @@ INDEX_ERRORS = [
 def test_gpu_index_error_matches_cpu(device, fn, args, wrt, statement):
     assert_index_error(fn, args, wrt, statement, device)
 
+
+
+def _scaled_window(u, w):
+    return np.sum(w[0] * u[2:])
+
+
+def _squared_scaled_window(u, c):
+    return np.sum((c * u[1:]) ** 2)
+
+
+@pytest.mark.parametrize("fn,wrt", [(_scaled_window, "w"),
+                                    (_squared_scaled_window, "c")])
+def test_emulator_gradient_of_a_coefficient_read_by_every_thread(fn, wrt):
+    # Every thread adds to the coefficient's gradient; with the window's
+    # offset the reversal was marked disjoint_wcr, and the kernel added
+    # without atomics (the emulator reported the race).
+    u = np.linspace(0.0, 1.0, 8) ** 2
+    coef = np.array([0.5]) if wrt == "w" else 0.5
+    want = sdfg.grad(fn, [wrt])(u, coef)[wrt]
+    got = sdfg.grad(fn, [wrt], device="gpu-emulator")(u, coef)[wrt]
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    exact = np.sum(u[2:]) if wrt == "w" else 2 * 0.5 * np.sum(u[1:] ** 2)
+    np.testing.assert_allclose(want, exact, rtol=1e-13)

@@ -262,16 +262,18 @@ LogicalResult MapOp::emitColoredReverse(ReverseBuilder &rb, ValueRange operands,
 /// `param0 + c` (the same dimension for every memlet of a container), the
 /// spread max(c) - min(c): iterations whose param0 differ by more than that
 /// touch disjoint elements. std::nullopt otherwise.
-static std::optional<int64_t> rowSpread(MapOp map, bool skipShared = false) {
+static std::optional<int64_t> rowSpread(MapOp map, bool lenient = false) {
   Value p0 = map.getParams()[0];
-  // With skipShared, accesses no row tells apart, of small containers (a
-  // bias every row reads): the lowering gives each chunk of rows its own
-  // copy of their gradients.
+  // Leniently, accesses no row tells apart are left out: of one element
+  // (their gradients reduce in registers), or of small containers (a bias
+  // every row reads: the CPU lowering gives each chunk of rows its own copy
+  // of their gradients). Rows then collide on those, so a map reversed on
+  // that basis must not claim disjoint_wcr.
   constexpr int64_t kMaxSharedBytes = 256 * 1024;
   Region &body = map.getBody();
   auto shared = [&](Value container, ValueRange indices) {
     auto type = dyn_cast<MemRefType>(container.getType());
-    if (!skipShared || !type || !type.hasStaticShape() ||
+    if (!lenient || !type || !type.hasStaticShape() ||
         !type.getElementType().isIntOrFloat() ||
         type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
                                     type.getElementTypeBitWidth(), 8)) >
@@ -316,14 +318,15 @@ static std::optional<int64_t> rowSpread(MapOp map, bool skipShared = false) {
   };
   map.walk([&](Operation *op) {
     if (auto l = dyn_cast<LoadOp>(op)) {
-      if (!reachesOneElement(map, l, l.getIndices()) &&
+      if (!(lenient && reachesOneElement(map, l, l.getIndices())) &&
           !shared(l.getMemref(), l.getIndices()))
         check(l.getMemref(), l.getMap(), l.getIndices());
     } else if (auto s = dyn_cast<StoreOp>(op)) {
       // A WCR store into one element (or a shared one) reverses to a read
       // of its gradient.
-      if (!(s.getWcr() && (reachesOneElement(map, s, s.getIndices()) ||
-                           shared(s.getMemref(), s.getIndices()))))
+      if (!(s.getWcr() &&
+            ((lenient && reachesOneElement(map, s, s.getIndices())) ||
+             shared(s.getMemref(), s.getIndices()))))
         check(s.getMemref(), s.getMap(), s.getIndices());
     } else if (isa<CopyOp>(op) || (op != map && isa<MapOp>(op))) {
       ok = false;
@@ -561,11 +564,13 @@ LogicalResult MapOp::emitReversedMap(ReverseBuilder &rb, ValueRange operands) {
     if (spread && *spread < kMaxColors && lb0 && lb0.getValue() == 0 &&
         getSteps()[0] == 1)
       return emitColoredReverse(rb, operands, *spread + 1);
-    // Rows that touch only their own elements, and small containers every
-    // row reads (a bias, LayerNorm's gamma): parallel, and the lowering
-    // accumulates the latter's gradients in private copies per chunk.
-    // Not disjoint_wcr: those accumulations collide across rows.
-    std::optional<int64_t> own = rowSpread(*this, /*skipShared=*/true);
+    // Rows that touch only their own elements, besides single elements
+    // (a scalar coefficient, a sum every row adds to) and small containers
+    // every row reads (a bias, LayerNorm's gamma): parallel, with their
+    // gradients reduced in registers or private copies per chunk by the
+    // lowering (atomics on the GPU). Not disjoint_wcr: those
+    // accumulations collide across rows.
+    std::optional<int64_t> own = rowSpread(*this, /*lenient=*/true);
     if (!own || *own != 0)
       schedule = ScheduleKind::sequential;
   }

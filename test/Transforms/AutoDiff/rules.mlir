@@ -345,10 +345,12 @@ sdfg.sdfg @rows(%x: memref<4x8xf64> {sdfg.name = "x"},
 // The same with a sum into a scalar in the map (softmax's division fused
 // with the loss's np.sum): the scalar's gradient is only read, and the
 // coefficient's (%c, every iteration reads it) reduces in registers, so
-// neither keeps the reversal from running parallel over rows.
+// neither keeps the reversal from running parallel over rows. Not
+// disjoint_wcr: every row adds to d_c (on the GPU, atomically; the
+// emulator caught a race when it was marked disjoint).
 // CHECK-LABEL: sdfg.sdfg @rows_total_grad(
 // CHECK: sdfg.state "reverse" {
-// CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (4, 8) step (1, 1) schedule(cpu_multicore) attributes {disjoint_wcr}
+// CHECK: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (4, 8) step (1, 1) schedule(cpu_multicore) {
 // CHECK-DAG: sdfg.load %d_t[]
 // CHECK-DAG: sdfg.store %{{.*}}, %d_s[%[[I]]] wcr(add)
 // CHECK-DAG: sdfg.store %{{.*}}, %d_c[] wcr(add)
