@@ -400,10 +400,21 @@ class Gradient:
         if out.startswith("__return"):
             k = int(out[len("__return"):])
             outs = tr.signature.outputs
-            if tr.signature.returns_none or k >= len(outs):
+            name = self.program.fn.__name__
+            if self.output == "return" and len(outs) > 1:
+                # As JAX: the gradient of which of them? Not silently the
+                # first.
+                raise FrontendError(
+                    f"{name} returns {len(outs)} values; choose the one to "
+                    f"differentiate with output='return:K' (K from 0 to "
+                    f"{len(outs) - 1}), or return their sum")
+            if k < 0:
+                k += len(outs)  # return:-1 is the last, as in Python
+            if tr.signature.returns_none or not 0 <= k < len(outs):
                 raise FrontendError(f"output '{self.output}': "
-                                    f"{self.program.fn.__name__} returns "
+                                    f"{name} returns "
                                     f"{len(outs)} value(s)")
+            out = f"__return{k}"
             if outs[k][0] == "arg":
                 out = params[outs[k][1]][1]
                 out_dtype = params[outs[k][1]][2]

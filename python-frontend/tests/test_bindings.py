@@ -222,7 +222,41 @@ def scatter_into_zeros(w, idx):
     return np.sum(g * w * np.ones(3))
 
 
+def periodic_neighbours(G):
+    # Loops over tuples of constants: each item is a constant where it is
+    # read (np.roll's shift must be one), and the name keeps the last.
+    N = np.zeros_like(G)
+    for di in (-1, 1):
+        N += np.roll(G, di, axis=0)
+    for sh in ((0, -1), (0, 1)):
+        N += 0.5 * np.roll(G, sh, axis=(0, 1))
+    return N * (di + sh[1])
+
+
+def negated_selection(x):
+    m = x > 0.5
+    x[m] = -x[m] ** 2
+    x[~m] = -(x[~m] * 2.0)
+    return x * x[::-1]
+
+
+@sdfg.program
+def _decorated_helper(x):
+    return np.tanh(x) * 2.0
+
+
+def calls_a_program(x):
+    # A helper decorated with @sdfg.program is inlined like a plain one.
+    y = np.empty(x.shape[0])
+    y.fill(1.5)
+    y[1:].fill(0.25)
+    return np.sum(_decorated_helper(x) ** 2) + x * y
+
+
 CASES = [
+    (periodic_neighbours, lambda r: (r.random((4, 5)),)),
+    (negated_selection, lambda r: (r.random(6),)),
+    (calls_a_program, lambda r: (r.random(4),)),
     (reversed_iteration, lambda r: (r.random(4), r.random((3, 4)))),
     (scatter_into_zeros, lambda r: (r.random(3), np.array([0, 2, 2]))),
     (param_rebound_in_loop, lambda r: (r.random(5), 3)),
@@ -419,3 +453,22 @@ def test_the_suggested_copy_works():
     np.testing.assert_allclose(sdfg.program(swapped_values)(*ours), want,
                                rtol=1e-14)
     np.testing.assert_allclose(ours[1], ref[1], rtol=1e-14)
+
+
+def two_totals(x):
+    return np.sum(x ** 2), np.sum(3.0 * x)
+
+
+def test_gradient_of_a_tuple_needs_a_choice():
+    # As JAX: not silently the first value.
+    x = np.array([1.0, 2.0])
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"two_totals returns 2 values; choose the one "
+                             r"to differentiate with output='return:K'"):
+        sdfg.grad(two_totals, ["x"])(x)
+    np.testing.assert_allclose(
+        sdfg.grad(two_totals, ["x"], output="return:-1")(x)["x"], [3.0, 3.0])
+    np.testing.assert_allclose(
+        sdfg.grad(two_totals, ["x"], output="return:0")(x)["x"], 2 * x)
+    with pytest.raises(sdfg.FrontendError, match="returns 2 value"):
+        sdfg.grad(two_totals, ["x"], output="return:2")(x)

@@ -209,11 +209,54 @@ def _unroll(node, elts):
             if isinstance(n, (ast.Break, ast.Continue)) and \
                     _exits_this_loop(sub, n):
                 return node  # kept: the translator reports the loop
+    target = node.target
+    if isinstance(target, ast.Name) and elts and all(
+            _literal(e) for e in elts) and not any(
+                isinstance(n, ast.Name) and n.id == target.id and
+                not isinstance(n.ctx, ast.Load)
+                for sub in node.body for n in ast.walk(sub)):
+        # `for d in (-1, 1)`, `for s in ((1, 0), (0, 1))`: each copy of the
+        # body reads the item itself, a constant (np.roll's shift, an
+        # axis), where a variable assigned once per item would be a
+        # run-time value; the name keeps the last item after the loop.
+        out = []
+        for e in elts:
+            out.extend(_Substitute(target.id, e).visit(copy.deepcopy(sub))
+                       for sub in node.body)
+        out.append(_loc(ast.Assign([copy.deepcopy(target)], elts[-1]), node))
+        return [ast.fix_missing_locations(st) for st in out]
     out = []
     for e in elts:
         out.append(_loc(ast.Assign([copy.deepcopy(node.target)], e), node))
         out.extend(copy.deepcopy(node.body))
     return out
+
+
+def _literal(e):
+    """A number, a negated one, or a tuple of literals."""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, (int, float, bool))
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        return _literal(e.operand)
+    if isinstance(e, ast.Tuple):
+        return all(_literal(x) for x in e.elts)
+    return False
+
+
+class _Substitute(ast.NodeTransformer):
+    """Replaces the reads of a name by a literal (placed where they were)."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def visit_Name(self, n):
+        if n.id == self.name and isinstance(n.ctx, ast.Load):
+            return ast.copy_location(copy.deepcopy(self.value), n)
+        return n
+
+    def visit_Lambda(self, n):
+        # Its parameters may shadow the name: left as it is.
+        return n
 
 
 def _exits_this_loop(stmt, target):

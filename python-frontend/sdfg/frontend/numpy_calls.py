@@ -1627,8 +1627,13 @@ def _roll(tr, value, shift, axis, node):
             raise tr.unsupported(node, "np.roll without axis of a "
                                  "multi-dimensional array", "pass axis=")
         axis = 0
-    shifts = shift if isinstance(shift, tuple) else (shift,)
-    axes = axis if isinstance(axis, tuple) else (axis,)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    # A variable bound to a constant (the item of a loop over a tuple)
+    # holds it as a constant index expression.
+    shifts, axes = ([x.const if isinstance(x, Idx) and x.is_const() else x
+                     for x in xs] for xs in (shifts, axes))
+    shifts, axes = tuple(shifts), tuple(axes)
     if len(shifts) != len(axes) or not all(
             isinstance(x, int) and not isinstance(x, bool)
             for x in shifts + axes):

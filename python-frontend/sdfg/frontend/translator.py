@@ -664,9 +664,9 @@ class Translator:
                     "out= has shape " + _shape_text(dest.shape) +
                     " but the result has shape " +
                     _shape_text(result.shape), node)
-            into = ast.copy_location(ast.Subscript(
+            into = ast.fix_missing_locations(ast.copy_location(ast.Subscript(
                 value=target, slice=ast.Constant(value=Ellipsis),
-                ctx=ast.Store()), target)
+                ctx=ast.Store()), target))
             self.assign(into, value, node)
             if bind is not None:
                 self.assign(bind, self.eval(target), node)
@@ -682,9 +682,21 @@ class Translator:
                 self._call_into(call, target, ufunc, node)
                 return
             func = node.value.func
+            if isinstance(func, ast.Attribute) and func.attr == "fill" and \
+                    len(node.value.args) == 1 and not node.value.keywords \
+                    and isinstance(func.value, (ast.Name, ast.Subscript)):
+                # a.fill(v): NumPy's in-place fill, a[...] = v (which casts
+                # v to a's type the same way).
+                target = ast.copy_location(ast.Subscript(
+                    value=func.value, slice=ast.Constant(value=Ellipsis),
+                    ctx=ast.Store()), func.value)
+                self.visit_Assign(ast.fix_missing_locations(
+                    ast.copy_location(ast.Assign(
+                        targets=[target], value=node.value.args[0]), node)))
+                return
             helper = isinstance(func, ast.Name) and (
-                (func.id not in self.env and isinstance(
-                    self.globals.get(func.id), types.FunctionType)) or
+                (func.id not in self.env and _inlinable(
+                    self.globals.get(func.id)) is not None) or
                 isinstance(self.env.get(func.id), numpy_calls.LocalFunction))
             # np.add.at(x, idx, v) updates x in place.
             add_at = isinstance(func, ast.Attribute) and func.attr == "at" \
@@ -1142,8 +1154,8 @@ class Translator:
             if isinstance(v, (numpy_calls.LocalFunction,
                               numpy_calls.LocalLambda)):
                 return True
-            if n.func.id not in self.env and isinstance(
-                    self.globals.get(n.func.id), types.FunctionType):
+            if n.func.id not in self.env and _inlinable(
+                    self.globals.get(n.func.id)) is not None:
                 return True
         return False
 
@@ -2096,9 +2108,9 @@ class Translator:
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g
-        if isinstance(g, types.FunctionType) and \
+        if _inlinable(g) is not None and \
                 getattr(self, "_call_func_node", None) is node:
-            return numpy_calls.UserFunction(g)
+            return numpy_calls.UserFunction(_inlinable(g))
         if callable(g) and isinstance(self.current_node, ast.Name) and \
                 isinstance(getattr(self, "_call_func_node", None), ast.Name) \
                 and self._call_func_node is node:
@@ -3022,6 +3034,9 @@ class Translator:
 
     def negate(self, v, node):
         """`-x`, np.negative: NumPy refuses bools."""
+        if isinstance(v, Masked):
+            # -x[m]: the negated selection, under the same mask.
+            return Masked(self.negate(v.value, node), v.mask)
         e = self.to_expr(v)
         if e.dtype == np.bool_:
             raise self.error("The numpy boolean negative, the `-` operator, "
@@ -3033,6 +3048,8 @@ class Translator:
         """`~`: logical not on bools, bitwise complement on integers."""
         if isinstance(v, (bool, int)) and not isinstance(v, Idx):
             return ~v
+        if isinstance(v, Masked):
+            return Masked(self.invert(v.value, node), v.mask)
         e = self.to_expr(v)
         if e.dtype == np.bool_:
             return self.unary("not", e)
@@ -3228,6 +3245,19 @@ _BINOPS = {
 }
 
 _BITOPS = {ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+
+def _inlinable(g):
+    """The Python function whose calls the frontend inlines when a global
+    names `g`: a plain function, or the one an @sdfg.program wraps (its
+    compiled form is for calls from Python); None for anything else."""
+    if isinstance(g, types.FunctionType):
+        return g
+    if type(g).__module__ == "sdfg.program" and \
+            type(g).__name__ == "Program" and \
+            isinstance(getattr(g, "fn", None), types.FunctionType):
+        return g.fn
+    return None
+
 
 def _shape_text(shape):
     """A shape as NumPy prints it: (3,), (2, 4); run-time extents by
