@@ -147,15 +147,23 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
     allocatePrivateCopies(loc, copies);
   }
   scf::ParallelOp par;
+  Value chunks;
   if (parallel) {
     // Chunk k runs first-dimension iterations [k * chunk, (k + 1) * chunk).
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value chunks = arith::ConstantIndexOp::create(b, loc, kReductionChunks);
-    Value trips = arith::CeilDivSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, ubs[0], lbs[0]), steps[0]);
-    Value perChunk = arith::CeilDivSIOp::create(b, loc, trips, chunks);
+    Value most = arith::ConstantIndexOp::create(b, loc, kReductionChunks);
+    // At least one trip, so that the divisions are defined; a map without
+    // trips runs one empty chunk.
+    Value trips = arith::MaxSIOp::create(
+        b, loc, one,
+        arith::CeilDivSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, ubs[0], lbs[0]), steps[0]));
+    Value perChunk = arith::CeilDivSIOp::create(b, loc, trips, most);
     Value span = arith::MulIOp::create(b, loc, perChunk, steps[0]);
+    // Only chunks that get trips: the slots and private copies are filled
+    // and combined per chunk (a map of 8 rows does not pay for 64).
+    chunks = arith::CeilDivSIOp::create(b, loc, trips, perChunk);
     par = scf::ParallelOp::create(b, loc, zero, chunks, one);
     b.setInsertionPoint(par.getBody()->getTerminator());
     chunkIndex = par.getInductionVars()[0];
@@ -265,7 +273,7 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
   }
   if (!copies.empty()) {
     b.setInsertionPointAfter(par);
-    combinePrivateCopies(loc, copies, par.getUpperBound()[0]);
+    combinePrivateCopies(loc, copies, chunks);
   }
   // The slots' combine, after the parallel loop: in chunk order, in a
   // register, then once into memory.
@@ -276,7 +284,6 @@ Lowering::lowerReductionMap(MapOp op, ArrayRef<RegisterReduction> reductions,
     StoreOp s = red.store;
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value chunks = arith::ConstantIndexOp::create(b, loc, kReductionChunks);
     Value init = identity(b, loc, *s.getWcr(), s.getValue().getType());
     auto loop = scf::ForOp::create(b, loc, zero, chunks, one, init);
     b.setInsertionPointToStart(loop.getBody());

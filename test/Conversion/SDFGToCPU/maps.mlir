@@ -110,16 +110,18 @@ sdfg.sdfg @nested_reduction(%A: memref<?x?xf64>, %S: memref<?xf64>, %M: memref<i
 
 // -----
 
-// An outermost parallel reduction runs in 64 chunks of its first
-// dimension, each summing privately over all dimensions into its own slot;
-// after the loop one thread adds the slots in chunk order and writes once
-// (no atomics: the same bits for any number of threads).
+// An outermost parallel reduction runs in at most 64 chunks of its first
+// dimension (as many as have trips), each summing privately over all
+// dimensions into its own slot; after the loop one thread adds the slots
+// in chunk order and writes once (no atomics: the same bits for any number
+// of threads).
 // CHECK-LABEL: func.func @chunked
 // CHECK: %[[SLOTS:.*]] = memref.alloca() : memref<64xf64>
 // CHECK: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: %[[TRIPS:.*]] = arith.ceildivsi
+// CHECK: %[[TRIPS:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
 // CHECK: %[[PER:.*]] = arith.ceildivsi %[[TRIPS]], %[[C64]]
-// CHECK: scf.parallel (%[[K:.*]]) = (%{{.*}}) to (%[[C64]])
+// CHECK: %[[CHUNKS:.*]] = arith.ceildivsi %[[TRIPS]], %[[PER]]
+// CHECK: scf.parallel (%[[K:.*]]) = (%{{.*}}) to (%[[CHUNKS]])
 // CHECK: %[[LO:.*]] = arith.addi
 // CHECK: %[[HI:.*]] = arith.minsi
 // CHECK: %[[R:.*]] = scf.for %{{.*}} = %[[LO]] to %[[HI]] {{.*}} iter_args
@@ -128,7 +130,7 @@ sdfg.sdfg @nested_reduction(%A: memref<?x?xf64>, %S: memref<?xf64>, %M: memref<i
 // CHECK: memref.store %[[R]], %[[SLOTS]][%[[K]]] : memref<64xf64>
 // CHECK: scf.reduce
 // CHECK: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f64
-// CHECK: %[[TOTAL:.*]] = scf.for %[[S:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f64) {
+// CHECK: %[[TOTAL:.*]] = scf.for %[[S:.*]] = %{{.*}} to %[[CHUNKS]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f64) {
 // CHECK:   %[[PART:.*]] = memref.load %[[SLOTS]][%[[S]]] : memref<64xf64>
 // CHECK:   %[[NEXT:.*]] = arith.addf %[[ACC]], %[[PART]] : f64
 // CHECK:   scf.yield %[[NEXT]] : f64
