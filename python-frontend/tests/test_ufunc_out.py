@@ -43,7 +43,8 @@ def ufunc_methods(a, b):
     r = (np.add.reduce(a) + np.maximum.reduce(b, axis=1) +
          np.add.reduce(a, 1, keepdims=True)[:, 0] +
          np.multiply.reduce(a[:2], axis=None))
-    c = np.add.accumulate(a) + np.multiply.accumulate(b, axis=1)
+    c = (np.add.accumulate(a) + np.multiply.accumulate(b, axis=1) +
+         np.maximum.accumulate(a, axis=1) * np.minimum.accumulate(b))
     s = np.subtract.outer(a[0], a[1]) ** 2
     return o * r + c + s
 
@@ -114,8 +115,8 @@ def scalar_out(a, b):
     return t
 
 
-def accumulate_max(a, b):
-    return np.maximum.accumulate(a)
+def accumulate_difference(a, b):
+    return np.subtract.accumulate(a)
 
 
 @pytest.mark.parametrize("fn,offset,message", [
@@ -127,7 +128,8 @@ def accumulate_max(a, b):
     (nested, 1, "out= inside an expression"),
     (too_small, 2, "cannot broadcast"),
     (scalar_out, 2, "out= that is not an array"),
-    (accumulate_max, 1, "accumulate is supported for np.add, np.multiply"),
+    (accumulate_difference, 1, "accumulate is supported for np.add, "
+                               "np.multiply, np.maximum, np.minimum"),
 ])
 def test_errors_are_located(fn, offset, message):
     a, b = _inputs()

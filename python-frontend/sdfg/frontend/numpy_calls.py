@@ -444,7 +444,8 @@ def call(tr, node):
 # same (np.add.reduce is np.sum with axis 0 by default).
 _UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max",
                  "minimum": "min", "logical_and": "all", "logical_or": "any"}
-_UFUNC_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+_UFUNC_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod",
+                     "maximum": "maximum", "minimum": "minimum"}
 
 
 def _ufunc_method(tr, name, args, kwargs, node):
@@ -480,6 +481,8 @@ def _ufunc_method(tr, name, args, kwargs, node):
         raise tr.error("accumulate does not allow multiple axes", node)
     if not (isinstance(args[0], (View, Expr)) and args[0].shape):
         raise tr.unsupported(node, f"np.{name} of a scalar")
+    if method == "accumulate" and ufunc in ("maximum", "minimum"):
+        return _cumsum(tr, args[0], axis, node, op=ufunc)
     rest = {"axis": axis}
     if "keepdims" in kwargs:
         rest["keepdims"] = kwargs["keepdims"]
@@ -1660,10 +1663,12 @@ def _roll(tr, value, shift, axis, node):
 
 
 def _cumsum(tr, value, axis, node, op="add"):
-    """np.cumsum (op add) or np.cumprod (op mul) along one axis: a loop
+    """np.cumsum (op add), np.cumprod (op mul), np.maximum.accumulate and
+    np.minimum.accumulate (ops maximum, minimum) along one axis: a loop
     over it (each step combines the previous partial results, a map over
     the other axes), in order, as NumPy accumulates."""
-    what = "np.cumsum" if op == "add" else "np.cumprod"
+    what = {"add": "np.cumsum", "mul": "np.cumprod"}.get(
+        op, f"np.{op}.accumulate")
     e = tr.to_expr(value)
     shape = _static_shape(tr, e, node, what)
     if axis is None:
@@ -1674,10 +1679,11 @@ def _cumsum(tr, value, axis, node, op="add"):
     if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
         raise tr.error(f"axis {axis} is out of bounds", node)
     axis %= len(shape)
-    dtype = e.dtype if e.dtype != np.bool_ else np.dtype(np.int64)
+    dtype = e.dtype if e.dtype != np.bool_ or op in (
+        "maximum", "minimum") else np.dtype(np.int64)
     src = _as_view(tr, e, node)
     out = tr.transient_view([Idx(x) for x in shape], dtype, node,
-                            what[3:])
+                            what[3:].split(".")[0])
     n = shape[axis]
     if n == 0:
         return out
@@ -1697,8 +1703,13 @@ def _cumsum(tr, value, axis, node, op="add"):
                     shp = list(v.shape)
                     shp[axis] = Idx(1)
                     return View(v.container, base, shp)
-                tr.store(at(out, 0), tr.binop(op, at(out, -1),
-                                              at(src, 0)), cast=True)
+                if op in ("add", "mul"):
+                    step = tr.binop(op, at(out, -1), at(src, 0))
+                else:
+                    # NaN-propagating, as np.maximum.
+                    step = elementwise(tr, op, [at(out, -1), at(src, 0)],
+                                       node)
+                tr.store(at(out, 0), step, cast=True)
     return out
 
 
