@@ -62,6 +62,17 @@ def diagonals(A):
         np.sum(np.diag(np.diag(A)) * A) + np.sum((A + np.eye(4)) ** 2)
 
 
+def offset_diagonals(A):
+    # A tridiagonal matrix from the offset diagonals of A, solved; offset
+    # traces and diagonals, as methods too.
+    T = np.diag(A[0, :3], 1) + np.diag(4.0 + A[1]) + np.diag(A[2, 1:], k=-1)
+    x = np.linalg.solve(T, A[3])
+    return (np.sum(x ** 2) + np.trace(A, offset=1) + np.trace(A, -3) +
+            np.sum(np.diagonal(A, -2) * A.diagonal(1)[:2]) +
+            np.sum(np.diag(A, 3)) + np.sum(A[1:, :].diagonal(offset=1)) +
+            np.sum(np.diag(A, 5)))
+
+
 def ranges(A):
     return np.sum(A[0, :] * np.arange(4)) + \
         np.sum(A[1, :] * np.arange(1.0, 3.0, 0.5)) + \
@@ -129,7 +140,8 @@ def cumulative(A):
 
 
 CASES = [hyperbolic, inverse_trig, logs_and_powers, tiny_arguments,
-         signs_and_flags, clipped, moments, norms, diagonals, ranges,
+         signs_and_flags, clipped, moments, norms, diagonals,
+         offset_diagonals, ranges,
          reduced_conditions, joined, reshaped, einsums, periodic,
          extrema_positions, cumulative]
 

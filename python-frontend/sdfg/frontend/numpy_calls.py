@@ -1139,7 +1139,8 @@ def _blas_operand(tr, e, dtype, node):
 _MORE_POSITIONAL = {
     "clip": ("a", "a_min", "a_max"), "fmax": ("x1", "x2"),
     "fmin": ("x1", "x2"), "var": ("a", "axis"), "std": ("a", "axis"),
-    "diag": ("v",), "diagonal": ("a",), "trace": ("a",), "eye": ("N",),
+    "diag": ("v", "k"), "diagonal": ("a", "offset"),
+    "trace": ("a", "offset"), "eye": ("N",),
     "identity": ("n", "dtype"), "cumsum": ("a", "axis"), "ravel": ("a",),
     "any": ("a", "axis"), "all": ("a", "axis"), "argmax": ("a", "axis"),
     "argmin": ("a", "axis"), "roll": ("a", "shift", "axis"),
@@ -1196,16 +1197,29 @@ def _more(tr, name, args, kwargs, node):
             v = Op("cast", [v], v.shape, x.dtype)  # float32 stays float32
         return elementwise(tr, "sqrt", [v], node) if name == "std" else v
     if name in ("diag", "diagonal", "trace"):
-        _no_kwargs(tr, kwargs, node)
+        key = "k" if name == "diag" else "offset"
+        _no_kwargs(tr, kwargs, node, (key,))
+        if len(args) > 2:
+            raise tr.unsupported(node, f"np.{name} with axis arguments")
+        k = arg(1, key, 0)
+        if isinstance(k, Idx) and k.is_const():
+            k = k.const
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise tr.unsupported(node, f"np.{name} with a {key} that is "
+                                 "not a constant integer")
         v = _as_view(tr, tr.to_expr(args[0]), node)
         if name == "diag" and v.ndim == 1:
             n = as_idx(v.shape[0])
+            if not n.is_const():
+                raise tr.unsupported(node, "np.diag of a loop-dependent "
+                                     "length")
+            n = n.const + abs(k)
             out = create(tr, "zeros", (n, n), v.dtype, None, node)
-            tr.store(_diagonal(tr, out, node), ViewLeaf(v))
+            tr.store(_diagonal(tr, out, node, k), ViewLeaf(v))
             return out
         if v.ndim != 2:
             raise tr.unsupported(node, f"np.{name} of a {v.ndim}-d array")
-        d = _diagonal(tr, v, node)
+        d = _diagonal(tr, v, node, k)
         return reduce(tr, "sum", ViewLeaf(d), None, False, node) \
             if name == "trace" else d
     if name in ("eye", "identity"):
@@ -1903,14 +1917,19 @@ def reshape(tr, value, newshape, node):
     return out
 
 
-def _diagonal(tr, v, node):
-    """The main diagonal of a 2-d view, as a 1-d view of the same
-    elements (both container indices follow one coordinate)."""
+def _diagonal(tr, v, node, k=0):
+    """Diagonal k of a 2-d view (above the main one for k > 0, below for
+    k < 0), as a 1-d view of the same elements (both container indices
+    follow one coordinate)."""
     a, b = (as_idx(e) for e in v.shape)
     if not (a.is_const() and b.is_const()):
         raise tr.unsupported(node, "diagonal of a loop-dependent shape")
-    base = [(o, s, None if d is None else 0) for o, s, d in v.base]
-    return View(v.container, base, [Idx(min(a.const, b.const))])
+    shift = {0: max(-k, 0), 1: max(k, 0)}  # first row, first column
+    base = [(o, s, None) if d is None else
+            (o + Idx(shift[d]).scale(s) if shift[d] else o, s, 0)
+            for o, s, d in v.base]
+    n = max(0, min(a.const - shift[0], b.const - shift[1]))
+    return View(v.container, base, [Idx(n)])
 
 
 def _ramp(tr, name, args, kwargs, node):
