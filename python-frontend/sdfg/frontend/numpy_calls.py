@@ -1199,8 +1199,6 @@ def _more(tr, name, args, kwargs, node):
     if name in ("diag", "diagonal", "trace"):
         key = "k" if name == "diag" else "offset"
         _no_kwargs(tr, kwargs, node, (key,))
-        if len(args) > 2:
-            raise tr.unsupported(node, f"np.{name} with axis arguments")
         k = arg(1, key, 0)
         if isinstance(k, Idx) and k.is_const():
             k = k.const
@@ -1591,18 +1589,33 @@ def _einsum(tr, args, node):
     if len(terms) != len(ops):
         raise tr.error(f"np.einsum: {len(terms)} subscripts for "
                        f"{len(ops)} operands", node)
-    for t, e in zip(terms, ops):
+    if not arrow:
+        # Implicit output: the letters written once, over all operands as
+        # given (a trace 'ii' has none).
+        letters = "".join(terms)
+        out = "".join(sorted(c for c in set(letters)
+                             if letters.count(c) == 1))
+    for k, (t, e) in enumerate(zip(terms, ops)):
         if not t.isalpha() or len(t) != len(e.shape):
             raise tr.error(f"np.einsum: subscript '{t}' does not match an "
                            f"operand of dimension {len(e.shape)}", node)
         if len(set(t)) != len(t):
-            raise tr.unsupported(node, "np.einsum with a repeated index "
-                                 "in one operand (a diagonal)",
-                                 "take np.diagonal first")
+            # A repeated index ('ii', 'bii'): the operand's diagonal over
+            # those axes, a view.
+            v = _as_view(tr, e, node)
+            while len(set(t)) != len(t):
+                c = next(c for c in t if t.count(c) > 1)
+                p = t.index(c)
+                q = t.index(c, p + 1)
+                if not same_extent(v.shape[p], v.shape[q]):
+                    raise tr.error(
+                        f"dimensions in operand {k} for collapsing index "
+                        f"'{c}' don't match ({as_idx(v.shape[p]).render()} "
+                        f"!= {as_idx(v.shape[q]).render()})", node)
+                v = _collapse_axes(v, p, q)
+                t = t[:q] + t[q + 1:]
+            terms[k], ops[k] = t, ViewLeaf(v)
     letters = "".join(terms)
-    if not arrow:
-        out = "".join(sorted(c for c in set(letters)
-                             if letters.count(c) == 1))
     if len(set(out)) != len(out) or any(c not in letters for c in out):
         raise tr.error(f"np.einsum: invalid output subscript '{out}'", node)
     if len(ops) == 2 and all(len(t) == 2 for t in terms) and \
@@ -1632,6 +1645,20 @@ def _einsum(tr, args, node):
     if not summed:
         return prod
     return reduce(tr, "sum", prod, summed, False, node)
+
+
+def _collapse_axes(v, p, q):
+    """View v with axis q following axis p (p < q, equal extents): the
+    elements whose coordinates p and q are equal, axis q removed."""
+    def renumber(d):
+        if d is None:
+            return None
+        if d == q:
+            return p
+        return d - 1 if d > q else d
+    base = [(o, s, renumber(d)) for o, s, d in v.base]
+    shape = [e for d, e in enumerate(v.shape) if d != q]
+    return View(v.container, base, shape)
 
 
 def _roll(tr, value, shift, axis, node):
