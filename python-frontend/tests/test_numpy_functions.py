@@ -4,7 +4,6 @@ hyperbolic functions, log1p/expm1 (exact for tiny arguments, as NumPy's),
 clip, fmax, var/std, norms, diagonals, ranges, any/all, and tests of `if`
 that reduce arrays."""
 
-import inspect
 import re
 
 import numpy as np
