@@ -80,6 +80,24 @@ LogicalResult LoopOp::emitReverse(ReverseBuilder &rb) {
                           : lb - ((lb - ub - 1).floorDiv(-s)) * (-s);
   AffineMap bounds =
       AffineMap::get(getBounds().getNumDims(), 0, {last, lb - s}, getContext());
+  // With constant bounds: a loop without iterations has nothing to
+  // reverse, and the reversed bounds must stay in the range the verifier
+  // allows (a zero-trip loop's "last iteration" may lie far below it).
+  auto lbConst = dyn_cast<AffineConstantExpr>(lb);
+  auto ubConst = dyn_cast<AffineConstantExpr>(ub);
+  if (lbConst && ubConst &&
+      (s > 0 ? ubConst.getValue() <= lbConst.getValue()
+             : ubConst.getValue() >= lbConst.getValue()))
+    return success();
+  constexpr int64_t kLimit = int64_t(1) << 62;
+  for (AffineExpr e : bounds.getResults())
+    if (auto c = dyn_cast<AffineConstantExpr>(e);
+        c && (c.getValue() <= -kLimit || c.getValue() >= kLimit))
+      return emitOpError() << "autodiff cannot reverse this loop: its "
+                              "reversed bound "
+                           << c.getValue()
+                           << " is out of range (must be below 2^62 in "
+                              "magnitude)";
   SmallVector<Value> operands = recomputeAll(rb, getBoundOperands());
   OpBuilder::InsertionGuard guard(rb.b);
   auto loop =

@@ -237,7 +237,32 @@ static LogicalResult verifyIndexMap(Operation *op, AffineMap map,
   if (map.getNumResults() != numResults)
     return op->emitOpError() << what << " has " << map.getNumResults()
                              << " expressions, expected " << numResults;
-  return success();
+  // floordiv, ceildiv and mod by a positive constant only: that is what
+  // lowers to integer arithmetic (affine's own expansion fails on the rest,
+  // leaving passes without a value).
+  LogicalResult result = success();
+  for (AffineExpr e : map.getResults())
+    e.walk([&](AffineExpr sub) {
+      auto bin = dyn_cast<AffineBinaryOpExpr>(sub);
+      if (failed(result) || !bin ||
+          !llvm::is_contained({AffineExprKind::FloorDiv,
+                               AffineExprKind::CeilDiv, AffineExprKind::Mod},
+                              bin.getKind()))
+        return;
+      auto divisor = dyn_cast<AffineConstantExpr>(bin.getRHS());
+      if (!divisor) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        bin.getRHS().print(os);
+        result = op->emitOpError()
+                 << what << " divides by '" << text
+                 << "'; only positive constant divisors are supported";
+      } else if (divisor.getValue() <= 0)
+        result = op->emitOpError()
+                 << what << " divides by " << divisor.getValue()
+                 << "; only positive constant divisors are supported";
+    });
+  return result;
 }
 
 /// Rejects constant indices outside a static extent.

@@ -169,6 +169,36 @@ sdfg.sdfg @loop_bound_huge() {
 
 // -----
 
+sdfg.sdfg @loop_bound_divides_by_zero() {
+  // A crash of the autodiff (the affine expansion of the bound failed).
+  // expected-error @+1 {{bounds divides by 0; only positive constant divisors are supported}}
+  sdfg.loop %i = 0 to 4 floordiv 0 step 1 {
+  }
+}
+
+// -----
+
+sdfg.sdfg @index_divides_by_a_negative(%A: memref<8xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (8) step (1) schedule(sequential) {
+      // expected-error @+1 {{subset divides by -2; only positive constant divisors are supported}}
+      %a = sdfg.load %A[%i mod -2] : memref<8xf64>
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @map_bound_divides_by_a_negative(%A: memref<8xf64>, %N: index) {
+  sdfg.state {
+    // expected-error @+1 {{upper bounds divides by -1; only positive constant divisors are supported}}
+    sdfg.map (%i) = (0) to (%N floordiv -1) step (1) schedule(sequential) {
+    }
+  }
+}
+
+// -----
+
 sdfg.sdfg @loop_bounds_map(%N: index) {
   // expected-error @+1 {{bounds has 1 expressions, expected 2}}
   "sdfg.loop"(%N) <{bounds = affine_map<(d0) -> (d0)>, step = 1 : i64}> ({

@@ -98,3 +98,20 @@ sdfg.sdfg @wide_qr(%A: memref<3x5xf64> {sdfg.name = "A"},
     sdfg.reduce add %R -> %y axes [0, 1] : memref<3x5xf64> -> memref<f64>
   }
 }
+
+// -----
+
+// The reversed loop starts one step before the first iteration: here that
+// bound leaves the range loops may have (the pass once built a loop its own
+// verifier rejected).
+sdfg.sdfg @huge_steps(%A: memref<10xf64> {sdfg.name = "A"},
+                      %y: memref<f64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["A"]} {
+  // expected-error @+1 {{autodiff cannot reverse this loop: its reversed bound -9223372036854775806 is out of range (must be below 2^62 in magnitude)}}
+  sdfg.loop %i = -4611686018427387903 to 4611686018427387903 step 4611686018427387903 {
+    sdfg.state {
+      %a = sdfg.load %A[0] : memref<10xf64>
+      sdfg.store %a, %y[] wcr(add) : memref<f64>
+    }
+  }
+}

@@ -1093,3 +1093,24 @@ sdfg.sdfg @binned_steps(%x: memref<4xf64> {sdfg.name = "x"},
     }
   }
 }
+
+// -----
+
+// A loop without iterations (constant bounds) has nothing to reverse; its
+// "last iteration" below the range of loop bounds once made the pass build
+// a loop its verifier rejected.
+// CHECK-LABEL: sdfg.sdfg @no_trips_grad(
+// CHECK: sdfg.loop %{{.*}} = 0 to -4611686018427387903 step 1 {
+// CHECK-NOT: sdfg.loop
+// CHECK: sdfg.state "zero"
+// CHECK-NOT: sdfg.loop
+sdfg.sdfg @no_trips(%A: memref<10xf64> {sdfg.name = "A"},
+                    %y: memref<f64> {sdfg.name = "y"})
+    attributes {ad_output = "y", ad_wrt = ["A"]} {
+  sdfg.loop %i = 0 to -4611686018427387903 step 1 {
+    sdfg.state {
+      %a = sdfg.load %A[%i] : memref<10xf64>
+      sdfg.store %a, %y[] wcr(add) : memref<f64>
+    }
+  }
+}
