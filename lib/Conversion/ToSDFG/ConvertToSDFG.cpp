@@ -522,7 +522,45 @@ LogicalResult Converter::convertOp(Operation *op) {
     return success();
   }
 
-  // Library ops, in a state.
+  // Library ops, in a state: BLAS takes operands of one float type and
+  // agreeing extents (linalg also takes mixed types, with casts).
+  if (isa<linalg::MatmulOp, linalg::MatvecOp, linalg::DotOp>(op)) {
+    auto dps = cast<DestinationStyleOpInterface>(op);
+    SmallVector<MemRefType> types;
+    for (Value v : llvm::concat<Value>(dps.getDpsInputs(), dps.getDpsInits()))
+      if (auto t = dyn_cast<MemRefType>(v.getType()))
+        types.push_back(t);
+    if (types.size() == 3) {
+      Type elt = types[0].getElementType();
+      if (!elt.isF32() && !elt.isF64())
+        return unsupported(op, "operands must be f32 or f64 memrefs");
+      if (llvm::any_of(types,
+                       [&](MemRefType t) { return t.getElementType() != elt; }))
+        return unsupported(op, "operands must have one element type");
+      // The extents each pair of operands shares: (operand, dim) pairs.
+      using Dim = std::pair<unsigned, unsigned>;
+      SmallVector<std::pair<Dim, Dim>> same;
+      if (isa<linalg::MatmulOp>(op))
+        same = {{{0, 1}, {1, 0}}, {{0, 0}, {2, 0}}, {{1, 1}, {2, 1}}};
+      else if (isa<linalg::MatvecOp>(op))
+        same = {{{0, 1}, {1, 0}}, {{0, 0}, {2, 0}}};
+      else
+        same = {{{0, 0}, {1, 0}}};
+      for (auto [x, y] : same) {
+        if (x.second >= types[x.first].getRank() ||
+            y.second >= types[y.first].getRank())
+          return unsupported(op, "operands of unexpected rank");
+        int64_t a = types[x.first].getDimSize(x.second),
+                c = types[y.first].getDimSize(y.second);
+        if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(c) && a != c)
+          return unsupported(op)
+                 << ": extent " << a << " of operand " << x.first
+                 << " (dimension " << x.second << ") does not match extent "
+                 << c << " of operand " << y.first << " (dimension " << y.second
+                 << ")";
+      }
+    }
+  }
   if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
     if (!mm.hasPureBufferSemantics() || mm.hasUserDefinedMaps())
       return unsupported(op, "only plain matmul on memrefs (no indexing "

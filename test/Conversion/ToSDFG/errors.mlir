@@ -97,3 +97,30 @@ func.func @reduce_mul(%x: memref<5xf64>, %p: memref<f64>) {
     }
   return
 }
+
+// -----
+
+// BLAS needs one float type (linalg also takes mixed types, with casts).
+func.func @matmul_of_bools(%a: memref<4x8xi1>, %b: memref<8x5xf64>, %c: memref<4x5xf64>) {
+  // expected-error @+1 {{'linalg.matmul' op convert-to-sdfg: cannot convert 'linalg.matmul': operands must be f32 or f64 memrefs}}
+  linalg.matmul ins(%a, %b : memref<4x8xi1>, memref<8x5xf64>) outs(%c : memref<4x5xf64>)
+  return
+}
+
+// -----
+
+func.func @matmul_mixed(%a: memref<4x8xf32>, %b: memref<8x5xf64>, %c: memref<4x5xf64>) {
+  // expected-error @+1 {{'linalg.matmul' op convert-to-sdfg: cannot convert 'linalg.matmul': operands must have one element type}}
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x5xf64>) outs(%c : memref<4x5xf64>)
+  return
+}
+
+// -----
+
+// Extents linalg's verifier lets through are checked here (the sdfg op's
+// verifier named itself, not the op written).
+func.func @matvec_mismatch(%A: memref<4x6xf64>, %v: memref<0xf64>, %w: memref<4xf64>) {
+  // expected-error @+1 {{'linalg.matvec' op convert-to-sdfg: cannot convert 'linalg.matvec': extent 6 of operand 0 (dimension 1) does not match extent 0 of operand 1 (dimension 0)}}
+  linalg.matvec ins(%A, %v : memref<4x6xf64>, memref<0xf64>) outs(%w : memref<4xf64>)
+  return
+}
