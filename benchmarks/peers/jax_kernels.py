@@ -760,6 +760,12 @@ def self_attention_loss(X, Wq, Wk, Wv, Wo):
     return jnp.sum(X + (p @ V) @ Wo)
 
 
+def layernorm_loss(x, gamma, beta):
+    mu = jnp.mean(x, axis=1, keepdims=True)
+    var = jnp.mean((x - mu) ** 2, axis=1, keepdims=True)
+    return jnp.sum((x - mu) / jnp.sqrt(var + 1e-5) * gamma + beta)
+
+
 def crank_nicolson_loss(u, kappa, T):
     n = u.shape[0]
     i = jnp.arange(1, n - 1)

@@ -151,6 +151,11 @@ def _tight_binding(N):
     return lambda rng: (rng.standard_normal(N), 0.5 + rng.random(N - 1))
 
 
+def _layernorm(N, D):
+    return lambda rng: (K._f32n(rng, (N, D)), K._f32(rng, (D,)),
+                        K._f32n(rng, (D,), 0.1))
+
+
 def _self_attention(B, S, D):
     # Weights scaled by 1 / sqrt(D), as initialisers do.
     def inputs(rng):
@@ -398,6 +403,8 @@ SIZES = {
     # A transformer layer's attention (batch x sequence x model width).
     "self_attention": {"S": _self_attention(16, 256, 64),
                        "L": _self_attention(64, 512, 128)},
+    # A transformer's LayerNorm over a batch of tokens (float32).
+    "layernorm": {"S": _layernorm(1024, 1024), "L": _layernorm(16384, 4096)},
 }
 
 DOMAIN = {
@@ -423,6 +430,7 @@ DOMAIN = {
     "crank_nicolson": "solver",
     "tight_binding": "solver",
     "self_attention": "deep-learning",
+    "layernorm": "deep-learning",
 }
 
 

@@ -747,6 +747,13 @@ def self_attention_loss(X, Wq, Wk, Wv, Wo):
     return (X + (p @ V) @ Wo).sum()
 
 
+def layernorm_loss(x, gamma, beta):
+    # PyTorch's fused LayerNorm (what its users call), biased variance as
+    # NumPy's.
+    return torch.nn.functional.layer_norm(x, (x.shape[1],), gamma, beta,
+                                          1e-5).sum()
+
+
 def crank_nicolson_loss(u, kappa, T):
     n = u.shape[0]
     i = torch.arange(1, n - 1)
@@ -820,6 +827,7 @@ LOSSES = {
     "crank_nicolson": crank_nicolson_loss,
     "tight_binding": tight_binding_loss,
     "self_attention": self_attention_loss,
+    "layernorm": layernorm_loss,
 }
 
 UNSUPPORTED = {}
