@@ -395,8 +395,27 @@ LogicalResult Converter::convertDataflow(Operation *op) {
     out = std::move(*e);
     return true;
   };
+  // A constant index outside a static extent is undefined behaviour in
+  // the input; reported here, naming the op written.
+  auto inBounds = [&](Value memref, ArrayRef<IndexExpr> idx) -> bool {
+    auto type = cast<MemRefType>(memref.getType());
+    for (auto [d, e] : llvm::enumerate(idx)) {
+      auto c = dyn_cast<AffineConstantExpr>(e.expr);
+      if (!c || type.isDynamicDim(d))
+        continue;
+      if (c.getValue() < 0 || c.getValue() >= type.getDimSize(d)) {
+        unsupported(op) << ": index " << c.getValue()
+                        << " is out of bounds for dimension " << d
+                        << " of extent " << type.getDimSize(d);
+        return false;
+      }
+    }
+    return true;
+  };
   auto emitLoad = [&](Value memref, ArrayRef<IndexExpr> idx,
                       Value result) -> LogicalResult {
+    if (!inBounds(memref, idx))
+      return failure();
     Value c = container(op, memref);
     if (!c)
       return failure();
@@ -407,6 +426,8 @@ LogicalResult Converter::convertDataflow(Operation *op) {
   };
   auto emitStore = [&](Value value, Value memref,
                        ArrayRef<IndexExpr> idx) -> LogicalResult {
+    if (!inBounds(memref, idx))
+      return failure();
     Value c = container(op, memref), v = scalar(op, value);
     if (!c || !v)
       return failure();
@@ -741,6 +762,19 @@ LogicalResult Converter::convertFor(Operation *op, const IndexExpr &lb,
                                     Block &body, ValueRange inits,
                                     ValueRange results) {
   Location loc = op->getLoc();
+  // sdfg.loop keeps its bounds and step below 2^62 in magnitude (trip
+  // counts and the reversed loop are computed in 64 bits).
+  constexpr int64_t kLimit = int64_t(1) << 62;
+  auto tooLarge = [&](int64_t v) { return v <= -kLimit || v >= kLimit; };
+  if (tooLarge(step))
+    return unsupported(op) << ": step " << step
+                           << " out of range (must be below 2^62)";
+  for (const IndexExpr *e : {&lb, &ub})
+    if (auto c = dyn_cast<AffineConstantExpr>(e->expr);
+        c && tooLarge(c.getValue()))
+      return unsupported(op) << ": bound " << c.getValue()
+                             << " out of range (must be below 2^62 in "
+                                "magnitude)";
   // Loop-carried values live in 0-d transients: initialised before the
   // loop, rewritten by the yield, read after it.
   SmallVector<Value> carried;

@@ -124,3 +124,27 @@ func.func @matvec_mismatch(%A: memref<4x6xf64>, %v: memref<0xf64>, %w: memref<4x
   linalg.matvec ins(%A, %v : memref<4x6xf64>, memref<0xf64>) outs(%w : memref<4xf64>)
   return
 }
+
+// -----
+
+func.func @huge_bound(%x: memref<16xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %big = arith.constant 9223372036854775807 : index
+  // expected-error @+1 {{'scf.for' op convert-to-sdfg: cannot convert 'scf.for': bound 9223372036854775807 out of range (must be below 2^62 in magnitude)}}
+  scf.for %i = %c0 to %big step %c1 {
+    %v = memref.load %x[%i] : memref<16xf64>
+    memref.store %v, %x[%i] : memref<16xf64>
+  }
+  return
+}
+
+// -----
+
+func.func @constant_index_out_of_bounds(%x: memref<4xf64>) {
+  %c9 = arith.constant 9 : index
+  // expected-error @+1 {{'memref.load' op convert-to-sdfg: cannot convert 'memref.load': index 9 is out of bounds for dimension 0 of extent 4}}
+  %v = memref.load %x[%c9] : memref<4xf64>
+  memref.store %v, %x[%c9] : memref<4xf64>
+  return
+}
