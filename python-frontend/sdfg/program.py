@@ -369,7 +369,11 @@ class Gradient:
         if out == "return":
             return "__return0"
         if isinstance(out, str) and out.startswith("return:"):
-            k = int(out.split(":", 1)[1])
+            try:
+                k = int(out.split(":", 1)[1])
+            except ValueError:
+                raise FrontendError(f"output '{out}': K in 'return:K' must "
+                                    "be an integer") from None
             return f"__return{k}"
         names = [p[1] for p in params]
         if out not in names:

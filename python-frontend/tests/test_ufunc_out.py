@@ -53,7 +53,24 @@ def logical_methods(a, b):
     return np.logical_and.reduce(a > 0, axis=0) | np.logical_or.reduce(b > 0)
 
 
-CASES = [into_outputs, accumulate_in_loop, ufunc_methods]
+def _add_into(u, v, out):
+    return np.add(u, v, out=out)
+
+
+def returns_its_output(a, b):
+    # A helper returning its out= call (NumPy returns the output operand);
+    # a 0-d output of a full reduction; reversed() of a tuple unrolled.
+    c = np.empty_like(a)
+    d = _add_into(a, b, c)
+    d *= 2.0
+    t = np.zeros(())
+    np.sum(a, out=t)
+    for s in reversed(((0, 1), (1, 0))):
+        c += np.roll(a, s, axis=(0, 1))
+    return c * t
+
+
+CASES = [into_outputs, accumulate_in_loop, ufunc_methods, returns_its_output]
 
 
 def _inputs(seed=0):
@@ -115,6 +132,36 @@ def scalar_out(a, b):
     return t
 
 
+def dot_into_float32(a, b):
+    c = np.zeros((4, 4), dtype=np.float32)
+    np.dot(a, b, out=c)
+    return c
+
+
+def dot_into_transpose(a, b):
+    c = np.zeros((4, 4))
+    np.dot(a, b, out=c.T)
+    return c
+
+
+def infinity_into_int(a, b):
+    k = np.zeros(3, dtype=np.int64)
+    k.fill(np.inf)
+    return k
+
+
+def nan_into_int(a, b):
+    k = np.zeros(3, dtype=np.int64)
+    k[:] = np.nan
+    return k
+
+
+def huge_into_int(a, b):
+    k = np.zeros(3, dtype=np.int64)
+    k[1:] = 1e30
+    return k
+
+
 def accumulate_difference(a, b):
     return np.subtract.accumulate(a)
 
@@ -128,6 +175,14 @@ def accumulate_difference(a, b):
     (nested, 1, "out= inside an expression"),
     (too_small, 2, "cannot broadcast"),
     (scalar_out, 2, "out= that is not an array"),
+    # np.dot writes straight into its output: NumPy's rule, not casting.
+    (dot_into_float32, 2, re.escape("output array is not acceptable")),
+    (dot_into_transpose, 2, re.escape("output array is not acceptable")),
+    # A float constant into an int array converts as NumPy's (a Python
+    # int): these are its errors (the store of LLVM's poison vanished).
+    (infinity_into_int, 2, "cannot convert float infinity to integer"),
+    (nan_into_int, 2, "cannot convert float NaN to integer"),
+    (huge_into_int, 2, "Python int too large to convert to C long"),
     (accumulate_difference, 1, "accumulate is supported for np.add, "
                                "np.multiply, np.maximum, np.minimum"),
 ])
@@ -137,3 +192,30 @@ def test_errors_are_located(fn, offset, message):
         sdfg.program(fn)(a, b)
     line = fn.__code__.co_firstlineno + offset
     assert f"test_ufunc_out.py:{line}:" in str(info.value)
+
+
+def test_float_constants_wrap_into_narrow_ints_as_numpy():
+    def f(a):
+        k = np.zeros(3, np.int32)
+        k[:] = 3e10
+        j = np.zeros(2, np.int32)
+        j.fill(-2.5e9)
+        m = np.zeros(2, np.int64)
+        m[:] = -7.9
+        return k, j, m
+
+    got, want = sdfg.program(f)(np.zeros(3)), f(np.zeros(3))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_output_spec_must_name_an_index():
+    with pytest.raises(sdfg.FrontendError,
+                       match="K in 'return:K' must be an integer"):
+        sdfg.grad(lambda_free_total, ["a"], output="return:abc")(
+            np.ones(3))
+
+
+def lambda_free_total(a):
+    return np.sum(a * a)

@@ -72,6 +72,19 @@ def lower_iteration(fdef):
             self.generic_visit(node)  # inner loops first
             return _lower(node, names)
 
+        def visit_Return(self, node):
+            # return f(..., out=c): the call as a statement, then return c
+            # (NumPy returns its output operand).
+            call = node.value
+            out = [k for k in getattr(call, "keywords", ())
+                   if k.arg == "out"] if isinstance(call, ast.Call) else []
+            if not out or not isinstance(out[0].value, (ast.Name,
+                                                        ast.Subscript)):
+                return node
+            target = out[0].value
+            return [_loc(ast.Expr(call), node),
+                    _loc(ast.Return(copy.deepcopy(target)), node)]
+
     Lower().visit(fdef)
     ast.fix_missing_locations(fdef)
     return fdef
@@ -115,6 +128,9 @@ def _lower(node, names):
     if isinstance(it, (ast.Set, ast.Dict, ast.Constant, ast.SetComp,
                        ast.DictComp)):
         return node  # not an array: the translator reports the loop
+    if _is_call(it, "reversed", (1,)) and isinstance(
+            it.args[0], (ast.Tuple, ast.List)):
+        return _unroll(node, list(reversed(it.args[0].elts)))
     if _is_call(it, "reversed", (1,)) and _is_call(it.args[0], "range",
                                                     (1, 2, 3)):
         node.iter = _loc(_reversed_range(it.args[0].args), it)

@@ -640,7 +640,7 @@ class Translator:
         with self.statement() as stmt:
             value = self.eval(call)
             dest = self.eval(target)
-            if not isinstance(dest, View) or not dest.shape:
+            if not isinstance(dest, View):
                 raise self.unsupported(target, "out= that is not an array",
                                        "give an array variable or a slice "
                                        "of one")
@@ -655,6 +655,14 @@ class Translator:
                         f"dtype('{np.dtype(result.dtype)}') to "
                         f"dtype('{np.dtype(dest.dtype)}') with casting rule "
                         "'same_kind'", node)
+            elif self._is_np_call(call, "dot") and (
+                    np.dtype(result.dtype) != np.dtype(dest.dtype) or
+                    len(result.shape) != len(dest.shape) or
+                    not _c_contiguous(dest)):
+                # np.dot writes its result straight into out=.
+                raise self.error(
+                    "output array is not acceptable (must have the right "
+                    "datatype, number of dimensions, and be a C-Array)", node)
             elif len(result.shape) != len(dest.shape) or not all(
                     same_extent(a, b)
                     for a, b in zip(result.shape, dest.shape)):
@@ -671,6 +679,13 @@ class Translator:
             if bind is not None:
                 self.assign(bind, self.eval(target), node)
             stmt.done()
+
+    def _is_np_call(self, call, name):
+        """Whether `call` calls np.<name> (numpy bound to a global)."""
+        f = call.func
+        return isinstance(f, ast.Attribute) and f.attr == name and \
+            isinstance(f.value, ast.Name) and f.value.id not in self.env \
+            and self.globals.get(f.value.id) is np
 
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(
@@ -1815,6 +1830,9 @@ class Translator:
                 "original array too; reshape after writing, or write "
                 "into .reshape(...).copy()")
         expr = self.to_expr(expr)
+        if cast and isinstance(expr, ConstLeaf) and is_float(expr.dtype) \
+                and np.dtype(dest.dtype).kind in "iu":
+            expr = self._integer_constant(expr.value, dest.dtype)
         self.check_broadcast(expr.shape, dest.shape)
         if self.conflicts(dest, expr):
             # A copy first, even of a plain view: `a[1:] = a[:-1]` would
@@ -1829,6 +1847,29 @@ class Translator:
                 as coords:
             val = self.emit_scalar(expr, coords, rank, dest.dtype)
             self.emit_store(val, dest, coords, wcr)
+
+    def _integer_constant(self, value, dtype):
+        """A float constant stored into an integer array, as NumPy converts
+        it (through a Python int, wrapping to the array's width): NaN,
+        infinities and values beyond int64 are NumPy's errors. (LLVM's
+        conversion of such a constant is poison: the store vanished.)"""
+        v = float(value)
+        if math.isnan(v):
+            raise self.error("cannot convert float NaN to integer",
+                             self.current_node)
+        if math.isinf(v):
+            raise self.error("cannot convert float infinity to integer",
+                             self.current_node)
+        iv = int(v)
+        if not -2 ** 63 <= iv < 2 ** 63:
+            raise self.error("Python int too large to convert to C long",
+                             self.current_node)
+        bits = np.dtype(dtype).itemsize * 8
+        if np.dtype(dtype).kind == "u":
+            iv %= 2 ** bits
+        else:
+            iv = (iv + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+        return ConstLeaf(iv, dtype)
 
     @contextlib.contextmanager
     def open_map(self, shape, schedule):
@@ -3245,6 +3286,28 @@ _BINOPS = {
 }
 
 _BITOPS = {ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+
+def _c_contiguous(view):
+    """Whether a view's elements are one row-major block of its container:
+    its axes are the container's last ones in order, with unit steps, and
+    all but the first whole."""
+    mapped = [(d, o, st, vd) for d, (o, st, vd) in enumerate(view.base)
+              if vd is not None]
+    if [vd for _, _, _, vd in mapped] != list(range(view.ndim)):
+        return False
+    dims = [d for d, _, _, _ in mapped]
+    if dims != list(range(len(view.base) - view.ndim, len(view.base))):
+        return False
+    for k, (d, o, st, vd) in enumerate(mapped):
+        if st != 1:
+            return False
+        if k > 0 and not (as_idx(o).is_const() and as_idx(o).const == 0 and
+                          as_idx(view.shape[vd]).is_const() and
+                          as_idx(view.shape[vd]).const ==
+                          view.container.shape[d]):
+            return False
+    return True
+
 
 def _inlinable(g):
     """The Python function whose calls the frontend inlines when a global
