@@ -253,7 +253,18 @@ def calls_a_program(x):
     return np.sum(_decorated_helper(x) ** 2) + x * y
 
 
+def einsum_views(S):
+    # NumPy's einsum returns views where nothing is summed: writes through
+    # the diagonal reach S, and S's later writes show in the diagonal.
+    d = np.einsum("ii->i", S)
+    t = np.einsum("ij->ji", S)
+    S[0, 0] = 10.0
+    d += 1.0
+    return d * t[1] + S[0]
+
+
 CASES = [
+    (einsum_views, lambda r: (r.random((3, 3)),)),
     (periodic_neighbours, lambda r: (r.random((4, 5)),)),
     (negated_selection, lambda r: (r.random(6),)),
     (calls_a_program, lambda r: (r.random(4),)),
@@ -406,7 +417,17 @@ def sign_changes_in_loop(x):
     return s
 
 
+def break_in_a_tuple_loop(x):
+    for d in (1, 2, 3):
+        if d > 1:
+            break
+        x = x * d
+    return x
+
+
 @pytest.mark.parametrize("fn,args,match", [
+    (break_in_a_tuple_loop, (np.ones(3),),
+     r"break or continue in a loop over a tuple or list.*range\(len"),
     (argument_updated_then_rebound, (np.ones(3), 2),
      r"'x' is rebound in this loop and updated in place.*x = x.copy\(\)"),
     (swapping_in_a_while_loop, (np.ones(5), np.ones(5)),

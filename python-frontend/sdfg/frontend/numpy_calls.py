@@ -1643,6 +1643,10 @@ def _einsum(tr, args, node):
         prod = ViewLeaf(v) if prod is None else tr.binop("mul", prod, v)
     summed = tuple(range(len(out), len(order)))
     if not summed:
+        # One operand, nothing summed ('ii->i', 'ij->ji'): NumPy returns a
+        # view of it, which writes reach.
+        if len(ops) == 1 and isinstance(prod, ViewLeaf):
+            return prod.view
         return prod
     return reduce(tr, "sum", prod, summed, False, node)
 

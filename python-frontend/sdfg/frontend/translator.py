@@ -903,6 +903,13 @@ class Translator:
             raise self.unsupported(node.iter, "reversed(range(...)) with a "
                                    "step computed at run time",
                                    "the step must be a constant")
+        if isinstance(call, (ast.Tuple, ast.List)):
+            # iteration.py unrolls these unless the body leaves the loop.
+            raise self.unsupported(node, "break or continue in a loop over "
+                                   "a tuple or list",
+                                   "the loop is unrolled, one copy of the "
+                                   "body per item; use a flag, or loop over "
+                                   "range(len(...))")
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                 and call.func.id == "range" and not call.keywords
                 and 1 <= len(call.args) <= 3):
