@@ -365,7 +365,7 @@ def unknown_math(x):
     (bad_squeeze, r"cannot select an axis to squeeze out"),
     (repeat_counts, r"repeat count.*not a constant integer"),
     (mismatched_tensordot, r"shape-mismatch for sum"),
-    (tuple_loop_break, r"for loop over Tuple"),
+    (tuple_loop_break, r"break or continue in a loop over a tuple"),
     (matrix_norm_order, r"np.linalg.norm of a matrix with ord 3"),
     (unknown_math, r"math.gamma.*of the math module only"),
     (reversed_variable_step, r"reversed\(range\(...\)\) with a step "
