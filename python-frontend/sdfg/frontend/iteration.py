@@ -270,9 +270,19 @@ class _Substitute(ast.NodeTransformer):
             return ast.copy_location(copy.deepcopy(self.value), n)
         return n
 
+    def _scope(self, n):
+        # A function or lambda reading the name sees the item too (the
+        # closure of that copy of the body), unless a parameter shadows it.
+        a = n.args
+        params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+        params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+        return n if self.name in params else self.generic_visit(n)
+
     def visit_Lambda(self, n):
-        # Its parameters may shadow the name: left as it is.
-        return n
+        return self._scope(n)
+
+    def visit_FunctionDef(self, n):
+        return self._scope(n)
 
 
 def _exits_this_loop(stmt, target):
