@@ -226,19 +226,31 @@ def _unroll(node, elts):
                     _exits_this_loop(sub, n):
                 return node  # kept: the translator reports the loop
     target = node.target
-    if isinstance(target, ast.Name) and elts and all(
-            _literal(e) for e in elts) and not any(
-                isinstance(n, ast.Name) and n.id == target.id and
+    names = [target] if isinstance(target, ast.Name) else \
+        list(target.elts) if isinstance(target, ast.Tuple) else []
+    # The item bound to each name, per iteration: the item itself, or the
+    # parts of a tuple item unpacked into a tuple of names.
+    bound = [[e] if isinstance(target, ast.Name) else
+             list(e.elts) if isinstance(e, ast.Tuple) and
+             len(e.elts) == len(names) else None for e in elts]
+    if names and elts and all(isinstance(n, ast.Name) for n in names) and \
+            all(b is not None and all(_literal(x) for x in b)
+                for b in bound) and not any(
+                isinstance(n, ast.Name) and n.id in {t.id for t in names} and
                 not isinstance(n.ctx, ast.Load)
                 for sub in node.body for n in ast.walk(sub)):
-        # `for d in (-1, 1)`, `for s in ((1, 0), (0, 1))`: each copy of the
-        # body reads the item itself, a constant (np.roll's shift, an
-        # axis), where a variable assigned once per item would be a
-        # run-time value; the name keeps the last item after the loop.
+        # `for d in (-1, 1)`, `for s in ((1, 0), (0, 1))`, `for c, w in
+        # ((1, .5), (2, .25))`: each copy of the body reads the items
+        # themselves, constants (np.roll's shift, an axis), where a
+        # variable assigned once per item would be a run-time value; the
+        # names keep the last items after the loop.
         out = []
-        for e in elts:
-            out.extend(_Substitute(target.id, e).visit(copy.deepcopy(sub))
-                       for sub in node.body)
+        for items in bound:
+            for sub in node.body:
+                st = copy.deepcopy(sub)
+                for t, x in zip(names, items):
+                    st = _Substitute(t.id, x).visit(st)
+                out.append(st)
         out.append(_loc(ast.Assign([copy.deepcopy(target)], elts[-1]), node))
         return [ast.fix_missing_locations(st) for st in out]
     out = []
