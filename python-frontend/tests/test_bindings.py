@@ -265,7 +265,20 @@ def einsum_views(S):
     return d * t[1] + S[0]
 
 
+def kernel_with_jitter(X, noise, y):
+    # np.fill_diagonal in place, from the diagonal it overwrites and from a
+    # constant on a wide matrix.
+    d = X[:, None, :] - X[None, :, :]
+    K = np.exp(-0.5 * np.sum(d ** 2, axis=2))
+    np.fill_diagonal(K, K.diagonal() + noise)
+    A = np.zeros((3, 4))
+    np.fill_diagonal(A, 2.5)
+    return np.sum(y * np.linalg.solve(K, y)) + np.sum(A * X[:3, :1])
+
+
 CASES = [
+    (kernel_with_jitter, lambda r: (r.standard_normal((6, 2)), 0.1,
+                                    r.standard_normal(6))),
     (einsum_views, lambda r: (r.random((3, 3)),)),
     (periodic_neighbours, lambda r: (r.random((4, 5)),)),
     (negated_selection, lambda r: (r.random(6),)),
@@ -427,7 +440,13 @@ def break_in_a_tuple_loop(x):
     return x
 
 
+def fill_wrapped(A):
+    np.fill_diagonal(A, 1.0, wrap=True)
+    return A
+
+
 @pytest.mark.parametrize("fn,args,match", [
+    (fill_wrapped, (np.ones((5, 2)),), r"np.fill_diagonal with wrap=True"),
     (break_in_a_tuple_loop, (np.ones(3),),
      r"break or continue in a loop over a tuple or list.*range\(len"),
     (argument_updated_then_rebound, (np.ones(3), 2),

@@ -314,7 +314,7 @@ def numpy_attribute(tr, attr, node):
     if attr in _UNARY or attr in _BINARY or attr in _REDUCE or \
             attr in _CREATE or attr in _LIKE or attr in (
                 "dot", "matmul", "transpose", "copy", "where", "outer",
-                "take") or attr in _MORE:
+                "take", "fill_diagonal") or attr in _MORE:
         return NumpyFunction(attr)
     raise tr.unsupported(node, f"np.{attr}",
                          "this NumPy function is not supported by the sdfg "
@@ -588,6 +588,8 @@ def numpy_call(tr, name, args, kwargs, node):
         return math_functions.call(tr, name, args, kwargs, node)
     if name.endswith((".outer", ".reduce", ".accumulate")):
         return _ufunc_method(tr, name, args, kwargs, node)
+    if name == "fill_diagonal":
+        return _fill_diagonal(tr, args, kwargs, node)
     if name == "add.at":
         _no_kwargs(tr, kwargs, node)
         if len(args) != 3:
@@ -1649,6 +1651,31 @@ def _einsum(tr, args, node):
             return prod.view
         return prod
     return reduce(tr, "sum", prod, summed, False, node)
+
+
+def _fill_diagonal(tr, args, kwargs, node):
+    """np.fill_diagonal(a, val) on a 2-d array variable, in place: a[i, i]
+    for i below min(a.shape) (wrap=False), from a scalar or from a vector
+    of the diagonal's length (NumPy repeats a shorter one; not here)."""
+    _no_kwargs(tr, kwargs, node, ("wrap",))
+    if len(args) != 2:
+        raise tr.error("np.fill_diagonal takes an array and a value", node)
+    if kwargs.get("wrap", False):
+        raise tr.unsupported(node, "np.fill_diagonal with wrap=True")
+    a = args[0]
+    if not (isinstance(a, View) and a.ndim == 2):
+        raise tr.unsupported(node, "np.fill_diagonal of anything but a 2-d "
+                             "array variable")
+    d = _diagonal(tr, a, node)
+    val = args[1]
+    if isinstance(val, (View, Expr)) and len(val.shape) > 0:
+        e = tr.to_expr(val)
+        if len(e.shape) != 1 or not same_extent(e.shape[0], d.shape[0]):
+            raise tr.unsupported(node, "np.fill_diagonal with values that "
+                                 "are not a scalar or a vector of the "
+                                 "diagonal's length")
+    tr.store(d, tr.to_expr(val), cast=True)
+    return None
 
 
 def _collapse_axes(v, p, q):

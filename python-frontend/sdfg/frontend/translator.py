@@ -720,6 +720,12 @@ class Translator:
                 isinstance(func.value.value, ast.Name) and \
                 func.value.value.id not in self.env and \
                 self.globals.get(func.value.value.id) is np
+            fill_diagonal = isinstance(func, ast.Attribute) and \
+                func.attr == "fill_diagonal" and \
+                isinstance(func.value, ast.Name) and \
+                func.value.id not in self.env and \
+                self.globals.get(func.value.id) is np
+            add_at = add_at or fill_diagonal
             # a.sort() sorts the array variable in place.
             in_place = isinstance(func, ast.Attribute) and \
                 func.attr == "sort" and isinstance(func.value, ast.Name) \
