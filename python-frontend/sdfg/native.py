@@ -196,13 +196,26 @@ class NativeFunction:
         cfunc.argtypes = argtypes
         cfunc.restype = None
         self._cfunc = cfunc
+        # Per array argument, what a call checks first: dtype and the shape
+        # when it is fully static (a mismatch takes the slow path, which
+        # says what is wrong).
+        self._static = [
+            (np.dtype(a["dtype"]), tuple(a["shape"]))
+            if a["kind"] == "array" and all(s >= 0 for s in a["shape"])
+            else None for a in self.args]
 
     def __call__(self, *args):
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}() takes {len(self.args)} arguments, "
                             f"got {len(args)}")
         cargs = []
-        for value, a in zip(args, self.args):
+        for value, a, static in zip(args, self.args, self._static):
+            if static is not None and type(value) is np.ndarray and \
+                    value.dtype == static[0] and value.shape == static[1] \
+                    and value.flags.c_contiguous:
+                # The common case: an array of the compiled shape.
+                cargs.append(value.ctypes.data)
+                continue
             name = a["name"]
             if a["kind"] == "array":
                 cargs += self._array_arg(name, value, a)

@@ -712,7 +712,10 @@ def _call_gradient(self, args, wrt, out, seed):
     is the seed), fwd_<x> forward results, ad_status."""
     meta = self.meta
     _check_indices(meta, args, self.written)
-    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
+    abi = meta.get("_gradient_abi")
+    if abi is None:  # looked up once per loaded program
+        abi = meta["_gradient_abi"] = [
+            f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
     # The arguments the program writes (the ABI description says which)
     # are copied so that the caller's arrays stay untouched; the others are
     # passed as they are (read only). A written argument that the backward
