@@ -276,7 +276,24 @@ def kernel_with_jitter(X, noise, y):
     return np.sum(y * np.linalg.solve(K, y)) + np.sum(A * X[:3, :1])
 
 
+def constants_rebound_in_straight_line(x):
+    # Rebound only by top-level statements, an int stays a constant where
+    # it is read (np.roll's shift); so do values derived from a tuple
+    # loop's items and non-literal items.
+    d = -1
+    y = np.roll(x, d)
+    d = 2
+    y = y + np.roll(x, d)
+    for k in (1, 3):
+        e = k + 1
+        y = y + np.roll(x, e)
+    for m in (x.shape[0] - 1, 2):
+        y = y * 0.5 + np.roll(x, m)
+    return y * (d + e + m)
+
+
 CASES = [
+    (constants_rebound_in_straight_line, lambda r: (r.random(6),)),
     (kernel_with_jitter, lambda r: (r.standard_normal((6, 2)), 0.1,
                                     r.standard_normal(6))),
     (einsum_views, lambda r: (r.random((3, 3)),)),

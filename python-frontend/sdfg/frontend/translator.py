@@ -1559,14 +1559,18 @@ class Translator:
                     "bind each lambda to a name of its own, once")
             self.env[name] = value
             return
-        # Integers and bools assigned once are compile-time or symbolic
-        # values (sizes, index arithmetic): no container needed.
+        # Integers and bools assigned once, or only by straight-line
+        # statements of the function's top level, are compile-time or
+        # symbolic values (sizes, index arithmetic): no container needed.
+        once = count <= 1 or (
+            name in self.assign_counts.get(_STRAIGHT, ()) and
+            not isinstance(existing, (View, Expr)))
         if isinstance(value, (int, bool, np.integer, np.bool_, Idx)) and \
-                count <= 1 and name not in self.var_containers and \
+                once and name not in self.var_containers and \
                 not isinstance(existing, View):
             self.env[name] = value
             return
-        if isinstance(value, float) and count <= 1 and self.loop_depth == 0 \
+        if isinstance(value, float) and once and self.loop_depth == 0 \
                 and name not in self.var_containers:
             self.env[name] = value
             return
@@ -3535,4 +3539,39 @@ def _count_assignments(fdef, augmented=True):
                     for t in inner.targets:
                         if isinstance(t, ast.Name):
                             bump(t.id, 1)
+    if augmented:
+        counts[_STRAIGHT] = _straight_line_names(fdef)
     return counts
+
+
+# The key under which _count_assignments lists the names assigned only by
+# plain statements of the function's own top level (not an identifier).
+_STRAIGHT = "<straight-line>"
+
+
+def _straight_line_names(fdef):
+    """Names bound only by `name = value` statements directly in the
+    function's body (no loop, branch or nested scope binds them, no
+    augmented assignment): each binding is translated once, in order, so a
+    constant value can stay a constant through rebindings
+    (`d = -1; np.roll(x, d); d = 1` and unrolled loops over tuples)."""
+    top, other = set(), set()
+    for stmt in fdef.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            top.add(stmt.targets[0].id)
+            inner = [stmt.value]
+        else:
+            inner = [stmt]
+        for sub in inner:
+            for n in ast.walk(sub):
+                if isinstance(n, ast.Name) and not isinstance(n.ctx,
+                                                              ast.Load):
+                    other.add(n.id)
+                elif isinstance(n, (ast.FunctionDef, ast.Lambda)):
+                    a = n.args
+                    other |= {x.arg for x in a.posonlyargs + a.args +
+                              a.kwonlyargs}
+                    if isinstance(n, ast.FunctionDef):
+                        other.add(n.name)
+    return frozenset(top - other)
