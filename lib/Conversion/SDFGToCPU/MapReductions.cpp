@@ -22,9 +22,9 @@ using namespace mlir;
 using namespace mlir::sdfg;
 using namespace mlir::sdfg::detail;
 
-/// Parallel reduction maps split their first dimension into this many
-/// chunks: enough to balance any core count we target, few enough that the
-/// atomic combines cost nothing.
+/// Parallel reduction maps split their first dimension into at most this
+/// many chunks: enough to balance any core count we target, few enough
+/// that combining the chunks' slots and private copies costs little.
 static constexpr int64_t kReductionChunks = 64;
 
 SmallVector<RegisterReduction> Lowering::findRegisterReductions(MapOp map) {
