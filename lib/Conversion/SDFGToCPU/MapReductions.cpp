@@ -321,11 +321,6 @@ Value Lowering::accumulate(Location loc, StoreOp s, Value acc) {
 // Private copies of shared accumulations
 //===----------------------------------------------------------------------===//
 
-/// One copy per chunk of at most this many bytes: 64 copies of a bias's
-/// gradient (a few KiB each) are nothing; of a large array they would cost
-/// more memory traffic than the atomics they replace.
-static constexpr int64_t kMaxPrivateBytes = 256 * 1024;
-
 SmallVector<PrivateCopy> Lowering::findPrivatizable(MapOp map) {
   llvm::MapVector<Value, SmallVector<StoreOp>> stores;
   llvm::DenseSet<Value> rejected;
@@ -345,15 +340,10 @@ SmallVector<PrivateCopy> Lowering::findPrivatizable(MapOp map) {
   Value first = map.getParams()[0];
   SmallVector<PrivateCopy> out;
   for (auto &[container, list] : stores) {
-    auto type = cast<MemRefType>(container.getType());
-    Type elt = type.getElementType();
-    if (rejected.contains(container) || !type.hasStaticShape() ||
-        !(isa<FloatType>(elt) || elt.isSignlessInteger()) ||
+    if (rejected.contains(container) ||
+        !fitsPrivateCopies(cast<MemRefType>(container.getType())) ||
         map.getBody().isAncestor(container.getParentRegion()))
       continue;
-    int64_t bytes =
-        type.getNumElements() *
-        static_cast<int64_t>(llvm::divideCeil(elt.getIntOrFloatBitWidth(), 8));
     WCRKind kind = *StoreOp(list.front()).getWcr();
     bool oneKind =
         llvm::all_of(list, [&](StoreOp s) { return *s.getWcr() == kind; });
@@ -361,7 +351,7 @@ SmallVector<PrivateCopy> Lowering::findPrivatizable(MapOp map) {
     // apart.
     bool shared =
         llvm::any_of(list, [&](StoreOp s) { return !separatedBy(s, first); });
-    if (oneKind && shared && bytes <= kMaxPrivateBytes)
+    if (oneKind && shared)
       out.push_back({container, Value(), Value(), kind});
   }
   return out;

@@ -305,6 +305,19 @@ SmallVector<FactorisedMatrix> mlir::sdfg::factorisedMatrices(SDFGOp sdfg) {
   return result;
 }
 
+bool mlir::sdfg::fitsPrivateCopies(MemRefType type) {
+  // 64 copies of a bias's gradient (a few KiB each) are nothing; of a large
+  // array they would cost more memory traffic than the atomics they replace.
+  constexpr int64_t kMaxBytes = 256 * 1024;
+  Type elt = type.getElementType();
+  if (!type.hasStaticShape() ||
+      !(isa<FloatType>(elt) || elt.isSignlessInteger()))
+    return false;
+  return type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
+                                     elt.getIntOrFloatBitWidth(), 8)) <=
+         kMaxBytes;
+}
+
 int64_t mlir::sdfg::factorisationCacheBytes(MemRefType matrix,
                                             FactorisationKind kind) {
   int64_t n = matrix.getDimSize(0);

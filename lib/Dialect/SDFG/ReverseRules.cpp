@@ -287,15 +287,10 @@ static std::optional<int64_t> rowSpread(MapOp map, bool lenient = false) {
   // every row reads: the CPU lowering gives each chunk of rows its own copy
   // of their gradients). Rows then collide on those, so a map reversed on
   // that basis must not claim disjoint_wcr.
-  constexpr int64_t kMaxSharedBytes = 256 * 1024;
   Region &body = map.getBody();
   auto shared = [&](Value container, ValueRange indices) {
     auto type = dyn_cast<MemRefType>(container.getType());
-    if (!lenient || !type || !type.hasStaticShape() ||
-        !type.getElementType().isIntOrFloat() ||
-        type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
-                                    type.getElementTypeBitWidth(), 8)) >
-            kMaxSharedBytes)
+    if (!lenient || !type || !fitsPrivateCopies(type))
       return false;
     return llvm::all_of(indices, [&](Value v) {
       if (v == p0)

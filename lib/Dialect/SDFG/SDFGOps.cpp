@@ -1087,6 +1087,13 @@ LogicalResult EighOp::verify() {
   return success();
 }
 
+/// min(m, n) of two extents, dynamic when either is.
+static int64_t smallerExtent(int64_t m, int64_t n) {
+  return ShapedType::isDynamic(m) || ShapedType::isDynamic(n)
+             ? ShapedType::kDynamic
+             : std::min(m, n);
+}
+
 LogicalResult QROp::verify() {
   MemRefType a = getA().getType(), r = getResult().getType();
   if (failed(verifyFloatOperands(*this, {a, r}, {2, 2})))
@@ -1095,9 +1102,7 @@ LogicalResult QROp::verify() {
     return emitOpError("output must not alias the input");
   // Q is m x k, R is k x n, k = min(m, n) (known when both are static).
   int64_t m = a.getDimSize(0), n = a.getDimSize(1);
-  int64_t k = ShapedType::isDynamic(m) || ShapedType::isDynamic(n)
-                  ? ShapedType::kDynamic
-                  : std::min(m, n);
+  int64_t k = smallerExtent(m, n);
   bool q = getPart() == QRPart::q;
   if (failed(expectSameExtent(*this, q ? m : k, r.getDimSize(0),
                               q ? "Q row count" : "R row count")) ||
@@ -1116,9 +1121,7 @@ LogicalResult SVDOp::verify() {
     return emitOpError("output must not alias the input");
   // U is m x k, s is k, Vh is k x n, k = min(m, n) (known when static).
   int64_t m = a.getDimSize(0), n = a.getDimSize(1);
-  int64_t k = ShapedType::isDynamic(m) || ShapedType::isDynamic(n)
-                  ? ShapedType::kDynamic
-                  : std::min(m, n);
+  int64_t k = smallerExtent(m, n);
   switch (getPart()) {
   case SVDPart::u:
     if (failed(expectSameExtent(*this, m, r.getDimSize(0), "U row count")) ||

@@ -65,6 +65,11 @@ SmallVector<FactorisedMatrix> factorisedMatrices(SDFGOp sdfg);
 int64_t factorisationCacheBytes(MemRefType matrix, FactorisationKind kind);
 /// Whether `op` or an op nested in it writes `container`.
 bool writesContainer(Operation *op, Value container);
+/// Whether a parallel map's chunks may each accumulate into a private copy
+/// of a container of `type` (static shape, int or float elements, at most
+/// 256 KiB): the CPU lowering makes such copies, and the autodiff keeps a
+/// reversed map parallel when its shared accumulations all fit.
+bool fitsPrivateCopies(MemRefType type);
 /// A tasklet without inputs yielding `value`, at the builder's insertion
 /// point.
 Value createConstantTasklet(OpBuilder &b, Location loc, TypedAttr value);
