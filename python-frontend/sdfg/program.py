@@ -15,7 +15,9 @@ import inspect
 import json
 import os
 import re
+import sys
 import tempfile
+import types
 
 import numpy as np
 
@@ -23,7 +25,7 @@ from . import native
 from .errors import FrontendError
 from .frontend import translate
 
-_CACHE_VERSION = "7"
+_CACHE_VERSION = "8"
 
 
 def cache_dir():
@@ -46,16 +48,85 @@ def _arg_key(value):
     return ("other", type(value).__name__)
 
 
-def _globals_key(fn):
-    """Module-level constants the function reads (they are compiled in)."""
-    out = []
-    code = fn.__code__
-    names = set(code.co_names)
-    for n in sorted(names):
-        v = fn.__globals__.get(n)
-        if isinstance(v, (bool, int, float, str, tuple)):
-            out.append((n, repr(v)))
-    return out
+def _global_refs(fn):
+    """(scope, name) of each module-level or closed-over value that `fn`,
+    its nested code (lambdas, comprehensions, inner functions) and the
+    Python functions it calls may read: constants are compiled in and
+    arrays become parameters of the fixed shape (Translator.global_array),
+    so what they hold is part of a compiled program's key. `scope` is the
+    module's dict or the closure cell; names that hold nothing relevant
+    now are left out."""
+    refs, seen = [], set()
+
+    def code_names(code):
+        names = set(code.co_names)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                names |= code_names(c)
+        return names
+
+    def visit(f):
+        if id(f) in seen:
+            return
+        seen.add(id(f))
+        code = f.__code__
+        cells = dict(zip(code.co_freevars, f.__closure__ or ()))
+        for name in sorted(code_names(code) | set(cells)):
+            scope = cells.get(name)
+            if scope is not None:
+                try:
+                    v = scope.cell_contents
+                except ValueError:  # not assigned yet
+                    continue
+            elif name in f.__globals__:
+                scope, v = f.__globals__, f.__globals__[name]
+            else:
+                continue
+            if isinstance(v, Program):
+                v = v.fn
+            if isinstance(v, types.FunctionType):
+                # NumPy's own Python functions are translated, not inlined.
+                if not (v.__module__ or "").startswith(("numpy", "sdfg.")):
+                    visit(v)
+            elif _is_constant(v):
+                refs.append((scope, name))
+
+    visit(fn)
+    return refs
+
+
+def _is_constant(v):
+    """Whether the frontend reads `v` as a constant or a global array."""
+    if isinstance(v, tuple):
+        return all(_is_constant(x) and not isinstance(x, np.ndarray)
+                   for x in v)
+    return isinstance(v, (bool, int, float, str, np.generic, np.ndarray))
+
+
+def _global_state(refs):
+    """The key of what `refs` (_global_refs) hold now: an array's dtype
+    and shape, another value's repr."""
+    state = []
+    for scope, name in refs:
+        v = scope.cell_contents if isinstance(scope, types.CellType) else \
+            scope.get(name)
+        state.append(_arg_key(v) if isinstance(v, np.ndarray) else
+                     repr(v))
+    return tuple(state)
+
+
+def _global_value(fn, where, module, name):
+    """The value a global array parameter takes at a call (see
+    Signature.globals)."""
+    try:
+        if where == "closure":
+            code = fn.__code__
+            return fn.__closure__[code.co_freevars.index(name)].cell_contents
+        scope = fn.__globals__ if module is None else \
+            sys.modules[module].__dict__
+        return scope[name]
+    except (KeyError, ValueError):
+        raise NameError(f"name '{name}' is not defined") from None
 
 
 @functools.lru_cache(maxsize=None)
@@ -122,6 +193,9 @@ class Program:
         #: (the GPU program with its kernels run on host threads).
         self.device = device
         self._compiled = {}
+        # What the function reads from its module and closure (found once:
+        # _global_refs); their values are part of each call's key.
+        self._global_refs = None
         # Calls with this many positional arguments need no binding (the
         # common case: no per-call signature work).
         code = getattr(fn, "__code__", None)
@@ -133,7 +207,11 @@ class Program:
             raise FrontendError(f"cannot read the source of {fn!r}: {e}")
 
     def _key(self, args):
-        return tuple(_arg_key(a) for a in args)
+        key = tuple(_arg_key(a) for a in args)
+        refs = self._global_refs
+        if refs is None:
+            refs = self._global_refs = _global_refs(self.fn)
+        return key + _global_state(refs) if refs else key
 
     def bind(self, args, kwargs):
         """`args` completed by `kwargs` and the function's defaults."""
@@ -170,7 +248,7 @@ class Program:
         (output, wrt, plan, unit_seed, with_value, (while capacity, data
         loop capacity)), the library holds the gradient program."""
         digest = hashlib.sha256(json.dumps(
-            [_CACHE_VERSION, self._source, repr(key), _globals_key(self.fn),
+            [_CACHE_VERSION, self._source, repr(key),
              _tool_stamp(), _frontend_stamp(), repr(autodiff),
              self.device, native.target_cpu(),
              self.check_indices]).encode()
@@ -251,6 +329,7 @@ class Program:
                 "returns_none": tr.signature.returns_none,
                 "index_checks": [list(c) for c in
                                  tr.signature.index_checks],
+                "globals": tr.signature.globals,
                 "linalg_sites": [list(site) for site in
                                  tr.signature.linalg_sites],
                 # For run-time errors that name a generated line (an index
@@ -276,7 +355,7 @@ class Program:
         directory, meta = self._build(args, key, autodiff)
         module = native.NativeModule(
             None, os.path.join(directory, "program.so"), meta["abi"])
-        return _Entry(module, meta)
+        return _Entry(module, meta, self.fn)
 
     def __call__(self, *args, **kwargs):
         args = self.bind(args, kwargs)
@@ -390,8 +469,12 @@ class Gradient:
         kinds = {p[1]: p[0] for p in params}
         for w in self.wrt:
             if w not in kinds:
+                hint = ""
+                if any(g[3] == w for g in tr.signature.globals):
+                    hint = (f" ('{w}' is a global array it reads, which is "
+                            "not differentiated: pass it as an argument)")
                 raise FrontendError(f"wrt name '{w}' is not a parameter of "
-                                    f"{self.program.fn.__name__}")
+                                    f"{self.program.fn.__name__}{hint}")
             if kinds[w] == "const":
                 raise FrontendError(f"cannot differentiate with respect to "
                                     f"'{w}': int and bool arguments are "
@@ -640,15 +723,40 @@ def _check_after_call(meta, module):
 
 
 class _Entry:
-    def __init__(self, module, meta):
+    def __init__(self, module, meta, fn):
         self.function = getattr(module, meta["name"])
         self.module = module
         self.meta = meta
+        self.fn = fn
         # Read once: the checks before every call use it.
         self.written = _written_args(meta)
+        params = {p[1]: p for p in meta["params"]}
+        self.globals = [(g[1:], np.dtype(params[g[0]][2]),
+                         tuple(params[g[0]][3]))
+                        for g in meta.get("globals", ())]
+
+    def with_globals(self, args):
+        """`args` followed by the global arrays the program reads, as
+        their names hold them now."""
+        if not self.globals:
+            return args
+        values = []
+        for origin, dtype, shape in self.globals:
+            v = _global_value(self.fn, *origin)
+            if not (isinstance(v, np.ndarray) and v.dtype == dtype and
+                    v.shape == shape):
+                # Program._key covers what the function reads; this is
+                # only reached where that scan missed a name.
+                raise FrontendError(
+                    f"global '{origin[2]}' is no longer an array of dtype "
+                    f"{dtype} and shape {shape}, as when "
+                    f"{self.fn.__name__} was compiled")
+            values.append(v)
+        return tuple(args) + tuple(values)
 
     def call(self, args):
         meta = self.meta
+        args = self.with_globals(args)
         if meta.get("check_indices", True):
             _check_indices(meta, args, self.written)
         _check_overlap(meta, args, self.written)
@@ -711,6 +819,7 @@ def _call_gradient(self, args, wrt, out, seed):
     ABI description: parameters and outputs, d_<x> gradients (d_<output>
     is the seed), fwd_<x> forward results, ad_status."""
     meta = self.meta
+    args = self.with_globals(args)
     _check_indices(meta, args, self.written)
     abi = meta.get("_gradient_abi")
     if abi is None:  # looked up once per loaded program

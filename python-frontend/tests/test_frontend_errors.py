@@ -11,7 +11,7 @@ import sdfg
 
 HERE = os.path.basename(__file__)
 A = np.ones((4, 4))
-GLOBAL_ARRAY = np.ones(4)
+GLOBAL_ARRAY = np.ones(4, complex)  # global arrays of other dtypes work
 
 
 def line_of(fn, marker):
@@ -199,7 +199,8 @@ CASES = [
     (k_for_else, (A,), "for-else", None),
     (k_while_else, (A, 3), "while-else", None),
     (k_early_return, (A,), "return", "last statement"),
-    (k_global_array, (A,), "global array 'GLOBAL_ARRAY'", "arguments"),
+    (k_global_array, (A,), "global array 'GLOBAL_ARRAY' of dtype complex128",
+     None),
     (k_nested_def, (A,), "decorated nested function", None),
     (k_linalg, (A,), "np.linalg.eig",
      "only norm, solve, inv, det, slogdet, cholesky, eigh"),

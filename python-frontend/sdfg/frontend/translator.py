@@ -15,6 +15,7 @@ import copy
 import inspect
 import math
 import re
+import sys
 import textwrap
 import types
 
@@ -56,6 +57,10 @@ class Signature:
         # (NumPy function, "file:line") per LAPACK call: a singular matrix
         # is reported after the call (sdfg_linalg_error).
         self.linalg_sites = []
+        # [param name, "closure" | "module", module or None, variable] per
+        # global array the program reads (Translator.global_array), in the
+        # order of their params, which follow the function's own.
+        self.globals = []
 
 
 class Translation:
@@ -209,6 +214,7 @@ class Translator:
         self.inlining = [fn]  # the functions being translated, for errors
         self.lambdas = []  # the lambdas being called (recursion is an error)
         self.sig = Signature()
+        self.global_views = {}  # origin -> View (Translator.global_array)
         self.current_node = self.fdef
         self.globals = dict(fn.__globals__)
         if fn.__closure__:
@@ -323,6 +329,55 @@ class Translator:
                 raise self.error(f"argument '{name}' has unsupported type "
                                  f"{type(value).__name__}; expected a numpy "
                                  "array, an int, a float or a bool")
+
+    def global_array(self, name, value, node):
+        """A module-level (or closed-over) NumPy array the function reads:
+        a hidden parameter of the program, passed by the caller at every
+        call (the array the name holds then: in-place updates from either
+        side are seen, as in Python), never differentiated."""
+        origin = self._global_origin(name, value, node)
+        view = self.global_views.get(origin)
+        if view is not None:
+            return view
+        if value.dtype.type not in SUPPORTED_DTYPES:
+            raise self.unsupported(node, f"global array '{name}' of dtype "
+                                   f"{value.dtype}")
+        where, module, var = origin
+        label = "global." + (f"{module}." if module else "") + var
+        c = Container(f"%{label}", value.shape, value.dtype, "arg", label)
+        c.ndarray = True
+        self.em.reserved.add(c.ssa)
+        # After the other params, before the outputs (a return statement
+        # may read a global after its first value's output is made).
+        at = sum(1 for p in self.param_containers if p.kind != "output")
+        self.param_containers.insert(at, c)
+        self.sig.params.append(("array", label, value.dtype, value.shape))
+        self.sig.globals.append([label, where, module, var])
+        view = self.global_views[origin] = c.view()
+        return view
+
+    def _global_origin(self, name, value, node):
+        """Where the caller finds the array `name` names at each call:
+        ("closure", None, name) for a free variable of the function,
+        ("module", None, name) for one of its module, ("module", M, name)
+        for one of the module M of a function it calls."""
+        fn = self.inlining[0]
+        code = fn.__code__
+        if name in code.co_freevars and fn.__closure__[
+                code.co_freevars.index(name)].cell_contents is value:
+            return ("closure", None, name)
+        if fn.__globals__.get(name) is value:
+            return ("module", None, name)
+        callee = next((f for f in reversed(self.inlining)
+                       if isinstance(f, types.FunctionType)), fn)
+        module = getattr(callee, "__module__", None)
+        if callee.__globals__.get(name) is value and module and getattr(
+                sys.modules.get(module), "__dict__", None) is \
+                callee.__globals__:
+            return ("module", module, name)
+        raise self.unsupported(node, f"array '{name}' of an enclosing "
+                               "function of a called function",
+                               "pass it as an argument")
 
     # ------------------------------------------------------------------
     # Statements
@@ -2160,8 +2215,7 @@ class Translator:
                                         for x in g):
             return g
         if isinstance(g, np.ndarray):
-            raise self.unsupported(node, f"global array '{name}'",
-                                   "pass arrays as arguments")
+            return self.global_array(name, g, node)
         if g in (range, abs, min, max, float, int, len, bool, round, sum):
             return g
         if isinstance(g, type) and issubclass(g, np.generic):

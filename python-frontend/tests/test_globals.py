@@ -1,0 +1,162 @@
+"""Module-level and closed-over values a program reads: arrays are hidden
+parameters passed at every call (what the name holds then, in-place
+updates seen both ways, as in Python), constants are compiled in and a
+changed one recompiles; neither is differentiated."""
+
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+W = np.arange(12.0).reshape(3, 4)
+SCALE = 3.0
+
+
+def weighted(x):
+    return np.sum(W @ x) * SCALE
+
+
+def test_global_array_follows_the_module():
+    global W, SCALE
+    saved = W, SCALE
+    try:
+        p = sdfg.program(weighted)
+        x = np.linspace(0.5, 2.0, 4)
+        assert p(x) == pytest.approx(weighted(x), rel=1e-15)
+        W[1, 2] = -7.0  # an in-place update is seen by the next call
+        assert p(x) == pytest.approx(weighted(x), rel=1e-15)
+        SCALE = 5.0  # a changed constant recompiles
+        assert p(x) == pytest.approx(weighted(x), rel=1e-15)
+        W = np.ones((2, 4))  # so does another shape
+        assert p(x) == pytest.approx(weighted(x), rel=1e-15)
+        assert p(x) == pytest.approx(2 * x.sum() * 5.0, rel=1e-15)
+    finally:
+        W, SCALE = saved
+
+
+def test_gradient_reads_the_global_and_does_not_differentiate_it():
+    x = np.linspace(0.5, 2.0, 4)
+    g = sdfg.grad(weighted, wrt="x")(x)["x"]
+    np.testing.assert_allclose(g, SCALE * W.sum(axis=0), rtol=1e-15)
+    with pytest.raises(sdfg.FrontendError,
+                       match="'W' is a global array it reads"):
+        sdfg.grad(weighted, wrt="W")(x)
+
+
+BUFFER = np.zeros(4)
+
+
+def writes_global(x):
+    BUFFER[1:] = x[:3] * 2.0
+    return np.sum(BUFFER * x)
+
+
+def test_writes_reach_the_global_and_gradients_leave_it():
+    BUFFER[:] = 0.0
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    assert sdfg.program(writes_global)(x) == 2 * 2 + 4 * 3 + 6 * 4
+    np.testing.assert_array_equal(BUFFER, [0.0, 2.0, 4.0, 6.0])
+    BUFFER[:] = 0.0
+    g = sdfg.grad(writes_global, wrt="x")(x)["x"]
+    # d/dx_k of sum_{j>=1} 2 x_{j-1} x_j.
+    np.testing.assert_allclose(g, [4.0, 8.0, 12.0, 6.0], rtol=1e-15)
+    np.testing.assert_array_equal(BUFFER, 0.0)  # no side effects
+
+
+TABLE = np.array([0.5, 1.5, 2.5])
+
+
+def returns_globals(x):
+    return x + TABLE.sum(), TABLE
+
+
+def test_returned_global_is_the_array_itself():
+    x = np.ones(2)
+    y, t = sdfg.program(returns_globals)(x)
+    assert t is TABLE
+    np.testing.assert_array_equal(y, 5.5)
+
+
+def test_closure_array():
+    def make(c):
+        def k(x):
+            return np.sum(np.sin(c) * x)
+        return k
+
+    c = np.array([0.1, 0.2, 0.3])
+    k = make(c)
+    p = sdfg.program(k)
+    x = np.array([1.0, -2.0, 0.5])
+    assert p(x) == pytest.approx(k(x), rel=1e-15)
+    c[0] = 2.0
+    assert p(x) == pytest.approx(k(x), rel=1e-15)
+    np.testing.assert_allclose(sdfg.grad(k, wrt="x")(x)["x"], np.sin(c),
+                               rtol=1e-15)
+
+
+@pytest.fixture
+def helper_module(tmp_path, monkeypatch):
+    """A module of its own with a global array that its function reads
+    (inlined into programs of this module)."""
+    (tmp_path / "sdfg_globals_helper.py").write_text(textwrap.dedent("""
+        import numpy as np
+        W = np.full(4, 2.0)
+
+        def scaled(x):
+            return x * W
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import sdfg_globals_helper
+    yield sdfg_globals_helper
+    del sys.modules["sdfg_globals_helper"]
+
+
+def test_global_of_a_called_module(helper_module):
+    def g(x):
+        return np.sum(scaled(x) + W[0])
+
+    scaled = helper_module.scaled
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    p = sdfg.program(g)
+    assert p(x) == pytest.approx(g(x), rel=1e-15)
+    helper_module.W[:] = 7.0
+    assert p(x) == pytest.approx(g(x), rel=1e-15)
+    # Its own W, not this module's W.
+    assert "global.sdfg_globals_helper.W" in sdfg.to_mlir(g, x)
+    assert "global.W" in sdfg.to_mlir(g, x)
+
+
+def test_array_of_a_called_closure_is_rejected():
+    def make():
+        c = np.ones(3)
+
+        def inner(x):
+            return x * c
+        return inner
+
+    inner = make()
+
+    def f(x):
+        return np.sum(inner(x))
+
+    with pytest.raises(sdfg.FrontendError,
+                       match="array 'c' of an enclosing function"):
+        sdfg.program(f)(np.ones(3))
+
+
+def test_global_shared_with_a_written_argument():
+    def f(x):
+        x += TABLE
+        return x
+
+    with pytest.raises(ValueError, match="share memory"):
+        sdfg.program(f)(TABLE)
