@@ -581,3 +581,104 @@ def test_loop_variable_python_leaves_otherwise_is_an_error(fn):
     with pytest.raises(sdfg.FrontendError, match=r"'i' after the loop of "
                        r"line \d+.*keep the value you need"):
         sdfg.program(fn)(np.linspace(0.0, 1.0, 4))
+
+
+# Names move from array to array as Python's do: in-place updates through a
+# name reach the array it names at that point, never a copy. Each of these
+# gave a silently wrong result (the name copied the array) or a rejection.
+
+def unpack_and_update(x, y):
+    a, b = x, y
+    a += b
+    a, b = y, x
+    a += b
+    return x - y
+
+
+def rebind_owned_name(x, y):
+    arr = np.zeros(3)
+    arr += 1.0
+    arr = x
+    arr *= 2.0
+    x[0] = 5.0
+    return x + arr
+
+
+def rebind_between_updates(x, y):
+    arr = x
+    arr *= 2.0
+    arr = y
+    arr *= 3.0
+    return x + y
+
+
+def tuple_loop_in_place(x, y):
+    for arr in (x, y[1:]):
+        arr *= 2.0
+        arr[0] = -1.0
+    for a, b in ((x, y), (y, x)):
+        a += b
+    return x * y
+
+
+def tuple_loop_in_a_loop(x, y):
+    s = 0.0
+    for t in range(3):
+        for arr in (x, y * 2.0):
+            arr *= 1.5
+            s += np.sum(arr * arr)
+    return s + np.sum(x)
+
+
+@pytest.mark.parametrize("fn", [unpack_and_update, rebind_owned_name,
+                                rebind_between_updates, tuple_loop_in_place,
+                                tuple_loop_in_a_loop])
+def test_names_alias_arrays_as_in_python(fn):
+    x0, y0 = np.array([1.0, 2.0, 3.0]), np.array([0.5, -2.0, 4.0])
+    xs, ys, xn, yn = x0.copy(), y0.copy(), x0.copy(), y0.copy()
+    np.testing.assert_allclose(sdfg.program(fn)(xs, ys), fn(xn, yn),
+                               rtol=1e-15)
+    np.testing.assert_array_equal(xs, xn)
+    np.testing.assert_array_equal(ys, yn)
+
+
+def test_gradient_through_a_tuple_loop_in_place():
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([0.5, -2.0, 4.0])
+    g = sdfg.grad(tuple_loop_in_a_loop, ["x", "y"])(x, y)
+    for name, k in (("x", 0), ("y", 1)):
+        for i in range(3):
+            plus, minus = [x.copy(), y.copy()], [x.copy(), y.copy()]
+            plus[k][i] += 1e-6
+            minus[k][i] -= 1e-6
+            fd = (tuple_loop_in_a_loop(*plus) -
+                  tuple_loop_in_a_loop(*minus)) / 2e-6
+            assert g[name][i] == pytest.approx(fd, rel=1e-7)
+
+
+def rebind_to_updated_argument_in_loop(x, y):
+    arr = x * 1.0
+    for t in range(2):
+        arr = y
+        y[0] += 1.0
+    return arr + 0.0
+
+
+def read_before_tuple_loop_rebinds(x, y):
+    arr = x
+    for t in range(3):
+        x[0] += arr.sum()
+        for arr in (x, y):
+            arr *= 2.0
+    return x + y
+
+
+@pytest.mark.parametrize("fn, match", [
+    (rebind_to_updated_argument_in_loop,
+     "'arr' is rebound here to the array of 'y' and 'y' is updated in "
+     "place"),
+    (read_before_tuple_loop_rebinds, "alias of a rebound array updated in "
+     "place"),
+])
+def test_aliasing_the_translation_cannot_follow_is_rejected(fn, match):
+    with pytest.raises(sdfg.FrontendError, match=match):
+        sdfg.program(fn)(np.ones(3), np.ones(3))

@@ -255,7 +255,12 @@ def _unroll(node, elts):
         return [ast.fix_missing_locations(st) for st in out]
     out = []
     for e in elts:
-        out.append(_loc(ast.Assign([copy.deepcopy(node.target)], e), node))
+        bind = ast.Assign([copy.deepcopy(node.target)], e)
+        # Each copy binds the name to its item, as Python's iteration
+        # does: an array item is aliased (`for a in (x, y): a *= 2`
+        # updates x and y), not copied into a variable of the name's own.
+        bind.sdfg_element = True
+        out.append(_loc(bind, node))
         out.extend(copy.deepcopy(node.body))
     return out
 

@@ -845,13 +845,21 @@ class Translator:
             # Into subscripts, an array view stays a view, as in NumPy: a
             # later store reads what the earlier ones wrote (`A[0], A[1] =
             # A[1], A[0]` leaves both rows A[1]'s).
+            # Into names, an array is bound, not copied (`a, b = x, y;
+            # a += 1` updates x), unless a target owns it: that target's
+            # assignment may store into its array (store_variable) before
+            # the others read it.
             into_arrays = all(isinstance(t, ast.Subscript)
                               for t in target.elts)
+            held = {id(self.var_containers[t.id]) for t in target.elts
+                    if isinstance(t, ast.Name)
+                    and t.id in self.var_containers}
             with self.statement() as stmt:
                 values = []
                 for v in node.value.elts:
                     v = self.eval(v)
-                    live = into_arrays and isinstance(v, View) and v.ndim > 0
+                    live = isinstance(v, View) and v.ndim > 0 and (
+                        into_arrays or id(v.container) not in held)
                     values.append(v if live else self.materialize_if_view(v))
                 for t, v in zip(target.elts, values):
                     self.assign(t, v, node)
@@ -1642,6 +1650,17 @@ class Translator:
             # A library op's fresh result (`E = A @ B`): the name adopts the
             # array instead of copying it.
             value = value.view
+        if isinstance(value, View) and value.ndim > 0 and \
+                not getattr(value, "fresh", False) and \
+                name in self.assign_counts.get(_STATIC, ()) and \
+                self._owner(value, name) is None:
+            # Every binding of the name is a statement of the function's
+            # top level, translated once and in order: the name moves to
+            # the array, as Python's does (`a = x; a *= 2; a = y` updates
+            # x), and leaves the array it owned to its other names.
+            self.var_containers.pop(name, None)
+            self.env[name] = value
+            return
         if isinstance(value, View) and _is_array(value) and \
                 name not in self.var_containers:
             # Augmented assignments update arrays in place: they do not
@@ -1654,9 +1673,7 @@ class Translator:
             # The variable owning the container, when it is rebound: its
             # rebindings store into the container (one container per
             # variable), which an alias must not see.
-            owner = next((n for n, c in self.var_containers.items()
-                          if c is value.container and n != name
-                          and self.rebind_counts.get(n, 0) > 1), None)
+            owner = self._owner(value, name)
             if fresh and value.is_whole():
                 # A new array (np.zeros, a copy...): the name adopts it.
                 self.var_containers[name] = value.container
@@ -1679,7 +1696,40 @@ class Translator:
                     f"updated in place, and '{rebound}' is rebound later; "
                     f"write '{name} = ....copy()' if '{name}' should be a "
                     "copy")
+        if isinstance(value, View) and value.ndim > 0 and \
+                self.var_containers.get(name) not in (None, value.container):
+            self._check_rebinding_copy(name, value, node)
         self.store_variable(name, self.to_expr(value), node)
+
+    def _owner(self, value, name):
+        """The variable other than `name` owning `value`'s container, when
+        it is rebound: its rebindings store into the container (one
+        container per variable), which an alias must not see."""
+        return next((n for n, c in self.var_containers.items()
+                     if c is value.container and n != name
+                     and self.rebind_counts.get(n, 0) > 1), None)
+
+    def _check_rebinding_copy(self, name, value, node):
+        """`name`, which holds an array of its own, is rebound in a loop or
+        branch to another array that stays (an argument, a name bound
+        once): the translation copies it into name's array, where NumPy
+        makes the two names one array. Rejected when either is updated in
+        place, which would then reach the other in NumPy only."""
+        sources = [n for n, v in self.env.items()
+                   if isinstance(v, View) and v.container is value.container
+                   and n != name]
+        lasting = value.container.kind == "arg" or any(
+            self.rebind_counts.get(n, 0) <= 1 for n in sources)
+        updated = [n for n in [name] + sources if n in self.inplace_names]
+        if lasting and updated:
+            source = sources[0] if sources else value.container.name
+            raise self.unsupported(
+                node, "rebinding an array variable to another array in a "
+                "loop or branch",
+                f"'{name}' is rebound here to the array of '{source}' and "
+                f"'{updated[0]}' is updated in place: in NumPy the update "
+                f"would reach both names; write '{name} = {source}.copy()' "
+                "if it should be a copy, or use a new name")
 
     def store_variable(self, name, expr, node):
         """Stores `expr` into variable `name`'s own container (made on the
@@ -3595,12 +3645,58 @@ def _count_assignments(fdef, augmented=True):
                             bump(t.id, 1)
     if augmented:
         counts[_STRAIGHT] = _straight_line_names(fdef)
+        counts[_STATIC] = _static_names(fdef)
     return counts
 
 
 # The key under which _count_assignments lists the names assigned only by
 # plain statements of the function's own top level (not an identifier).
 _STRAIGHT = "<straight-line>"
+
+
+# The key under which _count_assignments lists the names bound only by
+# assignments of the function's own top level (augmented ones anywhere).
+_STATIC = "<static>"
+
+
+def _static_names(fdef):
+    """Names bound only by `name = value` or `a, b = ...` statements
+    directly in the function's body (augmented assignments anywhere: on an
+    array they update it in place). Each binding is translated once, in
+    order, so such a name can simply move from array to array."""
+    top, other = set(), set()
+    for stmt in fdef.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                all(isinstance(t, ast.Name) for t in (
+                    stmt.targets[0].elts if isinstance(
+                        stmt.targets[0], ast.Tuple) else [stmt.targets[0]])):
+            t = stmt.targets[0]
+            top |= {n.id for n in (t.elts if isinstance(t, ast.Tuple)
+                                   else [t])}
+            inner = [stmt.value]
+        else:
+            inner = [stmt]
+        for sub in inner:
+            for n in ast.walk(sub):
+                if isinstance(n, ast.AugAssign):
+                    continue
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) \
+                        and not _augmented_target(sub, n):
+                    other.add(n.id)
+                elif isinstance(n, (ast.FunctionDef, ast.Lambda)):
+                    a = n.args
+                    other |= {x.arg for x in a.posonlyargs + a.args +
+                              a.kwonlyargs}
+                    if isinstance(n, ast.FunctionDef):
+                        other.add(n.name)
+    return frozenset(top - other)
+
+
+def _augmented_target(tree, name):
+    """Whether `name` (a Name node in `tree`) is the target of an
+    augmented assignment."""
+    return any(isinstance(n, ast.AugAssign) and n.target is name
+               for n in ast.walk(tree))
 
 
 def _straight_line_names(fdef):
