@@ -1133,6 +1133,56 @@ mapTriangle(ReverseBuilder &rb, Location loc, Value c, Value into,
     rb.store(loc, t.getResult(0), c, id, p, /*accumulate=*/false);
 }
 
+/// `out[i, j] = fn(i, j, ins read at (i, j))` over out's 2-d shape, in a
+/// parallel map of the current state; each input has its access map
+/// (identity, transposed, a row's or a column's vector element).
+static void mapElementwise(
+    ReverseBuilder &rb, Location loc, Value out,
+    ArrayRef<std::pair<Value, AffineMap>> ins,
+    function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)> fn) {
+  auto type = cast<MemRefType>(out.getType());
+  OpBuilder::InsertionGuard guard(rb.b);
+  SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+  SmallVector<Value> args = {p[0], p[1]};
+  for (auto [c, map] : ins)
+    args.push_back(rb.load(loc, c, map, p));
+  TaskletOp t =
+      rb.tasklet(loc, {type.getElementType()}, args,
+                 [&](OpBuilder &ib, ArrayRef<Value> x) -> SmallVector<Value> {
+                   return {fn(ib, x[0], x[1], x.drop_front(2))};
+                 });
+  rb.store(loc, t.getResult(0), out,
+           AffineMap::getMultiDimIdentityMap(2, rb.b.getContext()), p,
+           /*accumulate=*/false);
+}
+
+/// The access maps of a 2-d map's inputs: (i, j), (j, i), (i) and (j).
+namespace {
+struct Access2D {
+  AffineMap id, swapped, row, col;
+  explicit Access2D(MLIRContext *ctx) {
+    AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+    id = AffineMap::get(2, 0, {i, j}, ctx);
+    swapped = AffineMap::get(2, 0, {j, i}, ctx);
+    row = AffineMap::get(2, 0, {i}, ctx);
+    col = AffineMap::get(2, 0, {j}, ctx);
+  }
+};
+} // namespace
+
+/// `num / gap` off the diagonal (i != j), 0 on it: the F matrix of the
+/// spectral gradients (eigh: gap = w[j] - w[i], svd: s[j]^2 - s[i]^2),
+/// whose diagonal is 1/0 and does not enter the gradient.
+static Value offDiagonalRatio(OpBuilder &ib, Location loc, Value i, Value j,
+                              Value num, Value gap) {
+  Value q = arith::DivFOp::create(ib, loc, num, gap);
+  Value zero = arith::ConstantOp::create(ib, loc, q.getType(),
+                                         ib.getFloatAttr(q.getType(), 0));
+  return arith::SelectOp::create(
+      ib, loc, arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j),
+      zero, q);
+}
+
 LogicalResult CholeskyOp::emitReverse(ReverseBuilder &rb) {
   Value dL = rb.gradientOf(getL());
   if (dL) {
@@ -1217,23 +1267,16 @@ LogicalResult EighOp::emitReverse(ReverseBuilder &rb) {
       Type elt = type.getElementType();
       int64_t n = type.getDimSize(0);
       OpBuilder &b = rb.b;
-      MLIRContext *ctx = getContext();
-      AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-      AffineMap row = AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, ctx);
-      AffineMap col = AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, ctx);
+      Access2D at(getContext());
       Value v, m = scratchContainer(rb, loc, type);
       if (getPart() == EighPart::values) {
         // The eigenvectors again, from A (restored to its forward value).
         v = scratchContainer(rb, loc, type);
         EighOp::create(b, loc, EighPart::vectors, getA(), v);
-        OpBuilder::InsertionGuard guard(b);
-        SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
-        Value scaled = scalarTasklet(
-            rb, loc, {rb.load(loc, v, id, p), rb.load(loc, dR, col, p)}, elt,
-            [](OpBuilder &ib, Location l, ArrayRef<Value> x) -> Value {
-              return arith::MulFOp::create(ib, l, x[0], x[1]);
-            });
-        rb.store(loc, scaled, m, id, p, /*accumulate=*/false);
+        mapElementwise(rb, loc, m, {{v, at.id}, {dR, at.col}},
+                       [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
+                         return arith::MulFOp::create(ib, loc, x[0], x[1]);
+                       });
       } else {
         v = getResult();
         Value w = scratchContainer(rb, loc, MemRefType::get({n}, elt));
@@ -1242,25 +1285,11 @@ LogicalResult EighOp::emitReverse(ReverseBuilder &rb) {
         MatmulOp::create(b, loc, v, dR, g, /*transpose_a=*/true,
                          /*transpose_b=*/false, /*accumulate=*/false,
                          /*alpha=*/FloatAttr());
-        {
-          OpBuilder::InsertionGuard guard(b);
-          SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
-          SmallVector<Value> ins = {p[0], p[1], rb.load(loc, g, id, p),
-                                    rb.load(loc, w, row, p),
-                                    rb.load(loc, w, col, p)};
-          TaskletOp t = rb.tasklet(
-              loc, {elt}, ins,
-              [&](OpBuilder &ib, ArrayRef<Value> x) -> SmallVector<Value> {
-                Value gap = arith::SubFOp::create(ib, loc, x[4], x[3]);
-                Value q = arith::DivFOp::create(ib, loc, x[2], gap);
-                Value onDiagonal = arith::CmpIOp::create(
-                    ib, loc, arith::CmpIPredicate::eq, x[0], x[1]);
-                Value zero = arith::ConstantOp::create(ib, loc, elt,
-                                                       ib.getFloatAttr(elt, 0));
-                return {arith::SelectOp::create(ib, loc, onDiagonal, zero, q)};
-              });
-          rb.store(loc, t.getResult(0), g, id, p, /*accumulate=*/false);
-        }
+        mapElementwise(rb, loc, g, {{g, at.id}, {w, at.row}, {w, at.col}},
+                       [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
+                         Value gap = arith::SubFOp::create(ib, loc, x[2], x[1]);
+                         return offDiagonalRatio(ib, loc, i, j, x[0], gap);
+                       });
         MatmulOp::create(b, loc, v, g, m, /*transpose_a=*/false,
                          /*transpose_b=*/false, /*accumulate=*/false,
                          /*alpha=*/FloatAttr());
@@ -1397,29 +1426,8 @@ LogicalResult SVDOp::emitReverse(ReverseBuilder &rb) {
       };
       Value u = factor(SVDPart::u, uType), sv = factor(SVDPart::s, sType),
             vh = factor(SVDPart::vh, vType);
-      AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-      AffineMap swapped = AffineMap::get(
-          2, 0, {b.getAffineDimExpr(1), b.getAffineDimExpr(0)}, ctx);
-      AffineMap row = AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, ctx);
-      AffineMap col = AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, ctx);
-      // out[i, j] = fn(i, j, inputs at (i, j)) over out's 2-d shape.
-      auto elementwise =
-          [&](Value out, ArrayRef<std::pair<Value, AffineMap>> ins,
-              function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)>
-                  fn) {
-            OpBuilder::InsertionGuard guard(b);
-            SmallVector<Value> p = rb.openMap(
-                loc, cast<MemRefType>(out.getType()).getShape(), true);
-            SmallVector<Value> args = {p[0], p[1]};
-            for (auto [c, map] : ins)
-              args.push_back(rb.load(loc, c, map, p));
-            TaskletOp t = rb.tasklet(
-                loc, {elt}, args,
-                [&](OpBuilder &ib, ArrayRef<Value> x) -> SmallVector<Value> {
-                  return {fn(ib, x[0], x[1], x.drop_front(2))};
-                });
-            rb.store(loc, t.getResult(0), out, id, p, /*accumulate=*/false);
-          };
+      Access2D at(ctx);
+      AffineMap id = at.id, swapped = at.swapped, row = at.row, col = at.col;
       auto matmul = [&](Value x, Value y, Value out, bool tx, bool ty,
                         bool acc) {
         MatmulOp::create(b, loc, x, y, out, tx, ty, acc, FloatAttr());
@@ -1430,21 +1438,15 @@ LogicalResult SVDOp::emitReverse(ReverseBuilder &rb) {
         Value gap = arith::SubFOp::create(
             ib, loc, arith::MulFOp::create(ib, loc, sj, sj),
             arith::MulFOp::create(ib, loc, si, si));
-        Value q = arith::DivFOp::create(ib, loc, num, gap);
-        Value zero =
-            arith::ConstantOp::create(ib, loc, elt, ib.getFloatAttr(elt, 0));
-        return arith::SelectOp::create(
-            ib, loc,
-            arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j),
-            zero, q);
+        return offDiagonalRatio(ib, loc, i, j, num, gap);
       };
       switch (getPart()) {
       case SVDPart::s: {
         Value scaled = scratchContainer(rb, loc, uType);
-        elementwise(scaled, {{u, id}, {dOut, col}},
-                    [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
-                      return arith::MulFOp::create(ib, loc, x[0], x[1]);
-                    });
+        mapElementwise(rb, loc, scaled, {{u, id}, {dOut, col}},
+                       [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
+                         return arith::MulFOp::create(ib, loc, x[0], x[1]);
+                       });
         matmul(scaled, vh, dA, false, false, true);
         break;
       }
@@ -1452,23 +1454,24 @@ LogicalResult SVDOp::emitReverse(ReverseBuilder &rb) {
         Value g = scratchContainer(rb, loc, square);
         matmul(u, dOut, g, true, false, false);
         Value p = scratchContainer(rb, loc, square);
-        elementwise(p, {{g, id}, {g, swapped}, {sv, row}, {sv, col}},
-                    [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
-                      Value skew = arith::SubFOp::create(ib, loc, x[0], x[1]);
-                      return gapped(ib, i, j, x[2], x[3],
-                                    arith::MulFOp::create(ib, loc, skew, x[3]));
-                    });
+        mapElementwise(
+            rb, loc, p, {{g, id}, {g, swapped}, {sv, row}, {sv, col}},
+            [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
+              Value skew = arith::SubFOp::create(ib, loc, x[0], x[1]);
+              return gapped(ib, i, j, x[2], x[3],
+                            arith::MulFOp::create(ib, loc, skew, x[3]));
+            });
         Value sum = scratchContainer(rb, loc, uType);
         matmul(u, p, sum, false, false, false);
         Value ug = scratchContainer(rb, loc, uType);
         matmul(u, g, ug, false, false, false);
-        elementwise(sum, {{sum, id}, {dOut, id}, {ug, id}, {sv, col}},
-                    [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
-                      Value rest = arith::SubFOp::create(ib, loc, x[1], x[2]);
-                      return arith::AddFOp::create(
-                          ib, loc, x[0],
-                          arith::DivFOp::create(ib, loc, rest, x[3]));
-                    });
+        mapElementwise(
+            rb, loc, sum, {{sum, id}, {dOut, id}, {ug, id}, {sv, col}},
+            [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
+              Value rest = arith::SubFOp::create(ib, loc, x[1], x[2]);
+              return arith::AddFOp::create(
+                  ib, loc, x[0], arith::DivFOp::create(ib, loc, rest, x[3]));
+            });
         matmul(sum, vh, dA, false, false, true);
         break;
       }
@@ -1476,8 +1479,8 @@ LogicalResult SVDOp::emitReverse(ReverseBuilder &rb) {
         Value h = scratchContainer(rb, loc, square);
         matmul(dOut, vh, h, false, true, false);
         Value p = scratchContainer(rb, loc, square);
-        elementwise(
-            p, {{h, id}, {h, swapped}, {sv, row}, {sv, col}},
+        mapElementwise(
+            rb, loc, p, {{h, id}, {h, swapped}, {sv, row}, {sv, col}},
             [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
               Value skew = arith::SubFOp::create(ib, loc, x[1], x[0]);
               Value f = gapped(ib, i, j, x[2], x[3],
@@ -1487,12 +1490,12 @@ LogicalResult SVDOp::emitReverse(ReverseBuilder &rb) {
             });
         Value d = scratchContainer(rb, loc, vType);
         matmul(p, vh, d, false, false, false);
-        elementwise(d, {{d, id}, {dOut, id}, {sv, row}},
-                    [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
-                      return arith::AddFOp::create(
-                          ib, loc, x[0],
-                          arith::DivFOp::create(ib, loc, x[1], x[2]));
-                    });
+        mapElementwise(rb, loc, d, {{d, id}, {dOut, id}, {sv, row}},
+                       [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
+                         return arith::AddFOp::create(
+                             ib, loc, x[0],
+                             arith::DivFOp::create(ib, loc, x[1], x[2]));
+                       });
         matmul(u, d, dA, false, false, true);
         break;
       }
