@@ -17,7 +17,8 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.sdfg_tools_dir, config.llvm_tools_dir]
-tools = ["sdfg-opt", "sdfg-translate", "llvm-nm", "llvm-readelf", "not", "count"]
+tools = ["sdfg-opt", "sdfg-translate", "llvm-nm", "llvm-readelf", "not", "count",
+         "opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%python", config.python_executable))
 

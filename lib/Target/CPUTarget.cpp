@@ -18,6 +18,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -243,39 +244,23 @@ static void addNewerLibmvec(llvm::TargetLibraryInfoImpl &tlii,
   tlii.addVectorizableFunctions(descs);
 }
 
-std::unique_ptr<llvm::Module>
-mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
-                                 unsigned optLevel, StringRef cpu) {
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, ctx);
-  if (!llvmModule) {
-    module.emitError("translation to LLVM IR failed");
-    return nullptr;
-  }
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(cpu, error);
-  if (!tm) {
-    emitError(module.getLoc(), "cannot create a target machine: ") << error;
-    return nullptr;
-  }
-  llvmModule->setDataLayout(tm->createDataLayout());
-  llvmModule->setTargetTriple(tm->getTargetTriple());
-  if (optLevel == 0)
-    return llvmModule;
-  // The default pipeline, plus glibc's vector math library (libmvec) so
-  // that loops calling exp, sin, log... vectorise as NumPy's do.
+/// Runs LLVM's default pipeline at `optLevel` (>= 1) on `module`, with
+/// glibc's vector math library (libmvec) so that loops calling exp, sin,
+/// log... vectorise as NumPy's do; `slp` enables the SLP vectoriser.
+static void optimize(llvm::Module &module, llvm::TargetMachine &tm,
+                     unsigned optLevel, bool slp) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = optLevel > 1;
-  tuning.SLPVectorization = optLevel > 1;
-  llvm::PassBuilder pb(tm.get(), tuning);
-  llvm::TargetLibraryInfoImpl tlii(tm->getTargetTriple());
+  tuning.SLPVectorization = slp && optLevel > 1;
+  llvm::PassBuilder pb(&tm, tuning);
+  llvm::TargetLibraryInfoImpl tlii(tm.getTargetTriple());
   tlii.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
-                                          tm->getTargetTriple());
-  addNewerLibmvec(tlii, *tm);
+                                          tm.getTargetTriple());
+  addNewerLibmvec(tlii, tm);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -286,7 +271,51 @@ mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
                                   : optLevel == 2 ? llvm::OptimizationLevel::O2
                                                   : llvm::OptimizationLevel::O3;
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
-  mpm.run(*llvmModule, mam);
+  mpm.run(module, mam);
+}
+
+std::unique_ptr<llvm::Module>
+mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
+                                 unsigned optLevel, StringRef cpu) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = hostMachine(cpu, error);
+  if (!tm) {
+    emitError(module.getLoc(), "cannot create a target machine: ") << error;
+    return nullptr;
+  }
+  auto translate = [&]() -> std::unique_ptr<llvm::Module> {
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(module, ctx);
+    if (!llvmModule) {
+      module.emitError("translation to LLVM IR failed");
+      return nullptr;
+    }
+    llvmModule->setDataLayout(tm->createDataLayout());
+    llvmModule->setTargetTriple(tm->getTargetTriple());
+    return llvmModule;
+  };
+  std::unique_ptr<llvm::Module> llvmModule = translate();
+  if (!llvmModule || optLevel == 0)
+    return llvmModule;
+  optimize(*llvmModule, *tm, optLevel, /*slp=*/true);
+  // LLVM 22's SLP vectoriser can leave a use before its definition where it
+  // turns calls into libmvec calls (an n-body step's exp over AVX2 lanes);
+  // nothing checks the module after the pipeline, so the object would run
+  // garbage. Such a module is optimised again without SLP.
+  if (!llvm::verifyModule(*llvmModule, &llvm::nulls()))
+    return llvmModule;
+  llvmModule = translate();
+  if (!llvmModule)
+    return nullptr;
+  optimize(*llvmModule, *tm, optLevel, /*slp=*/false);
+  std::string broken;
+  llvm::raw_string_ostream os(broken);
+  if (llvm::verifyModule(*llvmModule, &os)) {
+    module.emitError("LLVM's optimisation produced an invalid module (an "
+                     "LLVM bug; -O0 avoids it): ")
+        << broken;
+    return nullptr;
+  }
   return llvmModule;
 }
 

@@ -186,3 +186,22 @@ def test_cli_prints_the_dialect(tmp_path):
                          env=env, capture_output=True, text=True)
     assert bad.returncode == 1
     assert "defines no function 'g'" in bad.stderr
+
+
+def pairwise_exp_step(pos, mass, dt):
+    for s in range(2):
+        d = pos[np.newaxis, :, :] - pos[:, np.newaxis, :]
+        inv = np.exp(np.sum(d ** 2, axis=2))
+        pos += dt * np.sum(inv[:, :, None] * d * mass[None, :, None], axis=1)
+    return pos
+
+
+def test_slp_vectorised_libmvec_calls_compute_numpys_values():
+    # LLVM 22's SLP vectoriser broke this module (a use before its
+    # definition) on AVX2 machines and the program ran garbage (fuzz round
+    # 8); sdfg-translate now verifies and re-optimises without SLP.
+    rng = np.random.default_rng(1)
+    P, M = rng.random((4, 3)), rng.random(4)
+    got = sdfg.program(pairwise_exp_step)(P.copy(), M, 0.3)
+    np.testing.assert_allclose(got, pairwise_exp_step(P.copy(), M, 0.3),
+                               rtol=1e-13)
