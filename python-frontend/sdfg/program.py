@@ -42,6 +42,10 @@ def _arg_key(value):
         return ("bool", bool(value))
     if isinstance(value, (int, np.integer)):
         return ("int", int(value))
+    if isinstance(value, str):
+        return ("str", value)
+    if value is None:
+        return ("none",)
     if isinstance(value, (float, np.floating)):
         dt = value.dtype.str if isinstance(value, np.floating) else "<f8"
         return ("float", dt)
@@ -87,6 +91,8 @@ def _global_refs(fn):
             if isinstance(v, types.FunctionType):
                 # NumPy's own Python functions are translated, not inlined.
                 if not (v.__module__ or "").startswith(("numpy", "sdfg.")):
+                    # An inlined function: its source is part of the key.
+                    refs.append((scope, name))
                     visit(v)
             elif _is_constant(v):
                 refs.append((scope, name))
@@ -105,21 +111,44 @@ def _is_constant(v):
 
 def _global_state(refs):
     """The key of what `refs` (_global_refs) hold now: an array's dtype
-    and shape, another value's repr."""
+    and shape, a called function's source, another value's repr."""
     state = []
     for scope, name in refs:
         v = scope.cell_contents if isinstance(scope, types.CellType) else \
             scope.get(name)
+        if isinstance(v, Program):
+            v = v.fn
         state.append(_arg_key(v) if isinstance(v, np.ndarray) else
-                     repr(v))
+                     _code_digest(v.__code__)
+                     if isinstance(v, types.FunctionType) else repr(v))
     return tuple(state)
+
+
+_CODE_DIGESTS = {}
+
+
+def _code_digest(code):
+    """A hash of the source of the function whose code is `code` (read
+    once per code object): an edited helper must not reuse the libraries
+    its old version built."""
+    digest = _CODE_DIGESTS.get(code)
+    if digest is None:
+        try:
+            text = "".join(inspect.getsourcelines(code)[0]).encode()
+        except (OSError, TypeError):
+            text = code.co_code + repr(code.co_consts).encode()
+        digest = _CODE_DIGESTS[code] = hashlib.sha256(text).hexdigest()[:16]
+    return digest
 
 
 def _global_value(fn, where, module, name):
     """The value a global array parameter takes at a call (see
     Signature.globals)."""
     try:
-        if where == "closure":
+        if where in ("closure", "closure-of"):
+            if where == "closure-of":  # the closure of a module-level name
+                fn = fn.__globals__[module]
+                fn = getattr(fn, "fn", fn)
             code = fn.__code__
             return fn.__closure__[code.co_freevars.index(name)].cell_contents
         scope = fn.__globals__ if module is None else \
@@ -675,6 +704,18 @@ def _check_overlap(meta, args, written):
             if (n1 in written or n2 in written) and \
                     np.may_share_memory(a1, a2):
                 changed = n1 if n1 in written else n2
+                if n1.startswith("global.") or n2.startswith("global."):
+                    # Module-level arrays are passed as arguments too.
+                    def show(n):
+                        return (f"global '{n.rsplit('.', 1)[1]}'"
+                                if n.startswith("global.") else
+                                f"argument '{n}'")
+                    raise ValueError(
+                        f"{show(n1)} and {show(n2)} share memory and the "
+                        f"program writes {show(changed)}: the compiled "
+                        "program reads and writes them as separate arrays; "
+                        "index one array in the function instead of a view "
+                        "of it (A[2:8] for Av = A[2:8]), or pass a copy")
                 raise ValueError(
                     f"arguments '{n1}' and '{n2}' share memory and the "
                     f"program writes '{changed}': pass a copy of one of "

@@ -144,7 +144,7 @@ def k_chained(A):
 
 
 def k_string_const(A):
-    s = "abc"  # here
+    return A + "abc"  # here
 
 
 def k_range_step_variable(A):
@@ -213,7 +213,7 @@ CASES = [
     (k_star_args, (A,), "function signature", r"\*args and \*\*kwargs"),
     (k_kwargs_call, (A,), "keyword argument 'dtype'", None),
     (k_chained, (A,), "chained assignment", None),
-    (k_string_const, (A,), "constant str", None),
+    (k_string_const, (A,), "value of type str", None),
     (k_range_step_variable, (A,), "range step", "constant"),
     (k_array_truth, (A,), None, "truth value of an array is ambiguous"),
     (k_undefined, (A,), None, "name 'undefined_name' is not defined"),

@@ -158,5 +158,103 @@ def test_global_shared_with_a_written_argument():
         x += TABLE
         return x
 
-    with pytest.raises(ValueError, match="share memory"):
+    with pytest.raises(ValueError, match="argument 'x' and global 'TABLE' "
+                       "share memory"):
         sdfg.program(f)(TABLE)
+
+
+def test_edited_helper_is_compiled_again(tmp_path, monkeypatch):
+    """The cache key holds the source of the functions a program inlines,
+    not only its own: an edited helper used to run its old version from
+    the disk cache (fuzz round 8)."""
+    import importlib
+    module = tmp_path / "sdfg_edited_helper.py"
+    text = textwrap.dedent("""
+        import numpy as np
+
+        def helper(x):
+            return x * 2.0
+
+        def main(x):
+            return np.sum(helper(x))
+    """)
+    module.write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import sdfg_edited_helper as m
+    try:
+        assert sdfg.program(m.main)(np.ones(3)) == 6.0
+        module.write_text(text.replace("x * 2.0", "x * 2.0 + 1.0"))
+        importlib.reload(m)
+        assert sdfg.program(m.main)(np.ones(3)) == 9.0
+    finally:
+        del sys.modules["sdfg_edited_helper"]
+
+
+MODE = "relu"
+KINDS = ("relu", "tanh")
+
+
+def activation(x, kind=None):
+    kind = MODE if kind is None else kind
+    if kind == "relu":
+        return np.sum(np.maximum(x, 0.0) ** 2)
+    if kind != "tanh":
+        return np.sum(x)
+    return np.sum(np.tanh(x) ** 2) * len(KINDS)
+
+
+def test_string_modes_decide_branches_when_compiling():
+    global MODE
+    x = np.linspace(-1.0, 1.0, 5)
+    p = sdfg.program(activation)
+    assert p(x) == pytest.approx(activation(x), rel=1e-15)
+    assert p(x, kind="tanh") == pytest.approx(activation(x, kind="tanh"),
+                                              rel=1e-15)
+    assert p(x, "other") == pytest.approx(np.sum(x), rel=1e-15)
+    saved = MODE
+    try:
+        MODE = "tanh"  # a changed global string compiles anew
+        assert p(x) == pytest.approx(activation(x), rel=1e-15)
+    finally:
+        MODE = saved
+    g = sdfg.grad(activation, "x")(x, "tanh")["x"]
+    np.testing.assert_allclose(
+        g, 2 * np.tanh(x) * (1 - np.tanh(x) ** 2) * 2, rtol=1e-14)
+
+
+def test_string_compared_with_an_array_is_rejected():
+    def f(x):
+        return np.sum(x) if MODE < "z" else 0.0
+
+    with pytest.raises(sdfg.FrontendError, match="strings compare with =="):
+        sdfg.program(f)(np.ones(2))
+
+
+def make_step(k, L):
+    def step(u):
+        return u + k * (np.roll(u, 1) + np.roll(u, -1) - 2 * u) / L
+    return step
+
+
+STEP = make_step(0.3, np.array([2.0]))
+
+
+def run_steps(u):
+    for _ in range(3):
+        u = STEP(u)
+    return np.sum(u ** 2)
+
+
+def test_array_in_the_closure_of_a_called_module_level_function():
+    u = np.linspace(0.0, 1.0, 6) ** 2
+    p = sdfg.program(run_steps)
+    assert p(u) == pytest.approx(run_steps(u), rel=1e-14)
+    cells = dict(zip(STEP.__code__.co_freevars, STEP.__closure__))
+    cells["L"].cell_contents[0] = 4.0  # read at every call
+    assert p(u) == pytest.approx(run_steps(u), rel=1e-14)
+    g = sdfg.grad(run_steps, "u")(u)["u"]
+    for i in range(6):
+        e = np.zeros(6)
+        e[i] = 1e-6
+        fd = (run_steps(u + e) - run_steps(u - e)) / 2e-6
+        assert g[i] == pytest.approx(fd, rel=1e-7)

@@ -223,6 +223,38 @@ def test_reshape_errors(fn, match):
     assert "test_numpy_functions.py:" in str(info.value)
 
 
+def rebind_reshape(y):
+    z = y.reshape((2, 3))
+    z = np.tanh(z) + 1.0   # a new array: no write through the reshape
+    z[0, 0] = -1.0         # into that new array
+    w = y.reshape(3, 2)
+    v = w
+    w = w * 2.0            # v still views the reshape
+    return np.sum(z * z) + np.sum(v) + np.sum(w)
+
+
+def rebind_reshape_in_loop(y):
+    z = y.reshape((2, 3))
+    for i in range(3):
+        z = z * 1.5 + 0.25
+    return np.sum(z * z)
+
+
+@pytest.mark.parametrize("fn", [rebind_reshape, rebind_reshape_in_loop])
+def test_rebinding_a_reshape_is_not_a_write(fn):
+    # Rebinding a name that held a reshape was rejected as a write into
+    # the reshaped array (fuzz round 8).
+    y = np.linspace(-1.0, 1.0, 6)
+    assert sdfg.program(fn)(y.copy()) == pytest.approx(fn(y.copy()),
+                                                       rel=1e-14)
+    g = sdfg.grad(fn, "y")(y)["y"]
+    for i in range(6):
+        e = np.zeros(6)
+        e[i] = 1e-6
+        fd = (fn(y + e) - fn(y - e)) / 2e-6
+        assert g[i] == pytest.approx(fd, rel=1e-7, abs=1e-9)
+
+
 def einsum_ellipsis(A):
     return np.einsum("...i,...i", A, A)
 

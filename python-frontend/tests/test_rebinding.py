@@ -682,3 +682,44 @@ def read_before_tuple_loop_rebinds(x, y):
 def test_aliasing_the_translation_cannot_follow_is_rejected(fn, match):
     with pytest.raises(sdfg.FrontendError, match=match):
         sdfg.program(fn)(np.ones(3), np.ones(3))
+
+
+def scale_rows_through_alias(S, dt):
+    for k in range(3):
+        s = S[k, 1:]
+        s *= dt * (k + 1)
+        s += S[k + 1, :2]
+    return np.sum(S * S)
+
+
+def test_row_alias_bound_per_iteration_is_updated_in_place():
+    # `s = S[k]; s *= dt` in a loop was rejected with advice ('s =
+    # ....copy()') that would have changed the result (fuzz round 8).
+    S = np.linspace(-1.0, 2.0, 12).reshape(4, 3)
+    a, b = S.copy(), S.copy()
+    assert sdfg.program(scale_rows_through_alias)(a, 0.7) == pytest.approx(
+        scale_rows_through_alias(b, 0.7), rel=1e-14)
+    np.testing.assert_array_equal(a, b)
+    g = sdfg.grad(scale_rows_through_alias, "S")(S, 0.7)["S"]
+    for i in range(4):
+        for j in range(3):
+            plus, minus = S.copy(), S.copy()
+            plus[i, j] += 1e-6
+            minus[i, j] -= 1e-6
+            fd = (scale_rows_through_alias(plus, 0.7) -
+                  scale_rows_through_alias(minus, 0.7)) / 2e-6
+            assert g[i, j] == pytest.approx(fd, rel=1e-7, abs=1e-8)
+
+
+def alias_read_before_its_binding(S, dt):
+    s = S[0]
+    for k in range(3):
+        S[k] += s.sum()
+        s = S[k]
+        s *= dt
+    return S
+
+
+def test_alias_carried_between_iterations_is_rejected():
+    with pytest.raises(sdfg.FrontendError, match="alias of a rebound array"):
+        sdfg.program(alias_read_before_its_binding)(np.ones((4, 3)), 0.5)

@@ -198,6 +198,7 @@ class Translator:
         # Names whose value depended on the iterator of a loop that ended
         # (and whose last value is not known when compiling) -> its line.
         self.loop_scoped = {}
+        self.loop_ivs = []  # the iterators of the enclosing sdfg.loops
         # Index names whose values come from data (array elements, scalar
         # arguments, loop variables with such bounds): their sign is only
         # known at run time, so negative subscripts are wrapped there.
@@ -253,19 +254,29 @@ class Translator:
 
     def run(self):
         self._bind_arguments()
-        body = self.fdef.body
+        body = list(self.fdef.body)
         with self.em.capture() as main:
             self.em.indent = 1
-            for i, stmt in enumerate(body):
+            i = 0
+            while i < len(body):
+                stmt = body[i]
+                taken = self._decided_branch(stmt)
+                if taken is not None:
+                    # `if MODE == "relu": return ...` at the top level:
+                    # the branch taken, in place of the if (a return in it
+                    # ends the function; what follows is unreachable).
+                    body[i:i + 1] = taken
+                    continue
                 last = i == len(body) - 1
                 if isinstance(stmt, ast.Return):
-                    if not last:
+                    if not last and not self._returned_early(body, i):
                         raise self.unsupported(stmt, "return",
                                                "return must be the last "
                                                "statement of the function")
                     self.visit_return(stmt)
-                else:
-                    self.visit(stmt)
+                    break
+                self.visit(stmt)
+                i += 1
         params = []
         for c in self.param_containers:
             params.append(f"{c.ssa}: {c.mlir_type} {{sdfg.name = \"{c.name}\"}}")
@@ -281,6 +292,31 @@ class Translator:
         sources.append(None)
         return Translation(self.name, "\n".join(lines) + "\n", self.sig,
                            self.filename, sources)
+
+    def _decided_branch(self, stmt):
+        """The statements of the branch a top-level `if` with a return in
+        it takes, where its test is decided when compiling; else None."""
+        if not isinstance(stmt, ast.If) or not any(
+                isinstance(n, ast.Return) for n in ast.walk(stmt)):
+            return None
+        allocs = len(self.em.allocs)
+        with self.em.capture() as pre:
+            test = self.eval(stmt.test)
+        if isinstance(test, Idx) and test.is_const():
+            test = test.const
+        if pre.dataflow or pre.lines or len(self.em.allocs) != allocs or \
+                not isinstance(test, (bool, int, float, np.bool_,
+                                      np.number)):
+            # Decided at run time: visit_If translates the test again.
+            del self.em.allocs[allocs:]
+            del self.em.alloc_sources[allocs:]
+            return None
+        return list(stmt.body if test else stmt.orelse)
+
+    def _returned_early(self, body, i):
+        """Whether the return at body[i] came from a decided branch (its
+        statement objects are not the function's own top level)."""
+        return not any(stmt is body[i] for stmt in self.fdef.body)
 
     def _bind_arguments(self):
         a = self.fdef.args
@@ -312,6 +348,11 @@ class Translator:
             elif isinstance(value, (bool, np.bool_)):
                 self.env[name] = bool(value)
                 self.sig.params.append(("const", name, None, bool(value)))
+            elif isinstance(value, str) or value is None:
+                # A mode (`activation="relu"`) or an omitted option
+                # (`kind=None`), compiled in like an int.
+                self.env[name] = value
+                self.sig.params.append(("const", name, None, value))
             elif isinstance(value, (int, np.integer)):
                 self.env[name] = int(value)
                 self.sig.params.append(("const", name, None, int(value)))
@@ -360,7 +401,9 @@ class Translator:
         """Where the caller finds the array `name` names at each call:
         ("closure", None, name) for a free variable of the function,
         ("module", None, name) for one of its module, ("module", M, name)
-        for one of the module M of a function it calls."""
+        for one of the module M of a function it calls, ("closure-of", H,
+        name) for a free variable of the function it calls as module-level
+        name H."""
         fn = self.inlining[0]
         code = fn.__code__
         if name in code.co_freevars and fn.__closure__[
@@ -370,6 +413,15 @@ class Translator:
             return ("module", None, name)
         callee = next((f for f in reversed(self.inlining)
                        if isinstance(f, types.FunctionType)), fn)
+        code = callee.__code__
+        if name in code.co_freevars and callee.__closure__[
+                code.co_freevars.index(name)].cell_contents is value:
+            # A closure the function calls by a module-level name
+            # (`step = make_step(L)`): found through that name.
+            holder = next((n for n, v in fn.__globals__.items()
+                           if v is callee or _inlinable(v) is callee), None)
+            if holder is not None:
+                return ("closure-of", holder, name)
         module = getattr(callee, "__module__", None)
         if callee.__globals__.get(name) is value and module and getattr(
                 sys.modules.get(module), "__dict__", None) is \
@@ -1045,9 +1097,11 @@ class Translator:
                                 self.interval(span)[0] < 1, True,
                                 _carried_names(node.body, True) |
                                 self.closure_reads(node.body)))
+        self.loop_ivs.append(iv)
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
                            f"step {step}"):
             self.visit_body(node.body)
+        self.loop_ivs.pop()
         self.constructs.pop()
         self.loop_depth -= 1
         self.check_carried_shapes(carried, node)
@@ -1194,11 +1248,13 @@ class Translator:
             self.loop_depth += 1
             self.permute_depth = self.loop_depth
             end = lb.const + groups * period * step
+            self.loop_ivs.append(iv)
             with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {end} "
                                f"step {period * step}"):
                 for k in range(period):
                     self.env[name] = Idx.of(iv) + k * step
                     self.visit_body(node.body)
+            self.loop_ivs.pop()
             self.loop_depth -= 1
         self.permute_depth = self.loop_depth
         for k in range(leftover):
@@ -1604,12 +1660,17 @@ class Translator:
     def assign_name(self, name, value, node):
         if name in ("np", "numpy"):
             raise self.error(f"cannot assign to '{name}'", node)
-        if isinstance(value, str):
-            raise self.unsupported(node, "constant str",
-                                   "strings are only supported as "
-                                   "np.einsum's subscripts")
         count = self.assign_counts.get(name, 0)
         existing = self.env.get(name)
+        if isinstance(value, str) or value is None:
+            # A mode or an option (`kind = MODE if kind is None else
+            # kind`): a compile-time value, bound where the binding is
+            # static.
+            if count <= 1 or name in self.assign_counts.get(_STRAIGHT, ()):
+                self.env[name] = value
+                return
+            raise self.unsupported(node, "string or None rebound in a loop "
+                                   "or branch", "bind each mode once")
         if isinstance(value, Unavailable):
             # Bound by unpacking (`x, res, rank, s = np.linalg.lstsq(...)`):
             # an error where it is used.
@@ -1688,6 +1749,12 @@ class Translator:
                 # `B = A[1:]` or `B = A`: an alias, as in NumPy.
                 self.env[name] = value
                 return
+            if owner is None and self._aliased_per_iteration(name, value):
+                # `for k in range(n): s = S[k]; s *= dt`: bound anew at each
+                # iteration before any read, at a position of the loops'
+                # iterators: an alias, as in NumPy.
+                self.env[name] = value
+                return
             if name in self.inplace_names:
                 rebound = name if rebinds > 1 else owner
                 raise self.unsupported(
@@ -1700,6 +1767,24 @@ class Translator:
                 self.var_containers.get(name) not in (None, value.container):
             self._check_rebinding_copy(name, value, node)
         self.store_variable(name, self.to_expr(value), node)
+
+    def _aliased_per_iteration(self, name, value):
+        """Whether `name = value` (a view) is the name's one binding, in
+        loops (no branch) that do not read the name before it, at a
+        position of their iterators only: each iteration then binds the
+        name before using it, and the translation's one binding is every
+        iteration's."""
+        if self.assign_counts.get(_SITES, {}).get(name, 0) != 1:
+            return False
+        first, depth = self.scope_base
+        inner = self.constructs[first:]
+        if not inner or len(inner) != self.loop_depth - depth or not all(
+                c[2] and name not in c[3] for c in inner):
+            return False
+        terms = set()
+        for e in list(value.shape) + [o for o, _, _ in value.base]:
+            terms |= set(as_idx(e).terms)
+        return terms <= set(self.loop_ivs)
 
     def _owner(self, value, name):
         """The variable other than `name` owning `value`'s container, when
@@ -1736,6 +1821,22 @@ class Translator:
         first assignment) and binds the name to it."""
         container = self.var_containers.get(name)
         shape = [self.upper_extent(e, node) for e in expr.shape]
+        if container is not None and container in self.reshaped:
+            # The name held a reshape (NumPy's view of the original, whose
+            # writes are rejected); rebound, it holds a new array in NumPy,
+            # so the container is the name's own from here on, unless
+            # another name still views the reshape.
+            others = [n for n, v in self.env.items() if n != name and
+                      isinstance(v, View) and v.container is container]
+            if not others:
+                self.reshaped.discard(container)
+            elif self.loop_depth == 0 and not self.constructs:
+                container = None
+            else:
+                raise self.unsupported(
+                    node, "rebinding a reshaped array another name views",
+                    f"'{others[0]}' views the reshape '{name}' holds; "
+                    f"rebind '{name}' under a new name")
         if container is not None and not self._holds(container, shape, expr):
             if self.loop_depth > 0 and not self._fresh_each_iteration(name):
                 # One translation of the body stores every iteration's (or
@@ -2263,6 +2364,10 @@ class Translator:
             return g.item() if isinstance(g, (np.number, np.bool_)) else g
         if isinstance(g, tuple) and all(isinstance(x, (int, float))
                                         for x in g):
+            return g
+        if isinstance(g, str) or (isinstance(g, tuple) and g and all(
+                isinstance(x, str) for x in g)):
+            # A mode string (`MODE = "relu"`), compared with constants.
             return g
         if isinstance(g, np.ndarray):
             return self.global_array(name, g, node)
@@ -2990,15 +3095,40 @@ class Translator:
         result = None
         left = self.eval(node.left)
         for opnode, comp in zip(node.ops, node.comparators):
+            if isinstance(opnode, (ast.Is, ast.IsNot)):
+                right = self.eval(comp)
+                if left is not None and right is not None:
+                    raise self.unsupported(node, "'is' between values other "
+                                           "than None", "use == on numbers")
+                # `kind is None`: decided when compiling (an array or
+                # number is never None).
+                r = (left is right) == isinstance(opnode, ast.Is)
+                result = r if result is None else self.logical("and",
+                                                               result, r)
+                left = right
+                continue
             op = _CMPOPS.get(type(opnode))
             if op is None:
                 raise self.unsupported(node, "comparison "
                                        + type(opnode).__name__)
             right = self.eval(comp)
-            r = self.binop(op, left, right)
+            if isinstance(left, str) or isinstance(right, str):
+                r = self._compare_strings(op, left, right, node)
+            else:
+                r = self.binop(op, left, right)
             result = r if result is None else self.logical("and", result, r)
             left = right
         return result
+
+    def _compare_strings(self, op, left, right, node):
+        """`MODE == "relu"` on constant strings (a global, a str argument
+        or default): decided when compiling."""
+        if op not in ("eq", "ne") or not (isinstance(left, str) and
+                                          isinstance(right, str)):
+            raise self.unsupported(node, "comparison of a string with "
+                                   "this", "strings compare with == and != "
+                                   "to constant strings")
+        return (left == right) == (op == "eq")
 
     def eval_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
@@ -3646,7 +3776,32 @@ def _count_assignments(fdef, augmented=True):
     if augmented:
         counts[_STRAIGHT] = _straight_line_names(fdef)
         counts[_STATIC] = _static_names(fdef)
+        counts[_SITES] = _binding_sites(fdef)
     return counts
+
+
+# The key under which _count_assignments gives, per name, the number of
+# statements binding it (each once, in a loop or not).
+_SITES = "<sites>"
+
+
+def _binding_sites(fdef):
+    sites = {}
+    for node in ast.walk(fdef):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.For, ast.AnnAssign, ast.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            a = node.args
+            for x in a.posonlyargs + a.args + a.kwonlyargs:
+                sites[x.arg] = sites.get(x.arg, 0) + 1
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    sites[n.id] = sites.get(n.id, 0) + 1
+    return sites
 
 
 # The key under which _count_assignments lists the names assigned only by
