@@ -97,6 +97,15 @@ def add_at_rows(W, idx, G):
     return np.sum(dW * W)
 
 
+def add_at_into_argument(x, idx, v):
+    # Into an argument, twice (its old values are read after each): the
+    # gradient needed the target initialised in the same state (fuzz 8).
+    for t in range(2):
+        np.add.at(x, idx, v * x[:5])
+    np.add.at(x[1:], idx[:3], 0.5)
+    return np.sum(x ** 3)
+
+
 def take_columns(W, idx):
     return np.sum(np.take(W, idx, axis=1) ** 2)
 
@@ -257,6 +266,7 @@ CASES = [
                                  r.random(5))),
     (add_at_rows, lambda r: (r.random((4, 3)), np.array([3, 0, 3, -1]),
                              r.random((4, 3)))),
+    (add_at_into_argument, lambda r: (r.random(7), IDX, r.random(5))),
     (take_columns, lambda r: (r.random((3, 5)), np.array([4, 1, 1, -2]))),
     (csr_matvec, _csr),
     (coo_matvec, lambda r: (np.array([0, 3, 3, -1, 1, 2]),

@@ -600,6 +600,18 @@ def numpy_call(tr, name, args, kwargs, node):
             raise tr.unsupported(node, "np.add.at into a non-array",
                                  "the first argument must be an array "
                                  "variable")
+        if target.container.kind == "arg":
+            # Into an argument: the contributions are summed into a zeroed
+            # transient first, then added. The autodiff restores an
+            # accumulated container from the write that initialised it,
+            # which an argument's accumulation lacks.
+            staged = tr.transient_view(list(target.shape), target.dtype,
+                                       node, "scattered")
+            tr.store(staged, 0)
+            fancy = tr.index_items(staged, args[1], node)
+            tr.scatter(fancy, args[2], node, wcr="add")
+            tr.store(target, tr.binop("add", target, staged))
+            return None
         fancy = tr.index_items(target, args[1], node)
         tr.scatter(fancy, args[2], node, wcr="add")
         return None
