@@ -88,6 +88,18 @@ def _global_refs(fn):
                 continue
             if isinstance(v, Program):
                 v = v.fn
+            if isinstance(v, types.ModuleType) and v.__name__.split(".")[
+                    0] not in ("numpy", "sdfg", "math", "builtins"):
+                # `params.W`: the attributes of the module that the code
+                # names.
+                for attr in sorted(code_names(code)):
+                    a = getattr(v, attr, None)
+                    if _is_constant(a):
+                        refs.append((v.__dict__, attr))
+                    elif isinstance(a, types.FunctionType):
+                        refs.append((v.__dict__, attr))
+                        visit(a)
+                continue
             if isinstance(v, types.FunctionType):
                 # NumPy's own Python functions are translated, not inlined.
                 if not (v.__module__ or "").startswith(("numpy", "sdfg.")):
@@ -102,10 +114,10 @@ def _global_refs(fn):
 
 
 def _is_constant(v):
-    """Whether the frontend reads `v` as a constant or a global array."""
-    if isinstance(v, tuple):
-        return all(_is_constant(x) and not isinstance(x, np.ndarray)
-                   for x in v)
+    """Whether the frontend reads `v` as a constant or a global array (or
+    a tuple of them)."""
+    if isinstance(v, (tuple, list)):
+        return all(_is_constant(x) for x in v)
     return isinstance(v, (bool, int, float, str, np.generic, np.ndarray))
 
 
@@ -118,10 +130,20 @@ def _global_state(refs):
             scope.get(name)
         if isinstance(v, Program):
             v = v.fn
-        state.append(_arg_key(v) if isinstance(v, np.ndarray) else
-                     _code_digest(v.__code__)
-                     if isinstance(v, types.FunctionType) else repr(v))
+        state.append(_value_key(v))
     return tuple(state)
+
+
+def _value_key(v):
+    """An array's dtype and shape, a function's source digest, another
+    value's repr (tuples item by item)."""
+    if isinstance(v, np.ndarray):
+        return _arg_key(v)
+    if isinstance(v, types.FunctionType):
+        return _code_digest(v.__code__)
+    if isinstance(v, tuple) and any(isinstance(x, np.ndarray) for x in v):
+        return tuple(_value_key(x) for x in v)
+    return repr(v)
 
 
 _CODE_DIGESTS = {}
@@ -153,6 +175,9 @@ def _global_value(fn, where, module, name):
             return fn.__closure__[code.co_freevars.index(name)].cell_contents
         scope = fn.__globals__ if module is None else \
             sys.modules[module].__dict__
+        if name.endswith("]"):  # an array of a tuple: `LAYERS[1]`
+            base, k = name[:-1].split("[")
+            return scope[base][int(k)]
         return scope[name]
     except (KeyError, ValueError):
         raise NameError(f"name '{name}' is not defined") from None

@@ -258,3 +258,78 @@ def test_array_in_the_closure_of_a_called_module_level_function():
         e[i] = 1e-6
         fd = (run_steps(u + e) - run_steps(u - e)) / 2e-6
         assert g[i] == pytest.approx(fd, rel=1e-7)
+
+
+@pytest.fixture
+def params_module(tmp_path, monkeypatch):
+    (tmp_path / "sdfg_params.py").write_text(textwrap.dedent("""
+        import numpy as np
+        W1 = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+        W2 = np.linspace(0.5, 1.5, 6).reshape(3, 2)
+        LAYERS = (W1, W2)
+        COEFS = [0.5, -0.25, 0.125]
+        SCALE = 2.0
+
+        def dense(x, W):
+            return np.tanh(x @ W) * SCALE
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import sdfg_params
+    yield sdfg_params
+    del sys.modules["sdfg_params"]
+
+
+def test_module_attributes_tuples_and_lists(params_module):
+    import sdfg_params as P
+
+    def net(x):
+        h = x
+        for W in P.LAYERS:
+            h = P.dense(h, W)
+        poly = 0.0
+        for k in range(3):
+            poly = poly + P.COEFS[k] * x ** k
+        return np.sum(h ** 2) + np.sum(poly) + np.sum(P.W1)
+
+    x = np.linspace(0.1, 0.9, 8).reshape(2, 4)
+    p = sdfg.program(net)
+    assert p(x) == pytest.approx(net(x), rel=1e-14)
+    P.W2[0, 0] = 3.0  # seen through the tuple at the next call
+    P.COEFS[1] = 0.75  # a changed list compiles anew
+    assert p(x) == pytest.approx(net(x), rel=1e-14)
+    P.W1 = np.ones((4, 3))  # the module's W1; LAYERS keeps the old one
+    assert p(x) == pytest.approx(net(x), rel=1e-14)
+    g = sdfg.grad(net, "x")(x)["x"]
+    for i in range(2):
+        for j in range(4):
+            e = np.zeros_like(x)
+            e[i, j] = 1e-6
+            fd = (net(x + e) - net(x - e)) / 2e-6
+            assert g[i, j] == pytest.approx(fd, rel=1e-7)
+
+
+def test_missing_module_attribute_is_located(params_module):
+    import sdfg_params as P
+
+    def f(x):
+        return x * P.NOPE
+
+    with pytest.raises(sdfg.FrontendError,
+                       match="module 'sdfg_params' has no attribute 'NOPE'"):
+        sdfg.program(f)(np.ones(2))
+
+
+COEF = 2.0
+square_scaled = lambda z: COEF * z ** 2  # noqa: E731
+
+
+def uses_module_lambda(x):
+    return np.sum(square_scaled(x) + square_scaled(x[::-1]))
+
+
+def test_module_level_lambda_is_inlined():
+    x = np.linspace(-1.0, 1.0, 5)
+    assert sdfg.program(uses_module_lambda)(x) == pytest.approx(
+        uses_module_lambda(x), rel=1e-15)
+    g = sdfg.grad(uses_module_lambda, "x")(x)["x"]
+    np.testing.assert_allclose(g, 8.0 * x, rtol=1e-15)

@@ -371,12 +371,14 @@ class Translator:
                                  f"{type(value).__name__}; expected a numpy "
                                  "array, an int, a float or a bool")
 
-    def global_array(self, name, value, node):
+    def global_array(self, name, value, node, origin=None):
         """A module-level (or closed-over) NumPy array the function reads:
         a hidden parameter of the program, passed by the caller at every
         call (the array the name holds then: in-place updates from either
-        side are seen, as in Python), never differentiated."""
-        origin = self._global_origin(name, value, node)
+        side are seen, as in Python), never differentiated. `origin`
+        (see _global_origin) where the name alone does not find it."""
+        if origin is None:
+            origin = self._global_origin(name, value, node)
         view = self.global_views.get(origin)
         if view is not None:
             return view
@@ -384,7 +386,8 @@ class Translator:
             raise self.unsupported(node, f"global array '{name}' of dtype "
                                    f"{value.dtype}")
         where, module, var = origin
-        label = "global." + (f"{module}." if module else "") + var
+        label = "global." + (f"{module}." if module else "") + \
+            var.replace("[", ".").replace("]", "")
         c = Container(f"%{label}", value.shape, value.dtype, "arg", label)
         c.ndarray = True
         self.em.reserved.add(c.ssa)
@@ -469,6 +472,19 @@ class Translator:
             raise self.error(f"cannot read the source of {fn.__name__}: {e}",
                              node)
         fdef = ast.parse(textwrap.dedent("".join(lines))).body[0]
+        if fn.__name__ == "<lambda>":
+            # A module-level lambda (`f = lambda z: c * z ** 2`): the one
+            # lambda of its source lines, as a function returning its body.
+            lams = [n for n in ast.walk(fdef) if isinstance(n, ast.Lambda)]
+            if len(lams) != 1:
+                raise self.unsupported(node, "call of <lambda>",
+                                       "write it as a def, or as the only "
+                                       "lambda of its line")
+            fdef = ast.FunctionDef(
+                name="<lambda>", args=lams[0].args,
+                body=[ast.copy_location(ast.Return(lams[0].body), lams[0])],
+                decorator_list=[], returns=None, type_params=[])
+            fdef = ast.fix_missing_locations(ast.copy_location(fdef, lams[0]))
         if not isinstance(fdef, ast.FunctionDef):
             raise self.unsupported(node, f"call of {fn.__name__}")
         lower_iteration(fdef)
@@ -2349,6 +2365,12 @@ class Translator:
                 node, f"'{name}' after the loop of line {line}", why)
         else:
             raise self.error(f"name '{name}' is not defined", node)
+        return self._python_value(name, g, node)
+
+    def _python_value(self, name, g, node, module=None):
+        """What the program reads for the Python value `g` that `name`
+        names outside it (a global, a closure's variable, or, with
+        `module`, the attribute `name` of that module)."""
         if g is np:
             return NUMPY
         if g is math:
@@ -2369,8 +2391,25 @@ class Translator:
                 isinstance(x, str) for x in g)):
             # A mode string (`MODE = "relu"`), compared with constants.
             return g
+        if isinstance(g, list) and g and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool)
+                for x in g):
+            # Coefficients (`COEFS = [0.1, 0.2]`): read when compiling,
+            # like a tuple (the key holds them: a changed one recompiles).
+            return tuple(g)
+        origin = None if module is None else ("module", module, name)
         if isinstance(g, np.ndarray):
-            return self.global_array(name, g, node)
+            return self.global_array(name, g, node, origin)
+        if isinstance(g, tuple) and g and all(isinstance(x, np.ndarray)
+                                              for x in g):
+            # `LAYERS = (W1, W2)`: each array found again through the
+            # tuple at every call.
+            where, mod, var = origin or self._global_origin(name, g, node)
+            return tuple(self.global_array(name, x, node,
+                                           (where, mod, f"{var}[{k}]"))
+                         for k, x in enumerate(g))
+        if isinstance(g, types.ModuleType):
+            return _ModuleRef(g)
         if g in (range, abs, min, max, float, int, len, bool, round, sum):
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
@@ -2418,6 +2457,21 @@ class Translator:
         attr = node.attr
         if base is NUMPY:
             return numpy_calls.numpy_attribute(self, attr, node)
+        if isinstance(base, _ModuleRef):
+            # `params.W`, `layers.dense(x)`: a module of the program's own
+            # (arrays are passed at each call, functions inlined).
+            module = base.module
+            if not hasattr(module, attr):
+                raise self.error(f"module '{module.__name__}' has no "
+                                 f"attribute '{attr}'", node)
+            if module.__name__ not in sys.modules or sys.modules[
+                    module.__name__] is not module:
+                raise self.unsupported(node, f"attribute of module "
+                                       f"'{module.__name__}'",
+                                       "the module is not imported under "
+                                       "its own name")
+            return self._python_value(attr, getattr(module, attr), node,
+                                      module=module.__name__)
         if base is math_functions.MATH:
             return math_functions.math_attribute(self, attr, node)
         if isinstance(base, View):
@@ -3558,6 +3612,14 @@ def _c_contiguous(view):
                           view.container.shape[d]):
             return False
     return True
+
+
+class _ModuleRef:
+    """A module other than NumPy's and math's, as a value of the
+    program (its attributes are read by eval_Attribute)."""
+
+    def __init__(self, module):
+        self.module = module
 
 
 def _inlinable(g):
