@@ -141,7 +141,8 @@ def _value_key(v):
         return _arg_key(v)
     if isinstance(v, types.FunctionType):
         return _code_digest(v.__code__)
-    if isinstance(v, tuple) and any(isinstance(x, np.ndarray) for x in v):
+    if isinstance(v, (tuple, list)) and any(isinstance(x, np.ndarray)
+                                             for x in v):
         return tuple(_value_key(x) for x in v)
     return repr(v)
 

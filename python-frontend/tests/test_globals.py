@@ -333,3 +333,15 @@ def test_module_level_lambda_is_inlined():
         uses_module_lambda(x), rel=1e-15)
     g = sdfg.grad(uses_module_lambda, "x")(x)["x"]
     np.testing.assert_allclose(g, 8.0 * x, rtol=1e-15)
+
+
+def test_global_arrays_on_the_gpu_emulator():
+    # A global array is one more argument of the GPU program: copied to the
+    # device and back like the function's own (writes reach the global).
+    BUFFER[:] = 0.0
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    p = sdfg.program(writes_global, device="gpu-emulator")
+    assert p(x) == 2 * 2 + 4 * 3 + 6 * 4
+    np.testing.assert_array_equal(BUFFER, [0.0, 2.0, 4.0, 6.0])
+    g = sdfg.grad(weighted, wrt="x", device="gpu-emulator")(x)["x"]
+    np.testing.assert_allclose(g, SCALE * W.sum(axis=0), rtol=1e-15)

@@ -255,6 +255,20 @@ def test_rebinding_a_reshape_is_not_a_write(fn):
         assert g[i] == pytest.approx(fd, rel=1e-7, abs=1e-9)
 
 
+def flatten_is_a_copy(x):
+    a = x.flatten()
+    a[0] = 7.0               # NumPy: a copy, written freely
+    b = (x * 2.0).reshape(4)  # of a computed value: a new array too
+    x += 1.0                 # neither a nor b sees this
+    return a + b + x.ravel()
+
+
+def test_flatten_and_reshapes_of_values_are_copies():
+    x = np.arange(4.0).reshape(2, 2)
+    np.testing.assert_array_equal(sdfg.program(flatten_is_a_copy)(x.copy()),
+                                  flatten_is_a_copy(x.copy()))
+
+
 def einsum_ellipsis(A):
     return np.einsum("...i,...i", A, A)
 

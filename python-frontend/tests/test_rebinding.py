@@ -674,7 +674,7 @@ def read_before_tuple_loop_rebinds(x, y):
 
 @pytest.mark.parametrize("fn, match", [
     (rebind_to_updated_argument_in_loop,
-     "'arr' is rebound here to the array of 'y' and 'y' is updated in "
+     "'arr' is bound here to the array of 'y' and 'y' is updated in "
      "place"),
     (read_before_tuple_loop_rebinds, "alias of a rebound array updated in "
      "place"),
@@ -723,3 +723,94 @@ def alias_read_before_its_binding(S, dt):
 def test_alias_carried_between_iterations_is_rejected():
     with pytest.raises(sdfg.FrontendError, match="alias of a rebound array"):
         sdfg.program(alias_read_before_its_binding)(np.ones((4, 3)), 0.5)
+
+
+# What one translation follows with a copy where NumPy would share the array
+# (fuzz round 9: each gave a silently wrong value or gradient).
+
+def branch_alias_then_update(x, y, c):
+    a = x
+    if c > 0:
+        a = y
+    x += 1
+    return a * 1
+
+
+def choose_then_update(x, y, c):
+    a = x if c > 0 else y
+    a += 1
+    return x * 1
+
+
+def _pick(a, b, c):
+    q = a
+    if c > 0:
+        q = b
+    return q
+
+
+def helper_pick_then_update(x, y, c):
+    p = _pick(x, y, c)
+    p += 1
+    return x + y
+
+
+def conditional_swap_then_update(x, y, c):
+    a, b = x, y
+    if c > 0:
+        a, b = b, a
+    x += 1
+    return a - b
+
+
+def rename_in_branch(x, y, c):
+    z = x
+    if c > 0:
+        x = y
+    z += 1
+    return x * 1
+
+
+def reshape_then_write(x, y, c):
+    a = x.reshape(2, 1)
+    x += 1
+    return a * 1
+
+
+@pytest.mark.parametrize("fn, match", [
+    (branch_alias_then_update, "'a' is bound here to the array of 'x' and "
+     "'x' is updated in place"),
+    (choose_then_update, "choosing between arrays at run time"),
+    (helper_pick_then_update, r"_pick\(\) binds its result to an array it "
+     "was passed"),
+    (conditional_swap_then_update, "'a' is bound here to the array of 'x'"),
+    (rename_in_branch, "'x' names the array of 'z' and is rebound in this "
+     "branch"),
+    (reshape_then_write, "'a' holds its reshape"),
+])
+def test_sharing_the_translation_would_copy_is_rejected(fn, match):
+    with pytest.raises(sdfg.FrontendError, match=match):
+        sdfg.program(fn)(np.zeros(2), np.zeros(2), -1.0)
+
+
+def _smooth(u, n):
+    v = u
+    for _ in range(n):
+        v = 0.5 * (v + np.roll(v, 1))
+    return v
+
+
+def read_only_uses(x, y, c):
+    a = x if c > 0 else y          # read only: a new array is as good
+    s = _smooth(x, 2)              # read only
+    b = x
+    if c > 0:
+        b = y                      # neither b nor x updated in place
+    return np.sum(a * s) + np.sum(b)
+
+
+def test_read_only_choices_still_work():
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.0])
+    for c in (-1.0, 1.0):
+        assert sdfg.program(read_only_uses)(x, y, c) == pytest.approx(
+            read_only_uses(x, y, c), rel=1e-15)

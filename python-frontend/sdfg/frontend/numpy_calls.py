@@ -676,7 +676,12 @@ def method_call(tr, obj, name, args, kwargs, node):
         if args:
             raise tr.unsupported(node, f".{name}() with an order",
                                  "only the C order is supported")
-        return reshape(tr, obj, (-1,), node)
+        out = reshape(tr, obj, (-1,), node)
+        if name == "flatten":
+            # A copy in NumPy too: its own array, written freely.
+            tr.reshaped.discard(out.container)
+            tr.reshape_sources.pop(out.container, None)
+        return out
     if name == "transpose":
         return transpose(tr, obj, args if args else None, node)
     if name in ("dot",):
@@ -1984,6 +1989,11 @@ def reshape(tr, value, newshape, node):
                        f"[{linear(coords, new).render()}] : {c.mlir_type}")
             tr.emit_store(name, out, coords)
     tr.reshaped.add(out.container)
+    # The array it copies from, where NumPy's reshape is a view of it (of
+    # a computed value it is a new array): a later write into that array
+    # while a name holds this copy is rejected (Translator.store).
+    if isinstance(e, ViewLeaf):
+        tr.reshape_sources[out.container] = {e.view.container}
     return out
 
 

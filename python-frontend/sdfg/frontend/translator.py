@@ -199,6 +199,11 @@ class Translator:
         # (and whose last value is not known when compiling) -> its line.
         self.loop_scoped = {}
         self.loop_ivs = []  # the iterators of the enclosing sdfg.loops
+        # Per inlined call: the names its return statement reads and the
+        # container counter at its start (_check_copied_alias).
+        self.returned_names = []
+        self.call_starts = []
+        self.alias_returns = []  # names that may alias a caller's array
         # Index names whose values come from data (array elements, scalar
         # arguments, loop variables with such bounds): their sign is only
         # known at run time, so negative subscripts are wrapped there.
@@ -206,6 +211,8 @@ class Translator:
         # Containers holding a reshape's copy: NumPy's reshape is a view
         # whose writes reach the original, so writing into one is refused.
         self.reshaped = set()
+        # A reshape's copy -> the containers it was copied from.
+        self.reshape_sources = {}
         self.loop_depth = 0
         # Name permutations (`a, b = b, a`) at this loop depth rebind the
         # names instead of copying: the function's top level, or the body
@@ -588,6 +595,11 @@ class Translator:
                 bound[n] = self.materialize_if_view(v)
         body = list(fdef.body)
         ret = body.pop() if body and isinstance(body[-1], ast.Return) else None
+        self.returned_names.append({
+            n.id for n in ast.walk(ret.value) if isinstance(n, ast.Name)}
+            if ret is not None and ret.value is not None else set())
+        self.call_starts.append(start)
+        self.alias_returns.append(set())
         # Its statements go before the calling statement, after what that
         # statement emitted so far (the arguments).
         stmt = self.statements[-1] if self.statements else None
@@ -638,16 +650,31 @@ class Translator:
                     # array that existed before the call (`return A[:, j]`)
                     # is that view, as NumPy returns it: writes through it
                     # reach the array, and it sees the array's updates.
+                    # A name bound by a copy of a caller's array and
+                    # rebound in a loop or branch may be that array in
+                    # NumPy (the loop ran no iteration, the branch was not
+                    # taken): marked for the caller's check.
+                    maybe = {id(self.env[n].container)
+                             for n in self.alias_returns[-1]
+                             if isinstance(self.env.get(n), View)}
+                    marked = [isinstance(v, View) and id(v.container) in maybe
+                              for v in values]
                     values = tuple(
                         v if isinstance(v, View) and v.ndim > 0 and getattr(
                             v.container, "serial", -1) <= start
                         else self.snapshot(v, ret, "result")
                         if isinstance(v, (View, Expr)) and not isinstance(
                             v, ConstLeaf) else v for v in values)
+                    for v, m in zip(values, marked):
+                        if m and isinstance(v, View):
+                            v.may_alias = fdef.name
                     result = values if isinstance(value, tuple) else values[0]
                     rs.done()
         finally:
             self.inlining.pop()
+            self.returned_names.pop()
+            self.call_starts.pop()
+            self.alias_returns.pop()
             (self.env, self.var_containers, self.assign_counts,
              self.rebind_counts, self.inplace_names, self.globals,
              self.filename, self.firstline, self.permute_depth,
@@ -1670,8 +1697,40 @@ class Translator:
                     f"translation cannot follow; write '{name} = "
                     f"{name}.copy()' before the {kind} to work on a copy "
                     "(leaving that array unchanged)")
+            if current.ndim > 0:
+                self._check_copied_alias(name, current, node)
             self.var_containers.pop(name, None)
             self.store_variable(name, self.to_expr(current), node)
+
+    def _check_copied_alias(self, name, current, node):
+        """own_containers gives `name`, an alias of another array here, a
+        copy of it: in NumPy the name still is that array until the loop or
+        branch rebinds it (if it does). Rejected where that difference
+        shows: the array is updated in place through another name, or an
+        inlined function returns the name to its caller (who may)."""
+        sources = [n for n, v in self.env.items() if n != name and
+                   isinstance(v, View) and v.container is current.container]
+        updated = [n for n in sources if n in self.inplace_names]
+        kind = "branch" if isinstance(node, ast.If) else "loop"
+        if updated:
+            raise self.unsupported(
+                node, "alias rebound in a loop or branch",
+                f"'{name}' names the array of '{updated[0]}' and is rebound "
+                f"in this {kind}, which the translation follows with a "
+                f"copy; '{updated[0]}' is updated in place, which NumPy "
+                f"would show through '{name}' while it names that array; "
+                f"write '{name} = {updated[0]}.copy()' before the {kind} "
+                "if it should be a copy")
+        self._mark_alias_return(name, current.container)
+
+    def _mark_alias_return(self, name, container):
+        """`name`, given a copy of `container`, is returned by the inlined
+        function being translated: where the container predates the call,
+        NumPy's result may be that array itself (assign_name checks the
+        caller's use)."""
+        if self.returned_names and name in self.returned_names[-1] and \
+                getattr(container, "serial", -1) <= self.call_starts[-1]:
+            self.alias_returns[-1].add(name)
 
     def assign_name(self, name, value, node):
         if name in ("np", "numpy"):
@@ -1727,6 +1786,15 @@ class Translator:
             # A library op's fresh result (`E = A @ B`): the name adopts the
             # array instead of copying it.
             value = value.view
+        helper = getattr(value, "may_alias", None)
+        if helper is not None and name in self.inplace_names:
+            raise self.unsupported(
+                node, "updating in place what a function may return as "
+                "its argument",
+                f"{helper}() binds its result to an array it was passed "
+                "and rebinds it in a loop or branch, so NumPy's result may "
+                f"be that array itself, which '{name}' would then update; "
+                f"take a copy ('{name} = {helper}(...).copy()')")
         if isinstance(value, View) and value.ndim > 0 and \
                 not getattr(value, "fresh", False) and \
                 name in self.assign_counts.get(_STATIC, ()) and \
@@ -1780,7 +1848,7 @@ class Translator:
                     f"write '{name} = ....copy()' if '{name}' should be a "
                     "copy")
         if isinstance(value, View) and value.ndim > 0 and \
-                self.var_containers.get(name) not in (None, value.container):
+                self.var_containers.get(name) is not value.container:
             self._check_rebinding_copy(name, value, node)
         self.store_variable(name, self.to_expr(value), node)
 
@@ -1802,6 +1870,22 @@ class Translator:
             terms |= set(as_idx(e).terms)
         return terms <= set(self.loop_ivs)
 
+    def _check_reshape_sources(self, container):
+        """Rejects a write into an array that a name's reshape was copied
+        from: NumPy's reshape is a view, which would show the write."""
+        for copy_, sources in self.reshape_sources.items():
+            if container not in sources or copy_ not in self.reshaped:
+                continue
+            holders = [n for n, v in self.env.items()
+                       if isinstance(v, View) and v.container is copy_]
+            if holders:
+                raise self.unsupported(
+                    self.current_node, "writing into an array after "
+                    "reshaping it",
+                    f"'{holders[0]}' holds its reshape, a view in NumPy "
+                    "that would show this write; reshape after writing, "
+                    "or take .reshape(...).copy() if a copy is meant")
+
     def _owner(self, value, name):
         """The variable other than `name` owning `value`'s container, when
         it is rebound: its rebindings store into the container (one
@@ -1811,26 +1895,28 @@ class Translator:
                      and self.rebind_counts.get(n, 0) > 1), None)
 
     def _check_rebinding_copy(self, name, value, node):
-        """`name`, which holds an array of its own, is rebound in a loop or
-        branch to another array that stays (an argument, a name bound
-        once): the translation copies it into name's array, where NumPy
-        makes the two names one array. Rejected when either is updated in
-        place, which would then reach the other in NumPy only."""
+        """`name`, bound in a loop or branch too, is bound here to another
+        array that stays (an argument, a name bound once): the translation
+        copies it into name's own array, where NumPy makes the two names
+        one array. Rejected when either is updated in place, which would
+        then reach the other in NumPy only, or when an inlined function
+        returns the name to its caller."""
         sources = [n for n, v in self.env.items()
                    if isinstance(v, View) and v.container is value.container
                    and n != name]
         lasting = value.container.kind == "arg" or any(
             self.rebind_counts.get(n, 0) <= 1 for n in sources)
         updated = [n for n in [name] + sources if n in self.inplace_names]
+        source = sources[0] if sources else value.container.name
         if lasting and updated:
-            source = sources[0] if sources else value.container.name
             raise self.unsupported(
                 node, "rebinding an array variable to another array in a "
                 "loop or branch",
-                f"'{name}' is rebound here to the array of '{source}' and "
+                f"'{name}' is bound here to the array of '{source}' and "
                 f"'{updated[0]}' is updated in place: in NumPy the update "
                 f"would reach both names; write '{name} = {source}.copy()' "
                 "if it should be a copy, or use a new name")
+        self._mark_alias_return(name, value.container)
 
     def store_variable(self, name, expr, node):
         """Stores `expr` into variable `name`'s own container (made on the
@@ -2068,6 +2154,7 @@ class Translator:
                 "NumPy's reshape is a view, so the write would change the "
                 "original array too; reshape after writing, or write "
                 "into .reshape(...).copy()")
+        self._check_reshape_sources(dest.container)
         expr = self.to_expr(expr)
         if cast and isinstance(expr, ConstLeaf) and is_float(expr.dtype) \
                 and np.dtype(dest.dtype).kind in "iu":
@@ -3196,8 +3283,37 @@ class Translator:
         test = self.eval(node.test)
         if isinstance(test, (bool, int, float)):
             return self.eval(node.body if test else node.orelse)
-        return numpy_calls.where(self, test, self.eval(node.body),
-                                 self.eval(node.orelse), node)
+        body, orelse = self.eval(node.body), self.eval(node.orelse)
+        # `a = x if c > 0 else y` names x or y in NumPy; here it is a new
+        # array holding one of them. Rejected where that shows: either
+        # array, or the name it is bound to, updated in place.
+        arrays = [v for v in (body, orelse)
+                  if isinstance(v, View) and v.ndim > 0]
+        if arrays:
+            names = {n for n, v in self.env.items() if isinstance(v, View)
+                     and any(v.container is a.container for a in arrays)}
+            target = self._assigned_from(node)
+            updated = sorted(n for n in names | {target}
+                             if n in self.inplace_names)
+            if updated:
+                raise self.unsupported(
+                    node, "choosing between arrays at run time",
+                    f"NumPy's result is one of the arrays themselves, and "
+                    f"'{updated[0]}' is updated in place, which would show "
+                    "through the other name; choose with np.where (a new "
+                    "array) or copy the chosen array")
+        return numpy_calls.where(self, test, body, orelse, node)
+
+    def _assigned_from(self, value):
+        """The name a statement `name = value` of the function being
+        translated binds, if `value` is its whole right side."""
+        fdef = self.fdef if len(self.inlining) <= 1 else None
+        for stmt in ast.walk(fdef) if fdef is not None else ():
+            if isinstance(stmt, ast.Assign) and stmt.value is value and \
+                    len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], ast.Name):
+                return stmt.targets[0].id
+        return None
 
     def eval_Call(self, node):
         return numpy_calls.call(self, node)
