@@ -140,7 +140,7 @@ def k_kwargs_call(A):
 
 
 def k_chained(A):
-    x = y = 1.0  # here
+    A[0] = x = 1.0  # here
 
 
 def k_string_const(A):

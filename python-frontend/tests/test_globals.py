@@ -272,6 +272,9 @@ def params_module(tmp_path, monkeypatch):
 
         def dense(x, W):
             return np.tanh(x @ W) * SCALE
+
+        def bump(x):
+            x += SCALE
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
     import sdfg_params
@@ -306,6 +309,19 @@ def test_module_attributes_tuples_and_lists(params_module):
             e[i, j] = 1e-6
             fd = (net(x + e) - net(x - e)) / 2e-6
             assert g[i, j] == pytest.approx(fd, rel=1e-7)
+
+
+def test_module_function_called_for_its_effects(params_module):
+    import sdfg_params as P
+
+    def f(x):
+        P.bump(x)  # a statement: in place
+        return x * 3.0
+
+    x = np.arange(3.0)
+    a, b = x.copy(), x.copy()
+    np.testing.assert_array_equal(sdfg.program(f)(a), f(b))
+    np.testing.assert_array_equal(a, b)
 
 
 def test_missing_module_attribute_is_located(params_module):
@@ -345,3 +361,31 @@ def test_global_arrays_on_the_gpu_emulator():
     np.testing.assert_array_equal(BUFFER, [0.0, 2.0, 4.0, 6.0])
     g = sdfg.grad(weighted, wrt="x", device="gpu-emulator")(x)["x"]
     np.testing.assert_allclose(g, SCALE * W.sum(axis=0), rtol=1e-15)
+
+
+def _squared_if(z, mode):
+    if mode == "sq":
+        return z * z  # an early return in a helper, decided when compiling
+    return z
+
+
+def options(x, mode="relu", flag=None):
+    if mode in ("relu", "elu"):
+        y = np.maximum(x, 0.0)
+    else:
+        y = x * 1.0
+    if flag:
+        y = y * 2
+    a = b = np.zeros(3)  # one array, two names
+    a += 1
+    return np.sum(_squared_if(y, "sq")) + np.sum(b) + \
+        np.sum(_squared_if(x, "id"))
+
+
+def test_options_in_tests_chained_names_and_helper_returns():
+    x = np.array([-1.0, 2.0, 3.0])
+    p = sdfg.program(options)
+    for args in ((x,), (x, "tanh", True), (x, "elu", None)):
+        assert p(*args) == options(*args)
+    g = sdfg.grad(options, "x")(x)["x"]
+    np.testing.assert_allclose(g, 2 * np.maximum(x, 0) + 1, rtol=1e-15)

@@ -814,3 +814,50 @@ def test_read_only_choices_still_work():
     for c in (-1.0, 1.0):
         assert sdfg.program(read_only_uses)(x, y, c) == pytest.approx(
             read_only_uses(x, y, c), rel=1e-15)
+
+
+def last_row_after_loop(A):
+    for k, row in enumerate(A[1:]):
+        row *= k + 2
+    row += 1        # the last row, as Python leaves it
+    return np.sum(A * A) + np.sum(row)
+
+
+def test_element_of_a_loop_over_rows_after_the_loop():
+    # Was "name 'row' is not defined" (fuzz round 9).
+    A = np.linspace(-1.0, 1.0, 8).reshape(4, 2)
+    a, b = A.copy(), A.copy()
+    assert sdfg.program(last_row_after_loop)(a) == pytest.approx(
+        last_row_after_loop(b), rel=1e-15)
+    np.testing.assert_array_equal(a, b)
+    g = sdfg.grad(last_row_after_loop, "A")(A)["A"]
+    for i in range(4):
+        for j in range(2):
+            plus, minus = A.copy(), A.copy()
+            plus[i, j] += 1e-6
+            minus[i, j] -= 1e-6
+            fd = (last_row_after_loop(plus) -
+                  last_row_after_loop(minus)) / 2e-6
+            assert g[i, j] == pytest.approx(fd, rel=1e-7, abs=1e-8)
+
+
+def unpack_rows(M, v):
+    a, b = M              # the rows, views as in Python
+    a += b * v
+    c, d = M * 2.0        # rows of a computed array
+    return np.sum(M * M) + np.sum(c * d)
+
+
+def test_unpacking_the_rows_of_an_array():
+    M, v = np.arange(6.0).reshape(2, 3) / 4.0, np.array([0.5, -1.0, 2.0])
+    m1, m2 = M.copy(), M.copy()
+    assert sdfg.program(unpack_rows)(m1, v) == pytest.approx(
+        unpack_rows(m2, v), rel=1e-15)
+    np.testing.assert_array_equal(m1, m2)
+    g = sdfg.grad(unpack_rows, "v")(M, v)["v"]
+    for i in range(3):
+        e = np.zeros(3)
+        e[i] = 1e-6
+        fd = (unpack_rows(M.copy(), v + e) -
+              unpack_rows(M.copy(), v - e)) / 2e-6
+        assert g[i] == pytest.approx(fd, rel=1e-7)

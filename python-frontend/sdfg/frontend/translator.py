@@ -261,29 +261,11 @@ class Translator:
 
     def run(self):
         self._bind_arguments()
-        body = list(self.fdef.body)
         with self.em.capture() as main:
             self.em.indent = 1
-            i = 0
-            while i < len(body):
-                stmt = body[i]
-                taken = self._decided_branch(stmt)
-                if taken is not None:
-                    # `if MODE == "relu": return ...` at the top level:
-                    # the branch taken, in place of the if (a return in it
-                    # ends the function; what follows is unreachable).
-                    body[i:i + 1] = taken
-                    continue
-                last = i == len(body) - 1
-                if isinstance(stmt, ast.Return):
-                    if not last and not self._returned_early(body, i):
-                        raise self.unsupported(stmt, "return",
-                                               "return must be the last "
-                                               "statement of the function")
-                    self.visit_return(stmt)
-                    break
-                self.visit(stmt)
-                i += 1
+            ret = self._visit_until_return(self.fdef.body)
+            if ret is not None:
+                self.visit_return(ret)
         params = []
         for c in self.param_containers:
             params.append(f"{c.ssa}: {c.mlir_type} {{sdfg.name = \"{c.name}\"}}")
@@ -311,6 +293,8 @@ class Translator:
             test = self.eval(stmt.test)
         if isinstance(test, Idx) and test.is_const():
             test = test.const
+        if test is None or isinstance(test, str):
+            test = bool(test)
         if pre.dataflow or pre.lines or len(self.em.allocs) != allocs or \
                 not isinstance(test, (bool, int, float, np.bool_,
                                       np.number)):
@@ -320,10 +304,29 @@ class Translator:
             return None
         return list(stmt.body if test else stmt.orelse)
 
-    def _returned_early(self, body, i):
-        """Whether the return at body[i] came from a decided branch (its
-        statement objects are not the function's own top level)."""
-        return not any(stmt is body[i] for stmt in self.fdef.body)
+    def _visit_until_return(self, stmts):
+        """Translates a function's body up to its return statement, which
+        it returns (None without one). A top-level `if` decided when
+        compiling is replaced by the branch taken (`if mode == "relu":
+        return ...`): a return there ends the function, what follows is
+        unreachable. Any other return must be the body's last statement."""
+        body = list(stmts)
+        i = 0
+        while i < len(body):
+            stmt = body[i]
+            taken = self._decided_branch(stmt)
+            if taken is not None:
+                body[i:i + 1] = taken
+                continue
+            if isinstance(stmt, ast.Return):
+                if i != len(body) - 1 and any(s is stmt for s in stmts):
+                    raise self.unsupported(stmt, "return",
+                                           "return must be the last "
+                                           "statement of the function")
+                return stmt
+            self.visit(stmt)
+            i += 1
+        return None
 
     def _bind_arguments(self):
         a = self.fdef.args
@@ -594,10 +597,10 @@ class Translator:
                     v, ConstLeaf):
                 bound[n] = self.materialize_if_view(v)
         body = list(fdef.body)
-        ret = body.pop() if body and isinstance(body[-1], ast.Return) else None
         self.returned_names.append({
-            n.id for n in ast.walk(ret.value) if isinstance(n, ast.Name)}
-            if ret is not None and ret.value is not None else set())
+            n.id for r in ast.walk(fdef) if isinstance(r, ast.Return)
+            and r.value is not None for n in ast.walk(r.value)
+            if isinstance(n, ast.Name)})
         self.call_starts.append(start)
         self.alias_returns.append(set())
         # Its statements go before the calling statement, after what that
@@ -638,7 +641,7 @@ class Translator:
         self.scope_base = (len(self.constructs), self.loop_depth)
         self.inlining.append(fn)
         try:
-            self.visit_body(body)
+            ret = self._visit_until_return(body)
             result = None
             if ret is not None and ret.value is not None:
                 with self.statement() as rs:
@@ -863,6 +866,16 @@ class Translator:
                 (func.id not in self.env and _inlinable(
                     self.globals.get(func.id)) is not None) or
                 isinstance(self.env.get(func.id), numpy_calls.LocalFunction))
+            # `mod.step(x)`: a function of an imported module of the
+            # program's own, called for its in-place effects.
+            helper = helper or (
+                isinstance(func, ast.Attribute) and
+                isinstance(func.value, ast.Name) and
+                func.value.id not in self.env and isinstance(
+                    self.globals.get(func.value.id), types.ModuleType) and
+                self.globals[func.value.id] not in (np, math) and
+                _inlinable(getattr(self.globals[func.value.id], func.attr,
+                                   None)) is not None)
             # np.add.at(x, idx, v) updates x in place.
             add_at = isinstance(func, ast.Attribute) and func.attr == "at" \
                 and isinstance(func.value, ast.Attribute) and \
@@ -896,7 +909,17 @@ class Translator:
 
     def visit_Assign(self, node):
         if len(node.targets) != 1:
-            raise self.unsupported(node, "chained assignment")
+            # `a = b = np.zeros(n)`: one value, bound to each target from
+            # the left, as Python does (arrays: one array, two names).
+            if any(not isinstance(t, ast.Name) for t in node.targets):
+                raise self.unsupported(node, "chained assignment",
+                                       "chain names only (a = b = value)")
+            with self.statement() as stmt:
+                value = self.eval(node.value)
+                for t in node.targets:
+                    self.assign(t, value, node)
+                stmt.done()
+            return
         target = node.targets[0]
         if isinstance(node.value, ast.Call) and isinstance(target, ast.Name):
             call, into, ufunc = self._output_operand(node.value)
@@ -910,6 +933,15 @@ class Translator:
             # already, or a tuple of shapes).
             with self.statement() as stmt:
                 value = self.eval(node.value)
+                if isinstance(value, Expr) and not isinstance(
+                        value, ConstLeaf) and len(value.shape) > 0:
+                    value = self.materialize_if_view(value)  # a new array
+                if isinstance(value, View) and value.ndim > 0 and \
+                        same_extent(value.shape[0], len(target.elts)):
+                    # `a, b = M`: Python iterates over M's rows, views.
+                    value = [self.subscript(value, [ast.copy_location(
+                        ast.Constant(k), node)], node)
+                        for k in range(len(target.elts))]
                 if not isinstance(value, (tuple, list)) or len(
                         value) != len(target.elts):
                     raise self.unsupported(
@@ -1151,8 +1183,15 @@ class Translator:
         self.leave_iterator(iv, lb, ub, step, node)
         self.bind_after_loop(name, saved, lb, ub, step, node)
         for element in getattr(node, "sdfg_elements", ()):
+            # `for row in A`: after the loop, row is the last row, as in
+            # Python, where leave_iterator could put it there (bounds known
+            # when compiling); not after a loop that breaks, or one whose
+            # body binds the name again.
             if isinstance(self.env.get(element), View) and \
-                    element not in self.var_containers:
+                    element not in self.var_containers and (
+                        getattr(node, "sdfg_breaks", False) or
+                        self.assign_counts.get(_SITES, {}).get(element)
+                        != 1):
                 self.env.pop(element)
 
     def unroll_sequence_loop(self, node):
@@ -1500,6 +1539,8 @@ class Translator:
         # them first, in a state of its own.
         with self.em.capture() as pre:
             test = self.eval(node.test)
+        if test is None or isinstance(test, str):
+            test = bool(test)  # an option: `if flag:` with flag=None
         if isinstance(test, (bool, int, float, np.bool_, np.number)):
             # Decided at compile time (sizes and int arguments are known).
             self.visit_body(node.body if test else node.orelse)
@@ -3236,6 +3277,22 @@ class Translator:
         result = None
         left = self.eval(node.left)
         for opnode, comp in zip(node.ops, node.comparators):
+            if isinstance(opnode, (ast.In, ast.NotIn)):
+                right = self.eval(comp)
+                # `mode in ("relu", "elu")`: constants, decided when
+                # compiling.
+                if not (isinstance(right, (tuple, list)) and isinstance(
+                        left, (str, int, float)) and all(
+                            isinstance(x, (str, int, float)) for x in right)):
+                    raise self.unsupported(node, "'in' on values computed at "
+                                           "run time", "'in' tests a "
+                                           "constant against a tuple of "
+                                           "constants")
+                r = (left in right) == isinstance(opnode, ast.In)
+                result = r if result is None else self.logical("and",
+                                                               result, r)
+                left = right
+                continue
             if isinstance(opnode, (ast.Is, ast.IsNot)):
                 right = self.eval(comp)
                 if left is not None and right is not None:
@@ -3281,6 +3338,8 @@ class Translator:
 
     def eval_IfExp(self, node):
         test = self.eval(node.test)
+        if test is None or isinstance(test, str):
+            test = bool(test)
         if isinstance(test, (bool, int, float)):
             return self.eval(node.body if test else node.orelse)
         body, orelse = self.eval(node.body), self.eval(node.orelse)
