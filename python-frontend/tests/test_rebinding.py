@@ -861,3 +861,43 @@ def test_unpacking_the_rows_of_an_array():
         fd = (unpack_rows(M.copy(), v + e) -
               unpack_rows(M.copy(), v - e)) / 2e-6
         assert g[i] == pytest.approx(fd, rel=1e-7)
+
+
+def swap_after_binding(x, y, c):
+    a, b = x, y           # aliases, then swapped by the loop: no copies
+    for i in range(3):
+        a += b * c
+        a, b = b, a
+    return np.sum(a * b)
+
+
+def test_names_bound_to_arguments_then_swapped_in_a_loop():
+    # Was rejected ('alias of a rebound array updated in place'; fuzz 9).
+    x, y = np.arange(3.0), np.ones(3)
+    xs, ys, xn, yn = x.copy(), y.copy(), x.copy(), y.copy()
+    assert sdfg.program(swap_after_binding)(xs, ys, 0.7) == pytest.approx(
+        swap_after_binding(xn, yn, 0.7), rel=1e-15)
+    np.testing.assert_array_equal(xs, xn)
+    np.testing.assert_array_equal(ys, yn)
+    g = sdfg.grad(swap_after_binding, ["x", "y"])(x, y, 0.7)
+    for name, k in (("x", 0), ("y", 1)):
+        for i in range(3):
+            plus, minus = [x.copy(), y.copy()], [x.copy(), y.copy()]
+            plus[k][i] += 1e-6
+            minus[k][i] -= 1e-6
+            fd = (swap_after_binding(*plus, 0.7) -
+                  swap_after_binding(*minus, 0.7)) / 2e-6
+            assert g[name][i] == pytest.approx(fd, rel=1e-7)
+
+
+def swap_views_after_binding(x, y):
+    a, b = x[1:], y[1:]   # not whole arrays: the loop is not a permutation
+    for i in range(3):
+        a += b
+        a, b = b, a
+    return x - y
+
+
+def test_swapped_views_are_rejected():
+    with pytest.raises(sdfg.FrontendError, match="alias of a rebound array"):
+        sdfg.program(swap_views_after_binding)(np.ones(3), np.ones(3))

@@ -1874,6 +1874,13 @@ class Translator:
                 # `B = A[1:]` or `B = A`: an alias, as in NumPy.
                 self.env[name] = value
                 return
+            if owner is None and value.is_whole() and \
+                    self._rebound_only_by_swaps(name, node):
+                # `a, b = x, y; for ...: a += b; a, b = b, a`: the loop's
+                # swaps permute the names' arrays (visit_permuting_for), so
+                # the name may alias its array, as in Python.
+                self.env[name] = value
+                return
             if owner is None and self._aliased_per_iteration(name, value):
                 # `for k in range(n): s = S[k]; s *= dt`: bound anew at each
                 # iteration before any read, at a position of the loops'
@@ -1892,6 +1899,35 @@ class Translator:
                 self.var_containers.get(name) is not value.container:
             self._check_rebinding_copy(name, value, node)
         self.store_variable(name, self.to_expr(value), node)
+
+    def _rebound_only_by_swaps(self, name, node):
+        """Whether `node`, a statement of the function's top level, binds
+        `name`, which the rest of the function rebinds only by swaps
+        directly in loops translated per permutation."""
+        if len(self.inlining) > 1 or self.constructs[self.scope_base[0]:] \
+                or not any(st is node for st in self.fdef.body):
+            return False
+        swaps, found = set(), False
+        for st in self.fdef.body:
+            for loop in ast.walk(st):
+                if isinstance(loop, ast.For):
+                    for inner in loop.body:
+                        p = _name_permutation(inner)
+                        if p and name in p[0]:
+                            swaps.add(id(inner))
+        for st in self.fdef.body:
+            if st is node:
+                continue
+            for n in ast.walk(st):
+                if isinstance(n, ast.Name) and n.id == name and \
+                        isinstance(n.ctx, ast.Store) and \
+                        not _augmented_target(st, n):
+                    found = True
+                    if not any(id(a) in swaps and n in ast.walk(a)
+                               for a in ast.walk(st)
+                               if isinstance(a, ast.Assign)):
+                        return False
+        return found
 
     def _aliased_per_iteration(self, name, value):
         """Whether `name = value` (a view) is the name's one binding, in
