@@ -106,6 +106,13 @@ def add_at_into_argument(x, idx, v):
     return np.sum(x ** 3)
 
 
+def subtract_at(x, idx, v):
+    h = np.zeros(7)
+    np.subtract.at(h, idx, v * x[:5])
+    np.subtract.at(x, idx, v)
+    return np.sum(h ** 2) + np.sum(x ** 3)
+
+
 def take_columns(W, idx):
     return np.sum(np.take(W, idx, axis=1) ** 2)
 
@@ -267,6 +274,7 @@ CASES = [
     (add_at_rows, lambda r: (r.random((4, 3)), np.array([3, 0, 3, -1]),
                              r.random((4, 3)))),
     (add_at_into_argument, lambda r: (r.random(7), IDX, r.random(5))),
+    (subtract_at, lambda r: (r.random(7), IDX, r.random(5))),
     (take_columns, lambda r: (r.random((3, 5)), np.array([4, 1, 1, -2]))),
     (csr_matvec, _csr),
     (coo_matvec, lambda r: (np.array([0, 3, 3, -1, 1, 2]),

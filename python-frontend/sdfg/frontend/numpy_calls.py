@@ -590,11 +590,15 @@ def numpy_call(tr, name, args, kwargs, node):
         return _ufunc_method(tr, name, args, kwargs, node)
     if name == "fill_diagonal":
         return _fill_diagonal(tr, args, kwargs, node)
-    if name == "add.at":
+    if name in ("add.at", "subtract.at"):
         _no_kwargs(tr, kwargs, node)
         if len(args) != 3:
-            raise tr.error("np.add.at takes three arguments (array, "
+            raise tr.error(f"np.{name} takes three arguments (array, "
                            "indices, values)", node)
+        if name == "subtract.at":
+            # x[idx] -= v for each index, repeated ones all applied: the
+            # accumulation of -v.
+            args = [args[0], args[1], tr.binop("sub", 0, args[2])]
         target = args[0]
         if not (isinstance(target, View) and target.ndim > 0):
             raise tr.unsupported(node, "np.add.at into a non-array",

@@ -879,7 +879,7 @@ class Translator:
             # np.add.at(x, idx, v) updates x in place.
             add_at = isinstance(func, ast.Attribute) and func.attr == "at" \
                 and isinstance(func.value, ast.Attribute) and \
-                func.value.attr == "add" and \
+                func.value.attr in ("add", "subtract") and \
                 isinstance(func.value.value, ast.Name) and \
                 func.value.value.id not in self.env and \
                 self.globals.get(func.value.value.id) is np
@@ -2672,8 +2672,8 @@ class Translator:
                                    "matrix_power and multi_dot are "
                                    "supported")
         if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
-                and base.name == "add":
-            return numpy_calls.NumpyFunction("add.at")
+                and base.name in ("add", "subtract"):
+            return numpy_calls.NumpyFunction(base.name + ".at")
         if isinstance(base, numpy_calls.NumpyFunction) and attr in (
                 "outer", "reduce", "accumulate") and isinstance(
                     getattr(np, base.name, None), np.ufunc):
