@@ -69,6 +69,24 @@ def _global_refs(fn):
                 names |= code_names(c)
         return names
 
+    def module(m, names, depth):
+        """`params.W`, `pkg.sub.C`: the attributes of a module of the
+        program's own that the code names (packages a few levels down)."""
+        if m.__name__.split(".")[0] in ("numpy", "sdfg", "math",
+                                        "builtins") or depth == 0 or \
+                id(m) in seen:
+            return
+        seen.add(id(m))
+        for attr in sorted(names):
+            a = getattr(m, attr, None)
+            if isinstance(a, types.ModuleType):
+                module(a, names, depth - 1)
+            elif _is_constant(a):
+                refs.append((m.__dict__, attr))
+            elif isinstance(a, types.FunctionType):
+                refs.append((m.__dict__, attr))
+                visit(a)
+
     def visit(f):
         if id(f) in seen:
             return
@@ -88,17 +106,8 @@ def _global_refs(fn):
                 continue
             if isinstance(v, Program):
                 v = v.fn
-            if isinstance(v, types.ModuleType) and v.__name__.split(".")[
-                    0] not in ("numpy", "sdfg", "math", "builtins"):
-                # `params.W`: the attributes of the module that the code
-                # names.
-                for attr in sorted(code_names(code)):
-                    a = getattr(v, attr, None)
-                    if _is_constant(a):
-                        refs.append((v.__dict__, attr))
-                    elif isinstance(a, types.FunctionType):
-                        refs.append((v.__dict__, attr))
-                        visit(a)
+            if isinstance(v, types.ModuleType):
+                module(v, code_names(code), 3)
                 continue
             if isinstance(v, types.FunctionType):
                 # NumPy's own Python functions are translated, not inlined.
@@ -121,6 +130,11 @@ def _is_constant(v):
     return isinstance(v, (bool, int, float, str, np.generic, np.ndarray))
 
 
+def _value_of(scope, name):
+    return scope.cell_contents if isinstance(scope, types.CellType) else \
+        scope.get(name)
+
+
 def _global_state(refs):
     """The key of what `refs` (_global_refs) hold now: an array's dtype
     and shape, a called function's source, another value's repr."""
@@ -135,12 +149,23 @@ def _global_state(refs):
 
 
 def _value_key(v):
-    """An array's dtype and shape, a function's source digest, another
-    value's repr (tuples item by item)."""
+    """An array's dtype and shape, a function's source digest and the
+    constants its closure holds, another value's repr (tuples item by
+    item)."""
     if isinstance(v, np.ndarray):
         return _arg_key(v)
     if isinstance(v, types.FunctionType):
-        return _code_digest(v.__code__)
+        cells = []
+        for cell in v.__closure__ or ():
+            try:
+                c = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(c, types.FunctionType):
+                cells.append(_code_digest(c.__code__))
+            elif _is_constant(c):
+                cells.append(_value_key(c))
+        return (_code_digest(v.__code__),) + tuple(cells)
     if isinstance(v, (tuple, list)) and any(isinstance(x, np.ndarray)
                                              for x in v):
         return tuple(_value_key(x) for x in v)
@@ -251,6 +276,7 @@ class Program:
         # What the function reads from its module and closure (found once:
         # _global_refs); their values are part of each call's key.
         self._global_refs = None
+        self._global_funcs = []  # (scope, name, function) among them
         # Calls with this many positional arguments need no binding (the
         # common case: no per-call signature work).
         code = getattr(fn, "__code__", None)
@@ -264,8 +290,17 @@ class Program:
     def _key(self, args):
         key = tuple(_arg_key(a) for a in args)
         refs = self._global_refs
-        if refs is None:
+        if refs is None or any(
+                (scope.cell_contents if isinstance(scope, types.CellType)
+                 else scope.get(name)) is not f
+                for scope, name, f in self._global_funcs):
+            # First call, or a name now holds another function (whose own
+            # globals and closure are then what the program reads).
             refs = self._global_refs = _global_refs(self.fn)
+            self._global_funcs = [
+                (scope, name, _value_of(scope, name)) for scope, name in refs
+                if isinstance(_value_of(scope, name),
+                              (types.FunctionType, Program))]
         return key + _global_state(refs) if refs else key
 
     def bind(self, args, kwargs):
@@ -733,7 +768,7 @@ def _check_overlap(meta, args, written):
                 if n1.startswith("global.") or n2.startswith("global."):
                     # Module-level arrays are passed as arguments too.
                     def show(n):
-                        return (f"global '{n.rsplit('.', 1)[1]}'"
+                        return (f"global '{n[len('global.'):]}'"
                                 if n.startswith("global.") else
                                 f"argument '{n}'")
                     raise ValueError(

@@ -1652,8 +1652,12 @@ class Translator:
     def _emit_output(self, k, value, node):
         if isinstance(value, View) and value.container.kind == "arg" and \
                 value.is_whole() and value.ndim > 0:
-            index = [i for i, c in enumerate(self.param_containers)
-                     if c is value.container][0]
+            # Its position among all parameters (the caller's arguments,
+            # compile-time ones included, then the globals): param
+            # containers leave out the int/bool/str ones (returning `x`
+            # of `f(n, x)` gave back n).
+            index = [i for i, p in enumerate(self.sig.params)
+                     if p[1] == value.container.name][0]
             self.sig.outputs.append(("arg", index))
             return
         if isinstance(value, tuple):
