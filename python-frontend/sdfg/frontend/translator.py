@@ -4115,13 +4115,21 @@ def _static_names(fdef):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) \
                         and not _augmented_target(sub, n):
                     other.add(n.id)
-                elif isinstance(n, (ast.FunctionDef, ast.Lambda)):
-                    a = n.args
-                    other |= {x.arg for x in a.posonlyargs + a.args +
-                              a.kwonlyargs}
-                    if isinstance(n, ast.FunctionDef):
-                        other.add(n.name)
+                else:
+                    other |= _nested_scope_names(n)
     return frozenset(top - other)
+
+
+def _nested_scope_names(node):
+    """The names a nested function or lambda binds in the enclosing
+    statement's view: its parameters and, for a def, its own name."""
+    if not isinstance(node, (ast.FunctionDef, ast.Lambda)):
+        return set()
+    a = node.args
+    names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    if isinstance(node, ast.FunctionDef):
+        names.add(node.name)
+    return names
 
 
 def _augmented_target(tree, name):
@@ -4150,10 +4158,6 @@ def _straight_line_names(fdef):
                 if isinstance(n, ast.Name) and not isinstance(n.ctx,
                                                               ast.Load):
                     other.add(n.id)
-                elif isinstance(n, (ast.FunctionDef, ast.Lambda)):
-                    a = n.args
-                    other |= {x.arg for x in a.posonlyargs + a.args +
-                              a.kwonlyargs}
-                    if isinstance(n, ast.FunctionDef):
-                        other.add(n.name)
+                else:
+                    other |= _nested_scope_names(n)
     return frozenset(top - other)
