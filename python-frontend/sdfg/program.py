@@ -140,8 +140,7 @@ def _global_state(refs):
     and shape, a called function's source, another value's repr."""
     state = []
     for scope, name in refs:
-        v = scope.cell_contents if isinstance(scope, types.CellType) else \
-            scope.get(name)
+        v = _value_of(scope, name)
         if isinstance(v, Program):
             v = v.fn
         state.append(_value_key(v))
@@ -290,17 +289,16 @@ class Program:
     def _key(self, args):
         key = tuple(_arg_key(a) for a in args)
         refs = self._global_refs
-        if refs is None or any(
-                (scope.cell_contents if isinstance(scope, types.CellType)
-                 else scope.get(name)) is not f
-                for scope, name, f in self._global_funcs):
+        if refs is None or any(_value_of(scope, name) is not f
+                               for scope, name, f in self._global_funcs):
             # First call, or a name now holds another function (whose own
             # globals and closure are then what the program reads).
             refs = self._global_refs = _global_refs(self.fn)
+            values = [(scope, name, _value_of(scope, name))
+                      for scope, name in refs]
             self._global_funcs = [
-                (scope, name, _value_of(scope, name)) for scope, name in refs
-                if isinstance(_value_of(scope, name),
-                              (types.FunctionType, Program))]
+                ref for ref in values
+                if isinstance(ref[2], (types.FunctionType, Program))]
         return key + _global_state(refs) if refs else key
 
     def bind(self, args, kwargs):

@@ -1753,8 +1753,7 @@ class Translator:
         branch rebinds it (if it does). Rejected where that difference
         shows: the array is updated in place through another name, or an
         inlined function returns the name to its caller (who may)."""
-        sources = [n for n, v in self.env.items() if n != name and
-                   isinstance(v, View) and v.container is current.container]
+        sources = self._names_viewing(current.container, besides=name)
         updated = [n for n in sources if n in self.inplace_names]
         kind = "branch" if isinstance(node, ast.If) else "loop"
         if updated:
@@ -1957,8 +1956,7 @@ class Translator:
         for copy_, sources in self.reshape_sources.items():
             if container not in sources or copy_ not in self.reshaped:
                 continue
-            holders = [n for n, v in self.env.items()
-                       if isinstance(v, View) and v.container is copy_]
+            holders = self._names_viewing(copy_)
             if holders:
                 raise self.unsupported(
                     self.current_node, "writing into an array after "
@@ -1966,6 +1964,12 @@ class Translator:
                     f"'{holders[0]}' holds its reshape, a view in NumPy "
                     "that would show this write; reshape after writing, "
                     "or take .reshape(...).copy() if a copy is meant")
+
+    def _names_viewing(self, container, besides=None):
+        """The names in scope bound to a view of `container` (other than
+        `besides`)."""
+        return [n for n, v in self.env.items() if n != besides and
+                isinstance(v, View) and v.container is container]
 
     def _owner(self, value, name):
         """The variable other than `name` owning `value`'s container, when
@@ -1982,9 +1986,7 @@ class Translator:
         one array. Rejected when either is updated in place, which would
         then reach the other in NumPy only, or when an inlined function
         returns the name to its caller."""
-        sources = [n for n, v in self.env.items()
-                   if isinstance(v, View) and v.container is value.container
-                   and n != name]
+        sources = self._names_viewing(value.container, besides=name)
         lasting = value.container.kind == "arg" or any(
             self.rebind_counts.get(n, 0) <= 1 for n in sources)
         updated = [n for n in [name] + sources if n in self.inplace_names]
@@ -2009,8 +2011,7 @@ class Translator:
             # writes are rejected); rebound, it holds a new array in NumPy,
             # so the container is the name's own from here on, unless
             # another name still views the reshape.
-            others = [n for n, v in self.env.items() if n != name and
-                      isinstance(v, View) and v.container is container]
+            others = self._names_viewing(container, besides=name)
             if not others:
                 self.reshaped.discard(container)
             elif self.loop_depth == 0 and not self.constructs:
@@ -3389,8 +3390,8 @@ class Translator:
         arrays = [v for v in (body, orelse)
                   if isinstance(v, View) and v.ndim > 0]
         if arrays:
-            names = {n for n, v in self.env.items() if isinstance(v, View)
-                     and any(v.container is a.container for a in arrays)}
+            names = {n for a in arrays
+                     for n in self._names_viewing(a.container)}
             target = self._assigned_from(node)
             updated = sorted(n for n in names | {target}
                              if n in self.inplace_names)
