@@ -92,7 +92,7 @@ def searchsorted(tr, a, v, side, sorter, node):
 def _at(tr, view, positions, node):
     """view[positions] for int64 positions, read lazily: each element is
     loaded in the map that consumes it (no gathered copy)."""
-    from .translator import FancyLeaf
+    from .indexing import FancyLeaf
     return FancyLeaf(tr.index_items(view, positions, node))
 
 

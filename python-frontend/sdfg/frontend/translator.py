@@ -23,12 +23,20 @@ import numpy as np
 
 from ..errors import FrontendError
 from . import comprehensions, math_functions, numpy_calls
+from .aliasing import Aliasing
+from .bindings import (SITES, STATIC, STRAIGHT, assigned_names,
+                       carried_names, construct_name, count_assignments,
+                       inplace_targets, name_permutation)
 from .emitter import Emitter
+from .global_values import NUMPY, GlobalValues, ModuleRef, inlinable
+from .indexing import Fancy, FancyLeaf, Indexing
 from .iteration import lower_iteration
 from .loop_exits import lower_loop_exits
-from .values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Masked, Op,
-                     ScalarLeaf, Unavailable, View, ViewLeaf, as_idx,
-                     is_float, mlir_scalar, same_extent, same_mask)
+from .operators import BINOPS, BITOPS, Operators
+from .values import (SUPPORTED_DTYPES, ConstLeaf, Container, Expr, Idx,
+                     IdxLeaf, Masked, Op, ScalarLeaf, Unavailable, View,
+                     ViewLeaf, as_idx, expr_leaves, fmt_shape, is_float,
+                     mlir_scalar, same_extent)
 
 # Element counts below this run sequentially: forking threads costs more.
 PARALLEL_THRESHOLD = 4096
@@ -38,8 +46,6 @@ MAX_SWAP_PERIOD = 12
 # Transients are sized by the largest extent their shape can take; beyond
 # this the shape is not really bounded (it depends on runtime data).
 MAX_TRANSIENT_ELEMENTS = 1 << 28
-
-SUPPORTED_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
 
 
 class Signature:
@@ -121,11 +127,6 @@ def translate(fn, args, name=None, device="cpu"):
             done.add(key)
 
 
-def _kind(dtype):
-    """NumPy's order of kinds for value-based casting: bool, int, float."""
-    return {"b": 0, "u": 1, "i": 1, "f": 2}[np.dtype(dtype).kind]
-
-
 def _param_names(a):
     """A signature's parameter names in the order Program.bind passes
     their values: positional ones, then keyword-only ones."""
@@ -145,14 +146,14 @@ def _run(tr):
                        f"({type(e).__name__}: {e})") from e
 
 
-class _NumpyModule:
-    """Marker for the numpy module in expressions."""
+class Translator(GlobalValues, Aliasing, Indexing, Operators):
+    """Translates one function for one signature of arguments.
 
+    Statements, control flow, inlining and the variables' containers are
+    here; subscripts (indexing.py), operators (operators.py), the aliasing
+    checks (aliasing.py) and globals (global_values.py) are mixins sharing
+    this state."""
 
-NUMPY = _NumpyModule()
-
-
-class Translator:
     def __init__(self, fn, args, name=None, device="cpu"):
         self.fn = fn
         # Map schedules are chosen for the device: on the CPU, small maps
@@ -228,9 +229,9 @@ class Translator:
         if fn.__closure__:
             for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
                 self.globals[var] = cell.cell_contents
-        self.assign_counts = _count_assignments(self.fdef)
-        self.rebind_counts = _count_assignments(self.fdef, augmented=False)
-        self.inplace_names = _inplace_targets(self.fdef)
+        self.assign_counts = count_assignments(self.fdef)
+        self.rebind_counts = count_assignments(self.fdef, augmented=False)
+        self.inplace_names = inplace_targets(self.fdef)
 
     # ------------------------------------------------------------------
     # Errors
@@ -381,69 +382,6 @@ class Translator:
                                  f"{type(value).__name__}; expected a numpy "
                                  "array, an int, a float or a bool")
 
-    def global_array(self, name, value, node, origin=None):
-        """A module-level (or closed-over) NumPy array the function reads:
-        a hidden parameter of the program, passed by the caller at every
-        call (the array the name holds then: in-place updates from either
-        side are seen, as in Python), never differentiated. `origin`
-        (see _global_origin) where the name alone does not find it."""
-        if origin is None:
-            origin = self._global_origin(name, value, node)
-        view = self.global_views.get(origin)
-        if view is not None:
-            return view
-        if value.dtype.type not in SUPPORTED_DTYPES:
-            raise self.unsupported(node, f"global array '{name}' of dtype "
-                                   f"{value.dtype}")
-        where, module, var = origin
-        label = "global." + (f"{module}." if module else "") + \
-            var.replace("[", ".").replace("]", "")
-        c = Container(f"%{label}", value.shape, value.dtype, "arg", label)
-        c.ndarray = True
-        self.em.reserved.add(c.ssa)
-        # After the other params, before the outputs (a return statement
-        # may read a global after its first value's output is made).
-        at = sum(1 for p in self.param_containers if p.kind != "output")
-        self.param_containers.insert(at, c)
-        self.sig.params.append(("array", label, value.dtype, value.shape))
-        self.sig.globals.append([label, where, module, var])
-        view = self.global_views[origin] = c.view()
-        return view
-
-    def _global_origin(self, name, value, node):
-        """Where the caller finds the array `name` names at each call:
-        ("closure", None, name) for a free variable of the function,
-        ("module", None, name) for one of its module, ("module", M, name)
-        for one of the module M of a function it calls, ("closure-of", H,
-        name) for a free variable of the function it calls as module-level
-        name H."""
-        fn = self.inlining[0]
-        code = fn.__code__
-        if name in code.co_freevars and fn.__closure__[
-                code.co_freevars.index(name)].cell_contents is value:
-            return ("closure", None, name)
-        if fn.__globals__.get(name) is value:
-            return ("module", None, name)
-        callee = next((f for f in reversed(self.inlining)
-                       if isinstance(f, types.FunctionType)), fn)
-        code = callee.__code__
-        if name in code.co_freevars and callee.__closure__[
-                code.co_freevars.index(name)].cell_contents is value:
-            # A closure the function calls by a module-level name
-            # (`step = make_step(L)`): found through that name.
-            holder = next((n for n, v in fn.__globals__.items()
-                           if v is callee or _inlinable(v) is callee), None)
-            if holder is not None:
-                return ("closure-of", holder, name)
-        module = getattr(callee, "__module__", None)
-        if callee.__globals__.get(name) is value and module and getattr(
-                sys.modules.get(module), "__dict__", None) is \
-                callee.__globals__:
-            return ("module", module, name)
-        raise self.unsupported(node, f"array '{name}' of an enclosing "
-                               "function of a called function",
-                               "pass it as an argument")
-
     # ------------------------------------------------------------------
     # Statements
     # ------------------------------------------------------------------
@@ -454,7 +392,7 @@ class Translator:
         try:
             method = getattr(self, "visit_" + type(node).__name__, None)
             if method is None:
-                raise self.unsupported(node, _construct_name(node))
+                raise self.unsupported(node, construct_name(node))
             return method(node)
         finally:
             self.current_node = saved
@@ -630,9 +568,9 @@ class Translator:
         self.env = bound if enclosing is None else \
             collections.ChainMap(bound, enclosing)
         self.var_containers = {}
-        self.assign_counts = _count_assignments(fdef)
-        self.rebind_counts = _count_assignments(fdef, augmented=False)
-        self.inplace_names = _inplace_targets(fdef)
+        self.assign_counts = count_assignments(fdef)
+        self.rebind_counts = count_assignments(fdef, augmented=False)
+        self.inplace_names = inplace_targets(fdef)
         self.globals = globals_
         self.filename, self.firstline = filename, firstline
         self.permute_depth = self.loop_depth
@@ -863,7 +801,7 @@ class Translator:
                         targets=[target], value=node.value.args[0]), node)))
                 return
             helper = isinstance(func, ast.Name) and (
-                (func.id not in self.env and _inlinable(
+                (func.id not in self.env and inlinable(
                     self.globals.get(func.id)) is not None) or
                 isinstance(self.env.get(func.id), numpy_calls.LocalFunction))
             # `mod.step(x)`: a function of an imported module of the
@@ -874,7 +812,7 @@ class Translator:
                 func.value.id not in self.env and isinstance(
                     self.globals.get(func.value.id), types.ModuleType) and
                 self.globals[func.value.id] not in (np, math) and
-                _inlinable(getattr(self.globals[func.value.id], func.attr,
+                inlinable(getattr(self.globals[func.value.id], func.attr,
                                    None)) is not None)
             # np.add.at(x, idx, v) updates x in place.
             add_at = isinstance(func, ast.Attribute) and func.attr == "at" \
@@ -1002,7 +940,7 @@ class Translator:
         permute_depth): the names swap arrays, as in Python, with no copy,
         so in-place updates reach whichever array a name holds now.
         Returns whether it did."""
-        names = _name_permutation(node)
+        names = name_permutation(node)
         if names is None:
             return False
         targets, sources = names
@@ -1021,12 +959,12 @@ class Translator:
 
     def visit_AugAssign(self, node):
         kind = type(node.op)
-        if kind in _BINOPS:
+        if kind in BINOPS:
             def op(a, b):
-                return self.binop(_BINOPS[kind], a, b)
-        elif kind in _BITOPS:
+                return self.binop(BINOPS[kind], a, b)
+        elif kind in BITOPS:
             def op(a, b):
-                return self.bitwise(_BITOPS[kind], a, b, node)
+                return self.bitwise(BITOPS[kind], a, b, node)
         elif kind in (ast.LShift, ast.RShift):
             def op(a, b):
                 return self.shift("shl" if kind is ast.LShift else "shr", a,
@@ -1110,7 +1048,7 @@ class Translator:
                 and call.func.id == "range" and not call.keywords
                 and 1 <= len(call.args) <= 3):
             raise self.unsupported(node.iter, "for loop over "
-                                   + _construct_name(node.iter),
+                                   + construct_name(node.iter),
                                    "only 'for i in range(...)' loops are "
                                    "supported")
         with self.em.capture() as pre:
@@ -1170,7 +1108,7 @@ class Translator:
         span = ub - lb if step > 0 else lb - ub
         self.constructs.append((self.where_of(node),
                                 self.interval(span)[0] < 1, True,
-                                _carried_names(node.body, True) |
+                                carried_names(node.body, True) |
                                 self.closure_reads(node.body)))
         self.loop_ivs.append(iv)
         with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
@@ -1190,7 +1128,7 @@ class Translator:
             if isinstance(self.env.get(element), View) and \
                     element not in self.var_containers and (
                         getattr(node, "sdfg_breaks", False) or
-                        self.assign_counts.get(_SITES, {}).get(element)
+                        self.assign_counts.get(SITES, {}).get(element)
                         != 1):
                 self.env.pop(element)
 
@@ -1237,22 +1175,22 @@ class Translator:
                     names = self.loop_permutation(node) or set()
                     swapped |= names
                     for st in node.body:
-                        p = _name_permutation(st)
+                        p = name_permutation(st)
                         if p and not set(p[0]) <= names:
                             other |= set(p[0])
                 elif isinstance(node, ast.Assign) and \
-                        _name_permutation(node) is None:
-                    other |= set(_assigned_names([node], augmented=False))
+                        name_permutation(node) is None:
+                    other |= set(assigned_names([node], augmented=False))
         # A swap outside such a loop body (in a branch, a while loop, the
         # body of this statement list itself) rebinds for good.
         for stmt in stmts:
-            p = _name_permutation(stmt)
+            p = name_permutation(stmt)
             if p:
                 other |= set(p[0])
             for node in ast.walk(stmt):
                 if isinstance(node, (ast.If, ast.While)):
                     for inner in ast.walk(node):
-                        p = _name_permutation(inner)
+                        p = name_permutation(inner)
                         if p:
                             other |= set(p[0])
         return swapped - other
@@ -1262,7 +1200,7 @@ class Translator:
         for loop `node` permute, when those are whole arrays and nothing
         else in the body rebinds them (else None: the loop is translated
         once, with copies)."""
-        perms = [_name_permutation(st) for st in node.body
+        perms = [name_permutation(st) for st in node.body
                  if isinstance(st, ast.Assign)]
         names = {n for p in perms if p for n in p[0]}
         if not names or not all(
@@ -1270,8 +1208,8 @@ class Translator:
                 and self.env[n].is_whole() for n in names):
             return None
         others = [st for st in node.body
-                  if not (isinstance(st, ast.Assign) and _name_permutation(st))]
-        if names & set(_assigned_names(others, augmented=False)):
+                  if not (isinstance(st, ast.Assign) and name_permutation(st))]
+        if names & set(assigned_names(others, augmented=False)):
             return None
         return names
 
@@ -1295,7 +1233,7 @@ class Translator:
         while True:
             period += 1
             for st in node.body:
-                p = _name_permutation(st) if isinstance(st, ast.Assign) \
+                p = name_permutation(st) if isinstance(st, ast.Assign) \
                     else None
                 if p:
                     moved = [probe[n] for n in p[1]]
@@ -1383,7 +1321,7 @@ class Translator:
             if isinstance(v, (numpy_calls.LocalFunction,
                               numpy_calls.LocalLambda)):
                 return True
-            if n.func.id not in self.env and _inlinable(
+            if n.func.id not in self.env and inlinable(
                     self.globals.get(n.func.id)) is not None:
                 return True
         return False
@@ -1439,7 +1377,7 @@ class Translator:
                 node.lineno, f"{why} is known only at run time; keep the "
                 "value you need in a variable of your own")
 
-        if getattr(node, "sdfg_breaks", False) or name in _assigned_names(
+        if getattr(node, "sdfg_breaks", False) or name in assigned_names(
                 node.body):
             # After a break, or a body that assigns the variable, Python's
             # value is not the last iteration's.
@@ -1490,7 +1428,7 @@ class Translator:
         """The shapes, at a loop's entry, of the array variables its `body`
         reads before assigning (whose values go from one iteration to the
         next)."""
-        return {n: _shape_key(self.env[n]) for n in _carried_names(body)
+        return {n: _shape_key(self.env[n]) for n in carried_names(body)
                 if isinstance(self.env.get(n), View)}
 
     def check_carried_shapes(self, carried, node):
@@ -1692,89 +1630,13 @@ class Translator:
                 return
             if not isinstance(dest, View):
                 raise self.unsupported(target, "assignment into "
-                                       + _construct_name(target.value))
+                                       + construct_name(target.value))
             self.store(dest, self.to_expr(value), cast=True)
         elif isinstance(target, ast.Attribute):
             raise self.unsupported(target, "attribute assignment")
         else:
             raise self.unsupported(target, "assignment target "
-                                   + _construct_name(target))
-
-    def own_containers(self, stmts, node, exclude=()):
-        """Before a loop or a branch decided at run time: gives each array
-        or scalar variable that `stmts` rebind a container of its own,
-        holding its current value. The statements are translated once, so
-        a rebinding inside them must write where every later read looks:
-        `x = x * 2` in a loop reads the last iteration's x, and after `if
-        c: x = x * 2` x is the old array when c was false. Without this,
-        the name of an argument or alias would move to a new container at
-        translation time and each iteration would read the argument."""
-        rebound = set(_assigned_names(stmts, augmented=False))
-        # Names that only inner loops unrolled for their swaps rebind keep
-        # their arrays across those loops (visit_permuting_for rejects an
-        # odd number of swaps in a loop).
-        exclude = set(exclude) | self.swapped_by_inner_loops(stmts)
-        for name in _assigned_names(stmts):
-            current = self.env.get(name)
-            if name not in exclude and isinstance(
-                    current, (bool, int, float, np.bool_, np.integer,
-                              np.floating, Idx)) and \
-                    name not in self.var_containers:
-                # A number known when compiling (an int argument, a
-                # parameter of an inlined helper) that the statements
-                # rebind: its value lives in a container from here, or
-                # each iteration would start from the constant again (and
-                # `while n < 10: n = n + 3` would never end).
-                self.store_variable(name, self.to_expr(current), node)
-                continue
-            if name in exclude or not isinstance(current, View) or \
-                    self.var_containers.get(name) is current.container:
-                continue
-            if current.ndim > 0 and name not in rebound:
-                continue  # `x += ...` on an array: in place
-            if name in self.inplace_names and current.ndim > 0:
-                kind = "branch" if isinstance(node, ast.If) else "loop"
-                raise self.unsupported(
-                    node, "rebinding an array updated in place",
-                    f"'{name}' is rebound in this {kind} and updated in "
-                    f"place: updates before the rebinding reach the array "
-                    f"it names now, later ones a new array, which one "
-                    f"translation cannot follow; write '{name} = "
-                    f"{name}.copy()' before the {kind} to work on a copy "
-                    "(leaving that array unchanged)")
-            if current.ndim > 0:
-                self._check_copied_alias(name, current, node)
-            self.var_containers.pop(name, None)
-            self.store_variable(name, self.to_expr(current), node)
-
-    def _check_copied_alias(self, name, current, node):
-        """own_containers gives `name`, an alias of another array here, a
-        copy of it: in NumPy the name still is that array until the loop or
-        branch rebinds it (if it does). Rejected where that difference
-        shows: the array is updated in place through another name, or an
-        inlined function returns the name to its caller (who may)."""
-        sources = self._names_viewing(current.container, besides=name)
-        updated = [n for n in sources if n in self.inplace_names]
-        kind = "branch" if isinstance(node, ast.If) else "loop"
-        if updated:
-            raise self.unsupported(
-                node, "alias rebound in a loop or branch",
-                f"'{name}' names the array of '{updated[0]}' and is rebound "
-                f"in this {kind}, which the translation follows with a "
-                f"copy; '{updated[0]}' is updated in place, which NumPy "
-                f"would show through '{name}' while it names that array; "
-                f"write '{name} = {updated[0]}.copy()' before the {kind} "
-                "if it should be a copy")
-        self._mark_alias_return(name, current.container)
-
-    def _mark_alias_return(self, name, container):
-        """`name`, given a copy of `container`, is returned by the inlined
-        function being translated: where the container predates the call,
-        NumPy's result may be that array itself (assign_name checks the
-        caller's use)."""
-        if self.returned_names and name in self.returned_names[-1] and \
-                getattr(container, "serial", -1) <= self.call_starts[-1]:
-            self.alias_returns[-1].add(name)
+                                   + construct_name(target))
 
     def assign_name(self, name, value, node):
         if name in ("np", "numpy"):
@@ -1785,7 +1647,7 @@ class Translator:
             # A mode or an option (`kind = MODE if kind is None else
             # kind`): a compile-time value, bound where the binding is
             # static.
-            if count <= 1 or name in self.assign_counts.get(_STRAIGHT, ()):
+            if count <= 1 or name in self.assign_counts.get(STRAIGHT, ()):
                 self.env[name] = value
                 return
             raise self.unsupported(node, "string or None rebound in a loop "
@@ -1806,7 +1668,7 @@ class Translator:
         # statements of the function's top level, are compile-time or
         # symbolic values (sizes, index arithmetic): no container needed.
         once = count <= 1 or (
-            name in self.assign_counts.get(_STRAIGHT, ()) and
+            name in self.assign_counts.get(STRAIGHT, ()) and
             not isinstance(existing, (View, Expr)))
         if isinstance(value, (int, bool, np.integer, np.bool_, Idx)) and \
                 once and name not in self.var_containers and \
@@ -1841,7 +1703,7 @@ class Translator:
                 f"take a copy ('{name} = {helper}(...).copy()')")
         if isinstance(value, View) and value.ndim > 0 and \
                 not getattr(value, "fresh", False) and \
-                name in self.assign_counts.get(_STATIC, ()) and \
+                name in self.assign_counts.get(STATIC, ()) and \
                 self._owner(value, name) is None:
             # Every binding of the name is a statement of the function's
             # top level, translated once and in order: the name moves to
@@ -1902,104 +1764,6 @@ class Translator:
                 self.var_containers.get(name) is not value.container:
             self._check_rebinding_copy(name, value, node)
         self.store_variable(name, self.to_expr(value), node)
-
-    def _rebound_only_by_swaps(self, name, node):
-        """Whether `node`, a statement of the function's top level, binds
-        `name`, which the rest of the function rebinds only by swaps
-        directly in loops translated per permutation."""
-        if len(self.inlining) > 1 or self.constructs[self.scope_base[0]:] \
-                or not any(st is node for st in self.fdef.body):
-            return False
-        swaps, found = set(), False
-        for st in self.fdef.body:
-            for loop in ast.walk(st):
-                if isinstance(loop, ast.For):
-                    for inner in loop.body:
-                        p = _name_permutation(inner)
-                        if p and name in p[0]:
-                            swaps.add(id(inner))
-        for st in self.fdef.body:
-            if st is node:
-                continue
-            for n in ast.walk(st):
-                if isinstance(n, ast.Name) and n.id == name and \
-                        isinstance(n.ctx, ast.Store) and \
-                        not _augmented_target(st, n):
-                    found = True
-                    if not any(id(a) in swaps and n in ast.walk(a)
-                               for a in ast.walk(st)
-                               if isinstance(a, ast.Assign)):
-                        return False
-        return found
-
-    def _aliased_per_iteration(self, name, value):
-        """Whether `name = value` (a view) is the name's one binding, in
-        loops (no branch) that do not read the name before it, at a
-        position of their iterators only: each iteration then binds the
-        name before using it, and the translation's one binding is every
-        iteration's."""
-        if self.assign_counts.get(_SITES, {}).get(name, 0) != 1:
-            return False
-        first, depth = self.scope_base
-        inner = self.constructs[first:]
-        if not inner or len(inner) != self.loop_depth - depth or not all(
-                c[2] and name not in c[3] for c in inner):
-            return False
-        terms = set()
-        for e in list(value.shape) + [o for o, _, _ in value.base]:
-            terms |= set(as_idx(e).terms)
-        return terms <= set(self.loop_ivs)
-
-    def _check_reshape_sources(self, container):
-        """Rejects a write into an array that a name's reshape was copied
-        from: NumPy's reshape is a view, which would show the write."""
-        for copy_, sources in self.reshape_sources.items():
-            if container not in sources or copy_ not in self.reshaped:
-                continue
-            holders = self._names_viewing(copy_)
-            if holders:
-                raise self.unsupported(
-                    self.current_node, "writing into an array after "
-                    "reshaping it",
-                    f"'{holders[0]}' holds its reshape, a view in NumPy "
-                    "that would show this write; reshape after writing, "
-                    "or take .reshape(...).copy() if a copy is meant")
-
-    def _names_viewing(self, container, besides=None):
-        """The names in scope bound to a view of `container` (other than
-        `besides`)."""
-        return [n for n, v in self.env.items() if n != besides and
-                isinstance(v, View) and v.container is container]
-
-    def _owner(self, value, name):
-        """The variable other than `name` owning `value`'s container, when
-        it is rebound: its rebindings store into the container (one
-        container per variable), which an alias must not see."""
-        return next((n for n, c in self.var_containers.items()
-                     if c is value.container and n != name
-                     and self.rebind_counts.get(n, 0) > 1), None)
-
-    def _check_rebinding_copy(self, name, value, node):
-        """`name`, bound in a loop or branch too, is bound here to another
-        array that stays (an argument, a name bound once): the translation
-        copies it into name's own array, where NumPy makes the two names
-        one array. Rejected when either is updated in place, which would
-        then reach the other in NumPy only, or when an inlined function
-        returns the name to its caller."""
-        sources = self._names_viewing(value.container, besides=name)
-        lasting = value.container.kind == "arg" or any(
-            self.rebind_counts.get(n, 0) <= 1 for n in sources)
-        updated = [n for n in [name] + sources if n in self.inplace_names]
-        source = sources[0] if sources else value.container.name
-        if lasting and updated:
-            raise self.unsupported(
-                node, "rebinding an array variable to another array in a "
-                "loop or branch",
-                f"'{name}' is bound here to the array of '{source}' and "
-                f"'{updated[0]}' is updated in place: in NumPy the update "
-                f"would reach both names; write '{name} = {source}.copy()' "
-                "if it should be a copy, or use a new name")
-        self._mark_alias_return(name, value.container)
 
     def store_variable(self, name, expr, node):
         """Stores `expr` into variable `name`'s own container (made on the
@@ -2312,21 +2076,21 @@ class Translator:
 
     def check_broadcast(self, src, dst):
         if len(src) > len(dst):
-            raise self.error(f"cannot broadcast shape {_fmt_shape(src)} into "
-                             f"{_fmt_shape(dst)}")
+            raise self.error(f"cannot broadcast shape {fmt_shape(src)} into "
+                             f"{fmt_shape(dst)}")
         for s, d in zip(reversed(src), reversed(dst)):
             if same_extent(s, d) or same_extent(s, 1):
                 continue
             if as_idx(s).is_const() and as_idx(d).is_const():
                 raise self.error(f"shape mismatch: cannot broadcast "
-                                 f"{_fmt_shape(src)} into {_fmt_shape(dst)}")
+                                 f"{fmt_shape(src)} into {fmt_shape(dst)}")
             # Extents that depend on runtime values are taken to agree, as
             # they must for NumPy not to raise (see docs/design/frontend.md).
 
     def conflicts(self, dest, expr):
         """Whether evaluating `expr` element by element while storing into
         `dest` could read an element another iteration already wrote."""
-        for leaf in _leaves(expr):
+        for leaf in expr_leaves(expr):
             if isinstance(leaf, FancyLeaf):
                 # Where a gather reads depends on data.
                 if leaf.reads(dest.container):
@@ -2511,7 +2275,7 @@ class Translator:
         try:
             method = getattr(self, "eval_" + type(node).__name__, None)
             if method is None:
-                raise self.unsupported(node, _construct_name(node))
+                raise self.unsupported(node, construct_name(node))
             return method(node)
         finally:
             self.current_node = saved
@@ -2535,65 +2299,6 @@ class Translator:
         else:
             raise self.error(f"name '{name}' is not defined", node)
         return self._python_value(name, g, node)
-
-    def _python_value(self, name, g, node, module=None):
-        """What the program reads for the Python value `g` that `name`
-        names outside it (a global, a closure's variable, or, with
-        `module`, the attribute `name` of that module)."""
-        if g is np:
-            return NUMPY
-        if g is math:
-            return math_functions.MATH
-        fname = getattr(g, "__name__", None)
-        if isinstance(fname, str) and callable(g):
-            # `from numpy import exp`, `from math import sqrt`.
-            if getattr(np, fname, None) is g:
-                return numpy_calls.numpy_attribute(self, fname, node)
-            if getattr(math, fname, None) is g:
-                return math_functions.math_attribute(self, fname, node)
-        if isinstance(g, (bool, int, float, np.number, np.bool_)):
-            return g.item() if isinstance(g, (np.number, np.bool_)) else g
-        if isinstance(g, tuple) and all(isinstance(x, (int, float))
-                                        for x in g):
-            return g
-        if isinstance(g, str) or (isinstance(g, tuple) and g and all(
-                isinstance(x, str) for x in g)):
-            # A mode string (`MODE = "relu"`), compared with constants.
-            return g
-        if isinstance(g, list) and g and all(
-                isinstance(x, (int, float)) and not isinstance(x, bool)
-                for x in g):
-            # Coefficients (`COEFS = [0.1, 0.2]`): read when compiling,
-            # like a tuple (the key holds them: a changed one recompiles).
-            return tuple(g)
-        origin = None if module is None else ("module", module, name)
-        if isinstance(g, np.ndarray):
-            return self.global_array(name, g, node, origin)
-        if isinstance(g, tuple) and g and all(isinstance(x, np.ndarray)
-                                              for x in g):
-            # `LAYERS = (W1, W2)`: each array found again through the
-            # tuple at every call.
-            where, mod, var = origin or self._global_origin(name, g, node)
-            return tuple(self.global_array(name, x, node,
-                                           (where, mod, f"{var}[{k}]"))
-                         for k, x in enumerate(g))
-        if isinstance(g, types.ModuleType):
-            return _ModuleRef(g)
-        if g in (range, abs, min, max, float, int, len, bool, round, sum):
-            return g
-        if isinstance(g, type) and issubclass(g, np.generic):
-            return g
-        if _inlinable(g) is not None and \
-                getattr(self, "_call_func_node", None) is node:
-            return numpy_calls.UserFunction(_inlinable(g))
-        if callable(g) and isinstance(self.current_node, ast.Name) and \
-                isinstance(getattr(self, "_call_func_node", None), ast.Name) \
-                and self._call_func_node is node:
-            raise self.unsupported(node, f"call of {name}",
-                                   "only NumPy functions and array methods "
-                                   "can be called")
-        raise self.unsupported(node, f"global '{name}' of type "
-                               f"{type(g).__name__}")
 
     def eval_Constant(self, node):
         v = node.value
@@ -2626,7 +2331,7 @@ class Translator:
         attr = node.attr
         if base is NUMPY:
             return numpy_calls.numpy_attribute(self, attr, node)
-        if isinstance(base, _ModuleRef):
+        if isinstance(base, ModuleRef):
             # `params.W`, `layers.dense(x)`: a module of the program's own
             # (arrays are passed at each call, functions inlined).
             module = base.module
@@ -2697,428 +2402,6 @@ class Translator:
         e = as_idx(e)
         return e.const if e.is_const() else e
 
-    def eval_Subscript(self, node, store=False):
-        """A subscript's value; with `store`, what an assignment writes
-        into: a View, or a Fancy for integer-array indices."""
-        base = self.eval(node.value)
-        if isinstance(base, (tuple, list)):
-            kind = type(base).__name__
-            if store:
-                raise self.unsupported(node, f"assignment into a {kind}",
-                                       "lists and tuples are read-only here; "
-                                       "use an array")
-            return self.sequence_item(base, node.slice, kind, node)
-        if isinstance(base, Expr):
-            base = self.materialize(base, node)
-        if not isinstance(base, View):
-            raise self.unsupported(node, "subscript of "
-                                   + _construct_name(node.value))
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [
-            node.slice]
-        # np.newaxis is None.
-        items = [ast.copy_location(ast.Constant(None), it)
-                 if self.is_newaxis(it) else it for it in items]
-        return self.subscript(base, items, node, store=store)
-
-    def sequence_item(self, base, index, kind, node):
-        """`base[index]` of a Python tuple or list: the index or slice
-        bounds must be known at translation time."""
-        def const(n):
-            v = self.eval(n) if n is not None else None
-            if isinstance(v, Idx) and v.is_const():
-                v = v.const
-            if v is None or (isinstance(v, int) and not isinstance(v, bool)):
-                return v
-            raise self.unsupported(node, f"{kind} index computed at run "
-                                   "time", f"a {kind}'s items are chosen "
-                                   "when the program is compiled")
-        if isinstance(index, ast.Slice):
-            items = base[slice(const(index.lower), const(index.upper),
-                               const(index.step))]
-            return items if isinstance(base, list) else tuple(items)
-        numbers = len(base) > 0 and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool)
-            for x in base)
-        if numbers:
-            v = self.eval(index)
-            if not (isinstance(v, int) or (isinstance(v, Idx) and
-                                           v.is_const())):
-                # Numbers picked by a loop variable or data (`coeffs[k]`):
-                # an array of the numbers, indexed.
-                table = numpy_calls.numpy_call(self, "array", [list(base)],
-                                               {}, node)
-                return self.subscript(table, [index], node)
-        k = const(index)
-        if not -len(base) <= k < len(base):
-            raise self.error(f"{kind} index {k} out of range for a {kind} "
-                             f"of length {len(base)}", node)
-        return base[k]
-
-    def is_newaxis(self, node):
-        return (isinstance(node, ast.Attribute) and node.attr == "newaxis"
-                and isinstance(node.value, ast.Name)
-                and node.value.id not in self.env
-                and self.globals.get(node.value.id) is np)
-
-    def subscript(self, view, items, node, store=False, values=None):
-        # Each index is evaluated once, before any of the subscript's code:
-        # integer arrays among them make this an advanced (fancy) index.
-        if values is None:
-            values, advanced = {}, []
-            for k, it in enumerate(items):
-                if isinstance(it, ast.Slice) or (
-                        isinstance(it, ast.Constant)
-                        and (it.value is None or it.value is Ellipsis)):
-                    continue
-                v = self.eval(it)
-                if isinstance(v, list):
-                    # A list of indices (A[[0, 2]]) is an index array, as
-                    # in NumPy.
-                    v = numpy_calls.numpy_call(self, "array", [v], {}, it)
-                values[id(it)] = v
-                if isinstance(v, (View, Expr)) and len(v.shape) > 0:
-                    advanced.append(k)
-                elif isinstance(v, (View, Expr)) and \
-                        self.to_expr(v).dtype == np.bool_ or \
-                        isinstance(v, (bool, np.bool_)):
-                    raise self.unsupported(
-                        it, "a boolean scalar as an index",
-                        "NumPy takes it as a 0-d mask: a new axis of "
-                        "length 0 or 1, known only at run time; index "
-                        "with an integer (int(b)) or use np.where")
-            masks = [k for k in advanced
-                     if self.to_expr(values[id(items[k])]).dtype == np.bool_]
-            if masks:
-                return self.masked(view, items, values, masks, node)
-            if advanced:
-                fancy = self.fancy_subscript(view, items, values, advanced,
-                                             node)
-                # Read lazily, like any element-wise operand: a gather
-                # fused into its consumer (np.mean(E[tokens], axis=1) is
-                # one map) has no intermediate array for the forward to
-                # fill or the gradient to clear and scatter from.
-                return fancy if store else FancyLeaf(fancy)
-        # Expand Ellipsis and count consumed dims.
-        consumed = sum(1 for it in items
-                       if not (isinstance(it, ast.Constant)
-                               and it.value is None)
-                       and not (isinstance(it, ast.Constant)
-                                and it.value is Ellipsis))
-        if consumed > view.ndim:
-            raise self.error(f"too many indices for an array of dimension "
-                             f"{view.ndim}", node)
-        expanded = []
-        for it in items:
-            if isinstance(it, ast.Constant) and it.value is Ellipsis:
-                expanded += [None] * (view.ndim - consumed)
-            else:
-                expanded.append(it)
-        while sum(1 for it in expanded
-                  if not (isinstance(it, ast.Constant)
-                          and it.value is None)) < view.ndim:
-            expanded.append(None)
-        # Per view dim: ("fix", Idx) | ("range", start, step, length); plus
-        # ("new",) for np.newaxis.
-        new_shape = []
-        vmap = {}  # old vdim -> new vdim or ("fix", idx)
-        vd = 0
-        for it in expanded:
-            if isinstance(it, ast.Constant) and it.value is None:
-                new_shape.append(Idx(1))
-                continue
-            extent = as_idx(view.shape[vd])
-            if it is None:
-                vmap[vd] = ("dim", len(new_shape), Idx(0), 1)
-                new_shape.append(extent)
-            elif isinstance(it, ast.Slice):
-                start, step, length = self.slice_range(it, extent, node)
-                vmap[vd] = ("dim", len(new_shape), start, step)
-                new_shape.append(length)
-            else:
-                i = self.control_index(values[id(it)], it)
-                if i.is_const() and extent.is_const():
-                    if i.const < -extent.const or i.const >= extent.const:
-                        raise self.error(f"index {i.const} is out of bounds "
-                                         f"for axis {vd} with size "
-                                         f"{extent.const}", it)
-                    if i.const < 0:
-                        i = Idx(i.const + extent.const)
-                else:
-                    i = self.from_end(i, extent, it)
-                vmap[vd] = ("fix", i)
-            vd += 1
-        out_base = []
-        for offset, stride, v in view.base:
-            if v is None:
-                out_base.append((offset, stride, None))
-                continue
-            m = vmap[v]
-            if m[0] == "fix":
-                out_base.append((offset + m[1].scale(stride), stride, None))
-            else:
-                _, nd, start, step = m
-                out_base.append((offset + start.scale(stride), stride * step,
-                                 nd))
-        return View(view.container, out_base, new_shape)
-
-    def masked(self, view, items, values, masks, node):
-        """`x[mask]` with a mask of x's shape: a Masked, which assignments
-        and the reductions that do not depend on the selection's length
-        accept. The selection itself has a length known only at run
-        time, so nothing else takes it."""
-        mask = self.to_expr(values[id(items[masks[0]])])
-        rank = len(mask.shape)
-        whole = all(isinstance(it, ast.Slice) and it.lower is None and
-                    it.upper is None and it.step is None
-                    for it in items[1:])
-        if masks[0] != 0 or not whole or rank > view.ndim or \
-                len(items) > view.ndim - rank + 1 or not all(
-                same_extent(a, b) for a, b in zip(mask.shape, view.shape)):
-            raise self.unsupported(
-                node, "boolean mask indexing",
-                "only a mask of the array's shape or of its leading "
-                "dimensions (rows: x[m], x[m, :]), first in the subscript, "
-                "is supported (x[mask] = v, x[mask] += v, np.sum/np.mean/"
-                "np.prod of x[mask]); else use np.where(mask, x, 0)")
-        if rank < view.ndim:
-            # Rows: the mask, computed once before any element changes,
-            # repeated along the trailing dimensions (a view that reads
-            # mask[i] at (i, j)), selects whole rows as NumPy's x[m].
-            m = self.materialize(mask, node, "mask")
-            rows = ViewLeaf(View(m.container, m.base,
-                                 list(m.shape) + list(view.shape[rank:])))
-            rows.origin = mask
-            mask = rows
-        return Masked(view, mask)
-
-    def masked_operands(self, args, node):
-        """For element-wise arithmetic on selections (`2.0 * y[m]`): the
-        common mask and the operands with their selections unwrapped, or
-        None when no operand is a Masked. A selection combines with
-        scalars and with selections by the same mask only."""
-        masked = [a for a in args if isinstance(a, Masked)]
-        if not masked:
-            return None
-        mask = masked[0].mask
-        out = []
-        for a in args:
-            if isinstance(a, Masked):
-                if not same_mask(a.mask, mask):
-                    raise self.unsupported(
-                        node, "selections by different masks",
-                        "combine selections made by the same mask variable "
-                        "(m = ...; x[m] + y[m])")
-                out.append(a.value)
-            elif isinstance(a, (View, Expr)) and len(a.shape) > 0:
-                raise self.unsupported(
-                    node, "an array combined with a masked selection",
-                    "the selection's length is known only at run time; "
-                    "select the array by the same mask")
-            else:
-                out.append(a)
-        return mask, out
-
-    def masked_store(self, dest, value, node, op=None):
-        """`x[mask] = v` (op None) or `x[mask] op= v` (op: a function of the
-        current and the new value): the elements the
-        mask selects get the new value, in place, as np.where would give
-        it. `v` is a scalar, or `y[mask]` with the same mask (NumPy then
-        assigns the selected elements in order: element by element)."""
-        if isinstance(value, Masked):
-            if not same_mask(value.mask, dest.mask):
-                raise self.unsupported(
-                    node, "assignment of a masked selection",
-                    "the right-hand side must be selected by the same mask "
-                    "variable (m = ...; x[m] = y[m])")
-            new = self.to_expr(value.value)
-        else:
-            new = self.to_expr(value)
-            if new.shape and not all(same_extent(e, 1) for e in new.shape):
-                raise self.unsupported(
-                    node, "assignment of an array to a masked selection",
-                    "its length must match the number of selected elements, "
-                    "known only at run time; assign a scalar, y[mask] with "
-                    "the same mask, or use np.where")
-        current = ViewLeaf(dest.value)
-        if op is not None:
-            new = op(current, new)
-        self.store(dest.value,
-                   numpy_calls.where(self, dest.mask, new, current, node),
-                   cast=True)
-
-    def fancy_subscript(self, view, items, values, advanced, node):
-        """The Fancy for a subscript whose items `advanced` (positions) are
-        integer arrays. Integer scalars beside them count as advanced too
-        for where the broadcast index dimensions go, as in NumPy: in place
-        when the advanced items are adjacent, else first."""
-        exprs = []
-        for k in advanced:
-            e = self.to_expr(values[id(items[k])])
-            if e.dtype == np.bool_:
-                raise self.unsupported(
-                    items[k], "boolean mask indexing",
-                    "the result's length depends on the data; use "
-                    "np.where(mask, x, 0) or a loop with an if")
-            if is_float(e.dtype):
-                raise self.error("arrays used as indices must be of integer "
-                                 "type", items[k])
-            exprs.append(e)
-        bshape = []
-        for e in exprs:
-            bshape = self.broadcast_shapes(bshape, e.shape)
-        # The basic subscript with each advanced item a full slice; the
-        # dimensions those slices keep are the ones indexed by data.
-        marks = {k: ast.copy_location(ast.Slice(), items[k])
-                 for k in advanced}
-        basic = [marks.get(k, it) for k, it in enumerate(items)]
-        base = self.subscript(view, basic, node, values=values)
-        consumed = sum(1 for it in items
-                       if not (isinstance(it, ast.Constant)
-                               and it.value in (None, Ellipsis)))
-        dims, first, d = [], None, 0
-        scalar_or_array = []
-        for k, it in enumerate(items):
-            if isinstance(it, ast.Constant) and it.value is Ellipsis:
-                d += view.ndim - consumed
-            elif isinstance(it, ast.Constant) and it.value is None:
-                d += 1
-            elif k in marks:
-                dims.append(d)
-                scalar_or_array.append(k)
-                first = d if first is None else first
-                d += 1
-            elif isinstance(it, ast.Slice):
-                d += 1
-            else:
-                scalar_or_array.append(k)
-                if first is None:
-                    first = d
-        adjacent = scalar_or_array == list(
-            range(scalar_or_array[0], scalar_or_array[-1] + 1))
-        # An argument used whole as the index array of a subscript that
-        # always runs: the caller checks its values against the extent
-        # before the call, so that an index out of bounds raises
-        # IndexError as in NumPy instead of reaching outside the array.
-        # (In loops and branches NumPy would not raise for a subscript
-        # that never runs; those, and indices computed in the program,
-        # are not checked.)
-        if self.loop_depth == 0:
-            for d, e in zip(dims, exprs):
-                extent = as_idx(base.shape[d])
-                if isinstance(e, ViewLeaf) and \
-                        e.view.container.kind == "arg" and \
-                        e.view.is_whole() and extent.is_const():
-                    lineno = getattr(node, "lineno", 1) + self.firstline - 1
-                    self.sig.index_checks.append(
-                        (e.view.container.name, extent.const,
-                         f"{self.filename}:{lineno}"))
-        return Fancy(base, dims, exprs, bshape, first if adjacent else 0)
-
-    def index_items(self, view, index, node):
-        """The Fancy of `view[index]` for `index` a value (an integer
-        array, or a tuple of them and integers) rather than syntax, as
-        np.add.at and np.take receive it."""
-        parts = index if isinstance(index, tuple) else (index,)
-        if len(parts) > view.ndim:
-            raise self.error(f"too many indices for an array of dimension "
-                             f"{view.ndim}", node)
-        items, values, advanced = [], {}, []
-        for k, v in enumerate(parts):
-            if v is None or isinstance(v, (float, str)):
-                raise self.unsupported(node, "index of type "
-                                       + type(v).__name__)
-            item = ast.copy_location(ast.Name(f"__index{k}"), node)
-            items.append(item)
-            values[id(item)] = v
-            if isinstance(v, (View, Expr)) and len(v.shape) > 0:
-                advanced.append(k)
-        if not advanced:
-            raise self.unsupported(node, "np.add.at with scalar indices",
-                                   "write x[i] += v")
-        return self.fancy_subscript(view, items, values, advanced, node)
-
-    def gather(self, fancy, node):
-        """A new array holding the elements `fancy` selects (NumPy copies
-        on advanced indexing)."""
-        out = self.transient_view(fancy.shape, fancy.base.dtype, node,
-                                  "gathered")
-        with self.open_map(fancy.shape,
-                           self.schedule_for(fancy.shape, None)) as coords:
-            self.emit_store(self.load_fancy(fancy, coords), out, coords)
-        return out
-
-    def fancy_coords(self, fancy, coords):
-        """Indices into fancy.base of the element at output `coords`:
-        the index arrays are read there and wrapped when negative."""
-        nb = len(fancy.bshape)
-        bcoords = coords[fancy.at:fancy.at + nb]
-        rest = iter(coords[:fancy.at] + coords[fancy.at + nb:])
-        data = {}
-        for d, e in zip(fancy.dims, fancy.exprs):
-            val = self.emit_scalar(e, bcoords, nb, np.int64)
-            data[d] = self.data_index(val, fancy.base.shape[d])
-        return [data[d] if d in data else next(rest)
-                for d in range(fancy.base.ndim)]
-
-    def load_fancy(self, fancy, coords):
-        idx = fancy.base.indices(self.fancy_coords(fancy, coords))
-        name = self.em.fresh("l")
-        c = fancy.base.container
-        self.em.line(f"{name} = sdfg.load {c.ssa}"
-                     f"[{', '.join(i.render() for i in idx)}] : "
-                     f"{c.mlir_type}")
-        return name
-
-    def data_index(self, value, extent):
-        """An index from the i64 SSA `value` read from data, counted from
-        the end of a dimension of `extent` when negative."""
-        wrapped = self.wrap_negative(Idx.of(self.index_from(value)), extent)
-        self.data_names.update(wrapped.terms)
-        return wrapped
-
-    def scatter(self, fancy, value, node, wcr=None):
-        """`x[idx] = value` (wcr None): element by element in order, in
-        loops, so that the last of repeated indices wins as in NumPy and
-        the autodiff replays the overwrites in order; `np.add.at` (wcr
-        add): an accumulating map, repeated indices adding up."""
-        expr = self.to_expr(value)
-        self.check_broadcast(expr.shape, fancy.shape)
-        target = fancy.base.container
-        # The value and the index arrays as they are before any element
-        # is written (they may read the target).
-        if any(_leaf_reads(leaf, target) for leaf in _leaves(expr)):
-            expr = ViewLeaf(self.snapshot(expr, node, "tmp"))
-        fancy.exprs = [
-            ViewLeaf(self.snapshot(e, node, "idx"))
-            if any(_leaf_reads(leaf, target) for leaf in _leaves(e)) else e
-            for e in fancy.exprs]
-        rank = len(fancy.shape)
-        dtype = fancy.base.dtype
-
-        def element(coords):
-            val = self.emit_scalar(expr, coords, rank, dtype)
-            idx = self.fancy_coords(fancy, coords)
-            self.emit_store(val, fancy.base, idx, wcr)
-
-        if rank == 0:
-            element([])
-            return
-        if wcr is not None:
-            with self.open_map(fancy.shape,
-                               self.schedule_for(fancy.shape, wcr)) as coords:
-                element(coords)
-            return
-        with self.control_section(), contextlib.ExitStack() as loops:
-            ivs = []
-            for e in fancy.shape:
-                iv = self.em.fresh("i")
-                self.iter_bounds[iv] = (0, self.upper_extent(e, None) - 1)
-                loops.enter_context(self.em.block(
-                    f"sdfg.loop {iv} = 0 to {as_idx(e).render()} step 1"))
-                ivs.append(iv)
-            with self.em.block("sdfg.state"):
-                element([Idx.of(iv) for iv in ivs])
-
     @contextlib.contextmanager
     def control_section(self):
         """Emits control flow (loops) in the middle of a statement: what
@@ -3132,250 +2415,6 @@ class Translator:
             yield
         finally:
             em.buffer, em.indent = inner, inner_indent
-
-    def slice_range(self, sl, extent, node):
-        """(start Idx, step int, length Idx) of a slice over `extent`."""
-        step = 1
-        if sl.step is not None:
-            s = self.eval(sl.step)
-            if not isinstance(s, int):
-                raise self.unsupported(sl, "slice step",
-                                       "slice steps must be constants")
-            step = s
-        if step == 0:
-            raise self.error("slice step cannot be zero", sl)
-
-        def bound(expr_node, default):
-            if expr_node is None:
-                return default
-            v = self.control_index(self.eval(expr_node), expr_node)
-            return self.from_end(v, extent, expr_node)
-
-        if step > 0:
-            start = bound(sl.lower, Idx(0))
-            stop = bound(sl.upper, extent)
-            start, stop = self.clamp(start, extent), self.clamp(stop, extent)
-            length = self.ceil_div(stop - start, step)
-        else:
-            start = bound(sl.lower, extent - 1)
-            stop = bound(sl.upper, Idx(-1)) if sl.upper is not None else None
-            if stop is None:
-                length = self.ceil_div(start + 1, -step)
-            else:
-                length = self.ceil_div(start - stop, -step)
-        return start, step, length
-
-    def from_end(self, i, extent, node):
-        """Index `i` into a dimension of `extent`, counting from the end
-        when negative, as NumPy does. An index built from loop variables
-        is negative in every iteration or in none; one that changes sign
-        would need a test per iteration (and x[-0] is x[0]), so it is
-        rejected rather than read out of bounds."""
-        if i.is_const():
-            return extent + i if i.const < 0 else i
-        try:
-            lo, hi = self.interval(i)
-        except FrontendError:
-            return i  # bounds unknown: taken as in range, as data indices
-        if hi < 0:
-            return extent + i
-        if lo < 0 and self.is_data_index(i):
-            return self.wrap_negative(i, extent)
-        if lo < 0:
-            raise self.unsupported(
-                node, "index that is negative in some iterations",
-                f"'{ast.unparse(node)}' ranges over {lo}..{hi}: negative "
-                "in some iterations and not in others; split the loop or "
-                "write the index from the start of the dimension")
-        return i
-
-    def is_data_index(self, idx):
-        return any(n in self.data_names for n in as_idx(idx).terms)
-
-    def wrap_negative(self, i, extent):
-        """`i` or, where it is negative, `extent + i`, chosen at run time:
-        NumPy's reading of a subscript whose sign depends on data (an index
-        array's element, a loop over data-dependent bounds). The result is
-        taken to lie in the dimension, as NumPy would raise otherwise."""
-        extent = as_idx(extent)
-        names = sorted(set(i.terms) | set(extent.terms))
-
-        def body(tb, args):
-            arg_of = dict(zip(names, args))
-            v = tb.index_value(i, arg_of)
-            wrapped = tb.index_value(i + extent, arg_of)
-            neg = tb.op(f"arith.cmpi slt, {v}, {tb.index_const(0)}", "index")
-            return [tb.op(f"arith.select {neg}, {wrapped}, {v}", "index")]
-
-        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
-                                  body)
-        self.iter_bounds[name] = (0, max(self.upper_extent(extent, None) - 1,
-                                         0))
-        return Idx.of(name)
-
-    def clamp(self, v, extent):
-        if v.is_const() and extent.is_const():
-            return Idx(min(max(v.const, 0), extent.const))
-        return v
-
-    def ceil_div(self, v, d):
-        if v.is_const():
-            return Idx(max(0, -(-v.const // d)))
-        if d == 1:
-            return v
-        # max(0, ceil(v / d)) in a tasklet over the index values involved.
-        names = sorted(v.terms)
-        lo, hi = self.interval(v)
-
-        def body(tb, args):
-            acc = tb.index_value(v, dict(zip(names, args)))
-            q = tb.op(f"arith.ceildivsi {acc}, {tb.index_const(d)}", "index")
-            return [tb.op(f"arith.maxsi {q}, {tb.index_const(0)}", "index")]
-
-        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
-                                  body)
-        self.iter_bounds[name] = (max(0, -(-lo // d)), max(0, -(-hi // d)))
-        return Idx.of(name)
-
-    def eval_UnaryOp(self, node):
-        v = self.eval(node.operand)
-        if isinstance(node.op, ast.USub):
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                return -v
-            if isinstance(v, Idx):
-                return -v
-            return self.negate(v, node)
-        if isinstance(node.op, ast.UAdd):
-            return v
-        if isinstance(node.op, ast.Not):
-            if isinstance(v, (bool, int, float)):
-                return not v
-            return self.unary("not", self.to_bool(v))
-        if isinstance(node.op, ast.Invert):
-            if isinstance(v, (bool, int)):
-                return ~v
-            return self.invert(v, node)
-        raise self.unsupported(node, "unary operator "
-                               + type(node.op).__name__)
-
-    def _scaled_matmul(self, node):
-        """`A @ B * c`, `A @ B / c` or `c * (A @ B)` with `c` a number
-        known when translating: one GEMM with alpha = c (or 1/c) instead
-        of a product and a sweep over it. The operands are evaluated in
-        Python's order (A, B, then c for a trailing factor); None if the
-        node is not of that form."""
-        if not isinstance(node.op, (ast.Mult, ast.Div)):
-            return None
-        left_mm = (isinstance(node.left, ast.BinOp)
-                   and isinstance(node.left.op, ast.MatMult))
-        right_mm = (isinstance(node.right, ast.BinOp)
-                    and isinstance(node.right.op, ast.MatMult)
-                    and isinstance(node.op, ast.Mult))
-        if not (left_mm or right_mm):
-            return None
-        mm = node.left if left_mm else node.right
-        other = node.right if left_mm else node.left
-        if left_mm:
-            a, b = self.eval(mm.left), self.eval(mm.right)
-            c = self.eval(other)
-        else:
-            c = self.eval(other)
-            a, b = self.eval(mm.left), self.eval(mm.right)
-        op = _BINOPS[type(node.op)]
-
-        def unscaled(product):
-            return (self.binop(op, product, c) if left_mm
-                    else self.binop(op, c, product))
-
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or \
-                (isinstance(node.op, ast.Div) and c == 0):
-            return unscaled(numpy_calls.matmul(self, a, b, mm))
-        alpha = 1.0 / c if isinstance(node.op, ast.Div) else float(c)
-        product, folded = numpy_calls.scaled_matmul(self, a, b, mm, alpha)
-        return product if folded else unscaled(product)
-
-    def eval_BinOp(self, node):
-        scaled = self._scaled_matmul(node)
-        if scaled is not None:
-            return scaled
-        op = _BINOPS.get(type(node.op))
-        if type(node.op) in _BITOPS:
-            return self.bitwise(_BITOPS[type(node.op)], self.eval(node.left),
-                                self.eval(node.right), node)
-        if isinstance(node.op, (ast.LShift, ast.RShift)):
-            return self.shift("shl" if isinstance(node.op, ast.LShift)
-                              else "shr", self.eval(node.left),
-                              self.eval(node.right), node)
-        if op is None:
-            if isinstance(node.op, ast.MatMult):
-                return numpy_calls.matmul(self, self.eval(node.left),
-                                          self.eval(node.right), node)
-            raise self.unsupported(node, "binary operator "
-                                   + type(node.op).__name__)
-        return self.binop(op, self.eval(node.left), self.eval(node.right))
-
-    def eval_Compare(self, node):
-        result = None
-        left = self.eval(node.left)
-        for opnode, comp in zip(node.ops, node.comparators):
-            if isinstance(opnode, (ast.In, ast.NotIn)):
-                right = self.eval(comp)
-                # `mode in ("relu", "elu")`: constants, decided when
-                # compiling.
-                if not (isinstance(right, (tuple, list)) and isinstance(
-                        left, (str, int, float)) and all(
-                            isinstance(x, (str, int, float)) for x in right)):
-                    raise self.unsupported(node, "'in' on values computed at "
-                                           "run time", "'in' tests a "
-                                           "constant against a tuple of "
-                                           "constants")
-                r = (left in right) == isinstance(opnode, ast.In)
-                result = r if result is None else self.logical("and",
-                                                               result, r)
-                left = right
-                continue
-            if isinstance(opnode, (ast.Is, ast.IsNot)):
-                right = self.eval(comp)
-                if left is not None and right is not None:
-                    raise self.unsupported(node, "'is' between values other "
-                                           "than None", "use == on numbers")
-                # `kind is None`: decided when compiling (an array or
-                # number is never None).
-                r = (left is right) == isinstance(opnode, ast.Is)
-                result = r if result is None else self.logical("and",
-                                                               result, r)
-                left = right
-                continue
-            op = _CMPOPS.get(type(opnode))
-            if op is None:
-                raise self.unsupported(node, "comparison "
-                                       + type(opnode).__name__)
-            right = self.eval(comp)
-            if isinstance(left, str) or isinstance(right, str):
-                r = self._compare_strings(op, left, right, node)
-            else:
-                r = self.binop(op, left, right)
-            result = r if result is None else self.logical("and", result, r)
-            left = right
-        return result
-
-    def _compare_strings(self, op, left, right, node):
-        """`MODE == "relu"` on constant strings (a global, a str argument
-        or default): decided when compiling."""
-        if op not in ("eq", "ne") or not (isinstance(left, str) and
-                                          isinstance(right, str)):
-            raise self.unsupported(node, "comparison of a string with "
-                                   "this", "strings compare with == and != "
-                                   "to constant strings")
-        return (left == right) == (op == "eq")
-
-    def eval_BoolOp(self, node):
-        op = "and" if isinstance(node.op, ast.And) else "or"
-        values = [self.eval(v) for v in node.values]
-        result = values[0]
-        for v in values[1:]:
-            result = self.logical(op, result, v)
-        return result
 
     def eval_IfExp(self, node):
         test = self.eval(node.test)
@@ -3457,203 +2496,6 @@ class Translator:
             return e
         return Op("cast", [e], e.shape, np.bool_)
 
-    def broadcast_shapes(self, a, b):
-        out = []
-        for k in range(max(len(a), len(b))):
-            x = a[len(a) - 1 - k] if k < len(a) else Idx(1)
-            y = b[len(b) - 1 - k] if k < len(b) else Idx(1)
-            if same_extent(x, y) or same_extent(y, 1):
-                out.append(x)
-            elif same_extent(x, 1):
-                out.append(y)
-            elif as_idx(x).is_const() and as_idx(y).is_const():
-                raise self.error("operands could not be broadcast together "
-                                 f"with shapes {_fmt_shape(a)} "
-                                 f"{_fmt_shape(b)}")
-            else:
-                # Runtime extents are taken to agree (NumPy would raise
-                # otherwise); keep the tighter static bound.
-                out.append(x if self.upper_extent(x, None) <=
-                           self.upper_extent(y, None) else y)
-        return list(reversed(out))
-
-    def result_dtype(self, op, a, b):
-        da, db = a.dtype, b.dtype
-        weak_a = isinstance(a, (ConstLeaf, IdxLeaf)) or not a.shape
-        weak_b = isinstance(b, (ConstLeaf, IdxLeaf)) or not b.shape
-        if op in ("lt", "le", "gt", "ge", "eq", "ne", "and", "or"):
-            return np.dtype(np.bool_)
-        # Value-based casting as in NumPy 1.x: a scalar does not widen an
-        # array of the same kind unless its value does not fit the array's
-        # type (`int32_array ^ 2**40`, `float32_array * 1e300`); a scalar of
-        # a higher kind (bool < int < float) sets the type.
-        if weak_a != weak_b:
-            arr, scalar = (b, a) if weak_a else (a, b)
-            if isinstance(scalar, ConstLeaf):
-                value = scalar.value
-                value = value.item() if hasattr(value, "item") else value
-                dt = np.result_type(arr.dtype, value)
-            elif _kind(scalar.dtype) > _kind(arr.dtype):
-                dt = np.result_type(arr.dtype, scalar.dtype)
-            else:
-                dt = arr.dtype
-        else:
-            dt = np.result_type(da, db)
-        if dt.kind == "O":
-            raise self.error("an integer constant out of the range of int64 "
-                             "(NumPy would compute with Python objects)",
-                             self.current_node)
-        if op == "div" and not is_float(dt):
-            dt = np.dtype(np.float64)
-        if dt == np.bool_ and op in ("floordiv", "mod", "pow"):
-            dt = np.dtype(np.int8)  # NumPy's type for bools so combined
-        elif dt == np.bool_ and op in ("add", "sub", "mul"):
-            dt = np.dtype(np.int64)
-        return np.dtype(dt)
-
-    def binop(self, op, a, b):
-        sel = self.masked_operands([a, b], self.current_node)
-        if sel is not None:
-            mask, (a, b) = sel
-            return Masked(self.binop(op, a, b), mask)
-        # Compile-time constants fold with Python semantics.
-        pa = isinstance(a, (int, float, bool)) and not isinstance(a, Idx)
-        pb = isinstance(b, (int, float, bool)) and not isinstance(b, Idx)
-        if pa and pb:
-            return _fold(op, a, b)
-        # Integer index arithmetic stays symbolic where it is affine.
-        ia = isinstance(a, (Idx, int)) and not isinstance(a, bool)
-        ib = isinstance(b, (Idx, int)) and not isinstance(b, bool)
-        if ia and ib:
-            ra = self._idx_binop(op, as_idx(a), as_idx(b))
-            if ra is not None:
-                return ra
-        ea, eb = self.to_expr(a), self.to_expr(b)
-        shape = self.broadcast_shapes(ea.shape, eb.shape)
-        if ea.dtype == np.bool_ and eb.dtype == np.bool_ and op in (
-                "add", "mul", "sub", "max", "min"):
-            # NumPy's bool arithmetic is logic: + and maximum are or, * and
-            # minimum are and; - is refused.
-            if op == "sub":
-                raise self.error(
-                    "numpy boolean subtract, the `-` operator, is not "
-                    "supported, use the bitwise_xor, the `^` operator, or "
-                    "the logical_xor function instead.", self.current_node)
-            return Op("or" if op in ("add", "max") else "and", [ea, eb],
-                      shape, np.bool_)
-        dtype = self.result_dtype(op, ea, eb)
-        if op == "pow" and not is_float(dtype):
-            self.check_integer_power(eb)
-        return Op(op, [ea, eb], shape, dtype)
-
-    def check_integer_power(self, exponent):
-        """An integer power needs a constant exponent >= 0 (squared and
-        multiplied when compiled), as NumPy rejects negative ones."""
-        node = self.current_node
-        if not isinstance(exponent, ConstLeaf):
-            raise self.unsupported(
-                node, "integer power with an exponent computed at run time",
-                "make the base a float (2.0 ** k, (-1.0) ** k) or the "
-                "exponent a constant")
-        if exponent.value < 0:
-            raise self.error("Integers to negative integer powers are not "
-                             "allowed.", node)
-
-    def _idx_binop(self, op, a, b):
-        if op == "add":
-            return a + b
-        if op == "sub":
-            return a - b
-        if op == "mul":
-            if a.is_const():
-                return b.scale(a.const)
-            if b.is_const():
-                return a.scale(b.const)
-            return None
-        if a.is_const() and b.is_const():
-            if op in ("lt", "le", "gt", "ge", "eq", "ne", "floordiv", "mod",
-                      "pow"):
-                return _fold(op, a.const, b.const)
-        if op in ("eq", "ne") and (a - b).is_const():
-            return _fold(op, (a - b).const, 0)
-        return None
-
-    def bitwise(self, op, a, b, node):
-        """`&`, `|`, `^`: element-wise logic on bools (masks such as
-        `(x > 0) & (x < 1)`), bitwise on integers, as in NumPy."""
-        if all(isinstance(v, (bool, int)) and not isinstance(v, Idx)
-               for v in (a, b)):
-            return {"and": a & b, "or": a | b, "xor": a ^ b}[op]
-        ea, eb = self.to_expr(a), self.to_expr(b)
-        if is_float(ea.dtype) or is_float(eb.dtype):
-            raise self.error(f"ufunc 'bitwise_{op}' not supported for "
-                             "float operands", node)
-        shape = self.broadcast_shapes(ea.shape, eb.shape)
-        if ea.dtype == np.bool_ and eb.dtype == np.bool_:
-            return Op(op, [ea, eb], shape, np.bool_)
-        dtype = self.result_dtype("bit" + op, ea, eb)
-        return Op("bit" + op, [ea, eb], shape, dtype)
-
-    def negate(self, v, node):
-        """`-x`, np.negative: NumPy refuses bools."""
-        if isinstance(v, Masked):
-            # -x[m]: the negated selection, under the same mask.
-            return Masked(self.negate(v.value, node), v.mask)
-        e = self.to_expr(v)
-        if e.dtype == np.bool_:
-            raise self.error("The numpy boolean negative, the `-` operator, "
-                             "is not supported, use the `~` operator or the "
-                             "logical_not function instead.", node)
-        return self.unary("neg", e)
-
-    def invert(self, v, node):
-        """`~`: logical not on bools, bitwise complement on integers."""
-        if isinstance(v, (bool, int)) and not isinstance(v, Idx):
-            return ~v
-        if isinstance(v, Masked):
-            return Masked(self.invert(v.value, node), v.mask)
-        e = self.to_expr(v)
-        if e.dtype == np.bool_:
-            return self.unary("not", e)
-        if is_float(e.dtype):
-            raise self.error("ufunc 'invert' not supported for float "
-                             "operands", node)
-        return self.unary("bitnot", e)
-
-    def shift(self, op, a, b, node):
-        """`<<` and `>>` on integers, as NumPy: a count outside [0, bits)
-        shifts everything out (0, or -1 for a negative value shifted
-        right) where the hardware's result is undefined."""
-        if all(isinstance(v, (bool, int)) and not isinstance(v, Idx)
-               for v in (a, b)):
-            return a << b if op == "shl" else a >> b
-        ea, eb = self.to_expr(a), self.to_expr(b)
-        if is_float(ea.dtype) or is_float(eb.dtype):
-            name = "left_shift" if op == "shl" else "right_shift"
-            raise self.error(f"ufunc '{name}' not supported for float "
-                             "operands", node)
-        shape = self.broadcast_shapes(ea.shape, eb.shape)
-        dtype = self.result_dtype(op, ea, eb)
-        if dtype == np.bool_:
-            dtype = np.dtype(np.int8)  # NumPy's type for shifted bools
-        return Op(op, [ea, eb], shape, dtype)
-
-    def logical(self, op, a, b):
-        if isinstance(a, (bool, int)) and isinstance(b, (bool, int)) and \
-                not isinstance(a, Idx) and not isinstance(b, Idx):
-            if op == "xor":
-                return bool(a) != bool(b)
-            return (a and b) if op == "and" else (a or b)
-        ea, eb = self.to_bool(a), self.to_bool(b)
-        shape = self.broadcast_shapes(ea.shape, eb.shape)
-        return Op(op, [ea, eb], shape, np.bool_)
-
-    def unary(self, op, v, dtype=None):
-        e = self.to_expr(v)
-        if dtype is None:
-            dtype = e.dtype
-        return Op(op, [e], e.shape, dtype)
-
 
 class ScalarLeafCopy:
     """A scalar variable's value captured before a tuple assignment."""
@@ -3662,45 +2504,6 @@ class ScalarLeafCopy:
         tmp = tr.new_transient([], expr.dtype, "snapshot")
         tr.store(tmp.view(), expr)
         self.expr = ViewLeaf(tmp.view())
-
-
-class Fancy:
-    """An advanced (integer-array) subscript: `base` is the view with every
-    advanced item taken as a full slice; its dimensions `dims` are indexed
-    by `exprs` (integer arrays broadcast to `bshape`), whose dimensions go
-    to position `at` of the result."""
-
-    def __init__(self, base, dims, exprs, bshape, at):
-        self.base = base
-        self.dims = dims
-        self.exprs = exprs
-        self.bshape = list(bshape)
-        self.at = at
-        rest = [e for d, e in enumerate(base.shape) if d not in dims]
-        self.shape = rest[:at] + self.bshape + rest[at:]
-        self.dtype = base.dtype
-
-
-class FancyLeaf(Expr):
-    """An advanced subscript read lazily: each element is loaded where
-    the consuming map needs it (index arrays read, wrapped, then the
-    element)."""
-
-    def __init__(self, fancy):
-        self.fancy = fancy
-        self.shape = list(fancy.shape)
-        self.dtype = fancy.base.dtype
-
-    def reads(self, container):
-        return self.fancy.base.container is container or any(
-            _leaf_reads(leaf, container)
-            for e in self.fancy.exprs for leaf in _leaves(e))
-
-
-def _leaf_reads(leaf, container):
-    if isinstance(leaf, FancyLeaf):
-        return leaf.reads(container)
-    return isinstance(leaf, ViewLeaf) and leaf.view.container is container
 
 
 class _Statement:
@@ -3767,14 +2570,6 @@ def _broadcast_coords(shape, coords, rank):
     return out
 
 
-def _leaves(e):
-    if isinstance(e, Op):
-        for a in e.args:
-            yield from _leaves(a)
-    else:
-        yield e
-
-
 def _provably_less(a, b, tr):
     """a < b for every iteration."""
     d = as_idx(b) - as_idx(a)
@@ -3783,30 +2578,6 @@ def _provably_less(a, b, tr):
     except FrontendError:
         return False
     return lo > 0
-
-
-def _fmt_shape(shape):
-    return "(" + ", ".join(as_idx(e).render() for e in shape) + ")"
-
-
-def _fold(op, a, b):
-    import operator
-    ops = {
-        "add": operator.add, "sub": operator.sub, "mul": operator.mul,
-        "div": operator.truediv, "floordiv": operator.floordiv,
-        "mod": operator.mod, "pow": operator.pow, "lt": operator.lt,
-        "le": operator.le, "gt": operator.gt, "ge": operator.ge,
-        "eq": operator.eq, "ne": operator.ne,
-    }
-    return ops[op](a, b)
-
-
-_BINOPS = {
-    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
-    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow",
-}
-
-_BITOPS = {ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
 def _c_contiguous(view):
     """Whether a view's elements are one row-major block of its container:
@@ -3830,27 +2601,6 @@ def _c_contiguous(view):
     return True
 
 
-class _ModuleRef:
-    """A module other than NumPy's and math's, as a value of the
-    program (its attributes are read by eval_Attribute)."""
-
-    def __init__(self, module):
-        self.module = module
-
-
-def _inlinable(g):
-    """The Python function whose calls the frontend inlines when a global
-    names `g`: a plain function, or the one an @sdfg.program wraps (its
-    compiled form is for calls from Python); None for anything else."""
-    if isinstance(g, types.FunctionType):
-        return g
-    if type(g).__module__ == "sdfg.program" and \
-            type(g).__name__ == "Program" and \
-            isinstance(getattr(g, "fn", None), types.FunctionType):
-        return g.fn
-    return None
-
-
 def _shape_text(shape):
     """A shape as NumPy prints it: (3,), (2, 4); run-time extents by
     name."""
@@ -3867,27 +2617,6 @@ _UFUNC_NAMES = {
     ast.BitXor: "bitwise_xor", ast.LShift: "left_shift",
     ast.RShift: "right_shift",
 }
-
-_CMPOPS = {
-    ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
-    ast.NotEq: "ne",
-}
-
-
-def _construct_name(node):
-    names = {
-        "Break": "break", "Continue": "continue", "With": "with",
-        "Try": "try", "Raise": "raise", "Lambda": "lambda",
-        "ListComp": "list comprehension", "DictComp": "dict comprehension",
-        "SetComp": "set comprehension", "GeneratorExp": "generator expression",
-        "List": "list", "Dict": "dict", "Set": "set", "Global": "global",
-        "Nonlocal": "nonlocal", "FunctionDef": "nested function",
-        "ClassDef": "class definition", "Import": "import",
-        "ImportFrom": "import", "Delete": "del", "Assert": "assert",
-        "Yield": "yield", "Await": "await", "JoinedStr": "f-string",
-        "Starred": "starred expression", "NamedExpr": "walrus operator",
-    }
-    return names.get(type(node).__name__, type(node).__name__)
 
 
 def _mentions(view, name):
@@ -3920,29 +2649,6 @@ def _show(key):
     return "(" + ", ".join(key) + ("," if len(key) == 1 else "") + ")"
 
 
-def _carried_names(stmts, augmented=False):
-    """Names that `stmts` (a loop body, in order) read before assigning:
-    their values come from the previous iteration. With `augmented`, an
-    augmented assignment (`s += x`) binds its name and counts as a read
-    of it too."""
-    pending = set(_assigned_names(stmts, augmented=augmented))
-    carried = set()
-    for st in stmts:
-        loads = {n.id for n in ast.walk(st)
-                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        if augmented:
-            loads |= {n.target.id for n in ast.walk(st)
-                      if isinstance(n, ast.AugAssign)
-                      and isinstance(n.target, ast.Name)}
-        stores = set(_assigned_names([st], augmented=augmented))
-        for name in list(pending):
-            if name in loads:
-                carried.add(name)
-            if name in loads or name in stores:
-                pending.discard(name)
-    return carried
-
-
 def _describe(shape, dtype):
     """`shape` (ints) and dtype as a message names them."""
     name = str(np.dtype(dtype))
@@ -3959,206 +2665,3 @@ def _is_array(view):
     on assignment."""
     return view.ndim > 0 or (getattr(view.container, "ndarray", False)
                              and not view.container.shape)
-
-
-def _name_permutation(node):
-    """(targets, sources) of `a, b = b, a` (names only, each once, the
-    same set on both sides), else None."""
-    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-        return None
-    t, v = node.targets[0], node.value
-    if not (isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple)
-            and len(t.elts) == len(v.elts)
-            and all(isinstance(e, ast.Name) for e in t.elts + v.elts)):
-        return None
-    targets = [e.id for e in t.elts]
-    sources = [e.id for e in v.elts]
-    if len(set(targets)) != len(targets) or set(targets) != set(sources):
-        return None
-    return targets, sources
-
-
-def _assigned_names(stmts, augmented=True):
-    """Names that statements `stmts` (nested blocks included) bind, in the
-    order of their first binding; with augmented=False, not counting
-    `x += ...` (which updates arrays in place)."""
-    out = {}
-    for stmt in stmts:
-        for node in ast.walk(stmt):
-            targets = []
-            if isinstance(node, ast.Assign):
-                targets = node.targets
-            elif isinstance(node, ast.AnnAssign) or (
-                    augmented and isinstance(node, ast.AugAssign)):
-                targets = [node.target]
-            for t in targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name) and isinstance(n.ctx,
-                                                              ast.Store):
-                        out.setdefault(n.id)
-    return list(out)
-
-
-def _inplace_targets(fdef):
-    """Names written through a subscript or an augmented assignment."""
-    out = set()
-    for node in ast.walk(fdef):
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, ast.AugAssign):
-            targets = [node.target]
-        for t in targets:
-            while isinstance(t, ast.Subscript):
-                t = t.value
-                if isinstance(t, ast.Name):
-                    out.add(t.id)
-            if isinstance(node, ast.AugAssign) and isinstance(t, ast.Name):
-                out.add(t.id)
-    return out
-
-
-def _count_assignments(fdef, augmented=True):
-    """How often each name is assigned (for loops count as one per loop);
-    with augmented=False, `x += ...` does not count (for arrays it updates
-    in place)."""
-    counts = {}
-
-    def bump(name, n=1):
-        counts[name] = counts.get(name, 0) + n
-
-    for node in ast.walk(fdef):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name) and isinstance(n.ctx,
-                                                              ast.Store):
-                        bump(n.id)
-        elif isinstance(node, ast.AnnAssign) or (
-                augmented and isinstance(node, ast.AugAssign)):
-            if isinstance(node.target, ast.Name):
-                bump(node.target.id, 2)
-        elif isinstance(node, ast.For):
-            if isinstance(node.target, ast.Name):
-                bump("__for__" + node.target.id)
-    # Assignments inside loops happen repeatedly.
-    for node in ast.walk(fdef):
-        if isinstance(node, (ast.For, ast.While)):
-            for inner in ast.walk(node):
-                if inner is node:
-                    continue
-                if isinstance(inner, ast.Assign):
-                    for t in inner.targets:
-                        if isinstance(t, ast.Name):
-                            bump(t.id, 1)
-    if augmented:
-        counts[_STRAIGHT] = _straight_line_names(fdef)
-        counts[_STATIC] = _static_names(fdef)
-        counts[_SITES] = _binding_sites(fdef)
-    return counts
-
-
-# The key under which _count_assignments gives, per name, the number of
-# statements binding it (each once, in a loop or not).
-_SITES = "<sites>"
-
-
-def _binding_sites(fdef):
-    sites = {}
-    for node in ast.walk(fdef):
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.For, ast.AnnAssign, ast.NamedExpr)):
-            targets = [node.target]
-        elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
-            a = node.args
-            for x in a.posonlyargs + a.args + a.kwonlyargs:
-                sites[x.arg] = sites.get(x.arg, 0) + 1
-        for t in targets:
-            for n in ast.walk(t):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                    sites[n.id] = sites.get(n.id, 0) + 1
-    return sites
-
-
-# The key under which _count_assignments lists the names assigned only by
-# plain statements of the function's own top level (not an identifier).
-_STRAIGHT = "<straight-line>"
-
-
-# The key under which _count_assignments lists the names bound only by
-# assignments of the function's own top level (augmented ones anywhere).
-_STATIC = "<static>"
-
-
-def _static_names(fdef):
-    """Names bound only by `name = value` or `a, b = ...` statements
-    directly in the function's body (augmented assignments anywhere: on an
-    array they update it in place). Each binding is translated once, in
-    order, so such a name can simply move from array to array."""
-    top, other = set(), set()
-    for stmt in fdef.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                all(isinstance(t, ast.Name) for t in (
-                    stmt.targets[0].elts if isinstance(
-                        stmt.targets[0], ast.Tuple) else [stmt.targets[0]])):
-            t = stmt.targets[0]
-            top |= {n.id for n in (t.elts if isinstance(t, ast.Tuple)
-                                   else [t])}
-            inner = [stmt.value]
-        else:
-            inner = [stmt]
-        for sub in inner:
-            for n in ast.walk(sub):
-                if isinstance(n, ast.AugAssign):
-                    continue
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) \
-                        and not _augmented_target(sub, n):
-                    other.add(n.id)
-                else:
-                    other |= _nested_scope_names(n)
-    return frozenset(top - other)
-
-
-def _nested_scope_names(node):
-    """The names a nested function or lambda binds in the enclosing
-    statement's view: its parameters and, for a def, its own name."""
-    if not isinstance(node, (ast.FunctionDef, ast.Lambda)):
-        return set()
-    a = node.args
-    names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
-    if isinstance(node, ast.FunctionDef):
-        names.add(node.name)
-    return names
-
-
-def _augmented_target(tree, name):
-    """Whether `name` (a Name node in `tree`) is the target of an
-    augmented assignment."""
-    return any(isinstance(n, ast.AugAssign) and n.target is name
-               for n in ast.walk(tree))
-
-
-def _straight_line_names(fdef):
-    """Names bound only by `name = value` statements directly in the
-    function's body (no loop, branch or nested scope binds them, no
-    augmented assignment): each binding is translated once, in order, so a
-    constant value can stay a constant through rebindings
-    (`d = -1; np.roll(x, d); d = 1` and unrolled loops over tuples)."""
-    top, other = set(), set()
-    for stmt in fdef.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name):
-            top.add(stmt.targets[0].id)
-            inner = [stmt.value]
-        else:
-            inner = [stmt]
-        for sub in inner:
-            for n in ast.walk(sub):
-                if isinstance(n, ast.Name) and not isinstance(n.ctx,
-                                                              ast.Load):
-                    other.add(n.id)
-                else:
-                    other |= _nested_scope_names(n)
-    return frozenset(top - other)

@@ -290,3 +290,18 @@ def same_mask(a, b):
                 and len(a.args) == len(b.args)
                 and all(same_mask(x, y) for x, y in zip(a.args, b.args)))
     return False
+
+
+SUPPORTED_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
+
+
+def expr_leaves(e):
+    if isinstance(e, Op):
+        for a in e.args:
+            yield from expr_leaves(a)
+    else:
+        yield e
+
+
+def fmt_shape(shape):
+    return "(" + ", ".join(as_idx(e).render() for e in shape) + ")"

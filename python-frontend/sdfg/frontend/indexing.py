@@ -1,0 +1,584 @@
+"""Subscripts: basic slicing as views, boolean masks, advanced (integer
+array) indexing as lazy gathers and scatters, and the index arithmetic
+they need (negative indices, clamped slice bounds) (Translator mixin).
+"""
+
+import ast
+import contextlib
+
+import numpy as np
+
+from ..errors import FrontendError
+from . import numpy_calls
+from .bindings import construct_name
+from .values import (Expr, Idx, Masked, View, ViewLeaf, as_idx, expr_leaves,
+                     is_float, same_extent, same_mask)
+
+
+class Indexing:
+    """Translator methods for `x[...]` reads and writes."""
+
+    def eval_Subscript(self, node, store=False):
+        """A subscript's value; with `store`, what an assignment writes
+        into: a View, or a Fancy for integer-array indices."""
+        base = self.eval(node.value)
+        if isinstance(base, (tuple, list)):
+            kind = type(base).__name__
+            if store:
+                raise self.unsupported(node, f"assignment into a {kind}",
+                                       "lists and tuples are read-only here; "
+                                       "use an array")
+            return self.sequence_item(base, node.slice, kind, node)
+        if isinstance(base, Expr):
+            base = self.materialize(base, node)
+        if not isinstance(base, View):
+            raise self.unsupported(node, "subscript of "
+                                   + construct_name(node.value))
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [
+            node.slice]
+        # np.newaxis is None.
+        items = [ast.copy_location(ast.Constant(None), it)
+                 if self.is_newaxis(it) else it for it in items]
+        return self.subscript(base, items, node, store=store)
+
+    def sequence_item(self, base, index, kind, node):
+        """`base[index]` of a Python tuple or list: the index or slice
+        bounds must be known at translation time."""
+        def const(n):
+            v = self.eval(n) if n is not None else None
+            if isinstance(v, Idx) and v.is_const():
+                v = v.const
+            if v is None or (isinstance(v, int) and not isinstance(v, bool)):
+                return v
+            raise self.unsupported(node, f"{kind} index computed at run "
+                                   "time", f"a {kind}'s items are chosen "
+                                   "when the program is compiled")
+        if isinstance(index, ast.Slice):
+            items = base[slice(const(index.lower), const(index.upper),
+                               const(index.step))]
+            return items if isinstance(base, list) else tuple(items)
+        numbers = len(base) > 0 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool)
+            for x in base)
+        if numbers:
+            v = self.eval(index)
+            if not (isinstance(v, int) or (isinstance(v, Idx) and
+                                           v.is_const())):
+                # Numbers picked by a loop variable or data (`coeffs[k]`):
+                # an array of the numbers, indexed.
+                table = numpy_calls.numpy_call(self, "array", [list(base)],
+                                               {}, node)
+                return self.subscript(table, [index], node)
+        k = const(index)
+        if not -len(base) <= k < len(base):
+            raise self.error(f"{kind} index {k} out of range for a {kind} "
+                             f"of length {len(base)}", node)
+        return base[k]
+
+    def is_newaxis(self, node):
+        return (isinstance(node, ast.Attribute) and node.attr == "newaxis"
+                and isinstance(node.value, ast.Name)
+                and node.value.id not in self.env
+                and self.globals.get(node.value.id) is np)
+
+    def subscript(self, view, items, node, store=False, values=None):
+        # Each index is evaluated once, before any of the subscript's code:
+        # integer arrays among them make this an advanced (fancy) index.
+        if values is None:
+            values, advanced = {}, []
+            for k, it in enumerate(items):
+                if isinstance(it, ast.Slice) or (
+                        isinstance(it, ast.Constant)
+                        and (it.value is None or it.value is Ellipsis)):
+                    continue
+                v = self.eval(it)
+                if isinstance(v, list):
+                    # A list of indices (A[[0, 2]]) is an index array, as
+                    # in NumPy.
+                    v = numpy_calls.numpy_call(self, "array", [v], {}, it)
+                values[id(it)] = v
+                if isinstance(v, (View, Expr)) and len(v.shape) > 0:
+                    advanced.append(k)
+                elif isinstance(v, (View, Expr)) and \
+                        self.to_expr(v).dtype == np.bool_ or \
+                        isinstance(v, (bool, np.bool_)):
+                    raise self.unsupported(
+                        it, "a boolean scalar as an index",
+                        "NumPy takes it as a 0-d mask: a new axis of "
+                        "length 0 or 1, known only at run time; index "
+                        "with an integer (int(b)) or use np.where")
+            masks = [k for k in advanced
+                     if self.to_expr(values[id(items[k])]).dtype == np.bool_]
+            if masks:
+                return self.masked(view, items, values, masks, node)
+            if advanced:
+                fancy = self.fancy_subscript(view, items, values, advanced,
+                                             node)
+                # Read lazily, like any element-wise operand: a gather
+                # fused into its consumer (np.mean(E[tokens], axis=1) is
+                # one map) has no intermediate array for the forward to
+                # fill or the gradient to clear and scatter from.
+                return fancy if store else FancyLeaf(fancy)
+        # Expand Ellipsis and count consumed dims.
+        consumed = sum(1 for it in items
+                       if not (isinstance(it, ast.Constant)
+                               and it.value is None)
+                       and not (isinstance(it, ast.Constant)
+                                and it.value is Ellipsis))
+        if consumed > view.ndim:
+            raise self.error(f"too many indices for an array of dimension "
+                             f"{view.ndim}", node)
+        expanded = []
+        for it in items:
+            if isinstance(it, ast.Constant) and it.value is Ellipsis:
+                expanded += [None] * (view.ndim - consumed)
+            else:
+                expanded.append(it)
+        while sum(1 for it in expanded
+                  if not (isinstance(it, ast.Constant)
+                          and it.value is None)) < view.ndim:
+            expanded.append(None)
+        # Per view dim: ("fix", Idx) | ("range", start, step, length); plus
+        # ("new",) for np.newaxis.
+        new_shape = []
+        vmap = {}  # old vdim -> new vdim or ("fix", idx)
+        vd = 0
+        for it in expanded:
+            if isinstance(it, ast.Constant) and it.value is None:
+                new_shape.append(Idx(1))
+                continue
+            extent = as_idx(view.shape[vd])
+            if it is None:
+                vmap[vd] = ("dim", len(new_shape), Idx(0), 1)
+                new_shape.append(extent)
+            elif isinstance(it, ast.Slice):
+                start, step, length = self.slice_range(it, extent, node)
+                vmap[vd] = ("dim", len(new_shape), start, step)
+                new_shape.append(length)
+            else:
+                i = self.control_index(values[id(it)], it)
+                if i.is_const() and extent.is_const():
+                    if i.const < -extent.const or i.const >= extent.const:
+                        raise self.error(f"index {i.const} is out of bounds "
+                                         f"for axis {vd} with size "
+                                         f"{extent.const}", it)
+                    if i.const < 0:
+                        i = Idx(i.const + extent.const)
+                else:
+                    i = self.from_end(i, extent, it)
+                vmap[vd] = ("fix", i)
+            vd += 1
+        out_base = []
+        for offset, stride, v in view.base:
+            if v is None:
+                out_base.append((offset, stride, None))
+                continue
+            m = vmap[v]
+            if m[0] == "fix":
+                out_base.append((offset + m[1].scale(stride), stride, None))
+            else:
+                _, nd, start, step = m
+                out_base.append((offset + start.scale(stride), stride * step,
+                                 nd))
+        return View(view.container, out_base, new_shape)
+
+    def masked(self, view, items, values, masks, node):
+        """`x[mask]` with a mask of x's shape: a Masked, which assignments
+        and the reductions that do not depend on the selection's length
+        accept. The selection itself has a length known only at run
+        time, so nothing else takes it."""
+        mask = self.to_expr(values[id(items[masks[0]])])
+        rank = len(mask.shape)
+        whole = all(isinstance(it, ast.Slice) and it.lower is None and
+                    it.upper is None and it.step is None
+                    for it in items[1:])
+        if masks[0] != 0 or not whole or rank > view.ndim or \
+                len(items) > view.ndim - rank + 1 or not all(
+                same_extent(a, b) for a, b in zip(mask.shape, view.shape)):
+            raise self.unsupported(
+                node, "boolean mask indexing",
+                "only a mask of the array's shape or of its leading "
+                "dimensions (rows: x[m], x[m, :]), first in the subscript, "
+                "is supported (x[mask] = v, x[mask] += v, np.sum/np.mean/"
+                "np.prod of x[mask]); else use np.where(mask, x, 0)")
+        if rank < view.ndim:
+            # Rows: the mask, computed once before any element changes,
+            # repeated along the trailing dimensions (a view that reads
+            # mask[i] at (i, j)), selects whole rows as NumPy's x[m].
+            m = self.materialize(mask, node, "mask")
+            rows = ViewLeaf(View(m.container, m.base,
+                                 list(m.shape) + list(view.shape[rank:])))
+            rows.origin = mask
+            mask = rows
+        return Masked(view, mask)
+
+    def masked_operands(self, args, node):
+        """For element-wise arithmetic on selections (`2.0 * y[m]`): the
+        common mask and the operands with their selections unwrapped, or
+        None when no operand is a Masked. A selection combines with
+        scalars and with selections by the same mask only."""
+        masked = [a for a in args if isinstance(a, Masked)]
+        if not masked:
+            return None
+        mask = masked[0].mask
+        out = []
+        for a in args:
+            if isinstance(a, Masked):
+                if not same_mask(a.mask, mask):
+                    raise self.unsupported(
+                        node, "selections by different masks",
+                        "combine selections made by the same mask variable "
+                        "(m = ...; x[m] + y[m])")
+                out.append(a.value)
+            elif isinstance(a, (View, Expr)) and len(a.shape) > 0:
+                raise self.unsupported(
+                    node, "an array combined with a masked selection",
+                    "the selection's length is known only at run time; "
+                    "select the array by the same mask")
+            else:
+                out.append(a)
+        return mask, out
+
+    def masked_store(self, dest, value, node, op=None):
+        """`x[mask] = v` (op None) or `x[mask] op= v` (op: a function of the
+        current and the new value): the elements the
+        mask selects get the new value, in place, as np.where would give
+        it. `v` is a scalar, or `y[mask]` with the same mask (NumPy then
+        assigns the selected elements in order: element by element)."""
+        if isinstance(value, Masked):
+            if not same_mask(value.mask, dest.mask):
+                raise self.unsupported(
+                    node, "assignment of a masked selection",
+                    "the right-hand side must be selected by the same mask "
+                    "variable (m = ...; x[m] = y[m])")
+            new = self.to_expr(value.value)
+        else:
+            new = self.to_expr(value)
+            if new.shape and not all(same_extent(e, 1) for e in new.shape):
+                raise self.unsupported(
+                    node, "assignment of an array to a masked selection",
+                    "its length must match the number of selected elements, "
+                    "known only at run time; assign a scalar, y[mask] with "
+                    "the same mask, or use np.where")
+        current = ViewLeaf(dest.value)
+        if op is not None:
+            new = op(current, new)
+        self.store(dest.value,
+                   numpy_calls.where(self, dest.mask, new, current, node),
+                   cast=True)
+
+    def fancy_subscript(self, view, items, values, advanced, node):
+        """The Fancy for a subscript whose items `advanced` (positions) are
+        integer arrays. Integer scalars beside them count as advanced too
+        for where the broadcast index dimensions go, as in NumPy: in place
+        when the advanced items are adjacent, else first."""
+        exprs = []
+        for k in advanced:
+            e = self.to_expr(values[id(items[k])])
+            if e.dtype == np.bool_:
+                raise self.unsupported(
+                    items[k], "boolean mask indexing",
+                    "the result's length depends on the data; use "
+                    "np.where(mask, x, 0) or a loop with an if")
+            if is_float(e.dtype):
+                raise self.error("arrays used as indices must be of integer "
+                                 "type", items[k])
+            exprs.append(e)
+        bshape = []
+        for e in exprs:
+            bshape = self.broadcast_shapes(bshape, e.shape)
+        # The basic subscript with each advanced item a full slice; the
+        # dimensions those slices keep are the ones indexed by data.
+        marks = {k: ast.copy_location(ast.Slice(), items[k])
+                 for k in advanced}
+        basic = [marks.get(k, it) for k, it in enumerate(items)]
+        base = self.subscript(view, basic, node, values=values)
+        consumed = sum(1 for it in items
+                       if not (isinstance(it, ast.Constant)
+                               and it.value in (None, Ellipsis)))
+        dims, first, d = [], None, 0
+        scalar_or_array = []
+        for k, it in enumerate(items):
+            if isinstance(it, ast.Constant) and it.value is Ellipsis:
+                d += view.ndim - consumed
+            elif isinstance(it, ast.Constant) and it.value is None:
+                d += 1
+            elif k in marks:
+                dims.append(d)
+                scalar_or_array.append(k)
+                first = d if first is None else first
+                d += 1
+            elif isinstance(it, ast.Slice):
+                d += 1
+            else:
+                scalar_or_array.append(k)
+                if first is None:
+                    first = d
+        adjacent = scalar_or_array == list(
+            range(scalar_or_array[0], scalar_or_array[-1] + 1))
+        # An argument used whole as the index array of a subscript that
+        # always runs: the caller checks its values against the extent
+        # before the call, so that an index out of bounds raises
+        # IndexError as in NumPy instead of reaching outside the array.
+        # (In loops and branches NumPy would not raise for a subscript
+        # that never runs; those, and indices computed in the program,
+        # are not checked.)
+        if self.loop_depth == 0:
+            for d, e in zip(dims, exprs):
+                extent = as_idx(base.shape[d])
+                if isinstance(e, ViewLeaf) and \
+                        e.view.container.kind == "arg" and \
+                        e.view.is_whole() and extent.is_const():
+                    lineno = getattr(node, "lineno", 1) + self.firstline - 1
+                    self.sig.index_checks.append(
+                        (e.view.container.name, extent.const,
+                         f"{self.filename}:{lineno}"))
+        return Fancy(base, dims, exprs, bshape, first if adjacent else 0)
+
+    def index_items(self, view, index, node):
+        """The Fancy of `view[index]` for `index` a value (an integer
+        array, or a tuple of them and integers) rather than syntax, as
+        np.add.at and np.take receive it."""
+        parts = index if isinstance(index, tuple) else (index,)
+        if len(parts) > view.ndim:
+            raise self.error(f"too many indices for an array of dimension "
+                             f"{view.ndim}", node)
+        items, values, advanced = [], {}, []
+        for k, v in enumerate(parts):
+            if v is None or isinstance(v, (float, str)):
+                raise self.unsupported(node, "index of type "
+                                       + type(v).__name__)
+            item = ast.copy_location(ast.Name(f"__index{k}"), node)
+            items.append(item)
+            values[id(item)] = v
+            if isinstance(v, (View, Expr)) and len(v.shape) > 0:
+                advanced.append(k)
+        if not advanced:
+            raise self.unsupported(node, "np.add.at with scalar indices",
+                                   "write x[i] += v")
+        return self.fancy_subscript(view, items, values, advanced, node)
+
+    def gather(self, fancy, node):
+        """A new array holding the elements `fancy` selects (NumPy copies
+        on advanced indexing)."""
+        out = self.transient_view(fancy.shape, fancy.base.dtype, node,
+                                  "gathered")
+        with self.open_map(fancy.shape,
+                           self.schedule_for(fancy.shape, None)) as coords:
+            self.emit_store(self.load_fancy(fancy, coords), out, coords)
+        return out
+
+    def fancy_coords(self, fancy, coords):
+        """Indices into fancy.base of the element at output `coords`:
+        the index arrays are read there and wrapped when negative."""
+        nb = len(fancy.bshape)
+        bcoords = coords[fancy.at:fancy.at + nb]
+        rest = iter(coords[:fancy.at] + coords[fancy.at + nb:])
+        data = {}
+        for d, e in zip(fancy.dims, fancy.exprs):
+            val = self.emit_scalar(e, bcoords, nb, np.int64)
+            data[d] = self.data_index(val, fancy.base.shape[d])
+        return [data[d] if d in data else next(rest)
+                for d in range(fancy.base.ndim)]
+
+    def load_fancy(self, fancy, coords):
+        idx = fancy.base.indices(self.fancy_coords(fancy, coords))
+        name = self.em.fresh("l")
+        c = fancy.base.container
+        self.em.line(f"{name} = sdfg.load {c.ssa}"
+                     f"[{', '.join(i.render() for i in idx)}] : "
+                     f"{c.mlir_type}")
+        return name
+
+    def data_index(self, value, extent):
+        """An index from the i64 SSA `value` read from data, counted from
+        the end of a dimension of `extent` when negative."""
+        wrapped = self.wrap_negative(Idx.of(self.index_from(value)), extent)
+        self.data_names.update(wrapped.terms)
+        return wrapped
+
+    def scatter(self, fancy, value, node, wcr=None):
+        """`x[idx] = value` (wcr None): element by element in order, in
+        loops, so that the last of repeated indices wins as in NumPy and
+        the autodiff replays the overwrites in order; `np.add.at` (wcr
+        add): an accumulating map, repeated indices adding up."""
+        expr = self.to_expr(value)
+        self.check_broadcast(expr.shape, fancy.shape)
+        target = fancy.base.container
+        # The value and the index arrays as they are before any element
+        # is written (they may read the target).
+        if any(_leaf_reads(leaf, target) for leaf in expr_leaves(expr)):
+            expr = ViewLeaf(self.snapshot(expr, node, "tmp"))
+        fancy.exprs = [
+            ViewLeaf(self.snapshot(e, node, "idx"))
+            if any(_leaf_reads(leaf, target) for leaf in expr_leaves(e)) else e
+            for e in fancy.exprs]
+        rank = len(fancy.shape)
+        dtype = fancy.base.dtype
+
+        def element(coords):
+            val = self.emit_scalar(expr, coords, rank, dtype)
+            idx = self.fancy_coords(fancy, coords)
+            self.emit_store(val, fancy.base, idx, wcr)
+
+        if rank == 0:
+            element([])
+            return
+        if wcr is not None:
+            with self.open_map(fancy.shape,
+                               self.schedule_for(fancy.shape, wcr)) as coords:
+                element(coords)
+            return
+        with self.control_section(), contextlib.ExitStack() as loops:
+            ivs = []
+            for e in fancy.shape:
+                iv = self.em.fresh("i")
+                self.iter_bounds[iv] = (0, self.upper_extent(e, None) - 1)
+                loops.enter_context(self.em.block(
+                    f"sdfg.loop {iv} = 0 to {as_idx(e).render()} step 1"))
+                ivs.append(iv)
+            with self.em.block("sdfg.state"):
+                element([Idx.of(iv) for iv in ivs])
+
+    def slice_range(self, sl, extent, node):
+        """(start Idx, step int, length Idx) of a slice over `extent`."""
+        step = 1
+        if sl.step is not None:
+            s = self.eval(sl.step)
+            if not isinstance(s, int):
+                raise self.unsupported(sl, "slice step",
+                                       "slice steps must be constants")
+            step = s
+        if step == 0:
+            raise self.error("slice step cannot be zero", sl)
+
+        def bound(expr_node, default):
+            if expr_node is None:
+                return default
+            v = self.control_index(self.eval(expr_node), expr_node)
+            return self.from_end(v, extent, expr_node)
+
+        if step > 0:
+            start = bound(sl.lower, Idx(0))
+            stop = bound(sl.upper, extent)
+            start, stop = self.clamp(start, extent), self.clamp(stop, extent)
+            length = self.ceil_div(stop - start, step)
+        else:
+            start = bound(sl.lower, extent - 1)
+            stop = bound(sl.upper, Idx(-1)) if sl.upper is not None else None
+            if stop is None:
+                length = self.ceil_div(start + 1, -step)
+            else:
+                length = self.ceil_div(start - stop, -step)
+        return start, step, length
+
+    def from_end(self, i, extent, node):
+        """Index `i` into a dimension of `extent`, counting from the end
+        when negative, as NumPy does. An index built from loop variables
+        is negative in every iteration or in none; one that changes sign
+        would need a test per iteration (and x[-0] is x[0]), so it is
+        rejected rather than read out of bounds."""
+        if i.is_const():
+            return extent + i if i.const < 0 else i
+        try:
+            lo, hi = self.interval(i)
+        except FrontendError:
+            return i  # bounds unknown: taken as in range, as data indices
+        if hi < 0:
+            return extent + i
+        if lo < 0 and self.is_data_index(i):
+            return self.wrap_negative(i, extent)
+        if lo < 0:
+            raise self.unsupported(
+                node, "index that is negative in some iterations",
+                f"'{ast.unparse(node)}' ranges over {lo}..{hi}: negative "
+                "in some iterations and not in others; split the loop or "
+                "write the index from the start of the dimension")
+        return i
+
+    def is_data_index(self, idx):
+        return any(n in self.data_names for n in as_idx(idx).terms)
+
+    def wrap_negative(self, i, extent):
+        """`i` or, where it is negative, `extent + i`, chosen at run time:
+        NumPy's reading of a subscript whose sign depends on data (an index
+        array's element, a loop over data-dependent bounds). The result is
+        taken to lie in the dimension, as NumPy would raise otherwise."""
+        extent = as_idx(extent)
+        names = sorted(set(i.terms) | set(extent.terms))
+
+        def body(tb, args):
+            arg_of = dict(zip(names, args))
+            v = tb.index_value(i, arg_of)
+            wrapped = tb.index_value(i + extent, arg_of)
+            neg = tb.op(f"arith.cmpi slt, {v}, {tb.index_const(0)}", "index")
+            return [tb.op(f"arith.select {neg}, {wrapped}, {v}", "index")]
+
+        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
+                                  body)
+        self.iter_bounds[name] = (0, max(self.upper_extent(extent, None) - 1,
+                                         0))
+        return Idx.of(name)
+
+    def clamp(self, v, extent):
+        if v.is_const() and extent.is_const():
+            return Idx(min(max(v.const, 0), extent.const))
+        return v
+
+    def ceil_div(self, v, d):
+        if v.is_const():
+            return Idx(max(0, -(-v.const // d)))
+        if d == 1:
+            return v
+        # max(0, ceil(v / d)) in a tasklet over the index values involved.
+        names = sorted(v.terms)
+        lo, hi = self.interval(v)
+
+        def body(tb, args):
+            acc = tb.index_value(v, dict(zip(names, args)))
+            q = tb.op(f"arith.ceildivsi {acc}, {tb.index_const(d)}", "index")
+            return [tb.op(f"arith.maxsi {q}, {tb.index_const(0)}", "index")]
+
+        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
+                                  body)
+        self.iter_bounds[name] = (max(0, -(-lo // d)), max(0, -(-hi // d)))
+        return Idx.of(name)
+
+
+class Fancy:
+    """An advanced (integer-array) subscript: `base` is the view with every
+    advanced item taken as a full slice; its dimensions `dims` are indexed
+    by `exprs` (integer arrays broadcast to `bshape`), whose dimensions go
+    to position `at` of the result."""
+
+    def __init__(self, base, dims, exprs, bshape, at):
+        self.base = base
+        self.dims = dims
+        self.exprs = exprs
+        self.bshape = list(bshape)
+        self.at = at
+        rest = [e for d, e in enumerate(base.shape) if d not in dims]
+        self.shape = rest[:at] + self.bshape + rest[at:]
+        self.dtype = base.dtype
+
+
+class FancyLeaf(Expr):
+    """An advanced subscript read lazily: each element is loaded where
+    the consuming map needs it (index arrays read, wrapped, then the
+    element)."""
+
+    def __init__(self, fancy):
+        self.fancy = fancy
+        self.shape = list(fancy.shape)
+        self.dtype = fancy.base.dtype
+
+    def reads(self, container):
+        return self.fancy.base.container is container or any(
+            _leaf_reads(leaf, container)
+            for e in self.fancy.exprs for leaf in expr_leaves(e))
+
+
+def _leaf_reads(leaf, container):
+    if isinstance(leaf, FancyLeaf):
+        return leaf.reads(container)
+    return isinstance(leaf, ViewLeaf) and leaf.view.container is container
