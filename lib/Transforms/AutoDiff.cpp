@@ -338,6 +338,7 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
     opts.accumulate = accumulate;
     opts.discardResults = discardResults;
     opts.unitSeed = unitSeed;
+    opts.strongZero = strongZero;
     opts.keep.assign(keep.begin(), keep.end());
     if (!keep.empty() && !discardResults) {
       module.emitError("sdfg-autodiff: keep= needs discard-results=true");
@@ -935,6 +936,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   Value out = grad.lookupArg(outName);
   ReverseBuilder rb(b);
   rb.whileCapacity = opts.whileCapacity;
+  rb.strongZero = opts.strongZero;
   rb.dataLoopCapacity = opts.dataLoopCapacity;
   auto addArgOfType = [&](Type type, const std::string &name) {
     unsigned idx = grad.getNumArguments();
@@ -1754,6 +1756,8 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     ad.set("accumulate", b.getUnitAttr());
   if (opts.unitSeed)
     ad.set("unit_seed", b.getUnitAttr());
+  if (!opts.strongZero)
+    ad.set("weak_zero", b.getUnitAttr());
   if (opts.discardResults) {
     ad.set("discard_results", b.getUnitAttr());
     ad.set("keep", strings(opts.keep));
@@ -1795,6 +1799,7 @@ LogicalResult mlir::sdfg::readDifferentiateOptions(SDFGOp grad,
     opts.dataLoopCapacity = dataCap.getInt();
   opts.accumulate = ad.contains("accumulate");
   opts.unitSeed = ad.contains("unit_seed");
+  opts.strongZero = !ad.contains("weak_zero");
   opts.discardResults = ad.contains("discard_results");
   if (auto kept = ad.getAs<ArrayAttr>("keep"))
     if (failed(names(kept, "keep", opts.keep)))

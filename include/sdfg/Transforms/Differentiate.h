@@ -46,6 +46,9 @@ struct DifferentiateOptions {
   /// fills d_<output> itself instead of reading the caller's seed.
   bool unitSeed = false;
   SmallVector<std::string> keep;
+  /// A zero result adjoint gives zero operand adjoints in tasklets, also
+  /// where a local derivative is infinite or NaN.
+  bool strongZero = true;
   /// Forwarded transients (by name) that the backward program recomputes
   /// instead of storing.
   llvm::StringSet<> recompute;

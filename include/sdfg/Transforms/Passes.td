@@ -41,7 +41,10 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
       run their iterations backwards (any step), maps keep their range and
       schedule, reads accumulate gradients with `wcr(add)`, writes clear
       the gradient they overwrite; tasklets are differentiated through the
-      ScalarAdjointOpInterface rules of their arith/math ops; matmul and
+      ScalarAdjointOpInterface rules of their arith/math ops (with
+      `strong-zero`, the default, a zero result adjoint gives zero operand
+      adjoints even where a local derivative is infinite or NaN, so that a
+      branch `np.where` discards cannot poison the gradient); matmul and
       gemv gradients call BLAS.
 
     With `print-ccs=true` the pass only annotates each differentiated
@@ -89,6 +92,11 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
            "The cotangent is all ones (the gradient of sum(output)): the "
            "program fills d_<output> itself and ignores what it holds on "
            "entry">,
+    Option<"strongZero", "strong-zero", "bool", /*default=*/"true",
+           "An operand's adjoint is zero wherever its result's is, also "
+           "where the local derivative is infinite or NaN (a branch "
+           "np.where discards: sqrt at 0, log of a negative number); false "
+           "propagates 0 * inf = NaN as JAX and PyTorch do">,
     Option<"printCCS", "print-ccs", "bool", /*default=*/"false",
            "Only annotate each sdfg.sdfg with its active containers "
            "(sdfg.ccs attribute) and the containers it tapes">

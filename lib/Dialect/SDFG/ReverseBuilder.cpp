@@ -196,6 +196,26 @@ void ReverseBuilder::fill(Location loc, Value container, double value,
         params, false);
 }
 
+namespace {
+/// Whether `a`, an operand adjoint a scalar rule built from the result
+/// adjoint `g`, is `g` scaled or selected by constants and conditions only
+/// (`g`, `-g`, `select(c, g, 0)`): it is zero wherever `g` is.
+bool scalesAdjointOnly(Value a, Value g, unsigned depth = 0) {
+  if (a == g)
+    return true;
+  Operation *def = a.getDefiningOp();
+  if (!def || depth > 4)
+    return false;
+  if (isa<arith::ConstantOp>(def))
+    return true;
+  if (!isa<arith::NegFOp, arith::SelectOp, arith::ExtFOp, arith::TruncFOp>(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value v) {
+    return !isa<FloatType>(v.getType()) || scalesAdjointOnly(v, g, depth + 1);
+  });
+}
+} // namespace
+
 LogicalResult ReverseBuilder::backprop(Value fwd, Value adjoint) {
   if (!isa<FloatType>(fwd.getType()))
     return success();
@@ -266,9 +286,29 @@ LogicalResult ReverseBuilder::backprop(Value fwd, Value adjoint) {
             status = failure();
             break;
           }
-          for (auto [operand, a] : llvm::zip(op.getOperands(), d))
-            if (a)
-              accumulate(operand, a);
+          // Strong zero: an operand's adjoint is zero wherever the
+          // result's is, also where the local derivative is infinite or
+          // NaN. Otherwise a branch that np.where (or a max, or a product
+          // with zero) discards poisons the gradient: the adjoint of
+          // sqrt(x) at x <= 0 would be 0 * inf, of x * log(x) at x < 0
+          // 0 * NaN, where finite differences (and the derivative of the
+          // program, which does not depend on that branch) give 0.
+          Value gIsZero;
+          for (auto [operand, a] : llvm::zip(op.getOperands(), d)) {
+            if (!a)
+              continue;
+            if (strongZero && !scalesAdjointOnly(a, g)) {
+              Value zero = arith::ConstantOp::create(
+                  b, loc, a.getType(), b.getFloatAttr(a.getType(), 0.0));
+              if (!gIsZero)
+                gIsZero = arith::CmpFOp::create(
+                    b, loc, arith::CmpFPredicate::OEQ, g,
+                    arith::ConstantOp::create(
+                        b, loc, g.getType(), b.getFloatAttr(g.getType(), 0.0)));
+              a = arith::SelectOp::create(b, loc, gIsZero, zero, a);
+            }
+            accumulate(operand, a);
+          }
         }
         SmallVector<Value> outs;
         for (unsigned i : floatInputs) {

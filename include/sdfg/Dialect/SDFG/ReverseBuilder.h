@@ -69,6 +69,9 @@ public:
   /// iterations the tapes cover.
   llvm::DenseMap<Operation *, std::pair<Value, Value>> whileLoops;
   int64_t whileCapacity = 0;
+  /// Tasklet adjoints: zero wherever the result's adjoint is (see
+  /// DifferentiateOptions::strongZero).
+  bool strongZero = true;
   /// Slots of the tapes under a loop whose trip count is data (counted
   /// over all its executions).
   int64_t dataLoopCapacity = 0;
