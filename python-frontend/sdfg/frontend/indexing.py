@@ -452,25 +452,96 @@ class Indexing:
         if step == 0:
             raise self.error("slice step cannot be zero", sl)
 
+        # NumPy's slice bounds: counted from the end when negative, then
+        # clamped, to [0, n] for a positive step and [-1, n - 1] (-1: before
+        # the first element) for a negative one.
+        below = 0 if step > 0 else -1
+
         def bound(expr_node, default):
             if expr_node is None:
                 return default
             v = self.control_index(self.eval(expr_node), expr_node)
-            return self.from_end(v, extent, expr_node)
+            return self.slice_bound(v, extent, below)
 
-        if step > 0:
-            start = bound(sl.lower, Idx(0))
-            stop = bound(sl.upper, extent)
-            start, stop = self.clamp(start, extent), self.clamp(stop, extent)
-            length = self.ceil_div(stop - start, step)
-        else:
-            start = bound(sl.lower, extent - 1)
-            stop = bound(sl.upper, Idx(-1)) if sl.upper is not None else None
-            if stop is None:
-                length = self.ceil_div(start + 1, -step)
-            else:
-                length = self.ceil_div(start - stop, -step)
+        saved = self.hoisted_index
+        with self.index_section() as hoisted:
+            self.hoisted_index = hoisted
+            try:
+                if step > 0:
+                    start = bound(sl.lower, Idx(0))
+                    stop = bound(sl.upper, extent)
+                    length = self.ceil_div(stop - start, step)
+                else:
+                    start = bound(sl.lower, extent - 1)
+                    stop = bound(sl.upper, Idx(-1))
+                    length = self.ceil_div(start - stop, -step)
+            finally:
+                self.hoisted_index = saved
+        if length.is_const() and length.const == 0:
+            start = Idx(0)  # an empty slice reads nothing
         return start, step, length
+
+    def slice_bound(self, v, extent, below):
+        """Slice bound `v` over a dimension of `extent` as NumPy reads it:
+        `extent + v` where negative, then clamped to [below, extent +
+        below]. Computed at run time (one tasklet) unless the bound is
+        provably there already: a window `x[i:i + 3]` whose loop can run
+        past the end is shorter in the last iterations, and a bound read
+        from data may be anywhere."""
+        v, extent = as_idx(v), as_idx(extent)
+        top = extent + below
+        if v.is_const() and extent.is_const():
+            c = v.const + extent.const if v.const < 0 else v.const
+            return Idx(min(max(c, below), top.const))
+        wrap = True
+        try:
+            lo, hi = self.interval(v)
+            if hi < 0:  # negative in every iteration: from the end
+                v, wrap = extent + v, False
+            elif lo >= 0:
+                wrap = False
+            if not wrap and self.interval(v - below)[0] >= 0 and \
+                    self.interval(top - v)[0] >= 0:
+                return v
+        except FrontendError:
+            pass  # bounds unknown: wrapped and clamped at run time
+        key = ("bound", _idx_key(v), _idx_key(extent), below, wrap)
+        memo = self._index_memo(key)
+        if memo is not None:
+            return memo
+        names = sorted(set(v.terms) | set(extent.terms))
+
+        def body(tb, args):
+            arg_of = dict(zip(names, args))
+            r = tb.index_value(v, arg_of)
+            if wrap:
+                neg = tb.op(f"arith.cmpi slt, {r}, {tb.index_const(0)}",
+                            "index")
+                wrapped = tb.index_value(v + extent, arg_of)
+                r = tb.op(f"arith.select {neg}, {wrapped}, {r}", "index")
+            r = tb.op(f"arith.maxsi {r}, {tb.index_const(below)}", "index")
+            return [tb.op(f"arith.minsi {r}, {tb.index_value(top, arg_of)}",
+                          "index")]
+
+        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
+                                  body)
+        self.iter_bounds[name] = (below,
+                                  self.upper_extent(extent, None) + below)
+        if self.is_data_index(v):
+            self.data_names.add(name)
+        return self._remember_index(key, name)
+
+    def _index_memo(self, key):
+        """The index value computed for `key` before the current
+        statement's state, if any (see index_section)."""
+        if not self.hoisted_index:
+            return None
+        return self.index_memo.get((id(self.statements[-1]), key))
+
+    def _remember_index(self, key, name):
+        if self.hoisted_index:
+            self.index_memo[(id(self.statements[-1]), key)] = Idx.of(name)
+        return Idx.of(name)
 
     def from_end(self, i, extent, node):
         """Index `i` into a dimension of `extent`, counting from the end
@@ -520,19 +591,18 @@ class Indexing:
                                          0))
         return Idx.of(name)
 
-    def clamp(self, v, extent):
-        if v.is_const() and extent.is_const():
-            return Idx(min(max(v.const, 0), extent.const))
-        return v
-
     def ceil_div(self, v, d):
         if v.is_const():
             return Idx(max(0, -(-v.const // d)))
-        if d == 1:
+        lo, hi = self.interval(v)
+        if d == 1 and lo >= 0:
             return v
         # max(0, ceil(v / d)) in a tasklet over the index values involved.
+        key = ("ceil_div", _idx_key(v), d)
+        memo = self._index_memo(key)
+        if memo is not None:
+            return memo
         names = sorted(v.terms)
-        lo, hi = self.interval(v)
 
         def body(tb, args):
             acc = tb.index_value(v, dict(zip(names, args)))
@@ -542,7 +612,7 @@ class Indexing:
         (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
                                   body)
         self.iter_bounds[name] = (max(0, -(-lo // d)), max(0, -(-hi // d)))
-        return Idx.of(name)
+        return self._remember_index(key, name)
 
 
 class Fancy:
@@ -582,3 +652,9 @@ def _leaf_reads(leaf, container):
     if isinstance(leaf, FancyLeaf):
         return leaf.reads(container)
     return isinstance(leaf, ViewLeaf) and leaf.view.container is container
+
+
+def _idx_key(idx):
+    """An Idx as a hashable key."""
+    idx = as_idx(idx)
+    return idx.const, tuple(sorted(idx.terms.items()))

@@ -209,6 +209,14 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         # arguments, loop variables with such bounds): their sign is only
         # known at run time, so negative subscripts are wrapped there.
         self.data_names = set()
+        # (statement, key) -> the index value a tasklet computed for it
+        # before that statement's state (slice_bound, ceil_div): two equal
+        # windows in one statement get one extent (np.dot(x[i:i+3],
+        # x[i:i+3]) must see equal lengths).
+        self.index_memo = {}
+        # Whether index values are being emitted before the statement's
+        # state (slice_range under index_section).
+        self.hoisted_index = False
         # Containers holding a reshape's copy: NumPy's reshape is a view
         # whose writes reach the original, so writing into one is refused.
         self.reshaped = set()
@@ -2413,6 +2421,26 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         em.buffer, em.indent = stmt.outer, stmt.outer_indent
         try:
             yield
+        finally:
+            em.buffer, em.indent = inner, inner_indent
+
+    @contextlib.contextmanager
+    def index_section(self):
+        """Emits index arithmetic (slice bounds, their loads from data)
+        before the state of the statement being translated rather than in
+        it: the shape of a variable may name those values, and the later
+        statements that read the variable are other states. Yields whether
+        it did (the values then stay visible for the rest of the enclosing
+        region). Inside a nested block (a map) nothing moves."""
+        em = self.em
+        stmt = self.statements[-1] if self.statements else None
+        if stmt is None or em.buffer is not stmt.buf:
+            yield False
+            return
+        inner, inner_indent = em.buffer, em.indent
+        em.buffer, em.indent = stmt.outer, stmt.outer_indent
+        try:
+            yield True
         finally:
             em.buffer, em.indent = inner, inner_indent
 

@@ -1,0 +1,181 @@
+"""Slice bounds as NumPy reads them: counted from the end when negative,
+then clamped to the dimension (for negative steps too), whether they are
+constants, loop-dependent (a window x[i:i+3] whose loop runs past the
+end) or read from data. Forward values against NumPy, gradients against
+central finite differences (float64)."""
+
+import numpy as np
+import pytest
+
+import sdfg
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path))
+
+
+def start_past_end(x):
+    return x[12:3:-1]
+
+
+def stop_before_start(x):
+    return x[5:-100:-1]
+
+
+def start_at_length(x):
+    return x[10::-3]
+
+
+def two_negative_steps(A):
+    return A[5:0:-1, 10::-1]
+
+
+def empty_reversed(x):
+    return x[-100:-200:-1]
+
+
+def write_reversed(x):
+    y = np.zeros(10)
+    y[12:3:-1] = x[:6]
+    return y
+
+
+@pytest.mark.parametrize("fn, arg", [
+    (start_past_end, np.arange(10.0)),
+    (stop_before_start, np.arange(10.0)),
+    (start_at_length, np.arange(10.0)),
+    (two_negative_steps, np.arange(12.0).reshape(3, 4)),
+    (empty_reversed, np.arange(10.0)),
+    (write_reversed, np.arange(10.0)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_constant_bounds_clamped(fn, arg):
+    want = fn(arg.copy())
+    got = sdfg.program(fn)(arg.copy())
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def window_lengths(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = x[i:i + 3].shape[0]
+    return out
+
+
+def window_means(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.mean(x[i:i + 3])
+    return np.sum(out * out)
+
+
+def window_dots(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.dot(x[i:i + 3], x[i:i + 3])
+    return np.sum(out)
+
+
+def strided_windows(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[i:i + 5:2])
+    return np.sum(out * out)
+
+
+def start_past_the_end(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[2 * i:2 * i + 3] ** 2)
+    return np.sum(out)
+
+
+def clamped_start(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[max(0, i - 2):i + 3])
+    return np.sum(out * out)
+
+
+def sign_changing_start(x):
+    # x[i - 1:i + 2] at i = 0 is x[-1:2]: empty, as NumPy reads it.
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[i - 1:i + 2])
+    return np.sum(out * out)
+
+
+def reversed_windows(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[i + 5:i - 3:-2] * x[i + 5:i - 3:-2])
+    return np.sum(out)
+
+
+def window_update(x):
+    out = np.sin(np.arange(10.0))
+    for i in range(10):
+        out[i:i + 3] = out[i:i + 3] + x[i]
+    return np.sum(out * out)
+
+
+def _check(fn, x, rtol=1e-12):
+    want = fn(x.copy())
+    np.testing.assert_allclose(sdfg.program(fn)(x.copy()), want, rtol=rtol)
+    g = sdfg.grad(fn, ["x"])(x.copy())["x"]
+    h = 1e-6
+    fd = np.array([(fn(x + h * e) - fn(x - h * e)) / (2 * h)
+                   for e in np.eye(x.size)])
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-8)
+
+
+X = np.sin(np.arange(10.0) * 1.7) + 0.1
+
+
+def test_window_lengths_shrink_at_the_end():
+    np.testing.assert_array_equal(sdfg.program(window_lengths)(X.copy()),
+                                  window_lengths(X.copy()))
+
+
+@pytest.mark.parametrize("fn", [
+    window_means, window_dots, strided_windows, start_past_the_end,
+    clamped_start, sign_changing_start, reversed_windows, window_update,
+], ids=lambda f: f.__name__)
+def test_loop_windows(fn):
+    _check(fn, X)
+
+
+def data_segments(x, s):
+    return np.sum(x[s[0]:s[1]] ** 2) + np.sum(x[s[2]::-2])
+
+
+def segments_in_loop(x, s):
+    t = 0.0
+    for i in range(s.shape[0] - 1):
+        seg = x[s[i]:s[i + 1]]
+        t += np.sum(seg[1:] * seg[1:]) + np.sum(seg[::-1][:2])
+    return t
+
+
+@pytest.mark.parametrize("s", [
+    np.array([2, 100, 30]), np.array([-100, 4, -3]), np.array([7, 3, 9]),
+    np.array([-4, -1, -20]),
+], ids=str)
+def test_data_bounds_clamped(s):
+    want = data_segments(X.copy(), s)
+    np.testing.assert_allclose(sdfg.program(data_segments)(X.copy(), s),
+                               want, rtol=1e-13)
+    g = sdfg.grad(data_segments, ["x"])(X.copy(), s)["x"]
+    h = 1e-6
+    fd = np.array([(data_segments(X + h * e, s) -
+                    data_segments(X - h * e, s)) / (2 * h)
+                   for e in np.eye(X.size)])
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-8)
+
+
+def test_data_segment_views_in_a_loop():
+    s = np.array([0, 3, 3, 7, 12])
+    want = segments_in_loop(X.copy(), s)
+    np.testing.assert_allclose(sdfg.program(segments_in_loop)(X.copy(), s),
+                               want, rtol=1e-13)
