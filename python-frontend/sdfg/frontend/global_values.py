@@ -93,8 +93,9 @@ class GlobalValues:
             return math_functions.MATH
         fname = getattr(g, "__name__", None)
         if isinstance(fname, str) and callable(g):
-            # `from numpy import exp`, `from math import sqrt`.
-            if getattr(np, fname, None) is g:
+            # `from numpy import exp`, `from math import sqrt`. (vars():
+            # NumPy warns on getattr of its removed aliases, np.bool.)
+            if vars(np).get(fname) is g:
                 return numpy_calls.numpy_attribute(self, fname, node)
             if getattr(math, fname, None) is g:
                 return math_functions.math_attribute(self, fname, node)

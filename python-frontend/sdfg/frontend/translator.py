@@ -1297,29 +1297,77 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
     def hoist_condition(self, node, again=False):
         """An if or while whose test calls a function of the program (a
         helper, a nested def, a lambda), whose statements are inlined
-        before the statement that calls it: the test is assigned to a
-        variable first, as a statement of its own (and, for a while loop
-        (`again`), again at the end of its body); the returned node tests
-        the variable."""
-        if not self._calls_user_code(node.test):
-            return node
+        before the statement that calls it, or whose `and`/`or` must not
+        evaluate an operand Python would not (`i < n and x[i] > 0` reads
+        x[i] only where i < n): the test is assigned to a variable first,
+        by statements of their own (and, for a while loop (`again`), again
+        at the end of its body); the returned node tests the variable."""
+        test = self._fold_leading_operands(node.test)
+        short = _needs_short_circuit(test)
+        if not short and not self._calls_user_code(test):
+            if test is node.test:
+                return node
+            new = copy.copy(node)
+            new.test = test
+            return new
         self._hoisted = getattr(self, "_hoisted", 0) + 1
         name = f"__sdfg_cond{self._hoisted}"
 
         def assign():
-            target = ast.Name(id=name, ctx=ast.Store())
-            return ast.fix_missing_locations(ast.copy_location(
-                ast.Assign(targets=[target], value=copy.deepcopy(node.test)),
-                node.test))
+            stmts = _condition_statements(name, copy.deepcopy(test))
+            for st in stmts:
+                ast.copy_location(st, node.test)
+                ast.fix_missing_locations(st)
+            return stmts
 
-        self.assign_counts[name] = 2 if again else 1
-        self.visit(assign())
-        test = ast.copy_location(ast.Name(id=name, ctx=ast.Load()),
+        self.assign_counts[name] = 2 if again or short else 1
+        self.visit_body(assign())
+        load = ast.copy_location(ast.Name(id=name, ctx=ast.Load()),
                                  node.test)
-        body = list(node.body) + ([assign()] if again else [])
+        body = list(node.body) + (assign() if again else [])
         new = copy.copy(node)
-        new.test, new.body = test, body
+        new.test, new.body = load, body
         return new
+
+    def _fold_leading_operands(self, test):
+        """`test` with the leading operands of an and/or that are known
+        when compiling dropped, or the whole test decided by them (a
+        constant): `k < n and x[k] > 0` with int arguments k >= n is False
+        without reading x[k], as in Python."""
+        if not _needs_short_circuit(test):
+            return test
+        is_and = isinstance(test.op, ast.And)
+        values = list(test.values)
+        while len(values) > 1:
+            truth = self._static_truth(values[0])
+            if truth is None:
+                break
+            if truth != is_and:  # False in an `and`, True in an `or`
+                return ast.copy_location(ast.Constant(value=truth), test)
+            values.pop(0)
+        if len(values) == len(test.values):
+            return test
+        if len(values) == 1:
+            return values[0]
+        return ast.copy_location(ast.BoolOp(op=test.op, values=values), test)
+
+    def _static_truth(self, expr):
+        """The truth of `expr` where it is known when compiling, else None.
+        Evaluated into a discarded buffer: a test of sizes and int
+        arguments emits nothing (one calling the program's functions, whose
+        statements would be inlined, is not tried)."""
+        if self._calls_user_code(expr):
+            return None
+        try:
+            with self.em.capture():
+                value = self.eval(expr)
+        except FrontendError:
+            return None
+        if value is None or isinstance(value, str):
+            return bool(value)
+        if isinstance(value, (bool, int, float, np.bool_, np.number)):
+            return bool(value)
+        return None
 
     def _calls_user_code(self, test):
         for n in ast.walk(test):
@@ -1480,6 +1528,9 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             self.emit_store(cond.value, flag.view(), [])
 
     def visit_If(self, node):
+        # The test as written narrows loop variables in the branches, also
+        # where hoist_condition replaces it by a variable.
+        narrow = node.test
         node = self.hoist_condition(node)
         # A test that reduces arrays (np.sum(A) > 0, np.any(mask)) computes
         # them first, in a state of its own.
@@ -1503,12 +1554,12 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         self.loop_depth += 1
         self.constructs.append((self.where_of(node), True, False, set()))
         with self.em.block(f"sdfg.if {cond}"):
-            with self.narrowed(node.test, True):
+            with self.narrowed(narrow, True):
                 self.visit_body(node.body)
         if node.orelse:
             self.em.buffer.lines[-1] += " else {"
             self.em.indent += 1
-            with self.narrowed(node.test, False):
+            with self.narrowed(narrow, False):
                 self.visit_body(node.orelse)
             self.em.indent -= 1
             self.em.line("}")
@@ -1519,7 +1570,16 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
     def narrowed(self, test, holds):
         """Inside a branch on `i > c` (`>=`, `<`, `<=`, either side; `i` a
         loop variable, `c` an int), the interval of `i` where the branch
-        runs: `if j > 0: B[j - 1]` reads from the start, not the end."""
+        runs: `if j > 0: B[j - 1]` reads from the start, not the end.
+        Where all operands of an `and` hold (or none of an `or`), each
+        narrows."""
+        if isinstance(test, ast.BoolOp) and \
+                isinstance(test.op, ast.And) == holds:
+            with contextlib.ExitStack() as stack:
+                for v in test.values:
+                    stack.enter_context(self.narrowed(v, holds))
+                yield
+            return
         bound = None
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             left, right = test.left, test.comparators[0]
@@ -2693,3 +2753,35 @@ def _is_array(view):
     on assignment."""
     return view.ndim > 0 or (getattr(view.container, "ndarray", False)
                              and not view.container.shape)
+
+
+def _needs_short_circuit(test):
+    """Whether an and/or test has an operand after the first that reads an
+    element (which may lie out of bounds where Python would not read it)."""
+    return isinstance(test, ast.BoolOp) and any(
+        isinstance(n, ast.Subscript)
+        for v in test.values[1:] for n in ast.walk(v))
+
+
+def _condition_statements(name, test):
+    """Statements binding `name` to the truth of `test`, reading the
+    operands of an and/or only as Python does: each operand is the test of
+    an `if` nested in the previous one's (so compile-time operands are
+    decided, and `if j > 0 and B[j - 1]` narrows j as `if j > 0:` does)."""
+    def assign(value):
+        return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                          value=ast.Constant(value=value))
+
+    if not isinstance(test, ast.BoolOp):
+        call = ast.Call(func=ast.Name(id="bool", ctx=ast.Load()),
+                        args=[test], keywords=[])
+        return [ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                           value=call)]
+    is_and = isinstance(test.op, ast.And)
+    # and: name = False; if v0: if v1: ... name = True
+    # or:  name = True; if v0: pass else: if v1: pass else: ... name = False
+    inner = [assign(is_and)]
+    for v in reversed(test.values):
+        inner = [ast.If(test=v, body=inner, orelse=[])] if is_and else \
+            [ast.If(test=v, body=[ast.Pass()], orelse=inner)]
+    return [assign(not is_and)] + inner
