@@ -301,3 +301,39 @@ def test_emulator_gradient_of_a_coefficient_read_by_every_thread(fn, wrt):
     np.testing.assert_allclose(got, want, rtol=1e-13)
     exact = np.sum(u[2:]) if wrt == "w" else 2 * 0.5 * np.sum(u[1:] ** 2)
     np.testing.assert_allclose(want, exact, rtol=1e-13)
+
+
+def _tall_3d(x, w):
+    return np.sum(np.sin(x[:, None, None] * w))
+
+
+def _tall_2d(x, w):
+    return np.sum(np.sin(x[:, None] * w))
+
+
+TALL = [(_tall_3d, 140001, (1, 2, 2)), (_tall_2d, 600001, (1, 2))]
+
+
+@pytest.mark.parametrize("device", [pytest.param("gpu", marks=needs_gpu),
+                                    "gpu-emulator"])
+@pytest.mark.parametrize("fn,rows,wshape", TALL,
+                         ids=[f.__name__ for f, _, _ in TALL])
+def test_grid_beyond_cuda_limits(device, fn, rows, wshape):
+    # 140001 x 2 x 2 threads in blocks of 32 x 4 x 2 would need 70001
+    # blocks along z, 600001 x 2 in blocks of 32 x 8 75001 along y: CUDA
+    # allows 65535. The grid is capped and each thread loops over the
+    # rows left (grid-stride); every row must still be computed once.
+    x = np.linspace(0.1, 1.0, rows)
+    w = np.arange(1.0, 1.0 + np.prod(wshape)).reshape(wshape) / 3
+    text = sdfg.to_mlir(fn, x, w, device="gpu")
+    assert f"to ({rows}, " in text  # one map over all rows
+    want = fn(x, w)
+    assert sdfg.program(fn, device=device)(x, w) == pytest.approx(
+        want, rel=1e-11)
+    g = sdfg.grad(fn, ["x", "w"], device=device)(x, w)
+    xs = x.reshape((-1,) + (1,) * (len(wshape) - 1))
+    np.testing.assert_allclose(
+        g["x"], np.sum(np.cos(xs * w) * w, axis=tuple(range(1, len(wshape)))),
+        rtol=1e-12)
+    np.testing.assert_allclose(g["w"], np.sum(np.cos(xs * w) * xs, axis=0,
+                                              keepdims=True), rtol=1e-10)

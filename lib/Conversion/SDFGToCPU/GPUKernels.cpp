@@ -2,8 +2,9 @@
 //
 // One thread per point of the map's last (up to) three dimensions, x on the
 // innermost so that neighbouring threads touch neighbouring elements of
-// row-major containers (coalesced). gpu-kernel-outlining later turns each
-// gpu.launch into a gpu.func.
+// row-major containers (coalesced); grid-stride loops where a dimension
+// needs more blocks than CUDA's grid allows. gpu-kernel-outlining later turns
+// each gpu.launch into a gpu.func.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,11 @@ using namespace mlir::sdfg::detail;
 /// 256 threads, with a warp's 32 along the contiguous dimension.
 static constexpr int64_t kBlockShape[3][3] = {
     {256, 1, 1}, {32, 8, 1}, {32, 4, 2}};
+/// CUDA's limits on the grid (blocks along x, y, z, on every card since
+/// compute capability 3.0). A longer dimension is covered by grid-stride
+/// loops: a 3-d map of 140001 x 2 x 2 would otherwise ask for 70001
+/// blocks along z, which cuLaunchKernel refuses.
+static constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
 
 LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
                                     ArrayRef<Value> ubs,
@@ -45,9 +51,11 @@ LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
         b, loc, arith::SubIOp::create(b, loc, ubs[d], lbs[d]), steps[d]);
     trip = arith::MaxSIOp::create(b, loc, trip, zero);
     trips.push_back(trip);
-    // A launch needs at least one block; the bounds check idles it.
+    // A launch needs at least one block; its threads' loops run no
+    // iteration then.
     Value blocks = arith::CeilDivSIOp::create(b, loc, trip, block.back());
-    grid.push_back(arith::MaxSIOp::create(b, loc, blocks, one));
+    blocks = arith::MaxSIOp::create(b, loc, blocks, one);
+    grid.push_back(arith::MinSIOp::create(b, loc, blocks, cst(kMaxGrid[k])));
   }
   auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
                                       block[0], block[1], block[2]);
@@ -58,24 +66,25 @@ LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
   b.setInsertionPoint(terminator);
 
   gpu::KernelDim3 bid = launch.getBlockIds(), tid = launch.getThreadIds(),
-                  bdim = launch.getBlockSize();
-  Value ids[3][3] = {
-      {bid.x, tid.x, bdim.x}, {bid.y, tid.y, bdim.y}, {bid.z, tid.z, bdim.z}};
-  Value inside;
-  for (unsigned k = 0; k < par; ++k) {
+                  bdim = launch.getBlockSize(), gdim = launch.getGridSize();
+  Value ids[3][4] = {{bid.x, tid.x, bdim.x, gdim.x},
+                     {bid.y, tid.y, bdim.y, gdim.y},
+                     {bid.z, tid.z, bdim.z, gdim.z}};
+  // Each thread runs the points linear, linear + (grid * block), ... of
+  // its dimensions (one point unless the grid was capped); the loop's
+  // bound also idles the excess threads of the last block.
+  for (int k = par - 1; k >= 0; --k) {
     unsigned d = n - 1 - k;
     Value linear = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, ids[k][0], ids[k][2]), ids[k][1]);
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, linear,
-                                     trips[k]);
-    inside =
-        inside ? arith::AndIOp::create(b, loc, inside, ok).getResult() : ok;
+    Value stride = arith::MulIOp::create(b, loc, ids[k][3], ids[k][2]);
+    auto loop = scf::ForOp::create(b, loc, linear, trips[k], stride);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
     Value param = arith::AddIOp::create(
-        b, loc, lbs[d], arith::MulIOp::create(b, loc, linear, steps[d]));
+        b, loc, lbs[d],
+        arith::MulIOp::create(b, loc, loop.getInductionVar(), steps[d]));
     mapping.map(op.getParams()[d], param);
   }
-  auto guardIf = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
-  b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
   // Leading dimensions beyond the third: loops in every thread.
   openLoops(op, 0, n - par, lbs, ubs, steps);
   // A WCR write is atomic unless the threads' parameters select distinct

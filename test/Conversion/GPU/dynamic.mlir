@@ -14,8 +14,9 @@
 // CHECK: arith.subi %[[N]]
 // CHECK: %[[TRIP:.*]] = arith.maxsi
 // CHECK: arith.ceildivsi %[[TRIP]], %c256
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256
-// CHECK:   arith.cmpi slt, %{{.*}}, %[[TRIP]]
+// CHECK: %[[GRID:.*]] = arith.minsi %{{.*}}, %c2147483647
+// CHECK: gpu.launch blocks(%{{.*}}, {{.*}}) in (%{{.*}} = %[[GRID]], {{.*}}) threads({{.*}}) in (%[[BDIM:.*]] = %c256
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[TRIP]] step
 // CHECK:   memref.atomic_rmw addf
 // PTX: .entry axpy_sum_kernel
 // PTX: atom.global.add.f64

@@ -32,16 +32,24 @@
 // CHECK: memref.copy %{{.*}}, %[[A]]
 // The 2-d launch (32 x 8 threads per block, x on the contiguous dimension):
 // one parallel loop over block z, y, x and thread z, y, x.
-// CHECK: %[[GX:.*]] = arith.maxsi %{{.*}}, %c1
-// CHECK: %[[GY:.*]] = arith.maxsi %{{.*}}, %c1
+// Blocks per dimension: at least one, at most CUDA's grid limit
+// (2^31 - 1 along x, 65535 along y and z).
+// CHECK: arith.maxsi %{{.*}}, %c1
+// CHECK: %[[GX:.*]] = arith.minsi %{{.*}}, %c2147483647
+// CHECK: arith.maxsi %{{.*}}, %c1
+// CHECK: %[[GY:.*]] = arith.minsi %{{.*}}, %c65535
 // CHECK: scf.parallel (%[[BZ:.*]], %[[BY:.*]], %[[BX:.*]], %[[TZ:.*]], %[[TY:.*]], %[[TX:.*]]) = ({{.*}}) to (%c1{{.*}}, %[[GY]], %[[GX]], %c1{{.*}}, %c8{{.*}}, %c32{{.*}})
-// The kernel body is the GPU one: linear index block * size + thread,
-// bounds check, atomic accumulation.
-// CHECK: %[[BXS:.*]] = arith.muli %[[BX]], %c32
-// CHECK: arith.addi %[[BXS]], %[[TX]]
+// The kernel body is the GPU one: per dimension a grid-stride loop from
+// block * size + thread (its bound idles the excess threads), atomic
+// accumulation.
 // CHECK: %[[BYS:.*]] = arith.muli %[[BY]], %c8
-// CHECK: arith.addi %[[BYS]], %[[TY]]
-// CHECK: scf.if
+// CHECK: %[[LY:.*]] = arith.addi %[[BYS]], %[[TY]]
+// CHECK: %[[SY:.*]] = arith.muli %[[GY]], %c8
+// CHECK: scf.for %{{.*}} = %[[LY]] to %{{.*}} step %[[SY]]
+// CHECK: %[[BXS:.*]] = arith.muli %[[BX]], %c32
+// CHECK: %[[LX:.*]] = arith.addi %[[BXS]], %[[TX]]
+// CHECK: %[[SX:.*]] = arith.muli %[[GX]], %c32
+// CHECK: scf.for %{{.*}} = %[[LX]] to %{{.*}} step %[[SX]]
 // CHECK: math.exp
 // CHECK: memref.atomic_rmw addf
 // CHECK: scf.reduce

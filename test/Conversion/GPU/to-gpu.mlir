@@ -22,10 +22,13 @@
 // CHECK: memref.copy %{{.*}}, %[[A]]
 // CHECK: %[[T:.*]] = gpu.alloc  host_shared () : memref<64x32xf64>
 // One thread per element of the last two dimensions, 32 x 8 per block,
-// x on the contiguous one; the bounds check idles the excess threads.
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}})
-// CHECK: arith.cmpi slt
-// CHECK: scf.if
+// x on the contiguous one; at most 65535 blocks along y (CUDA's limit),
+// each thread looping over the rows a capped grid leaves (grid-stride);
+// the loops' bounds idle the excess threads.
+// CHECK: %[[GY:.*]] = arith.minsi %{{.*}}, %c65535
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %[[GY]], %{{.*}} = %{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: scf.for
+// CHECK: scf.for
 // CHECK: math.exp
 // The nested map is a loop in each thread whose sum stays in a register;
 // it meets memory once, atomically (other threads write the same S[]).
