@@ -120,7 +120,8 @@ def call(tr, name, args, kwargs, node):
         only()
         e = tr.to_expr(_one(tr, args, name, node))
         if not is_float(e.dtype):
-            return e
+            # NumPy 1.x: the integers, as float64.
+            return Op("cast", [e], e.shape, np.dtype(np.float64))
         return Op("rint" if name == "rint" else "trunc", [e], e.shape,
                   e.dtype)
     if name in ("round", "around", "round_"):

@@ -431,6 +431,10 @@ def call(tr, node):
         raise tr.unsupported(node, "len() of a scalar")
     if isinstance(func, type) and issubclass(func, np.generic):
         (v,) = args
+        if isinstance(v, (int, float, bool)) and func is np.float32:
+            # A float32 scalar, not a Python float: `s = np.float32(0)`
+            # accumulates in float32, as NumPy's.
+            return ConstLeaf(float(np.float32(v)), np.float32)
         if isinstance(v, (int, float, bool)):
             return func(v).item()
         e = tr.to_expr(v)
@@ -546,7 +550,7 @@ def numpy_call(tr, name, args, kwargs, node):
             fill = kwargs.get("fill_value", args[1] if len(args) > 1
                               else None)
             dtype = kwargs.get("dtype", args[2] if len(args) > 2
-                               else np.float64)
+                               else _fill_dtype(tr, fill))
         return create(tr, name, shape, dtype, fill, node)
     if name in _LIKE:
         _no_kwargs(tr, kwargs, node, ("dtype",))
@@ -742,7 +746,8 @@ def elementwise(tr, op, args, node):
         if op not in ("abs", "square", "sign") and not is_float(dtype):
             dtype = np.dtype(np.float64)
         if op in ("floor", "ceil") and not is_float(e.dtype):
-            return e
+            # NumPy 1.x: the integers, as float64.
+            return Op("cast", [e], e.shape, dtype)
         return Op(op, [e], e.shape, dtype)
     if op in ("add", "sub", "mul", "div", "pow", "floordiv", "mod"):
         return tr.binop(op, args[0], args[1])
@@ -978,6 +983,20 @@ def create(tr, name, shape, dtype, fill, node):
     return view
 
 
+def _fill_dtype(tr, fill):
+    """np.full's dtype without dtype=: the fill value's, as
+    np.array(fill) has it (a Python int is int64, a bool bool)."""
+    if isinstance(fill, (bool, np.bool_)):
+        return np.bool_
+    if isinstance(fill, (int, np.integer, Idx)):
+        return np.int64
+    if isinstance(fill, float):
+        return np.float64
+    if fill is None:
+        return np.float64  # np.full without a value: NumPy's TypeError
+    return tr.to_expr(fill).dtype
+
+
 def copy(tr, value, node):
     e = tr.to_expr(value)
     v = tr.transient_view(e.shape, e.dtype, node, "copy")
@@ -1012,7 +1031,18 @@ def matmul(tr, a, b, node):
                         Op("cast", [eb], eb.shape, np.float64), node)
         return tr.binop("gt", counts, 0.0)
     product = _matmul(tr, a, b, node, 1.0)
-    return product.leaf if isinstance(product, _Scaled) else product
+    product = product.leaf if isinstance(product, _Scaled) else product
+    return _in_dtype(tr, product, np.result_type(ea.dtype, eb.dtype))
+
+
+def _in_dtype(tr, result, dtype):
+    """An integer or bool product `result` (summed in int64, as np.sum
+    sums) in NumPy's dtype for it, the operands' common one: an int32
+    matmul is int32 (wrapping as NumPy's), an einsum of bools a bool."""
+    e = tr.to_expr(result)
+    if is_float(dtype) or e.dtype == dtype:
+        return result
+    return Op("cast", [e], e.shape, np.dtype(dtype))
 
 
 def scaled_matmul(tr, a, b, node, alpha):
@@ -1313,6 +1343,9 @@ def _norm(tr, x, order, axis, keepdims, node):
     def total(v, ax, kind="sum"):
         return reduce(tr, kind, v, ax, keepdims, node)
 
+    e = tr.to_expr(x)
+    if not is_float(e.dtype):
+        x = Op("cast", [e], e.shape, np.dtype(np.float64))  # as NumPy's
     rank = len(x.shape)
     if axis is None:
         axes = tuple(range(rank))
@@ -1671,7 +1704,8 @@ def _einsum(tr, args, node):
         if len(ops) == 1 and isinstance(prod, ViewLeaf):
             return prod.view
         return prod
-    return reduce(tr, "sum", prod, summed, False, node)
+    dtype = np.result_type(*[tr.to_expr(e).dtype for e in ops])
+    return _in_dtype(tr, reduce(tr, "sum", prod, summed, False, node), dtype)
 
 
 def _fill_diagonal(tr, args, kwargs, node):
@@ -1772,8 +1806,9 @@ def _cumsum(tr, value, axis, node, op="add"):
     if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
         raise tr.error(f"axis {axis} is out of bounds", node)
     axis %= len(shape)
-    dtype = e.dtype if e.dtype != np.bool_ or op in (
-        "maximum", "minimum") else np.dtype(np.int64)
+    dtype = e.dtype
+    if op in ("add", "mul") and not is_float(dtype) and dtype.itemsize < 8:
+        dtype = np.dtype(np.int64)  # as np.sum: bools and int32 add in int64
     src = _as_view(tr, e, node)
     out = tr.transient_view([Idx(x) for x in shape], dtype, node,
                             what[3:].split(".")[0])

@@ -211,8 +211,10 @@ def quantile(tr, value, q, axis, method, keepdims, node):
         lo, hi = (n - 1) // 2, n // 2
         r = _take(tr, s, ax, lo, node)
         if hi != lo:
+            # np.mean of the middle elements: in their float type.
+            two = ConstLeaf(2.0, s.dtype) if is_float(s.dtype) else 2.0
             r = tr.binop("div", tr.binop("add", r, _take(tr, s, ax, hi, node)),
-                         2.0)
+                         two)
     else:
         virtual = (n - 1) * q
         below = math.floor(virtual)
@@ -236,7 +238,8 @@ def quantile(tr, value, q, axis, method, keepdims, node):
     if is_float(s.dtype):
         # NaNs sort last: a line holding one has one at its end.
         nan = Op("isnan", [_take(tr, s, ax, n - 1, node)], r.shape, np.bool_)
-        r = tr.to_expr(nc.where(tr, nan, float("nan"), r, node))
+        r = tr.to_expr(nc.where(tr, nan, ConstLeaf(float("nan"), r.dtype),
+                                r, node))
     if keepdims:
         shape = [1] * ndim if axis is None else \
             [1 if d == ax else x for d, x in enumerate(shape)]
