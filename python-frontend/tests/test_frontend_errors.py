@@ -136,7 +136,7 @@ def k_star_args(*args):  # here
 
 
 def k_kwargs_call(A):
-    return np.sum(A, dtype=np.float32)  # here
+    return np.sum(A, where=A > 0)  # here
 
 
 def k_chained(A):
@@ -211,7 +211,7 @@ CASES = [
     (k_assert, (A,), "assert on values computed at run time", "shapes"),
     (k_fstring, (A,), "f-string", None),
     (k_star_args, (A,), "function signature", r"\*args and \*\*kwargs"),
-    (k_kwargs_call, (A,), "keyword argument 'dtype'", None),
+    (k_kwargs_call, (A,), "keyword argument 'where'", None),
     (k_chained, (A,), "chained assignment", None),
     (k_string_const, (A,), "value of type str", None),
     (k_range_step_variable, (A,), "range step", "constant"),

@@ -127,7 +127,8 @@ class GlobalValues:
                          for k, x in enumerate(g))
         if isinstance(g, types.ModuleType):
             return ModuleRef(g)
-        if g in (range, abs, min, max, float, int, len, bool, round, sum):
+        if g in (range, abs, min, max, float, int, len, bool, round, sum,
+                 divmod):
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g

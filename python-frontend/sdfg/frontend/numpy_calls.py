@@ -268,6 +268,21 @@ _LIKE = {"empty_like", "zeros_like", "ones_like", "full_like"}
 _DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
            "int32": np.int32, "bool_": np.bool_, "double": np.float64,
            "single": np.float32}
+# NumPy's abstract scalar types, for np.issubdtype(x.dtype, np.floating).
+_ABSTRACT_TYPES = {"floating": np.floating, "integer": np.integer,
+                   "signedinteger": np.signedinteger, "number": np.number,
+                   "inexact": np.inexact, "generic": np.generic}
+
+
+def as_dtype(v):
+    """The NumPy dtype a compile-time value names (`x.dtype`, np.float32,
+    float), else None."""
+    if isinstance(v, np.dtype):
+        return v
+    if isinstance(v, type) and (issubclass(v, np.generic) or
+                                v in (float, int, bool)):
+        return np.dtype(v)
+    return None
 
 
 class NumpyFunction:
@@ -302,6 +317,8 @@ class LocalLambda:
 def numpy_attribute(tr, attr, node):
     if attr in _DTYPES:
         return _DTYPES[attr]
+    if attr in _ABSTRACT_TYPES:
+        return _ABSTRACT_TYPES[attr]
     if attr in ("pi", "e", "inf", "nan"):
         return float(getattr(np, attr))
     if attr == "newaxis":
@@ -314,7 +331,8 @@ def numpy_attribute(tr, attr, node):
     if attr in _UNARY or attr in _BINARY or attr in _REDUCE or \
             attr in _CREATE or attr in _LIKE or attr in (
                 "dot", "matmul", "transpose", "copy", "where", "outer",
-                "take", "fill_diagonal") or attr in _MORE:
+                "take", "fill_diagonal", "issubdtype", "divmod") or \
+            attr in _MORE:
         return NumpyFunction(attr)
     raise tr.unsupported(node, f"np.{attr}",
                          "this NumPy function is not supported by the sdfg "
@@ -379,6 +397,12 @@ def call(tr, node):
             return tr.binop("add", reduce(tr, "sum", items, 0, False, node),
                             start)
         raise tr.unsupported(node, "sum() of a scalar")
+    if func is divmod:
+        _no_kwargs(tr, kwargs, node)
+        if len(args) != 2:
+            raise tr.error("divmod expected 2 arguments", node)
+        return (tr.binop("floordiv", args[0], args[1]),
+                tr.binop("mod", args[0], args[1]))
     if func is range:
         raise tr.unsupported(node, "range outside a for loop")
     if func in (abs,):
@@ -528,8 +552,22 @@ def numpy_call(tr, name, args, kwargs, node):
         if len(args) != 2:
             raise tr.error(f"np.{name} takes two arguments", node)
         return elementwise(tr, _BINARY[name], args, node)
+    if name == "divmod":
+        _no_kwargs(tr, kwargs, node)
+        if len(args) != 2:
+            raise tr.error("np.divmod takes two arguments", node)
+        return (elementwise(tr, "floordiv", args, node),
+                elementwise(tr, "mod", args, node))
+    if name == "issubdtype":
+        _no_kwargs(tr, kwargs, node)
+        if len(args) != 2 or not all(
+                isinstance(a, type) or isinstance(a, np.dtype) for a in args):
+            raise tr.unsupported(node, "np.issubdtype of values other than "
+                                 "dtypes and NumPy's scalar types")
+        return bool(np.issubdtype(args[0], args[1]))
     if name in _REDUCE:
-        _no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
+        _no_kwargs(tr, kwargs, node, ("axis", "keepdims") + (
+            ("dtype",) if name in ("sum", "mean", "prod") else ()))
         if len(args) > 2:
             raise tr.unsupported(
                 node, f"np.{name} with more than 2 positional arguments",
@@ -538,8 +576,16 @@ def numpy_call(tr, name, args, kwargs, node):
         if not args:
             raise tr.error(f"np.{name} takes an array argument", node)
         arg = Arguments(tr, args, kwargs, node)
-        return reduce(tr, name, args[0], arg(1, "axis"),
-                      bool(kwargs.get("keepdims", False)), node)
+        a = args[0]
+        dtype = kwargs.get("dtype")
+        if dtype is not None:
+            # The accumulator's and the result's type, as NumPy's dtype=.
+            dtype = np.dtype(_dtype(tr, dtype, node))
+            e = tr.to_expr(a)
+            a = Op("cast", [e], e.shape, dtype)
+        r = reduce(tr, name, a, arg(1, "axis"),
+                   bool(kwargs.get("keepdims", False)), node)
+        return r if dtype is None else _in_dtype(tr, r, dtype)
     if name in _CREATE:
         _no_kwargs(tr, kwargs, node, ("dtype", "shape", "fill_value"))
         shape = kwargs.get("shape", args[0] if args else None)
@@ -1014,6 +1060,14 @@ def transpose(tr, value, axes, node):
         if not isinstance(axes, tuple) or not all(isinstance(a, int)
                                                   for a in axes):
             raise tr.unsupported(node, "non-constant transpose axes")
+        n = v.ndim
+        if any(not -n <= a < n for a in axes):
+            raise tr.error(f"axis out of bounds for an array of dimension "
+                           f"{n} in transpose axes {axes}", node)
+        axes = tuple(a % n if n else a for a in axes)
+        if sorted(axes) != list(range(n)):
+            raise tr.error(f"transpose axes {axes} are not a permutation of "
+                           f"the {n} axes", node)
     return v.transpose(axes)
 
 
@@ -1291,8 +1345,9 @@ def _more(tr, name, args, kwargs, node):
         _no_kwargs(tr, kwargs, node, ("shift", "axis"))
         return _roll(tr, arg(0, "a"), arg(1, "shift"), arg(2, "axis"), node)
     if name in ("argmax", "argmin"):
-        _no_kwargs(tr, kwargs, node, ("axis",))
-        return _argext(tr, name, arg(0, "a"), arg(1, "axis"), node)
+        _no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
+        return _argext(tr, name, arg(0, "a"), arg(1, "axis"), node,
+                       bool(kwargs.get("keepdims", False)))
     if name == "cumsum":
         _no_kwargs(tr, kwargs, node, ("axis",))
         return _cumsum(tr, arg(0, "a"), arg(1, "axis"), node)
@@ -1841,9 +1896,10 @@ def _cumsum(tr, value, axis, node, op="add"):
     return out
 
 
-def _argext(tr, name, value, axis, node):
+def _argext(tr, name, value, axis, node, keepdims=False):
     """np.argmax / np.argmin: the first position holding the extremum
-    (the smallest index among the ties, as NumPy), as int64."""
+    (the smallest index among the ties, as NumPy), as int64; with
+    `keepdims` the reduced axes stay, of length 1."""
     e = tr.to_expr(value)
     shape = _static_shape(tr, e, node, f"np.{name}")
     if e.dtype == np.bool_:
@@ -1875,7 +1931,7 @@ def _argext(tr, name, value, axis, node):
         hit = Op("or", [hit, nan], hit.shape, np.bool_)
     big = int(np.prod(shape))
     cand = where(tr, hit, pos, big, node)
-    return reduce(tr, "min", cand, axis, False, node)
+    return reduce(tr, "min", cand, axis, keepdims, node)
 
 
 def _static_shape(tr, e, node, what):

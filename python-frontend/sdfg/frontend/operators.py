@@ -101,6 +101,13 @@ class Operators:
                 right = self.eval(comp)
                 # `mode in ("relu", "elu")`: constants, decided when
                 # compiling.
+                if isinstance(left, str) and isinstance(right, str):
+                    # `x.dtype.kind in "fc"`: a substring test.
+                    r = (left in right) == isinstance(opnode, ast.In)
+                    result = r if result is None else self.logical(
+                        "and", result, r)
+                    left = right
+                    continue
                 if not (isinstance(right, (tuple, list)) and isinstance(
                         left, (str, int, float)) and all(
                             isinstance(x, (str, int, float)) for x in right)):
@@ -130,7 +137,17 @@ class Operators:
                 raise self.unsupported(node, "comparison "
                                        + type(opnode).__name__)
             right = self.eval(comp)
-            if isinstance(left, str) or isinstance(right, str):
+            dl, dr = numpy_calls.as_dtype(left), numpy_calls.as_dtype(right)
+            if dl is not None or dr is not None:
+                # `x.dtype == np.float32`: dtypes are known when compiling.
+                if op not in ("eq", "ne") or dl is None or dr is None:
+                    raise self.unsupported(node, "comparison of a dtype "
+                                           "with " + ("a value other than "
+                                                      "a dtype" if op in
+                                                      ("eq", "ne") else
+                                                      "an order"))
+                r = (dl == dr) == (op == "eq")
+            elif isinstance(left, str) or isinstance(right, str):
                 r = self._compare_strings(op, left, right, node)
             else:
                 r = self.binop(op, left, right)

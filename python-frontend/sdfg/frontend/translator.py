@@ -2464,6 +2464,11 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             if attr == "dtype":
                 return base.dtype.type
             return numpy_calls.BoundMethod(base, attr)
+        dtype = numpy_calls.as_dtype(base)
+        if dtype is not None and attr in ("kind", "itemsize", "name", "char",
+                                          "type"):
+            # `x.dtype.kind == "f"`: known when compiling.
+            return getattr(dtype, attr)
         raise self.unsupported(node, f"attribute '{attr}'")
 
     def _shape_value(self, e):
