@@ -205,7 +205,7 @@ def recursive_nested(x):
 @pytest.mark.parametrize("fn,match", [
     (recursive_nested, r"recursive call of f"),
     (recursive_lambda, r"recursive call of a lambda"),
-    (lambda_rebound, r"'f' bound to a lambda and assigned again"),
+    (lambda_rebound, r"'f' bound to a function and assigned again"),
     (lambda_wrong_count, r"<lambda>\(\) takes 1 arguments, got 2"),
 ])
 def test_lambda_errors(fn, match):
@@ -333,3 +333,55 @@ def test_defaults_swaps_and_closures_follow_python():
     np.testing.assert_allclose(
         sdfg.program(closure_over_widened)(x[:2], c),
         closure_over_widened(x[:2], c), rtol=1e-15)
+
+
+def rhs(y, k):
+    return -k * y + np.sin(y)
+
+
+def rk4(f, y, dt, k):
+    k1 = f(y, k)
+    k2 = f(y + 0.5 * dt * k1, k)
+    k3 = f(y + 0.5 * dt * k2, k)
+    k4 = f(y + dt * k3, k)
+    return y + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def integrate(y0, k):
+    y = y0.copy()
+    for _ in range(40):
+        y = rk4(rhs, y, 0.01, k)
+    return np.sum(y ** 2)
+
+
+def bound_names(y0, k):
+    f = rhs
+    act = np.tanh
+    return np.sum(act(f(y0, k)))
+
+
+def function_rebound(y0):
+    f = rhs
+    f = np.sin
+    return np.sum(f(y0))
+
+
+@pytest.mark.parametrize("fn", [integrate, bound_names],
+                         ids=lambda f: f.__name__)
+def test_functions_as_values(fn):
+    # A module function passed to a helper that calls it (an integrator's
+    # right-hand side) or bound to a name, as NumPy functions can be.
+    y0 = np.linspace(0.1, 1.0, 5)
+    assert sdfg.program(fn)(y0, 0.5) == pytest.approx(fn(y0, 0.5),
+                                                      rel=1e-13)
+    g = sdfg.grad(fn, ["y0"])(y0, 0.5)["y0"]
+    h = 1e-6
+    fd = np.array([(fn(y0 + h * e, 0.5) - fn(y0 - h * e, 0.5)) / (2 * h)
+                   for e in np.eye(5)])
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-10)
+
+
+def test_function_rebound_is_rejected():
+    with pytest.raises(sdfg.FrontendError,
+                       match="'f' bound to a function and assigned again"):
+        sdfg.program(function_rebound)(np.ones(3))

@@ -132,8 +132,10 @@ class GlobalValues:
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g
-        if inlinable(g) is not None and \
-                getattr(self, "_call_func_node", None) is node:
+        if inlinable(g) is not None:
+            # Called here, or passed on to a helper that calls it (an
+            # integrator's right-hand side, `rk4(rhs, y, dt)`): inlined
+            # where it is called.
             return numpy_calls.UserFunction(inlinable(g))
         if callable(g) and isinstance(self.current_node, ast.Name) and \
                 isinstance(getattr(self, "_call_func_node", None), ast.Name) \

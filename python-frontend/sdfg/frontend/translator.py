@@ -1725,11 +1725,15 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             # an error where it is used.
             self.env[name] = value
             return
-        if isinstance(value, numpy_calls.LocalLambda):
+        if isinstance(value, (numpy_calls.LocalLambda,
+                              numpy_calls.UserFunction,
+                              numpy_calls.NumpyFunction)):
+            # `g = lambda z: ...`, `f = rhs`, `act = np.tanh`: calls of the
+            # name are inlined (or are the NumPy function's).
             if count > 1:
                 raise self.unsupported(
-                    node, f"'{name}' bound to a lambda and assigned again",
-                    "bind each lambda to a name of its own, once")
+                    node, f"'{name}' bound to a function and assigned again",
+                    "bind each function to a name of its own, once")
             self.env[name] = value
             return
         # Integers and bools assigned once, or only by straight-line
