@@ -179,3 +179,44 @@ def test_data_segment_views_in_a_loop():
     want = segments_in_loop(X.copy(), s)
     np.testing.assert_allclose(sdfg.program(segments_in_loop)(X.copy(), s),
                                want, rtol=1e-13)
+
+
+def laplacian_by_slice_objects(u):
+    c = slice(1, -1)
+    return u[c, :-2] + u[c, 2:] + u[:-2, c] + u[2:, c] - 4 * u[c, c]
+
+
+def strided_slice_objects(x):
+    even = slice(None, None, 2)
+    return np.sum(x[even] * x[slice(1, None, 2)]) + np.sum(
+        x[slice(None, None, -1)][:3])
+
+
+def windows_by_slice_objects(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[slice(i, i + 3)] ** 2)
+    return np.sum(out)
+
+
+def tuple_of_slices(A):
+    idx = (slice(1, None), 0)
+    A[idx] = 5.0
+    return A
+
+
+@pytest.mark.parametrize("fn,arg", [
+    (laplacian_by_slice_objects, np.sin(np.arange(30.0)).reshape(6, 5)),
+    (strided_slice_objects, np.sin(np.arange(8.0))),
+    (windows_by_slice_objects, X),
+    (tuple_of_slices, np.arange(12.0).reshape(4, 3)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_slice_objects(fn, arg):
+    want = fn(arg.copy())
+    got = sdfg.program(fn)(arg.copy())
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_slice_object_window_gradient():
+    _check(windows_by_slice_objects, X)

@@ -34,12 +34,48 @@ class Indexing:
         if not isinstance(base, View):
             raise self.unsupported(node, "subscript of "
                                    + construct_name(node.value))
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [
-            node.slice]
+        items = self.slice_items(node.slice)
         # np.newaxis is None.
         items = [ast.copy_location(ast.Constant(None), it)
                  if self.is_newaxis(it) else it for it in items]
         return self.subscript(base, items, node, store=store)
+
+    def slice_items(self, index):
+        """The items of subscript `index`, where slice objects (`sl =
+        slice(1, -1)`; `A[sl]`, `A[slice(1, n), 0]`, `A[idx]` with `idx` a
+        tuple of them) stand as the ast.Slice they are."""
+        if isinstance(index, ast.Name) and isinstance(
+                self.env.get(index.id), tuple) and all(
+                    isinstance(x, slice) or x is None or (
+                        isinstance(x, (int, Idx)) and not isinstance(x, bool))
+                    for x in self.env[index.id]) and any(
+                        isinstance(x, slice) for x in self.env[index.id]):
+            return [self._as_item(x, index) for x in self.env[index.id]]
+        items = index.elts if isinstance(index, ast.Tuple) else [index]
+        out = []
+        for it in items:
+            named = isinstance(it, ast.Name) and isinstance(
+                self.env.get(it.id), slice)
+            called = isinstance(it, ast.Call) and isinstance(
+                it.func, ast.Name) and it.func.id == "slice" and \
+                it.func.id not in self.env
+            out.append(self._as_item(self.eval(it), it)
+                       if named or called else it)
+        return out
+
+    def _as_item(self, value, where):
+        """A subscript item for the Python value `value` (a slice, an
+        index, None for a new axis)."""
+        def node(v):
+            if isinstance(v, Idx) and v.is_const():
+                v = v.const
+            return None if v is None else \
+                ast.copy_location(ast.Constant(value=v), where)
+        if isinstance(value, slice):
+            return ast.copy_location(ast.Slice(lower=node(value.start),
+                                               upper=node(value.stop),
+                                               step=node(value.step)), where)
+        return ast.copy_location(ast.Constant(value=value), where)
 
     def sequence_item(self, base, index, kind, node):
         """`base[index]` of a Python tuple or list: the index or slice

@@ -397,6 +397,13 @@ def call(tr, node):
             return tr.binop("add", reduce(tr, "sum", items, 0, False, node),
                             start)
         raise tr.unsupported(node, "sum() of a scalar")
+    if func is slice:
+        # `sl = slice(1, -1)`; `A[sl, sl]` reads it as `A[1:-1, 1:-1]`.
+        _no_kwargs(tr, kwargs, node)
+        if not 1 <= len(args) <= 3:
+            raise tr.error("slice expected 1 to 3 arguments", node)
+        return slice(*[None if a is None else tr.control_index(a, node)
+                       for a in args])
     if func is divmod:
         _no_kwargs(tr, kwargs, node)
         if len(args) != 2:

@@ -1751,7 +1751,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 and name not in self.var_containers:
             self.env[name] = value
             return
-        if isinstance(value, (tuple, list)):
+        if isinstance(value, (tuple, list, slice)):
             # Python's own values, bound at translation time: a list (of a
             # literal or a comprehension) is read, never changed.
             kind = type(value).__name__
@@ -2380,6 +2380,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             return None
         if isinstance(v, str):
             return v  # np.einsum's subscripts; to_expr refuses it elsewhere
+        if isinstance(v, Idx):
+            return v  # a slice object's bound (Indexing.slice_items)
         raise self.unsupported(node, f"constant {type(v).__name__}")
 
     def eval_Name(self, node):
