@@ -130,3 +130,26 @@ def test_data_indices_guarded():
     g = sdfg.grad(gathered_in_range, ["x"])(x, s)["x"]
     np.testing.assert_allclose(g, _fd(gathered_in_range, x, s), rtol=1e-7,
                                atol=1e-9)
+
+
+def default_if_zero(x, scale):
+    s = scale or 1.0
+    return np.sum(x * s)
+
+
+def first_nonzero(x):
+    return (x[0] or x[1]) * 3.0 + (x[2] and x[0])
+
+
+@pytest.mark.parametrize("scale", [2.5, 0.0])
+def test_and_or_values_are_operands(scale):
+    # Python's `a or b` is a if a is true, else b (not a bool).
+    x = np.array([0.5, 2.0, 3.0])
+    assert sdfg.program(default_if_zero)(x, scale) == pytest.approx(
+        default_if_zero(x, scale), rel=1e-15)
+    g = sdfg.grad(default_if_zero, ["scale", "x"])(x, scale)
+    assert g["scale"] == (np.sum(x) if scale else 0.0)
+    np.testing.assert_allclose(g["x"], np.full(3, scale or 1.0))
+    for v in ([2.0, 3.0, 0.0], [0.0, 3.0, 4.0], [0.0, 0.0, 1.0]):
+        v = np.array(v)
+        assert sdfg.program(first_nonzero)(v) == first_nonzero(v)

@@ -220,3 +220,41 @@ def test_slice_objects(fn, arg):
 
 def test_slice_object_window_gradient():
     _check(windows_by_slice_objects, X)
+
+
+def window_chosen_in_branches(x, s):
+    if s[0] > 0:
+        w = x[s[0]:s[1]]
+    else:
+        w = x[:s[1]]
+    return np.sum(w)
+
+
+def window_chosen_by_expression(x, s):
+    w = x[s[0]:] if s[2] > 0 else x[s[0]:s[1]]
+    return np.sum(w)
+
+
+def window_used_in_its_branch(x, s):
+    t = 0.0
+    if s[0] > 0:
+        t = np.sum(x[s[0]:s[1]])
+    else:
+        t = np.sum(x[:s[1]] ** 2)
+    return t
+
+
+def test_windows_of_run_time_length_chosen_by_branches():
+    # One translation cannot follow a length each branch computes: a
+    # located error where the name is used after the branch (it was the
+    # last branch's length, silently, or invalid IR).
+    s = np.array([2, 6, 1])
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"'w' after the branch of line \d+"):
+        sdfg.program(window_chosen_in_branches)(X, s)
+    with pytest.raises(sdfg.FrontendError,
+                       match="arrays whose shapes may differ"):
+        sdfg.program(window_chosen_by_expression)(X, s)
+    for s in (np.array([2, 6, 1]), np.array([0, 4, 0])):
+        assert sdfg.program(window_used_in_its_branch)(X, s) == \
+            pytest.approx(window_used_in_its_branch(X, s), rel=1e-14)

@@ -168,10 +168,26 @@ class Operators:
     def eval_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
         values = [self.eval(v) for v in node.values]
-        result = values[0]
-        for v in values[1:]:
-            result = self.logical(op, result, v)
+        result = values[-1]
+        for v in reversed(values[:-1]):
+            result = self._pick(op, v, result, node)
         return result
+
+    def _pick(self, op, a, b, node):
+        """Python's `a or b` (a if a is true, else b) and `a and b` (a if
+        a is false, else b): one of the operands, not a bool (`s = scale
+        or 1.0`). Of bools that is the logical operation; of arrays NumPy
+        refuses the truth value, and the element-wise operation stands."""
+        if isinstance(a, (bool, int, float, np.bool_, np.number)) and \
+                not isinstance(a, Idx):
+            return (a or b) if op == "or" else (a and b)
+        ea, eb = self.to_expr(a), self.to_expr(b)
+        if (ea.dtype == np.bool_ and eb.dtype == np.bool_) or \
+                ea.shape or eb.shape:
+            return self.logical(op, a, b)
+        truth = self.to_bool(ea)
+        picked = (ea, eb) if op == "or" else (eb, ea)
+        return numpy_calls.where(self, truth, *picked, node)
 
     def broadcast_shapes(self, a, b):
         out = []

@@ -468,6 +468,11 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             return value
         return self.materialize_if_view(value)
 
+    def _abs_line(self, node):
+        """`node`'s line in its file (AST lines count from the
+        function's first)."""
+        return node.lineno + self.firstline - 1
+
     def where_of(self, node):
         """A statement's identity across translations (each parses anew):
         its file, line and column (a helper's lines are its file's)."""
@@ -1430,8 +1435,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             self.env.pop(name, None)
             self.var_containers.pop(name, None)
             self.loop_scoped[name] = (
-                node.lineno, f"{why} is known only at run time; keep the "
-                "value you need in a variable of your own")
+                self._abs_line(node), f"{why} is known only at run time; "
+                "keep the value you need in a variable of your own")
 
         if getattr(node, "sdfg_breaks", False) or name in assigned_names(
                 node.body):
@@ -1476,7 +1481,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 continue
             if last is None:
                 self.env.pop(name)
-                self.loop_scoped[name] = node.lineno
+                self.loop_scoped[name] = self._abs_line(node)
             else:
                 self.env[name] = _substituted(v, iv, last)
 
@@ -1551,6 +1556,9 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             self.own_containers(node.body + node.orelse, node)
             stmt.done()
         cond = self.control_scalar(test, np.bool_)
+        bound = assigned_names(node.body + node.orelse, augmented=False)
+        before = {n: _shape_key(v) for n, v in self.env.items()
+                  if n in bound and isinstance(v, View)}
         self.loop_depth += 1
         self.constructs.append((self.where_of(node), True, False, set()))
         with self.em.block(f"sdfg.if {cond}"):
@@ -1565,6 +1573,27 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             self.em.line("}")
         self.constructs.pop()
         self.loop_depth -= 1
+        self._branch_scoped_shapes(bound, before, node)
+
+    def _branch_scoped_shapes(self, bound, before, node):
+        """After a branch decided at run time: an array the branches bind
+        whose length they compute at run time (`w = x[s0:s1]` in one
+        branch, `w = x[:s1]` in the other) has one length per branch, known
+        only inside it; one translation of the code after the branch cannot
+        follow it, so the name is not available there (a located error
+        where it is used, instead of the last branch's length)."""
+        for name in bound:
+            v = self.env.get(name)
+            if not isinstance(v, View) or all(
+                    as_idx(e).is_const() for e in v.shape) or \
+                    before.get(name) == _shape_key(v):
+                continue
+            self.env.pop(name)
+            self.loop_scoped[name] = (
+                self._abs_line(node), "its length is computed at run time in "
+                "the branch of that line, which the code after it cannot "
+                "follow; give it one length in all branches (a fixed "
+                "window, or np.where over equal shapes)", "branch")
 
     @contextlib.contextmanager
     def narrowed(self, test, holds):
@@ -2364,10 +2393,12 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             why = ("its shape or position depends on the loop's iterator, "
                    "whose last value is not known when compiling; copy it "
                    "into an array of a fixed shape inside the loop")
+            kind = "loop"
             if isinstance(line, tuple):
-                line, why = line
+                line, why, *rest = line
+                kind = rest[0] if rest else kind
             raise self.unsupported(
-                node, f"'{name}' after the loop of line {line}", why)
+                node, f"'{name}' after the {kind} of line {line}", why)
         else:
             raise self.error(f"name '{name}' is not defined", node)
         return self._python_value(name, g, node)
@@ -2527,6 +2558,16 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         # array, or the name it is bound to, updated in place.
         arrays = [v for v in (body, orelse)
                   if isinstance(v, View) and v.ndim > 0]
+        shapes = [list(v.shape) for v in (body, orelse)
+                  if isinstance(v, (View, Expr)) and len(v.shape) > 0]
+        if len(shapes) == 2 and (len(shapes[0]) != len(shapes[1]) or not all(
+                same_extent(a, b) for a, b in zip(*shapes))):
+            raise self.unsupported(
+                node, "choosing at run time between arrays whose shapes may "
+                "differ", "the two arrays' lengths are known only at run "
+                "time and may differ, which one translation cannot follow; "
+                "choose between arrays of one shape, or use each array in "
+                "its own branch of an if statement")
         if arrays:
             names = {n for a in arrays
                      for n in self._names_viewing(a.container)}
