@@ -78,3 +78,40 @@ def test_int32_products_wrap_as_numpy():
     got = sdfg.program(integer_products)(a, a)
     want = integer_products(a, a)
     _same(got, want)
+
+
+def float32_accumulators(x):
+    s = np.float32(0)
+    for i in range(x.shape[0]):
+        s += x[i]
+    t = np.float32(0)
+    for i in range(x.shape[0]):
+        t += 0.1
+    u = np.float32(1.0)
+    u = u * 3
+    return s, t, u
+
+
+def vdots_norms_quantiles(i, b, f):
+    return (np.vdot(i, i), np.vdot(b, b), np.linalg.norm(f, 3),
+            np.quantile(f.reshape(3, 2), 0.5, axis=0),
+            np.quantile(f, 0.3, method="lower"),
+            np.percentile(f, 30, method="midpoint"))
+
+
+def test_float32_scalars_widen_as_numpy_1():
+    # NumPy 1.x: a float32 scalar plus a float64 element or a Python
+    # float is a float64, and the name holds that from then on.
+    x = np.full(1000, 0.1)
+    _same(sdfg.program(float32_accumulators)(x), float32_accumulators(x))
+
+
+def test_products_norms_quantiles():
+    args = (np.array([3, -1, 4, 1, -5, 9], dtype=np.int32),
+            np.array([True, False, True, True, False, True]),
+            np.array([1.5, -2.25, 3.0, 0.5, 7.0, -1.0], dtype=np.float32))
+    got = sdfg.program(vdots_norms_quantiles)(*args)
+    want = vdots_norms_quantiles(*args)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype, (g, w)
+        np.testing.assert_allclose(g, w, rtol=1e-6)

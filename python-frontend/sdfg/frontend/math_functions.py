@@ -204,7 +204,9 @@ def call(tr, name, args, kwargs, node):
         if [as_idx(x) for x in a.shape] != [as_idx(x) for x in b.shape]:
             a = tr.to_expr(nc.reshape(tr, a, (-1,), node))
             b = tr.to_expr(nc.reshape(tr, b, (-1,), node))
-        return nc.reduce(tr, "sum", tr.binop("mul", a, b), None, False, node)
+        return nc._in_dtype(tr, nc.reduce(tr, "sum", tr.binop("mul", a, b),
+                                          None, False, node),
+                            np.result_type(a.dtype, b.dtype))
     if name == "kron":
         only()
         return kron(tr, args[0], args[1], node)

@@ -1433,7 +1433,9 @@ def _norm(tr, x, order, axis, keepdims, node):
             return elementwise(tr, "sqrt", [total(tr.binop("mul", x, x),
                                                   axis)], node)
         p = float(order)
-        return tr.binop("pow", total(tr.binop("pow", ax, p), axis), 1.0 / p)
+        # NumPy raises in place: the result keeps x's float type.
+        root = ConstLeaf(1.0 / p, tr.to_expr(x).dtype)
+        return tr.binop("pow", total(tr.binop("pow", ax, p), axis), root)
     if len(axes) == 2 and order in (2, -2, "nuc"):
         # Of the singular values: the largest, the smallest, their sum.
         if keepdims or sorted(a % rank for a in axes) != [0, 1] or \

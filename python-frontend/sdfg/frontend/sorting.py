@@ -233,7 +233,10 @@ def quantile(tr, value, q, axis, method, keepdims, node):
                 if gamma >= 0.5 else tr.binop("add", a,
                                               tr.binop("mul", diff, gamma))
     r = tr.to_expr(r)
-    if not is_float(r.dtype) and method in ("median", "linear", "midpoint"):
+    if (not is_float(r.dtype) and method == "median") or \
+            method in ("linear", "midpoint"):
+        # Interpolated in q's float64 (a median is the mean of its middle
+        # elements, in their float type).
         r = Op("cast", [r], r.shape, np.float64)
     if is_float(s.dtype):
         # NaNs sort last: a line holding one has one at its end.

@@ -1902,8 +1902,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     f"and is assigned {_describe(shape, expr.dtype)} here; "
                     + fix)
                 if not shape and not container.shape and \
-                        is_float(expr.dtype) and \
-                        not is_float(container.dtype):
+                        _widens(container.dtype, expr.dtype):
                     raise _Widen(name, error)
                 since = self.constructs[getattr(container, "depth", 0):]
                 if shape and not container.shape and since and \
@@ -1922,9 +1921,10 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             container = None
         if container is None:
             dtype = expr.dtype
-            if name in self.widened and not shape and not is_float(dtype):
-                # NumPy's scalar becomes a float at the loop's first
-                # float assignment; here it is one from the start (a loop
+            if name in self.widened and not shape and dtype != np.float64:
+                # NumPy's scalar becomes a float64 at the loop's first
+                # float64 assignment (an int, or a float32 scalar plus a
+                # Python float); here it is one from the start (a loop
                 # that never runs leaves 0.0 for NumPy's int 0).
                 dtype = np.dtype(np.float64)
             container = self.new_transient(shape, dtype, name)
@@ -1981,8 +1981,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             return False
         if shape and container.dtype != expr.dtype:
             return False
-        return not (container.dtype != expr.dtype and is_float(expr.dtype)
-                    and not is_float(container.dtype))
+        return not _widens(container.dtype, expr.dtype)
 
     # ------------------------------------------------------------------
     # Containers
@@ -2837,3 +2836,12 @@ def _condition_statements(name, test):
         inner = [ast.If(test=v, body=inner, orelse=[])] if is_and else \
             [ast.If(test=v, body=[ast.Pass()], orelse=inner)]
     return [assign(not is_and)] + inner
+
+
+def _widens(held, new):
+    """Whether a scalar variable holding `held` becomes `new` in NumPy when
+    assigned a value of that type: an int or bool a float, a float32 a
+    float64 (NumPy 1.x promotes a float32 scalar with a Python float)."""
+    held, new = np.dtype(held), np.dtype(new)
+    return held != new and is_float(new) and (
+        not is_float(held) or new.itemsize > held.itemsize)
