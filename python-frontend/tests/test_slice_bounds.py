@@ -258,3 +258,34 @@ def test_windows_of_run_time_length_chosen_by_branches():
     for s in (np.array([2, 6, 1]), np.array([0, 4, 0])):
         assert sdfg.program(window_used_in_its_branch)(X, s) == \
             pytest.approx(window_used_in_its_branch(X, s), rel=1e-14)
+
+
+def csr_rows(p, cols, data, x):
+    n = p.shape[0] - 1
+    y = np.zeros(n)
+    for i in range(n):
+        y[i] = np.dot(data[p[i]:p[i + 1]], x[cols[p[i]:p[i + 1]]])
+    return np.sum(y ** 2)
+
+
+def test_csr_row_dot_of_equal_data_windows():
+    # Both windows read p[i] and p[i+1] in one statement: one read, one
+    # clamp, provably equal lengths (was "cannot prove the contracted
+    # extents equal").
+    rng = np.random.default_rng(0)
+    d = rng.random((6, 8)) * (rng.random((6, 8)) < 0.4)
+    p = np.concatenate([[0], np.cumsum(np.count_nonzero(d, 1))])
+    r, c = np.nonzero(d)
+    data, x = d[r, c], rng.random(8)
+    assert sdfg.program(csr_rows)(p, c, data, x) == pytest.approx(
+        csr_rows(p, c, data, x), rel=1e-14)
+    g = sdfg.grad(csr_rows, ["data", "x"])(p, c, data, x)
+    h = 1e-6
+    for name, k in (("data", 2), ("x", 3)):
+        args = [p, c, data, x]
+        fd = []
+        for e in np.eye(args[k].size):
+            hi, lo = list(args), list(args)
+            hi[k], lo[k] = args[k] + h * e, args[k] - h * e
+            fd.append((csr_rows(*hi) - csr_rows(*lo)) / (2 * h))
+        np.testing.assert_allclose(g[name], fd, rtol=1e-7, atol=1e-9)

@@ -496,7 +496,18 @@ class Indexing:
         def bound(expr_node, default):
             if expr_node is None:
                 return default
-            v = self.control_index(self.eval(expr_node), expr_node)
+            # One statement's equal bound expressions (`data[p[i]:p[i+1]]`
+            # and `cols[p[i]:p[i+1]]` in one np.dot) read their data once,
+            # so that the windows' lengths are provably equal. Calls
+            # (which may write the data) are evaluated each time.
+            key = ("expr", ast.dump(expr_node))
+            cacheable = not any(isinstance(n, (ast.Call, ast.NamedExpr))
+                                for n in ast.walk(expr_node))
+            v = self._index_memo(key) if cacheable else None
+            if v is None:
+                v = self.control_index(self.eval(expr_node), expr_node)
+                if cacheable and not v.is_const():
+                    self._remember_index(key, v)
             return self.slice_bound(v, extent, below)
 
         saved = self.hoisted_index
@@ -572,12 +583,15 @@ class Indexing:
         statement's state, if any (see index_section)."""
         if not self.hoisted_index:
             return None
-        return self.index_memo.get((id(self.statements[-1]), key))
+        return self.statements[-1].index_memo.get(key)
 
-    def _remember_index(self, key, name):
+    def _remember_index(self, key, value):
+        """Records `value` (an Idx or the SSA name of one) for `key` in
+        the current statement, where its computation is hoisted."""
+        value = value if isinstance(value, Idx) else Idx.of(value)
         if self.hoisted_index:
-            self.index_memo[(id(self.statements[-1]), key)] = Idx.of(name)
-        return Idx.of(name)
+            self.statements[-1].index_memo[key] = value
+        return value
 
     def from_end(self, i, extent, node):
         """Index `i` into a dimension of `extent`, counting from the end

@@ -209,11 +209,6 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         # arguments, loop variables with such bounds): their sign is only
         # known at run time, so negative subscripts are wrapped there.
         self.data_names = set()
-        # (statement, key) -> the index value a tasklet computed for it
-        # before that statement's state (slice_bound, ceil_div): two equal
-        # windows in one statement get one extent (np.dot(x[i:i+3],
-        # x[i:i+3]) must see equal lengths).
-        self.index_memo = {}
         # Whether index values are being emitted before the statement's
         # state (slice_range under index_section).
         self.hoisted_index = False
@@ -2652,6 +2647,11 @@ class _Statement:
     def __init__(self, tr):
         self.tr = tr
         self.ok = False
+        # key -> the index value computed for it before this statement's
+        # state (slice bounds and lengths, Indexing.slice_range): two equal
+        # windows in one statement get one extent (np.dot(x[i:i+3],
+        # x[i:i+3]) must see equal lengths).
+        self.index_memo = {}
 
     def __enter__(self):
         em = self.tr.em
