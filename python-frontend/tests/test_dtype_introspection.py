@@ -53,6 +53,12 @@ def reduced_in(x):
         np.prod(x[0], dtype=np.float64), np.sum(x > 0.5, dtype=np.int32)
 
 
+def method_dtypes(x):
+    return (x.sum(dtype=np.float32), x.mean(axis=0, dtype=np.float32),
+            x.prod(dtype=np.float64), np.cumsum(x, dtype=np.float32),
+            x.dtype == "float64", "float32" != x.dtype)
+
+
 def divmods(x, n):
     q, r = np.divmod(x, 0.3)
     a, b = divmod(n, 3)
@@ -67,7 +73,8 @@ X = np.random.default_rng(0).random((4, 3, 2))
     (by_kind, (X,)), (by_kind, (np.arange(4),)),
     (by_subdtype, (X,)), (by_subdtype, (np.arange(4),)),
     (cast_back, (X,)), (negative_axes, (X,)), (kept_positions, (X,)),
-    (reduced_in, (X,)), (divmods, (X, 17)), (divmods, (-X, -17)),
+    (reduced_in, (X,)), (method_dtypes, (X,)), (divmods, (X, 17)),
+    (divmods, (-X, -17)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_matches_numpy(fn, args):
     want = fn(*args)

@@ -721,6 +721,8 @@ def numpy_call(tr, name, args, kwargs, node):
 
 
 def method_call(tr, obj, name, args, kwargs, node):
+    if name in ("sum", "mean", "prod") and "dtype" in kwargs:
+        return numpy_call(tr, name, [obj] + list(args), kwargs, node)
     if name in ("sum", "max", "min", "mean", "prod"):
         _no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
         axis = kwargs.get("axis", args[0] if args else None)
@@ -1356,8 +1358,13 @@ def _more(tr, name, args, kwargs, node):
         return _argext(tr, name, arg(0, "a"), arg(1, "axis"), node,
                        bool(kwargs.get("keepdims", False)))
     if name == "cumsum":
-        _no_kwargs(tr, kwargs, node, ("axis",))
-        return _cumsum(tr, arg(0, "a"), arg(1, "axis"), node)
+        _no_kwargs(tr, kwargs, node, ("axis", "dtype"))
+        a = arg(0, "a")
+        if kwargs.get("dtype") is not None:
+            e = tr.to_expr(a)
+            a = Op("cast", [e], e.shape,
+                   np.dtype(_dtype(tr, kwargs["dtype"], node)))
+        return _cumsum(tr, a, arg(1, "axis"), node)
     if name in ("concatenate", "stack"):
         _no_kwargs(tr, kwargs, node, ("axis",))
         return _join(tr, name, args[0], arg(1, "axis", 0), node)

@@ -138,6 +138,15 @@ class Operators:
                                        + type(opnode).__name__)
             right = self.eval(comp)
             dl, dr = numpy_calls.as_dtype(left), numpy_calls.as_dtype(right)
+            if (dl is None) != (dr is None) and isinstance(
+                    left if dl is None else right, str):
+                # `x.dtype == "float32"`: NumPy reads the string as a dtype.
+                try:
+                    name = left if dl is None else right
+                    dl, dr = (np.dtype(name), dr) if dl is None else \
+                        (dl, np.dtype(name))
+                except TypeError:
+                    pass
             if dl is not None or dr is not None:
                 # `x.dtype == np.float32`: dtypes are known when compiling.
                 if op not in ("eq", "ne") or dl is None or dr is None:
