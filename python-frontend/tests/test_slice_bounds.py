@@ -289,3 +289,28 @@ def test_csr_row_dot_of_equal_data_windows():
             hi[k], lo[k] = args[k] + h * e, args[k] - h * e
             fd.append((csr_rows(*hi) - csr_rows(*lo)) / (2 * h))
         np.testing.assert_allclose(g[name], fd, rtol=1e-7, atol=1e-9)
+
+
+def segment_after_the_loop(x, s):
+    t = 0.0
+    for j in range(s.shape[0] - 1):
+        seg = x[s[j]:s[j + 1]]
+        t += np.sum(seg)
+    return t + np.sum(seg)
+
+
+def window_after_the_loop(x):
+    for i in range(4):
+        w = x[i:i + 3]
+    return np.sum(w)
+
+
+def test_run_time_length_after_the_loop():
+    # The last segment's length was computed in the last iteration only:
+    # a located error where it is read after the loop (was invalid IR).
+    with pytest.raises(sdfg.FrontendError,
+                       match=r"'seg' after the loop of line \d+"):
+        sdfg.program(segment_after_the_loop)(X, np.array([0, 3, 7]))
+    # A window of fixed length is the last iteration's, as in NumPy.
+    assert sdfg.program(window_after_the_loop)(X) == pytest.approx(
+        window_after_the_loop(X), rel=1e-15)

@@ -1112,6 +1112,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         saved = self.env.get(name)
         self.env[name] = Idx.of(iv)
         carried = self.carried_shapes(node.body)
+        bound = assigned_names(node.body, augmented=False)
+        before = self._shapes_of(bound)
         self.loop_depth += 1
         span = ub - lb if step > 0 else lb - ub
         self.constructs.append((self.where_of(node),
@@ -1127,6 +1129,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         self.loop_depth -= 1
         self.check_carried_shapes(carried, node)
         self.leave_iterator(iv, lb, ub, step, node)
+        self._scoped_shapes(bound, before, node, "loop")
         self.bind_after_loop(name, saved, lb, ub, step, node)
         for element in getattr(node, "sdfg_elements", ()):
             # `for row in A`: after the loop, row is the last row, as in
@@ -1390,6 +1393,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             self.own_containers(node.body, node)
             stmt.done()
         carried = self.carried_shapes(node.body)
+        bound = assigned_names(node.body, augmented=False)
+        before = self._shapes_of(bound)
         self.loop_depth += 1
         self.constructs.append((self.where_of(node), True, False, set()))
         cond, flag = self.while_condition(node.test), None
@@ -1420,6 +1425,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         self.constructs.pop()
         self.loop_depth -= 1
         self.check_carried_shapes(carried, node)
+        self._scoped_shapes(bound, before, node, "loop")
 
     def bind_after_loop(self, name, saved, lb, ub, step, node):
         """The loop variable after the loop, as Python leaves it: the last
@@ -1552,8 +1558,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             stmt.done()
         cond = self.control_scalar(test, np.bool_)
         bound = assigned_names(node.body + node.orelse, augmented=False)
-        before = {n: _shape_key(v) for n, v in self.env.items()
-                  if n in bound and isinstance(v, View)}
+        before = self._shapes_of(bound)
         self.loop_depth += 1
         self.constructs.append((self.where_of(node), True, False, set()))
         with self.em.block(f"sdfg.if {cond}"):
@@ -1568,15 +1573,20 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             self.em.line("}")
         self.constructs.pop()
         self.loop_depth -= 1
-        self._branch_scoped_shapes(bound, before, node)
+        self._scoped_shapes(bound, before, node, "branch")
 
-    def _branch_scoped_shapes(self, bound, before, node):
-        """After a branch decided at run time: an array the branches bind
-        whose length they compute at run time (`w = x[s0:s1]` in one
-        branch, `w = x[:s1]` in the other) has one length per branch, known
-        only inside it; one translation of the code after the branch cannot
-        follow it, so the name is not available there (a located error
-        where it is used, instead of the last branch's length)."""
+    def _shapes_of(self, names):
+        return {n: _shape_key(v) for n, v in self.env.items()
+                if n in names and isinstance(v, View)}
+
+    def _scoped_shapes(self, bound, before, node, kind):
+        """After a branch decided at run time or a loop: an array bound
+        there whose length is computed there (`w = x[s0:s1]` in one
+        branch, `w = x[:s1]` in the other; `seg = x[s[i]:s[i+1]]` in a
+        loop) has a length known only inside (one per branch or
+        iteration); one translation of the code after it cannot follow
+        it, so the name is not available there (a located error where it
+        is used, instead of the last branch's length or invalid IR)."""
         for name in bound:
             v = self.env.get(name)
             if not isinstance(v, View) or all(
@@ -1585,10 +1595,10 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 continue
             self.env.pop(name)
             self.loop_scoped[name] = (
-                self._abs_line(node), "its length is computed at run time in "
-                "the branch of that line, which the code after it cannot "
-                "follow; give it one length in all branches (a fixed "
-                "window, or np.where over equal shapes)", "branch")
+                self._abs_line(node), f"its length is computed at run time "
+                f"in the {kind} of that line, which the code after it "
+                "cannot follow; give it one length (a fixed window), or use "
+                f"it inside the {kind}", kind)
 
     @contextlib.contextmanager
     def narrowed(self, test, holds):
