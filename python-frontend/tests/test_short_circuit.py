@@ -153,3 +153,35 @@ def test_and_or_values_are_operands(scale):
     for v in ([2.0, 3.0, 0.0], [0.0, 3.0, 4.0], [0.0, 0.0, 1.0]):
         v = np.array(v)
         assert sdfg.program(first_nonzero)(v) == first_nonzero(v)
+
+
+def upwind(u):
+    n = u.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        if i == 0 or u[i - 1] < 0:
+            out[i] = u[i]
+        else:
+            out[i] = u[i] - u[i - 1]
+    return np.sum(out ** 2)
+
+
+def forward_difference(u):
+    n = u.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        if i != n - 1:
+            out[i] = u[i + 1] - u[i]
+    return np.sum(out ** 2)
+
+
+@pytest.mark.parametrize("fn", [upwind, forward_difference],
+                         ids=lambda f: f.__name__)
+def test_equality_tests_narrow_at_the_ends(fn):
+    # The else branch of `i == 0` (and the branch of `i != n - 1`) runs
+    # where i is not that end: u[i - 1] reads from the start (it was
+    # rejected as an index negative in some iterations).
+    u = np.sin(np.arange(7.0) + 0.5)
+    assert sdfg.program(fn)(u) == pytest.approx(fn(u), rel=1e-14)
+    g = sdfg.grad(fn, ["u"])(u)["u"]
+    np.testing.assert_allclose(g, _fd(fn, u), rtol=1e-7, atol=1e-9)

@@ -1602,11 +1602,12 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
 
     @contextlib.contextmanager
     def narrowed(self, test, holds):
-        """Inside a branch on `i > c` (`>=`, `<`, `<=`, either side; `i` a
-        loop variable, `c` an int), the interval of `i` where the branch
-        runs: `if j > 0: B[j - 1]` reads from the start, not the end.
-        Where all operands of an `and` hold (or none of an `or`), each
-        narrows."""
+        """Inside a branch on `i > c` (`>=`, `<`, `<=`, `==`, `!=`, either
+        side; `i` a loop variable, `c` an int), the interval of `i` where
+        the branch runs: `if j > 0: B[j - 1]` reads from the start, not the
+        end, as does the else branch of `if j == 0` (`!=` narrows where c is
+        an end of the interval). Where all operands of an `and` hold (or
+        none of an `or`), each narrows."""
         if isinstance(test, ast.BoolOp) and \
                 isinstance(test.op, ast.And) == holds:
             with contextlib.ExitStack() as stack:
@@ -1619,12 +1620,13 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             left, right = test.left, test.comparators[0]
             op = type(test.ops[0])
             flip = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE,
-                    ast.LtE: ast.GtE}
+                    ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
             if isinstance(left, ast.Constant) and op in flip:
                 left, right, op = right, left, flip[op]
             if not holds and op in flip:
                 op = {ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.Lt: ast.GtE,
-                      ast.LtE: ast.Gt}[op]
+                      ast.LtE: ast.Gt, ast.Eq: ast.NotEq,
+                      ast.NotEq: ast.Eq}[op]
             name = left.id if isinstance(left, ast.Name) else None
             value = self.env.get(name) if name else None
             if isinstance(value, Idx) and len(value.terms) == 1 and \
@@ -1648,8 +1650,14 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             lo = max(lo, c)
         elif op is ast.Lt:
             hi = min(hi, c - 1)
-        else:
+        elif op is ast.LtE:
             hi = min(hi, c)
+        elif op is ast.Eq:
+            lo, hi = max(lo, c), min(hi, c)
+        elif c == lo:  # != at an end of the interval
+            lo += 1
+        elif c == hi:
+            hi -= 1
         self.iter_bounds[iv] = (lo, hi)
         try:
             yield
