@@ -292,20 +292,9 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         if not isinstance(stmt, ast.If) or not any(
                 isinstance(n, ast.Return) for n in ast.walk(stmt)):
             return None
-        allocs = len(self.em.allocs)
-        with self.em.capture() as pre:
-            test = self.eval(stmt.test)
-        if isinstance(test, Idx) and test.is_const():
-            test = test.const
-        if test is None or isinstance(test, str):
-            test = bool(test)
-        if pre.dataflow or pre.lines or len(self.em.allocs) != allocs or \
-                not isinstance(test, (bool, int, float, np.bool_,
-                                      np.number)):
-            # Decided at run time: visit_If translates the test again.
-            del self.em.allocs[allocs:]
-            del self.em.alloc_sources[allocs:]
-            return None
+        test = self._static_truth(stmt.test)
+        if test is None:
+            return None  # decided at run time: visit_If translates it again
         return list(stmt.body if test else stmt.orelse)
 
     def _visit_until_return(self, stmts):
@@ -1342,7 +1331,15 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         is_and = isinstance(test.op, ast.And)
         values = list(test.values)
         while len(values) > 1:
-            truth = self._static_truth(values[0])
+            # Not tried on an operand calling the program's functions (their
+            # statements would be inlined into the discarded buffer), nor
+            # where it fails (the translation proper reports that).
+            if self._calls_user_code(values[0]):
+                break
+            try:
+                truth = self._static_truth(values[0])
+            except FrontendError:
+                break
             if truth is None:
                 break
             if truth != is_and:  # False in an `and`, True in an `or`
@@ -1355,22 +1352,26 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         return ast.copy_location(ast.BoolOp(op=test.op, values=values), test)
 
     def _static_truth(self, expr):
-        """The truth of `expr` where it is known when compiling, else None.
-        Evaluated into a discarded buffer: a test of sizes and int
-        arguments emits nothing (one calling the program's functions, whose
-        statements would be inlined, is not tried)."""
-        if self._calls_user_code(expr):
-            return None
+        """The truth of test `expr` where it is known when compiling, else
+        None. Evaluated into a discarded buffer: a test of sizes, int
+        arguments and options emits nothing; one that emits code or
+        transients is decided at run time (and those are dropped)."""
+        allocs = len(self.em.allocs)
         try:
-            with self.em.capture():
+            with self.em.capture() as pre:
                 value = self.eval(expr)
-        except FrontendError:
-            return None
-        if value is None or isinstance(value, str):
+            if isinstance(value, Idx) and value.is_const():
+                value = value.const
+            if value is None or isinstance(value, str):
+                value = bool(value)
+            if pre.dataflow or pre.lines or len(self.em.allocs) != allocs \
+                    or not isinstance(value, (bool, int, float, np.bool_,
+                                              np.number)):
+                return None
             return bool(value)
-        if isinstance(value, (bool, int, float, np.bool_, np.number)):
-            return bool(value)
-        return None
+        finally:
+            del self.em.allocs[allocs:]
+            del self.em.alloc_sources[allocs:]
 
     def _calls_user_code(self, test):
         for n in ast.walk(test):
