@@ -188,8 +188,8 @@ bool dependsOnData(Value v) {
     return false;
   if (isa<LoadOp>(def))
     return true;
-  if (auto t = dyn_cast<TaskletOp>(def))
-    return llvm::any_of(t.getInputs(), dependsOnData);
+  if (isa<TaskletOp, BroadcastExtentOp, CheckIndexOp>(def))
+    return llvm::any_of(def->getOperands(), dependsOnData);
   return false;
 }
 
@@ -204,8 +204,8 @@ void collectReads(Value v, llvm::SetVector<Value> &out) {
       collectReads(i, out);
     return;
   }
-  if (auto t = dyn_cast<TaskletOp>(def))
-    for (Value in : t.getInputs())
+  if (isa<TaskletOp, BroadcastExtentOp, CheckIndexOp>(def))
+    for (Value in : def->getOperands())
       collectReads(in, out);
 }
 

@@ -806,13 +806,22 @@ def _check_after_call(meta, module):
     bad = native.take_index_error(module)
     if bad is not None:
         line, index, axis, extent = bad
+        where = _python_line(meta, line)
+        # Negative axes: extents known only at run time that do not
+        # broadcast (sdfg.broadcast_extent), NumPy's ValueError.
+        if axis == -1:
+            raise ValueError(f"{where}: operands could not be broadcast "
+                             f"together with extents {index} and {extent}")
+        if axis == -2:
+            raise ValueError(f"{where}: could not broadcast input array "
+                             f"from extent {index} into extent {extent}")
         if index < 0:
             # The frontend adds the size to a negative index read from data
             # (NumPy's counting from the end) before the access; what is
             # still negative there was this before.
             index -= extent
-        raise IndexError(f"{_python_line(meta, line)}: index {index} is out "
-                         f"of bounds for axis {axis} with size {extent}")
+        raise IndexError(f"{where}: index {index} is out of bounds for "
+                         f"axis {axis} with size {extent}")
     if meta.get("linalg_sites"):
         native.check_linalg_error(module, meta["linalg_sites"])
     device = meta.get("device")

@@ -442,13 +442,6 @@ def alias_updated_then_owner_rebound(x):
     return a + t
 
 
-def sign_changes_in_loop(x):
-    s = 0.0
-    for i in range(-2, 3):
-        s += x[i]
-    return s
-
-
 def break_in_a_tuple_loop(x):
     for d in (1, 2, 3):
         if d > 1:
@@ -476,8 +469,6 @@ def fill_wrapped(A):
      r"swapping arrays in a loop of varying trip count"),
     (alias_updated_then_owner_rebound, (np.ones(3),),
      r"'t' names the array of another variable.*'a' is rebound later"),
-    (sign_changes_in_loop, (np.ones(5),),
-     r"'i' ranges over -2..2: negative in some iterations"),
 ])
 def test_rejected_with_the_reason(fn, args, match):
     with pytest.raises(sdfg.FrontendError, match=match) as info:

@@ -67,6 +67,9 @@ static bool isDataDerived(Value v) {
       return llvm::any_of(loop.getBoundOperands(), isDataDerived);
     return true;
   }
+  // A broadcast extent is one of its operands or their minimum.
+  if (auto e = v.getDefiningOp<BroadcastExtentOp>())
+    return isDataDerived(e.getLhs()) || isDataDerived(e.getRhs());
   return !matchPattern(v, m_Constant());
 }
 
@@ -244,6 +247,64 @@ Value Lowering::guardAccess(Location loc, ArrayRef<IndexCheck> checks,
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(resultType));
   scf::YieldOp::create(b, loc, zero);
   return branch.getResult(0);
+}
+
+LogicalResult Lowering::lowerBroadcastExtent(BroadcastExtentOp op) {
+  Location loc = op.getLoc();
+  Value lhs = mapping.lookup(op.getLhs()), rhs = mapping.lookup(op.getRhs());
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto eq = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y)
+        .getResult();
+  };
+  bool operands = op.getKind() == BroadcastKind::operands;
+  // Valid pairs: equal, or a length-1 source (either side for operands).
+  Value same = eq(lhs, rhs);
+  Value ok = arith::OrIOp::create(b, loc, same, eq(lhs, one));
+  Value result = rhs;
+  if (operands) {
+    Value rhsOne = eq(rhs, one);
+    ok = arith::OrIOp::create(b, loc, ok, rhsOne);
+    result = arith::SelectOp::create(b, loc, rhsOne, lhs, rhs);
+  }
+  // A pair that does not broadcast: the smaller extent keeps the accesses
+  // the result sizes inside both operands until the caller raises.
+  Value smaller = arith::MinSIOp::create(b, loc, lhs, rhs);
+  result = arith::SelectOp::create(b, loc, ok, result, smaller);
+  mapping.map(op.getResult(), result);
+  if (!checkIndices)
+    return success();
+  auto failed = scf::IfOp::create(
+      b, loc, TypeRange(),
+      arith::XOrIOp::create(b, loc, ok,
+                            arith::ConstantIntOp::create(b, loc, 1, 1)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(failed.thenBlock());
+  // The record's axis field tells the caller which NumPy error this is.
+  int64_t kind = operands ? -1 : -2;
+  reportBadIndex(loc, IndexCheck{ok, lhs, rhs, kind});
+  return success();
+}
+
+LogicalResult Lowering::lowerCheckIndex(CheckIndexOp op) {
+  Location loc = op.getLoc();
+  Value index = mapping.lookup(op.getIndex());
+  mapping.map(op.getResult(), index);
+  if (!checkIndices)
+    return success();
+  Value extent = mapping.lookup(op.getExtent());
+  Value ok = inBounds(loc, index, extent);
+  auto failed = scf::IfOp::create(
+      b, loc, TypeRange(),
+      arith::XOrIOp::create(b, loc, ok,
+                            arith::ConstantIntOp::create(b, loc, 1, 1)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(failed.thenBlock());
+  reportBadIndex(
+      loc, IndexCheck{ok, index, extent, static_cast<int64_t>(op.getAxis())});
+  return success();
 }
 
 /// The out-of-line report of a failed check (created once per module):

@@ -211,6 +211,11 @@ public:
   /// Records the first failing check in `sdfg_index_error` unless an
   /// earlier failure did.
   void reportBadIndex(Location loc, ArrayRef<IndexCheck> checks);
+  /// NumPy's broadcast of two run-time extents; a pair that does not
+  /// broadcast is reported like a failed index check (IndexChecks.cpp).
+  LogicalResult lowerBroadcastExtent(BroadcastExtentOp op);
+  /// An index checked against a view's extent (IndexChecks.cpp).
+  LogicalResult lowerCheckIndex(CheckIndexOp op);
   /// At the function's exit: reports the failure the sequential code kept
   /// in its stack slot, if any.
   void reportFailedIndexAtExit(Location loc);

@@ -234,6 +234,8 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](MapOp m) { return lowerMap(m); })
       .Case([&](TaskletOp t) { return lowerTasklet(t); })
       .Case([&](CopyOp c) { return lowerCopy(c); })
+      .Case([&](BroadcastExtentOp e) { return lowerBroadcastExtent(e); })
+      .Case([&](CheckIndexOp c) { return lowerCheckIndex(c); })
       .Case([&](AllocOp) {
         // Allocated where first used and freed after the last use, by
         // lowerSDFG (transients have no value outside that span).

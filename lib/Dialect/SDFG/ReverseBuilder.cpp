@@ -33,8 +33,10 @@ LogicalResult ReverseBuilder::reverseRegion(Region &fwd) {
   for (Operation &op : fwd.front())
     ops.push_back(&op);
   for (Operation *op : llvm::reverse(ops)) {
-    // Loads and tasklets are recomputed by the rules of their users.
-    if (isa<LoadOp, TaskletOp, AllocOp, ConditionOp>(op))
+    // Loads, tasklets and extents are recomputed by the rules of their
+    // users.
+    if (isa<LoadOp, TaskletOp, AllocOp, ConditionOp, BroadcastExtentOp,
+            CheckIndexOp>(op))
       continue;
     auto rule = dyn_cast<ReverseModeOpInterface>(op);
     if (!rule)

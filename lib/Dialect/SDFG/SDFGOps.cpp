@@ -168,13 +168,15 @@ static bool isAllowedIn(Operation *op, ContentKind kind) {
       return true;
     [[fallthrough]];
   case ContentKind::Control:
-    return isa<StateOp, LoopOp, IfOp, WhileOp, LoadOp, TaskletOp>(op);
+    return isa<StateOp, LoopOp, IfOp, WhileOp, LoadOp, TaskletOp,
+               BroadcastExtentOp, CheckIndexOp>(op);
   case ContentKind::State:
     if (isLibraryOp(op))
       return true;
     [[fallthrough]];
   case ContentKind::Map:
-    return isa<LoadOp, StoreOp, CopyOp, TaskletOp, MapOp>(op);
+    return isa<LoadOp, StoreOp, CopyOp, TaskletOp, BroadcastExtentOp,
+               CheckIndexOp, MapOp>(op);
   }
   llvm_unreachable("unknown region kind");
 }
@@ -183,15 +185,17 @@ static StringRef describe(ContentKind kind) {
   switch (kind) {
   case ContentKind::TopControl:
     return "states, loops, conditionals, transients and interstate scalar "
-           "computations (sdfg.load, sdfg.tasklet)";
+           "computations (sdfg.load, sdfg.tasklet, sdfg.broadcast_extent, "
+           "sdfg.check_index)";
   case ContentKind::Control:
     return "states, loops, conditionals and interstate scalar computations "
-           "(sdfg.load, sdfg.tasklet); transients belong in the body of "
+           "(sdfg.load, sdfg.tasklet, sdfg.broadcast_extent, "
+           "sdfg.check_index); transients belong in the body of "
            "sdfg.sdfg";
   case ContentKind::State:
-    return "memlets, tasklets, maps and library ops";
+    return "memlets, tasklets, index checks, maps and library ops";
   case ContentKind::Map:
-    return "memlets, tasklets and nested maps";
+    return "memlets, tasklets, index checks and nested maps";
   }
   llvm_unreachable("unknown region kind");
 }
@@ -1279,5 +1283,32 @@ Value mlir::sdfg::getWrittenContainer(Operation *op) {
     return c.getTarget();
   if (auto lib = dyn_cast<LibraryOpInterface>(op))
     return lib.getOutputContainer();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastExtentOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult BroadcastExtentOp::fold(FoldAdaptor adaptor) {
+  // Only to one of the operands: pairs that broadcast whatever their
+  // values (equal extents; a length-1 source). A mismatch of constants
+  // stays, so that the program still reports it when it runs.
+  auto isOne = [](Attribute a) {
+    auto i = dyn_cast_or_null<IntegerAttr>(a);
+    return i && i.getValue().isOne();
+  };
+  // Constants reach sdfg code as tasklets that yield them.
+  Attribute l = adaptor.getLhs(), r = adaptor.getRhs();
+  if (!l)
+    l = getTaskletConstant(getLhs());
+  if (!r)
+    r = getTaskletConstant(getRhs());
+  if (getLhs() == getRhs() || (l && l == r))
+    return getRhs();
+  if (isOne(l))
+    return getRhs();
+  if (getKind() == BroadcastKind::operands && isOne(r))
+    return getLhs();
   return {};
 }

@@ -201,7 +201,7 @@ class Indexing:
                     if i.const < 0:
                         i = Idx(i.const + extent.const)
                 else:
-                    i = self.from_end(i, extent, it)
+                    i = self.element_index(i, view, vd)
                 vmap[vd] = ("fix", i)
             vd += 1
         out_base = []
@@ -412,7 +412,7 @@ class Indexing:
         rest = iter(coords[:fancy.at] + coords[fancy.at + nb:])
         data = {}
         for d, e in zip(fancy.dims, fancy.exprs):
-            val = self.emit_scalar(e, bcoords, nb, np.int64)
+            val = self.emit_scalar(e, bcoords, nb, np.int64, fancy.bshape)
             data[d] = self.data_index(val, fancy.base.shape[d])
         return [data[d] if d in data else next(rest)
                 for d in range(fancy.base.ndim)]
@@ -439,7 +439,7 @@ class Indexing:
         the autodiff replays the overwrites in order; `np.add.at` (wcr
         add): an accumulating map, repeated indices adding up."""
         expr = self.to_expr(value)
-        self.check_broadcast(expr.shape, fancy.shape)
+        shape = self.check_broadcast(expr.shape, fancy.shape)
         target = fancy.base.container
         # The value and the index arrays as they are before any element
         # is written (they may read the target).
@@ -453,7 +453,7 @@ class Indexing:
         dtype = fancy.base.dtype
 
         def element(coords):
-            val = self.emit_scalar(expr, coords, rank, dtype)
+            val = self.emit_scalar(expr, coords, rank, dtype, shape)
             idx = self.fancy_coords(fancy, coords)
             self.emit_store(val, fancy.base, idx, wcr)
 
@@ -461,13 +461,13 @@ class Indexing:
             element([])
             return
         if wcr is not None:
-            with self.open_map(fancy.shape,
-                               self.schedule_for(fancy.shape, wcr)) as coords:
+            with self.open_map(shape, self.schedule_for(shape, wcr)) \
+                    as coords:
                 element(coords)
             return
         with self.control_section(), contextlib.ExitStack() as loops:
             ivs = []
-            for e in fancy.shape:
+            for e in shape:
                 iv = self.em.fresh("i")
                 self.iter_bounds[iv] = (0, self.upper_extent(e, None) - 1)
                 loops.enter_context(self.em.block(
@@ -593,29 +593,91 @@ class Indexing:
             self.statements[-1].index_memo[key] = value
         return value
 
-    def from_end(self, i, extent, node):
-        """Index `i` into a dimension of `extent`, counting from the end
-        when negative, as NumPy does. An index built from loop variables
-        is negative in every iteration or in none; one that changes sign
-        would need a test per iteration (and x[-0] is x[0]), so it is
-        rejected rather than read out of bounds."""
+    def element_index(self, i, view, vd):
+        """Index `i` into dimension `vd` of `view` as NumPy reads it:
+        counted from the end where negative (in every iteration: `extent +
+        i`; in some, or from data: at run time), and NumPy's IndexError
+        where it may fall outside the dimension. Compiling proves most
+        indices in range (a loop over the interior); the others are
+        checked when the program runs (`u[i + 1]` over every i, `w[k]`
+        of a window w): the lowering checks data-derived indices against
+        their container, which is the dimension itself when the view
+        covers it whole, and an sdfg.check_index checks the rest."""
+        extent = as_idx(view.shape[vd])
         if i.is_const():
             return extent + i if i.const < 0 else i
         try:
             lo, hi = self.interval(i)
         except FrontendError:
-            return i  # bounds unknown: taken as in range, as data indices
+            return i  # bounds unknown (a symbol): trusted, as before
         if hi < 0:
-            return extent + i
-        if lo < 0 and self.is_data_index(i):
-            return self.wrap_negative(i, extent)
-        if lo < 0:
-            raise self.unsupported(
-                node, "index that is negative in some iterations",
-                f"'{ast.unparse(node)}' ranges over {lo}..{hi}: negative "
-                "in some iterations and not in others; split the loop or "
-                "write the index from the start of the dimension")
-        return i
+            i = extent + i  # negative in every iteration: from the end
+        elif lo < 0 or self.is_data_index(i):
+            # The sign is known only at run time (a loop from -2, data):
+            # wrapped in a tasklet, whose result the lowering checks.
+            with self._index_place(i):
+                return self._check_in_view(self.wrap_negative(i, extent),
+                                           view, vd, lowered_check=True)
+        if self._provably_inside(i, extent):
+            return i
+        with self._index_place(i):
+            return self._check_in_view(i, view, vd, lowered_check=False)
+
+    @contextlib.contextmanager
+    def _index_place(self, i):
+        """Where index arithmetic on `i` goes: with the slice bounds before
+        the statement's state, unless `i` is computed in it (read from
+        data)."""
+        if self.is_data_index(i):
+            yield
+            return
+        saved = self.hoisted_index
+        with self.index_section() as hoisted:
+            self.hoisted_index = hoisted
+            try:
+                yield
+            finally:
+                self.hoisted_index = saved
+
+    def _provably_inside(self, i, extent):
+        try:
+            return self.interval(i)[0] >= 0 and \
+                self.interval(as_idx(extent) - 1 - i)[0] >= 0
+        except FrontendError:
+            return False
+
+    def _check_in_view(self, i, view, vd, lowered_check):
+        """`i` checked against dimension `vd` of `view` when the program
+        runs: by the lowering's check of a data-derived index where the
+        view covers its container's dimension, else by check_index."""
+        if lowered_check and self._whole_dimension(view, vd):
+            return i
+        extent = as_idx(view.shape[vd])
+        key = ("check", _idx_key(i), _idx_key(extent), vd)
+        memo = self._index_memo(key)
+        if memo is not None:
+            return memo
+        name = self.em.fresh("k")
+        self.em.line(f"{name} = sdfg.check_index {self.index_ssa(i)}, "
+                     f"{self.index_ssa(extent)} axis {vd}")
+        try:
+            self.iter_bounds[name] = (0, max(self.interval(extent)[1] - 1,
+                                             0))
+        except FrontendError:
+            pass
+        if self.is_data_index(i):
+            self.data_names.add(name)
+        return self._remember_index(key, name)
+
+    @staticmethod
+    def _whole_dimension(view, vd):
+        """Whether dimension `vd` of `view` is a whole dimension of its
+        container, in order."""
+        for d, (offset, stride, v) in enumerate(view.base):
+            if v == vd:
+                return offset == Idx(0) and stride == 1 and same_extent(
+                    view.shape[vd], view.container.shape[d])
+        return False
 
     def is_data_index(self, idx):
         return any(n in self.data_names for n in as_idx(idx).terms)

@@ -462,10 +462,14 @@ def call(tr, node):
         raise tr.unsupported(node, "len() of a scalar")
     if isinstance(func, type) and issubclass(func, np.generic):
         (v,) = args
-        if isinstance(v, (int, float, bool)) and func is np.float32:
-            # A float32 scalar, not a Python float: `s = np.float32(0)`
-            # accumulates in float32, as NumPy's.
-            return ConstLeaf(float(np.float32(v)), np.float32)
+        if isinstance(v, (int, float, bool)) and func in (
+                np.float32, np.int32):
+            # A scalar of that type, not a Python number: `s =
+            # np.float32(0)` accumulates in float32 and `np.int32(0)` in
+            # int32 (wrapping), as NumPy's.
+            with np.errstate(over="ignore"):
+                c = func(v)
+            return ConstLeaf(c.item(), func)
         if isinstance(v, (int, float, bool)):
             return func(v).item()
         e = tr.to_expr(v)

@@ -212,10 +212,9 @@ class Operators:
                                  f"with shapes {fmt_shape(a)} "
                                  f"{fmt_shape(b)}")
             else:
-                # Runtime extents are taken to agree (NumPy would raise
-                # otherwise); keep the tighter static bound.
-                out.append(x if self.upper_extent(x, None) <=
-                           self.upper_extent(y, None) else y)
+                # Extents known only at run time: NumPy's broadcast of
+                # them, checked when the program runs (ValueError).
+                out.append(self.broadcast_extent("operands", x, y))
         return list(reversed(out))
 
     def result_dtype(self, op, a, b):

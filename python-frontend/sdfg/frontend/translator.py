@@ -29,7 +29,7 @@ from .bindings import (SITES, STATIC, STRAIGHT, assigned_names,
                        inplace_targets, name_permutation)
 from .emitter import Emitter
 from .global_values import NUMPY, GlobalValues, ModuleRef, inlinable
-from .indexing import Fancy, FancyLeaf, Indexing
+from .indexing import Fancy, FancyLeaf, Indexing, _idx_key
 from .iteration import lower_iteration
 from .loop_exits import lower_loop_exits
 from .operators import BINOPS, BITOPS, Operators
@@ -1373,6 +1373,47 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             del self.em.allocs[allocs:]
             del self.em.alloc_sources[allocs:]
 
+    def _static_index(self, expr):
+        """`expr` as an Idx over loop variables where computing it emits
+        nothing (`i`, `i + 1`, `n - i`), else None."""
+        if not _plain_arithmetic(expr):
+            return None
+        allocs = len(self.em.allocs)
+        try:
+            with self.em.capture() as pre:
+                value = self.eval(expr)
+        except FrontendError:
+            return None
+        finally:
+            del self.em.allocs[allocs:]
+            del self.em.alloc_sources[allocs:]
+        if pre.dataflow or pre.lines or not isinstance(value, Idx):
+            return None
+        return value
+
+    def _static_int(self, expr):
+        """The int value of `expr` where compiling knows it and computing
+        it emits nothing (`n - 1` of a size), else None."""
+        if isinstance(expr, ast.Constant):
+            v = expr.value
+            return v if type(v) is int else None
+        if not _plain_arithmetic(expr):
+            return None
+        allocs = len(self.em.allocs)
+        try:
+            with self.em.capture() as pre:
+                value = self.eval(expr)
+        except FrontendError:
+            return None
+        finally:
+            del self.em.allocs[allocs:]
+            del self.em.alloc_sources[allocs:]
+        if isinstance(value, Idx) and value.is_const():
+            value = value.const
+        if pre.dataflow or pre.lines or type(value) is not int:
+            return None
+        return value
+
     def _calls_user_code(self, test):
         for n in ast.walk(test):
             if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
@@ -1628,14 +1669,17 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 op = {ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.Lt: ast.GtE,
                       ast.LtE: ast.Gt, ast.Eq: ast.NotEq,
                       ast.NotEq: ast.Eq}[op]
-            name = left.id if isinstance(left, ast.Name) else None
-            value = self.env.get(name) if name else None
-            if isinstance(value, Idx) and len(value.terms) == 1 and \
-                    value.const == 0 and \
-                    list(value.terms.values()) == [1] and \
-                    isinstance(right, ast.Constant) and \
-                    type(right.value) is int and op in flip:
-                bound = (next(iter(value.terms)), op, right.value)
+            # `i > 0`, also `i < n - 1` with n known when compiling, and
+            # `i + 1 < n` or `n - i > 1` (a loop variable plus a constant).
+            value = self._static_index(left) if op in flip else None
+            c = self._static_int(right) if value is not None else None
+            if c is not None and len(value.terms) == 1 and \
+                    list(value.terms.values())[0] in (1, -1):
+                (iv, a), = value.terms.items()
+                if a == 1:
+                    bound = (iv, op, c - value.const)
+                else:  # -i + c0 op c  <=>  i flip(op) c0 - c
+                    bound = (iv, flip[op], value.const - c)
         if bound is None:
             yield
             return
@@ -2119,7 +2163,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         if cast and isinstance(expr, ConstLeaf) and is_float(expr.dtype) \
                 and np.dtype(dest.dtype).kind in "iu":
             expr = self._integer_constant(expr.value, dest.dtype)
-        self.check_broadcast(expr.shape, dest.shape)
+        shape = self.check_broadcast(expr.shape, dest.shape)
         if self.conflicts(dest, expr):
             # A copy first, even of a plain view: `a[1:] = a[:-1]` would
             # otherwise read what it has just written.
@@ -2129,9 +2173,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             val = self.emit_scalar(expr, [], 0, dest.dtype)
             self.emit_store(val, dest, [], wcr)
             return
-        with self.open_map(dest.shape, self.schedule_for(dest.shape, wcr)) \
-                as coords:
-            val = self.emit_scalar(expr, coords, rank, dest.dtype)
+        with self.open_map(shape, self.schedule_for(shape, wcr)) as coords:
+            val = self.emit_scalar(expr, coords, rank, dest.dtype, shape)
             self.emit_store(val, dest, coords, wcr)
 
     def _integer_constant(self, value, dtype):
@@ -2189,17 +2232,80 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                      f"{dest.container.mlir_type}")
 
     def check_broadcast(self, src, dst):
+        """The shape to iterate over to assign a value of shape `src` into
+        `dst`: `dst`, where an extent known only at run time takes the
+        result of an sdfg.broadcast_extent (NumPy's ValueError, when the
+        program runs, where the extents do not broadcast)."""
         if len(src) > len(dst):
             raise self.error(f"cannot broadcast shape {fmt_shape(src)} into "
                              f"{fmt_shape(dst)}")
-        for s, d in zip(reversed(src), reversed(dst)):
+        shape = list(dst)
+        for k in range(1, len(src) + 1):
+            s, d = src[-k], dst[-k]
             if same_extent(s, d) or same_extent(s, 1):
                 continue
             if as_idx(s).is_const() and as_idx(d).is_const():
                 raise self.error(f"shape mismatch: cannot broadcast "
                                  f"{fmt_shape(src)} into {fmt_shape(dst)}")
-            # Extents that depend on runtime values are taken to agree, as
-            # they must for NumPy not to raise (see docs/design/frontend.md).
+            shape[-k] = self.broadcast_extent("assign", s, d)
+        return shape
+
+    def broadcast_extent(self, kind, a, b):
+        """NumPy's broadcast of extents `a` and `b` that compiling cannot
+        compare (windows clamped at an array's end, bounds read from
+        data): an sdfg.broadcast_extent, emitted with the slice bounds
+        before the statement's state. Where they do not broadcast, the
+        program reports NumPy's ValueError and the result is the smaller
+        extent, which no access sized by it can leave."""
+        a, b = as_idx(a), as_idx(b)
+        key = ("broadcast", kind, _idx_key(a), _idx_key(b))
+        saved = self.hoisted_index
+        with self.index_section() as hoisted:
+            self.hoisted_index = hoisted
+            try:
+                memo = self._index_memo(key)
+                if memo is not None:
+                    return memo
+                name = self.em.fresh("b")
+                self.em.line(f"{name} = sdfg.broadcast_extent {kind} "
+                             f"{self.index_ssa(a)}, {self.index_ssa(b)}")
+            finally:
+                self.hoisted_index = saved
+        try:
+            (alo, ahi), (blo, bhi) = self.interval(a), self.interval(b)
+        except FrontendError:
+            pass  # unbounded, as its operands
+        else:
+            if kind == "assign":
+                bounds = (min(alo, blo), bhi)
+            else:
+                # a where b is 1 or equal to it, b where a is 1, else
+                # the smaller.
+                hi = ahi if blo <= 1 else min(ahi, bhi)
+                if alo <= 1:
+                    hi = max(hi, bhi)
+                bounds = (min(alo, blo), hi)
+            self.iter_bounds[name] = bounds
+        if self.is_data_index(a) or self.is_data_index(b):
+            self.data_names.add(name)
+        if hoisted:
+            self.statements[-1].index_memo[key] = Idx.of(name)
+        return Idx.of(name)
+
+    def index_ssa(self, idx):
+        """An SSA index name holding `idx`: its one term, or a tasklet."""
+        idx = as_idx(idx)
+        if idx.const == 0 and len(idx.terms) == 1 and \
+                next(iter(idx.terms.values())) == 1:
+            return next(iter(idx.terms))
+        names = sorted(idx.terms)
+
+        def body(tb, args):
+            return [tb.index_value(idx, dict(zip(names, args)))]
+
+        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
+                                  body)
+        return name
 
     def conflicts(self, dest, expr):
         """Whether evaluating `expr` element by element while storing into
@@ -2253,9 +2359,10 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
     # Element computation: loads + one tasklet
     # ------------------------------------------------------------------
 
-    def emit_scalar(self, expr, coords, rank, out_dtype=None):
+    def emit_scalar(self, expr, coords, rank, out_dtype=None, shape=None):
         """Emits the loads and the tasklet computing `expr` at `coords`
-        (coordinates of the output, of length `rank`); returns the SSA name
+        (coordinates of the output, of length `rank`, whose extents are
+        `shape` when they may differ from expr's); returns the SSA name
         of the result, converted to `out_dtype` when given."""
         out_dtype = np.dtype(out_dtype) if out_dtype is not None else \
             expr.dtype
@@ -2265,6 +2372,26 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         # fallbacks read the same value several times); each is loaded and
         # computed once.
         seen = set()
+        clamps = {}
+
+        def broadcast(coords_here, inner, outer):
+            """The coordinates of an operand of shape `inner` in a result
+            of shape `outer`. Extents that differ where compiling cannot
+            compare them went through sdfg.broadcast_extent; an operand's
+            extent that may be 1 there is read at min(i, extent - 1):
+            NumPy's broadcast of a length-1 axis (elsewhere the extents
+            agree or the program reports their mismatch)."""
+            out = list(coords_here)
+            for k in range(1, min(len(inner), len(outer)) + 1):
+                e, o = as_idx(inner[-k]), outer[-k]
+                if same_extent(e, o) or same_extent(e, 1) or \
+                        not self._may_be_one(e):
+                    continue
+                key = (_idx_key(out[rank - k]), _idx_key(e))
+                if key not in clamps:
+                    clamps[key] = self._clamp_coordinate(out[rank - k], e)
+                out[rank - k] = clamps[key]
+            return out
 
         def gather(e, coords_here):
             if id(e) in seen:
@@ -2294,9 +2421,10 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                         inputs.append((n, "index"))
             elif isinstance(e, Op):
                 for a in e.args:
-                    gather(a, coords_here)
+                    gather(a, broadcast(coords_here, a.shape, e.shape))
 
-        gather(expr, coords)
+        gather(expr, coords if shape is None else
+               broadcast(coords, expr.shape, shape))
         if isinstance(expr, (ViewLeaf, ScalarLeaf, FancyLeaf)) and \
                 expr.dtype == out_dtype:
             return inputs[0][0]
@@ -2324,6 +2452,34 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             return [tb.convert(result, expr.dtype, out_dtype)]
 
         return self.em.tasklet(inputs, [mlir_scalar(out_dtype)], body)[0]
+
+    def _may_be_one(self, extent):
+        try:
+            lo, hi = self.interval(extent)
+        except FrontendError:
+            return True
+        return lo <= 1 <= hi
+
+    def _clamp_coordinate(self, p, extent):
+        """min(p, extent - 1), in a tasklet where the element is read."""
+        p, extent = as_idx(p), as_idx(extent)
+        names = sorted(set(p.terms) | set(extent.terms))
+
+        def body(tb, args):
+            arg_of = dict(zip(names, args))
+            return [tb.op(f"arith.minsi {tb.index_value(p, arg_of)}, "
+                          f"{tb.index_value(extent - 1, arg_of)}", "index")]
+
+        (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
+                                  body)
+        try:
+            lo, hi = self.interval(p)
+            self.iter_bounds[name] = (min(lo, 0), hi)
+        except FrontendError:
+            pass
+        if self.is_data_index(p) or self.is_data_index(extent):
+            self.data_names.add(name)
+        return Idx.of(name)
 
     # ------------------------------------------------------------------
     # Scalars at control level (conditions, bounds)
@@ -2565,7 +2721,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             test = bool(test)
         if isinstance(test, (bool, int, float)):
             return self.eval(node.body if test else node.orelse)
-        body, orelse = self.eval(node.body), self.eval(node.orelse)
+        body = self._eval_narrowed(node.body, node.test, True)
+        orelse = self._eval_narrowed(node.orelse, node.test, False)
         # `a = x if c > 0 else y` names x or y in NumPy; here it is a new
         # array holding one of them. Rejected where that shows: either
         # array, or the name it is bound to, updated in place.
@@ -2595,6 +2752,62 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     "through the other name; choose with np.where (a new "
                     "array) or copy the chosen array")
         return numpy_calls.where(self, test, body, orelse, node)
+
+    def _eval_narrowed(self, expr, test, holds):
+        """A branch of `a if test else b`, as Python evaluates it only
+        where `test` is (or is not) true: a loop variable the test narrows
+        (`u[i - 1] if i > 0 else u[i]`) reads, in this branch, as its value
+        clamped into the narrowed interval. Both branches are computed
+        (np.where), so the branch not taken reads an element that exists,
+        and the one taken reads the element Python reads."""
+        before = dict(self.iter_bounds)
+        with self.narrowed(test, holds):
+            # (An empty interval: a branch that never runs, read as is.)
+            narrowed = {iv: b for iv, b in self.iter_bounds.items()
+                        if before.get(iv) != b and b[0] <= b[1]}
+        if not narrowed:
+            return self.eval(expr)
+        overrides = {}
+        for n in {x.id for x in ast.walk(expr) if isinstance(x, ast.Name)}:
+            v = self.env.get(n)
+            if isinstance(v, Idx) and v.const == 0 and len(v.terms) == 1 \
+                    and list(v.terms.values()) == [1] and \
+                    next(iter(v.terms)) in narrowed:
+                iv = next(iter(v.terms))
+                overrides[n] = self._clamp_into(iv, narrowed[iv])
+        saved = {n: self.env[n] for n in overrides}
+        self.env.update(overrides)
+        try:
+            return self.eval(expr)
+        finally:
+            self.env.update(saved)
+
+    def _clamp_into(self, iv, bounds):
+        """`iv` clamped into `bounds` = (lo, hi): an index tasklet before
+        the statement's state, with the slice bounds."""
+        lo, hi = bounds
+        key = ("clamp", iv, lo, hi)
+        saved = self.hoisted_index
+        with self.index_section() as hoisted:
+            self.hoisted_index = hoisted
+            try:
+                memo = self._index_memo(key)
+                if memo is not None:
+                    return memo
+
+                def body(tb, args):
+                    r = tb.op(f"arith.maxsi {args[0]}, {tb.index_const(lo)}",
+                              "index")
+                    return [tb.op(f"arith.minsi {r}, {tb.index_const(hi)}",
+                                  "index")]
+
+                (name,) = self.em.tasklet([(iv, "index")], ["index"], body)
+                self.iter_bounds[name] = (lo, hi)
+                if iv in self.data_names:
+                    self.data_names.add(name)
+                return self._remember_index(key, name)
+            finally:
+                self.hoisted_index = saved
 
     def _assigned_from(self, value):
         """The name a statement `name = value` of the function being
@@ -2713,6 +2926,14 @@ class _Statement:
         else:
             em.splice(self.buf)
         return False
+
+
+def _plain_arithmetic(expr):
+    """Whether evaluating `expr` can only compute (no call, which may
+    inline user code, and no assignment expression)."""
+    return not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda,
+                                  ast.comprehension))
+                   for n in ast.walk(expr))
 
 
 def _broadcast_coords(shape, coords, rank):

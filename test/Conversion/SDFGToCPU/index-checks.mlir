@@ -148,3 +148,93 @@ sdfg.sdfg @csr_row(%ptr: memref<2xi64>, %v: memref<6xf64>, %y: memref<6xf64>, %M
     sdfg.copy %w[%lo : %lo + 3] to %u[0 : 3] : memref<10xf64> to memref<3xf64>
   }
 }
+
+// -----
+
+// Extents known only at run time broadcast as NumPy's do; a pair that
+// does not (NumPy's ValueError) is reported in the same record, axis -1
+// for operands and -2 for an assignment, the extents in the index and
+// extent fields, and yields the smaller extent so the map that it sizes
+// stays inside both arrays. With checks off only the extent remains.
+// CHECK-LABEL: func.func @window_extents
+// CHECK: %[[A:.*]] = arith.index_cast %arg2 : i64 to index
+// CHECK: %[[B:.*]] = arith.index_cast %arg3 : i64 to index
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[A]], %[[B]]
+// CHECK: %[[LONE:.*]] = arith.cmpi eq, %[[A]], %[[ONE]]
+// CHECK: %[[OK0:.*]] = arith.ori %[[EQ]], %[[LONE]]
+// CHECK: %[[RONE:.*]] = arith.cmpi eq, %[[B]], %[[ONE]]
+// CHECK: %[[OK:.*]] = arith.ori %[[OK0]], %[[RONE]]
+// CHECK: %[[BC:.*]] = arith.select %[[RONE]], %[[A]], %[[B]]
+// CHECK: %[[MIN:.*]] = arith.minsi %[[A]], %[[B]]
+// CHECK: %[[N:.*]] = arith.select %[[OK]], %[[BC]], %[[MIN]]
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %true
+// CHECK: scf.if %[[BAD]] {
+// CHECK:   %[[AX:.*]] = arith.constant -1 : i64
+// CHECK:   arith.constant [[#@LINE+25]] : i64
+// CHECK:   memref.store %{{.*}}, %alloca
+// CHECK: }
+// The assignment: valid when equal or the source is 1; the result is the
+// destination's extent.
+// CHECK: %[[EQ2:.*]] = arith.cmpi eq, %[[A]], %[[N]]
+// CHECK: %[[SONE:.*]] = arith.cmpi eq, %[[A]], %{{.*}}
+// CHECK: %[[OK2:.*]] = arith.ori %[[EQ2]], %[[SONE]]
+// CHECK-NOT: arith.cmpi
+// CHECK: %[[MIN2:.*]] = arith.minsi %[[A]], %[[N]]
+// CHECK: %[[M:.*]] = arith.select %[[OK2]], %[[N]], %[[MIN2]]
+// CHECK: scf.if
+// CHECK:   arith.constant -2 : i64
+// The extents come from the arguments: the accesses they bound are not
+// checked.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[M]]
+// CHECK-NOT: memref.dim
+// CHECK: call @__sdfg_report_index_error
+// OFF-LABEL: func.func @window_extents
+// OFF-NOT: scf.if
+// OFF: arith.select
+// OFF: arith.select
+// OFF-NOT: scf.if
+// OFF: scf.for
+sdfg.sdfg @window_extents(%x: memref<10xf64>, %y: memref<10xf64>, %a: index, %b: index) {
+  %n = sdfg.broadcast_extent operands %a, %b
+  %m = sdfg.broadcast_extent assign %a, %n
+  sdfg.state {
+    sdfg.map (%p) = (0) to (%m) step (1) schedule(sequential) {
+      %v = sdfg.load %x[%p] : memref<10xf64>
+      sdfg.store %v, %y[%p] : memref<10xf64>
+    }
+  }
+}
+
+// -----
+
+// An index checked against a view's extent (a window of 3 at offset 2):
+// outside [0, 3) it is reported with the view's axis and extent, and the
+// access it indexes is still checked against the container (the index is
+// not trusted), so one outside the container is skipped.
+// CHECK-LABEL: func.func @window_index
+// CHECK: %[[I:.*]] = arith.index_cast %arg1 : i64 to index
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[I]], %c3
+// CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %true
+// CHECK: scf.if %[[BAD]] {
+// CHECK:   arith.constant 0 : i64
+// CHECK:   arith.constant [[#@LINE+14]] : i64
+// CHECK: }
+// CHECK: %[[J:.*]] = arith.addi %[[I]], %c2
+// CHECK: arith.cmpi ult, %[[J]], %{{.*}} : index
+// CHECK: scf.if
+// CHECK:   memref.load %{{.*}}[%[[J]]] : memref<10xf64>
+// OFF-LABEL: func.func @window_index
+// OFF-NOT: scf.if
+// OFF: memref.load
+sdfg.sdfg @window_index(%x: memref<10xf64>, %i: index, %y: memref<f64>) {
+  %three = sdfg.tasklet() : () -> index {
+    %c = arith.constant 3 : index
+    sdfg.yield %c : index
+  }
+  %k = sdfg.check_index %i, %three axis 0
+  sdfg.state {
+    %v = sdfg.load %x[%k + 2] : memref<10xf64>
+    sdfg.store %v, %y[] : memref<f64>
+  }
+}

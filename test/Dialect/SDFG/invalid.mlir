@@ -48,7 +48,7 @@ sdfg.sdfg @adwrt_int(%A: memref<4xf64>, %N: index) attributes {ad_wrt = ["arg1"]
 
 sdfg.sdfg @arith_in_state(%x: f64) {
   sdfg.state {
-    // expected-error @+1 {{'arith.addf' op is not allowed in the body of 'sdfg.state', which may hold only memlets, tasklets, maps and library ops}}
+    // expected-error @+1 {{'arith.addf' op is not allowed in the body of 'sdfg.state', which may hold only memlets, tasklets, index checks, maps and library ops}}
     %y = arith.addf %x, %x : f64
   }
 }
@@ -74,7 +74,7 @@ sdfg.sdfg @alloc_in_loop(%N: index) {
 sdfg.sdfg @library_in_map(%A: memref<4x4xf64>, %B: memref<4x4xf64>, %C: memref<4x4xf64>) {
   sdfg.state {
     sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
-      // expected-error @+1 {{'sdfg.matmul' op is not allowed in the body of 'sdfg.map', which may hold only memlets, tasklets and nested maps}}
+      // expected-error @+1 {{'sdfg.matmul' op is not allowed in the body of 'sdfg.map', which may hold only memlets, tasklets, index checks and nested maps}}
       sdfg.matmul %A, %B -> %C : memref<4x4xf64>, memref<4x4xf64> -> memref<4x4xf64>
     }
   }

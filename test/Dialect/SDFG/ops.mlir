@@ -234,3 +234,34 @@ sdfg.sdfg @scaled_matmul(%A: memref<4x3xf64>, %B: memref<5x3xf64>,
     sdfg.matmul %A, %B -> %C {transpose_b, alpha = 0.125 : f64} : memref<4x3xf64>, memref<5x3xf64> -> memref<4x5xf64>
   }
 }
+
+// CHECK-LABEL: sdfg.sdfg @broadcast_extent
+// CHECK: %[[N:.*]] = sdfg.broadcast_extent operands %arg1, %arg2
+// CHECK: sdfg.loop %[[I:.*]] = 0 to %[[N]] step 1 {
+// CHECK:   %[[M:.*]] = sdfg.broadcast_extent assign %[[I]], %[[N]]
+// CHECK:   sdfg.map (%{{.*}}) = (0) to (%[[M]])
+// CHECK:     sdfg.broadcast_extent operands %[[M]], %arg1
+sdfg.sdfg @broadcast_extent(%x: memref<8xf64>, %a: index, %b: index) {
+  %n = sdfg.broadcast_extent operands %a, %b
+  sdfg.loop %i = 0 to %n step 1 {
+    %m = sdfg.broadcast_extent assign %i, %n
+    sdfg.state {
+      sdfg.map (%p) = (0) to (%m) step (1) schedule(sequential) {
+        %k = sdfg.broadcast_extent operands %m, %a
+        sdfg.map (%q) = (0) to (%k) step (1) schedule(sequential) {
+        }
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: sdfg.sdfg @check_index
+// CHECK: %[[K:.*]] = sdfg.check_index %arg1, %arg2 axis 1
+// CHECK: sdfg.load %arg0[0, %[[K]]]
+sdfg.sdfg @check_index(%x: memref<4x8xf64>, %i: index, %n: index) {
+  %k = sdfg.check_index %i, %n axis 1
+  sdfg.state {
+    %v = sdfg.load %x[0, %k] : memref<4x8xf64>
+    sdfg.store %v, %x[1, 0] : memref<4x8xf64>
+  }
+}

@@ -58,6 +58,13 @@ def SDFG_WCRKind : I32EnumAttr<"WCRKind", "write-conflict resolution", [
   let cppNamespace = "::mlir::sdfg";
 }
 
+def SDFG_BroadcastKind : I32EnumAttr<"BroadcastKind",
+    "how two broadcast extents meet", [
+    I32EnumAttrCase<"operands", 0>,
+    I32EnumAttrCase<"assign", 1>]> {
+  let cppNamespace = "::mlir::sdfg";
+}
+
 def SDFG_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
     I32EnumAttrCase<"add", 0>,
     I32EnumAttrCase<"min", 1>,

@@ -409,6 +409,70 @@ def SDFG_MapOp : SDFG_Op<"map", [
 }
 
 //===----------------------------------------------------------------------===//
+// Run-time checks
+//===----------------------------------------------------------------------===//
+
+def SDFG_BroadcastExtentOp : SDFG_Op<"broadcast_extent", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "NumPy's broadcast of two extents known only at run time";
+  let description = [{
+    The extent that NumPy's broadcasting gives one dimension. With
+    `operands` (two operands of an element-wise operation) `lhs` and `rhs`
+    agree, or one of them is 1 and the result is the other. With `assign`
+    (a source of extent `lhs` assigned into a destination of extent `rhs`)
+    they agree or the source is 1, and the result is `rhs`. Any other pair
+    is NumPy's ValueError: the op then reports the failure through the
+    program's error record (the first failure of a call wins; see
+    `sdfg_index_error` in docs/c-abi.md: axis -1 for `operands`, -2 for
+    `assign`, the index and extent fields holding `lhs` and `rhs`) and
+    yields `min(lhs, rhs)`, so that accesses the result sizes stay inside
+    both operands until the caller sees the error.
+
+    A frontend emits it where it cannot compare two extents when compiling
+    (windows clamped at the end of an array, bounds read from data), so
+    that a mismatch is an error rather than a read past an array. Where one
+    operand may be 1 and the other not, it indexes that operand at
+    `min(i, extent - 1)`, which is NumPy's broadcast of a length-1 axis.
+    The op has an effect (the report), so it is never removed for having
+    no uses; it folds away when the extents are equal or constants.
+
+    ```mlir
+    %n = sdfg.broadcast_extent operands %la, %lb
+    %m = sdfg.broadcast_extent assign %src, %dst
+    ```
+  }];
+  let arguments = (ins SDFG_BroadcastKind:$kind, Index:$lhs, Index:$rhs);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict";
+  let hasFolder = 1;
+}
+
+def SDFG_CheckIndexOp : SDFG_Op<"check_index", [MemoryEffects<[MemWrite]>]> {
+  let summary = "An index NumPy bounds-checks, checked when the program runs";
+  let description = [{
+    Yields `index`, and reports NumPy's IndexError through the program's
+    error record (the first failure of a call wins; see `sdfg_index_error`
+    in docs/c-abi.md) unless `0 <= index < extent`, with `axis` and
+    `extent` as the frontend's array has them: the bounds of a view (a
+    window of a container, an axis of it), which the accesses' own checks
+    against the container cannot see. An access indexed by the result is
+    still checked against its container (the result is not trusted), so
+    a failing one outside it is skipped.
+
+    A frontend emits it where an index that compiling cannot prove in
+    range is read in a loop (`u[i + 1]` over every `i`; `w[k]` of a window
+    `w`); indices it can prove in range need none.
+
+    ```mlir
+    %j = sdfg.check_index %i, %n axis 0
+    ```
+  }];
+  let arguments = (ins Index:$index, Index:$extent, I64Attr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$index `,` $extent `axis` $axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Library ops
 //===----------------------------------------------------------------------===//
 
