@@ -1,7 +1,9 @@
 """Compile-time facts about arrays a program may branch on (x.dtype
-compared, its kind and itemsize, np.issubdtype), and the calls fuzzing
+compared, tested with `in`, its kind and itemsize, np.issubdtype), and
+the calls fuzzing
 found rejected though NumPy accepts them: negative transpose axes,
-argmax/argmin keepdims, dtype= of sum/mean/prod, np.divmod and divmod."""
+argmax/argmin keepdims, dtype= of sum/mean/prod, np.divmod and divmod.
+Writes through np.diagonal's read-only view are NumPy's error."""
 
 import numpy as np
 import pytest
@@ -30,6 +32,13 @@ def by_subdtype(x):
     if np.issubdtype(x.dtype, np.floating):
         return x / 2
     return x * 2
+
+
+def by_membership(x):
+    y = x * 2 if x.dtype in (np.float32, np.float64) else x + 1
+    if x.dtype not in ("int32", np.int64):
+        y = y - 1
+    return y * 3 if np.float32 in (x.dtype,) else y
 
 
 def cast_back(x):
@@ -72,6 +81,8 @@ X = np.random.default_rng(0).random((4, 3, 2))
     (by_dtype, (X,)), (by_dtype, (X.astype(np.float32),)),
     (by_kind, (X,)), (by_kind, (np.arange(4),)),
     (by_subdtype, (X,)), (by_subdtype, (np.arange(4),)),
+    (by_membership, (X,)), (by_membership, (X.astype(np.float32),)),
+    (by_membership, (np.arange(4, dtype=np.int32),)),
     (cast_back, (X,)), (negative_axes, (X,)), (kept_positions, (X,)),
     (reduced_in, (X,)), (method_dtypes, (X,)), (divmods, (X, 17)),
     (divmods, (-X, -17)),
@@ -114,3 +125,33 @@ def test_errors_are_located():
         sdfg.program(bad_axes)(X)
     with pytest.raises(sdfg.FrontendError, match="comparison of a dtype"):
         sdfg.program(dtype_order)(X)
+
+
+def write_diagonal(A):
+    d = A.diagonal()
+    d[0] = 5.0
+    return A
+
+
+def add_to_diagonal_slice(A):
+    np.diagonal(A)[1:] += 1.0
+    return A
+
+
+def read_diagonal(A):
+    d = A.diagonal()
+    A[0, 0] = 7.0  # d is a view: it sees the write
+    return d * 2 + np.trace(A)
+
+
+def test_diagonal_is_read_only():
+    A = np.arange(9.0).reshape(3, 3)
+    for fn in (write_diagonal, add_to_diagonal_slice):
+        with pytest.raises(ValueError, match="read-only"):
+            fn(A.copy())
+        with pytest.raises(sdfg.FrontendError,
+                           match=r"test_dtype_introspection.py:\d+: "
+                           "assignment destination is read-only"):
+            sdfg.program(fn)(A.copy())
+    np.testing.assert_array_equal(sdfg.program(read_diagonal)(A.copy()),
+                                  read_diagonal(A.copy()))

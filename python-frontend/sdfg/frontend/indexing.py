@@ -216,7 +216,7 @@ class Indexing:
                 _, nd, start, step = m
                 out_base.append((offset + start.scale(stride), stride * step,
                                  nd))
-        return View(view.container, out_base, new_shape)
+        return View(view.container, out_base, new_shape, view.readonly)
 
     def masked(self, view, items, values, masks, node):
         """`x[mask]` with a mask of x's shape: a Masked, which assignments
@@ -438,6 +438,9 @@ class Indexing:
         loops, so that the last of repeated indices wins as in NumPy and
         the autodiff replays the overwrites in order; `np.add.at` (wcr
         add): an accumulating map, repeated indices adding up."""
+        if fancy.base.readonly:
+            raise self.error("assignment destination is read-only",
+                             self.current_node)
         expr = self.to_expr(value)
         shape = self.check_broadcast(expr.shape, fancy.shape)
         target = fancy.base.container

@@ -1338,8 +1338,10 @@ def _more(tr, name, args, kwargs, node):
         if v.ndim != 2:
             raise tr.unsupported(node, f"np.{name} of a {v.ndim}-d array")
         d = _diagonal(tr, v, node, k)
-        return reduce(tr, "sum", ViewLeaf(d), None, False, node) \
-            if name == "trace" else d
+        if name == "trace":
+            return reduce(tr, "sum", ViewLeaf(d), None, False, node)
+        d.readonly = True  # NumPy's diagonal is a read-only view
+        return d
     if name in ("eye", "identity"):
         _no_kwargs(tr, kwargs, node, ("dtype",))
         n = args[0]
@@ -1819,7 +1821,7 @@ def _collapse_axes(v, p, q):
         return d - 1 if d > q else d
     base = [(o, s, renumber(d)) for o, s, d in v.base]
     shape = [e for d, e in enumerate(v.shape) if d != q]
-    return View(v.container, base, shape)
+    return View(v.container, base, shape, v.readonly)
 
 
 def _roll(tr, value, shift, axis, node):

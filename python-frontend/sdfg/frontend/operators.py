@@ -108,6 +108,21 @@ class Operators:
                         "and", result, r)
                     left = right
                     continue
+                dl = numpy_calls.as_dtype(left)
+                if dl is not None and isinstance(right, (tuple, list)):
+                    # `x.dtype in (np.float32, np.float64)`: dtypes equal
+                    # as == compares them (also to names: "float64").
+                    def same(x):
+                        try:
+                            return dl == np.dtype(x)
+                        except TypeError:
+                            return False
+                    r = any(same(x) for x in right) == isinstance(opnode,
+                                                                  ast.In)
+                    result = r if result is None else self.logical(
+                        "and", result, r)
+                    left = right
+                    continue
                 if not (isinstance(right, (tuple, list)) and isinstance(
                         left, (str, int, float)) and all(
                             isinstance(x, (str, int, float)) for x in right)):

@@ -150,7 +150,7 @@ def _reversed(v, axis):
     n = as_idx(v.shape[axis])
     base = [(o + (n - 1).scale(st), -st, d) if d == axis else (o, st, d)
             for o, st, d in v.base]
-    return View(v.container, base, list(v.shape))
+    return View(v.container, base, list(v.shape), v.readonly)
 
 
 def _fresh(tr, out, node):

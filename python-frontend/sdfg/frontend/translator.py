@@ -2159,6 +2159,11 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 "original array too; reshape after writing, or write "
                 "into .reshape(...).copy()")
         self._check_reshape_sources(dest.container)
+        if dest.readonly:
+            raise self.error("assignment destination is read-only (NumPy's "
+                             "diagonal is a read-only view; write through "
+                             "np.fill_diagonal or index the array)",
+                             self.current_node)
         expr = self.to_expr(expr)
         if cast and isinstance(expr, ConstLeaf) and is_float(expr.dtype) \
                 and np.dtype(dest.dtype).kind in "iu":

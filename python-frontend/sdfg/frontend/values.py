@@ -127,10 +127,13 @@ class View:
     dimension no base dimension refers to is a new axis of extent 1.
     """
 
-    def __init__(self, container, base, shape):
+    def __init__(self, container, base, shape, readonly=False):
         self.container = container
         self.base = base
         self.shape = list(shape)
+        # NumPy's read-only views (np.diagonal's): writing through one is
+        # its ValueError, as is writing through a view of one.
+        self.readonly = readonly
 
     @property
     def dtype(self):
@@ -184,7 +187,8 @@ class View:
         inverse = {old: new for new, old in enumerate(axes)}
         base = [(o, s, None if v is None else inverse[v])
                 for o, s, v in self.base]
-        return View(self.container, base, [self.shape[a] for a in axes])
+        return View(self.container, base, [self.shape[a] for a in axes],
+                    self.readonly)
 
     def __repr__(self):
         return f"View({self.container.name}, {self.base}, {self.shape})"
