@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir {
@@ -359,28 +360,119 @@ struct AutoDiffPass : public sdfg::impl::AutoDiffBase<AutoDiffPass> {
   }
 };
 
+/// `expr` as constant + sum(coefficient * dim), if it is one.
+bool linearTerms(AffineExpr expr, SmallVectorImpl<int64_t> &coefficients,
+                 int64_t &constant, int64_t scale = 1) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    constant += scale * c.getValue();
+    return true;
+  }
+  if (auto d = dyn_cast<AffineDimExpr>(expr)) {
+    coefficients[d.getPosition()] += scale;
+    return true;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return false;
+  if (bin.getKind() == AffineExprKind::Add)
+    return linearTerms(bin.getLHS(), coefficients, constant, scale) &&
+           linearTerms(bin.getRHS(), coefficients, constant, scale);
+  if (bin.getKind() == AffineExprKind::Mul)
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      return linearTerms(bin.getLHS(), coefficients, constant,
+                         scale * c.getValue());
+  return false;
+}
+
+/// A lower bound of the index value `v` where one is plain: a constant,
+/// an iterator over known bounds, or a tasklet's clamp of such values
+/// (`max(x, 0)`, the frontend's slice bounds read from data).
+std::optional<int64_t> lowerBound(Value v, Intervals &iv);
+
+std::optional<int64_t> lowerBoundInTasklet(Value v, TaskletOp t,
+                                           Intervals &iv) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return lowerBound(t.getInputs()[arg.getArgNumber()], iv);
+  Operation *def = v.getDefiningOp();
+  IntegerAttr c;
+  if (matchPattern(v, m_Constant(&c)))
+    return c.getInt();
+  auto bound = [&](unsigned k) {
+    return lowerBoundInTasklet(def->getOperand(k), t, iv);
+  };
+  if (isa<arith::MaxSIOp>(def)) {
+    auto a = bound(0), b = bound(1);
+    if (a && b)
+      return std::max(*a, *b);
+    return a ? a : b;
+  }
+  if (isa<arith::MinSIOp, arith::SelectOp>(def)) {
+    unsigned first = isa<arith::SelectOp>(def) ? 1 : 0;
+    auto a = bound(first), b = bound(first + 1);
+    if (a && b)
+      return std::min(*a, *b);
+    return std::nullopt;
+  }
+  if (isa<arith::AddIOp>(def)) {
+    auto a = bound(0), b = bound(1);
+    if (a && b)
+      return *a + *b;
+  }
+  if (isa<arith::IndexCastOp>(def))
+    return bound(0);
+  return std::nullopt;
+}
+
+std::optional<int64_t> lowerBound(Value v, Intervals &iv) {
+  if (auto i = iv.of(v))
+    return i->lo;
+  IntegerAttr c;
+  if (matchPattern(v, m_Constant(&c)))
+    return c.getInt();
+  if (auto t = v.getDefiningOp<TaskletOp>()) {
+    auto yield = cast<YieldOp>(t.getBody().front().getTerminator());
+    return lowerBoundInTasklet(
+        yield.getValues()[cast<OpResult>(v).getResultNumber()], t, iv);
+  }
+  return std::nullopt;
+}
+
 /// Tape slot of an op: normalised counters of its enclosing loops and maps.
 /// An upper bound for map parameter `p` from a store that indexes a
-/// dimension with `p + c` (coefficient 1): the parameter stays within that
-/// dimension. Used when the map's bound is computed from data.
-std::optional<Interval> extentFromAccess(Operation *op, Value p, int64_t lo) {
+/// dimension with `p + rest` (coefficient 1), `rest` at least some
+/// constant (a constant, or values with known lower bounds: the start of
+/// a window whose bounds are read from data): the parameter stays within
+/// that dimension. Used when the map's bound is computed from data.
+std::optional<Interval> extentFromAccess(Operation *op, Value p, int64_t lo,
+                                         Intervals &iv) {
   auto store = dyn_cast<StoreOp>(op);
   if (!store)
     return std::nullopt;
   MemRefType t = store.getMemref().getType();
+  ValueRange indices = store.getIndices();
   for (auto [d, e] : llvm::enumerate(store.getMap().getResults())) {
     if (t.isDynamicDim(d))
       continue;
-    AffineExpr rest = e;
-    for (auto [k, operand] : llvm::enumerate(store.getIndices()))
-      if (operand == p)
-        rest = rest - getAffineDimExpr(k, op->getContext());
-    // e - p must not mention p any more and must be a constant c >= -lo.
-    auto c = dyn_cast<AffineConstantExpr>(
-        simplifyAffineExpr(rest, store.getIndices().size(), 0));
-    if (c && e.isFunctionOfDim(llvm::find(store.getIndices(), p) -
-                               store.getIndices().begin()))
-      return Interval{lo, t.getDimSize(d) - c.getValue()};
+    SmallVector<int64_t> coefficients(indices.size(), 0);
+    int64_t least = 0;
+    if (!linearTerms(e, coefficients, least))
+      continue;
+    int64_t ofP = 0;
+    bool bounded = true;
+    for (auto [k, operand] : llvm::enumerate(indices)) {
+      int64_t a = coefficients[k];
+      if (operand == p) {
+        ofP += a;
+        continue;
+      }
+      std::optional<int64_t> b =
+          a > 0 ? lowerBound(operand, iv) : std::optional<int64_t>(0);
+      bounded &= a >= 0 && b.has_value();
+      if (a > 0 && b)
+        least += a * *b;
+    }
+    if (ofP == 1 && bounded)
+      return Interval{lo, t.getDimSize(d) - least};
   }
   return std::nullopt;
 }
@@ -470,7 +562,7 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
       auto ubI =
           iv.of(map.getUpperBounds().getResult(k), map.getRangeOperands());
       if (lbI && !ubI)
-        ubI = extentFromAccess(op, p, lbI->lo);
+        ubI = extentFromAccess(op, p, lbI->lo, iv);
       if (!lbI || !ubI)
         return fail();
       sizes.push_back(std::max<int64_t>((ubI->hi - lbI->lo + s - 1) / s, 0));

@@ -181,6 +181,30 @@ def test_data_segment_views_in_a_loop():
                                want, rtol=1e-13)
 
 
+def scaled_segments(x, s):
+    for j in range(s.shape[0] - 1):
+        x[s[j]:s[j + 1]] *= x[s[j]] + 2.0
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("s", [
+    np.array([0, 3, 7, 10]), np.array([8, 2, -3, 40]),
+    np.array([1, 1, 5, 9]),
+], ids=str)
+def test_data_segments_updated_in_place(s):
+    # The tape of the overwritten elements is sized by the array (the
+    # window's start is at least 0), not by its length, which is data.
+    want = scaled_segments(X.copy(), s)
+    np.testing.assert_allclose(sdfg.program(scaled_segments)(X.copy(), s),
+                               want, rtol=1e-13)
+    g = sdfg.grad(scaled_segments, ["x"])(X.copy(), s)["x"]
+    h = 1e-6
+    fd = np.array([(scaled_segments(X + h * e, s) -
+                    scaled_segments(X - h * e, s)) / (2 * h)
+                   for e in np.eye(X.size)])
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-8)
+
+
 def laplacian_by_slice_objects(u):
     c = slice(1, -1)
     return u[c, :-2] + u[c, 2:] + u[:-2, c] + u[2:, c] - 4 * u[c, c]
