@@ -79,6 +79,15 @@ def ring_rows(A):
     return out
 
 
+def same_bounds_both_branches(u):
+    # `i` in both branches' slices reads its own clamp in each (the
+    # bounds' memo is keyed by source text).
+    out = np.zeros(u.shape[0])
+    for i in range(u.shape[0]):
+        out[i] = np.sum(u[i:i + 2] ** 2) if i < 5 else np.sum(u[i:] * 3)
+    return out
+
+
 def past_the_end(u):
     n = u.shape[0]
     out = np.zeros(n)
@@ -157,6 +166,7 @@ def fd_gradient(fn, args, k, h=1e-6):
     (upwind, [(8,), 0.5]),
     (guarded_rows, [(4, 5)]),
     (ring_rows, [(5, 3)]),
+    (same_bounds_both_branches, [(8,)]),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_values_and_gradients(fn, args):
     rng = np.random.default_rng(11)

@@ -181,6 +181,40 @@ def test_data_segment_views_in_a_loop():
                                want, rtol=1e-13)
 
 
+def window_statistics(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        w = x[i:i + 3]  # 3, then 2 and 1 long at the end
+        out[i] = (w.size + w.var(ddof=0) * 2 + np.mean(w)
+                  + np.argmax(w) * 0.1 + w.argmin() * 0.01)
+    return np.sum(out * out)
+
+
+def window_deviations(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.std(x[i:i + 4], ddof=1) if i < 7 else np.std(x[i:])
+    return out
+
+
+def argmax_of_data_window(x, s):
+    return np.argmax(x[s[0]:s[1]])
+
+
+def test_window_statistics():
+    _check(window_statistics, X)
+    # (np.std of a length-1 window is 0 whatever x: its gradient through
+    # sqrt at 0 is NaN, as JAX's; values only.)
+    np.testing.assert_allclose(sdfg.program(window_deviations)(X.copy()),
+                               window_deviations(X.copy()), rtol=1e-13)
+
+
+def test_argmax_of_a_window_that_may_be_empty():
+    with pytest.raises(sdfg.FrontendError, match="np.argmax of a window "
+                       "that may be empty"):
+        sdfg.program(argmax_of_data_window)(X, np.array([2, 5]))
+
+
 def scaled_segments(x, s):
     for j in range(s.shape[0] - 1):
         x[s[j]:s[j + 1]] *= x[s[j]] + 2.0

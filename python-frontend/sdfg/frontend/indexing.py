@@ -495,9 +495,11 @@ class Indexing:
         # clamped, to [0, n] for a positive step and [-1, n - 1] (-1: before
         # the first element) for a negative one.
         below = 0 if step > 0 else -1
+        written = []  # each bound as written (None: omitted), in order
 
         def bound(expr_node, default):
             if expr_node is None:
+                written.append(None)
                 return default
             # One statement's equal bound expressions (`data[p[i]:p[i+1]]`
             # and `cols[p[i]:p[i+1]]` in one np.dot) read their data once,
@@ -511,6 +513,7 @@ class Indexing:
                 v = self.control_index(self.eval(expr_node), expr_node)
                 if cacheable and not v.is_const():
                     self._remember_index(key, v)
+            written.append(v)
             return self.slice_bound(v, extent, below)
 
         saved = self.hoisted_index
@@ -521,6 +524,9 @@ class Indexing:
                     start = bound(sl.lower, Idx(0))
                     stop = bound(sl.upper, extent)
                     length = self.ceil_div(stop - start, step)
+                    if step == 1:
+                        self._tighten_length(length, start, written[1],
+                                             extent)
                 else:
                     start = bound(sl.lower, extent - 1)
                     stop = bound(sl.upper, Idx(-1))
@@ -530,6 +536,29 @@ class Indexing:
         if length.is_const() and length.const == 0:
             start = Idx(0)  # an empty slice reads nothing
         return start, step, length
+
+    def _tighten_length(self, length, start, v, extent):
+        """The interval of a window's length `min(v, extent) - start`, for
+        `start` in the dimension and `v` (the stop as written) not
+        negative: `x[i:i + 3]` over every i is 1 to 3 long, where the
+        length's tasklet alone gives 0 to 3 (its operands' intervals do
+        not know they move together)."""
+        if v is None or length.is_const() or len(length.terms) != 1:
+            return
+        name = next(iter(length.terms))
+        if name not in self.iter_bounds or length != Idx.of(name):
+            return
+        try:
+            if self.interval(v)[0] < 0 or self.interval(start)[0] < 0 or \
+                    self.interval(as_idx(extent) - start)[0] < 0:
+                return
+            (a, b), (c, d) = self.interval(v - start), \
+                self.interval(as_idx(extent) - start)
+        except FrontendError:
+            return
+        lo, hi = self.iter_bounds[name]
+        self.iter_bounds[name] = (max(lo, 0, min(a, c)),
+                                  min(hi, max(0, min(b, d))))
 
     def slice_bound(self, v, extent, below):
         """Slice bound `v` over a dimension of `extent` as NumPy reads it:

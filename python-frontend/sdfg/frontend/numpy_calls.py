@@ -922,24 +922,10 @@ def reduce(tr, name, value, axis, keepdims, node):
             val = tr.emit_scalar(e, coords, rank, dtype)
             tr.emit_store(val, out, out_coords, kind)
     if name == "mean":
-        count = 1
-        for d in axes:
-            ext = as_idx(e.shape[d])
-            if not ext.is_const():
-                count = None
-                break
-            count *= ext.const
-        if count is None:
-            total = Idx(1)
-            for d in axes:
-                ext = as_idx(e.shape[d])
-                if not total.is_const():
-                    raise tr.unsupported(node, "mean over several "
-                                         "loop-dependent axes")
-                total = ext.scale(total.const)
-            mean = tr.binop("div", ViewLeaf(out), total)
-        else:
-            mean = tr.binop("div", ViewLeaf(out), float(count))
+        count = element_count(tr, [e.shape[d] for d in axes], node,
+                              "mean")
+        mean = tr.binop("div", ViewLeaf(out), count if isinstance(
+            count, Idx) else float(count))
         # In the sum's type, as NumPy's mean (a float32 mean is float32
         # even where the sum is a 0-d value, which divides as float64).
         mean = tr.to_expr(mean)
@@ -1305,14 +1291,10 @@ def _more(tr, name, args, kwargs, node):
         dev = tr.binop("sub", x, mean)
         total = reduce(tr, "sum", tr.binop("mul", dev, dev), axis, keep,
                        node)
-        count = 1
-        for d in _axes(tr, axis, len(x.shape), node):
-            e = as_idx(x.shape[d])
-            if not e.is_const():
-                raise tr.unsupported(node, f"np.{name} over a dimension of "
-                                     "loop-dependent extent")
-            count *= e.const
-        v = tr.to_expr(tr.binop("div", total, float(count - ddof)))
+        count = element_count(tr, [x.shape[d] for d in _axes(
+            tr, axis, len(x.shape), node)], node, f"np.{name}") - ddof
+        v = tr.to_expr(tr.binop("div", total, count if isinstance(
+            count, Idx) else float(count)))
         if is_float(x.dtype) and v.dtype != x.dtype:
             v = Op("cast", [v], v.shape, x.dtype)  # float32 stays float32
         return elementwise(tr, "sqrt", [v], node) if name == "std" else v
@@ -1923,10 +1905,13 @@ def _argext(tr, name, value, axis, node, keepdims=False):
     (the smallest index among the ties, as NumPy), as int64; with
     `keepdims` the reduced axes stay, of length 1."""
     e = tr.to_expr(value)
-    shape = _static_shape(tr, e, node, f"np.{name}")
     if e.dtype == np.bool_:
         e = Op("cast", [e], e.shape, np.int64)
     kind = "max" if name == "argmax" else "min"
+    if len(e.shape) == 1 and not as_idx(e.shape[0]).is_const() and \
+            axis in (None, 0, -1):
+        return _window_argext(tr, name, kind, e, keepdims, node)
+    shape = _static_shape(tr, e, node, f"np.{name}")
     if axis is None:
         size = int(np.prod(shape))
         if size == 0:
@@ -1954,6 +1939,45 @@ def _argext(tr, name, value, axis, node, keepdims=False):
     big = int(np.prod(shape))
     cand = where(tr, hit, pos, big, node)
     return reduce(tr, "min", cand, axis, keepdims, node)
+
+
+def _window_argext(tr, name, kind, e, keepdims, node):
+    """np.argmax / np.argmin of a 1-d window whose length is known only
+    at run time (`x[i:i + 3]` at the end of its loop): positions from a
+    ramp as long as the window can be, cut to its length."""
+    n = as_idx(e.shape[0])
+    lo, hi = tr.interval(n)
+    if lo < 1:
+        raise tr.unsupported(node, f"np.{name} of a window that may be "
+                             "empty", "NumPy raises on an empty sequence, "
+                             "which is known here only at run time; test "
+                             "the length first")
+    ramp = _ramp(tr, "arange", [hi], {}, node)
+    pos = ViewLeaf(_window(ramp, 0, 0, n))
+    ext = reduce(tr, kind, e, None, True, node)
+    hit = tr.binop("eq", e, ext)
+    if is_float(e.dtype):
+        nan = Op("isnan", [e], e.shape, np.bool_)
+        hit = Op("or", [hit, nan], hit.shape, np.bool_)
+    cand = where(tr, hit, pos, hi, node)
+    return reduce(tr, "min", cand, None, keepdims, node)
+
+
+def element_count(tr, extents, node, what):
+    """The number of elements of `extents`: an int, or an Idx where one
+    extent is known only at run time (a window `x[i:i + 3]` at the end of
+    its loop); more than one is not affine."""
+    total = Idx(1)
+    for e in extents:
+        e = as_idx(e)
+        if e.is_const():
+            total = total.scale(e.const)
+        elif total.is_const():
+            total = e.scale(total.const)
+        else:
+            raise tr.unsupported(node, f"{what} over several axes of "
+                                 "loop-dependent extent")
+    return total.const if total.is_const() else total
 
 
 def _static_shape(tr, e, node, what):

@@ -2635,13 +2635,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             if attr == "ndim":
                 return base.ndim
             if attr == "size":
-                total = Idx(1)
-                for e in base.shape:
-                    if not as_idx(e).is_const():
-                        raise self.unsupported(node, "size of a view with a "
-                                               "loop-dependent shape")
-                    total = Idx(total.const * as_idx(e).const)
-                return total.const
+                return numpy_calls.element_count(self, base.shape, node,
+                                                 "size")
             if attr == "dtype":
                 return base.dtype.type
             return numpy_calls.BoundMethod(base, attr)
@@ -2782,10 +2777,18 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 overrides[n] = self._clamp_into(iv, narrowed[iv])
         saved = {n: self.env[n] for n in overrides}
         self.env.update(overrides)
+        # The statement's index memo keys bounds by their source text,
+        # which reads other values here: a memo of its own.
+        stmt = self.statements[-1] if self.statements else None
+        memo = stmt.index_memo if stmt else None
+        if stmt:
+            stmt.index_memo = {}
         try:
             return self.eval(expr)
         finally:
             self.env.update(saved)
+            if stmt:
+                stmt.index_memo = memo
 
     def _clamp_into(self, iv, bounds):
         """`iv` clamped into `bounds` = (lo, hi): an index tasklet before
