@@ -815,6 +815,10 @@ def _check_after_call(meta, module):
         if axis == -2:
             raise ValueError(f"{where}: could not broadcast input array "
                              f"from extent {index} into extent {extent}")
+        if axis == -3:
+            raise ValueError(f"{where}: zero-size array to a reduction "
+                             "operation (max, min, argmax or argmin) which "
+                             "has no identity")
         if index < 0:
             # The frontend adds the size to a negative index read from data
             # (NumPy's counting from the end) before the access; what is

@@ -125,6 +125,21 @@ def write_past_the_end(u):
     return out
 
 
+def past_a_clamped_window(u):
+    s = 0.0
+    for i in range(u.shape[0]):
+        w = u[i:i + 3]  # 2 long, then 1, at the end
+        s += w[2]
+    return s
+
+
+def row_past_a_clamped_window(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += np.sum(A[i:i + 2][1])
+    return s
+
+
 def interior_stencil(u):
     n = u.shape[0]
     out = np.zeros(n)
@@ -191,6 +206,10 @@ def test_values_and_gradients(fn, args):
      "index 3 is out of bounds for axis 0 with size 3"),
     (write_past_the_end, (6,),
      "index 6 is out of bounds for axis 0 with size 6"),
+    (past_a_clamped_window, (6,),
+     "index 2 is out of bounds for axis 0 with size 2"),
+    (row_past_a_clamped_window, (4, 3),
+     "index 1 is out of bounds for axis 0 with size 1"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_out_of_bounds_raises_index_error(fn, shape, message):
     u = np.ones(shape)

@@ -197,6 +197,18 @@ def window_deviations(x):
     return out
 
 
+def window_cumulatives(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = (np.cumsum(x[i:i + 3])[-1] + np.cumprod(x[i:i + 3])[0]
+                  + np.maximum.accumulate(x[i:i + 4])[-1])
+    return np.sum(out * out)
+
+
+def data_window_cumsum(x, s):
+    return np.sum(np.cumsum(x[s[0]:s[1]]) ** 2)
+
+
 def argmax_of_data_window(x, s):
     return np.argmax(x[s[0]:s[1]])
 
@@ -209,10 +221,36 @@ def test_window_statistics():
                                window_deviations(X.copy()), rtol=1e-13)
 
 
-def test_argmax_of_a_window_that_may_be_empty():
-    with pytest.raises(sdfg.FrontendError, match="np.argmax of a window "
-                       "that may be empty"):
-        sdfg.program(argmax_of_data_window)(X, np.array([2, 5]))
+def test_window_cumulatives():
+    _check(window_cumulatives, X)
+    for s in ([2, 7], [5, 3], [0, 10]):
+        s = np.array(s)
+        np.testing.assert_allclose(
+            sdfg.program(data_window_cumsum)(X.copy(), s),
+            data_window_cumsum(X.copy(), s), rtol=1e-13)
+
+
+def max_of_data_window(x, s):
+    return np.max(x[s[0]:s[1]]) - np.min(x[s[1]:s[2]])
+
+
+def test_extrema_of_windows_empty_when_run():
+    # NumPy's ValueError where the window is empty; values elsewhere.
+    prog = sdfg.program(argmax_of_data_window)
+    assert prog(X, np.array([2, 7])) == argmax_of_data_window(X, np.array(
+        [2, 7]))
+    with pytest.raises(ValueError):
+        argmax_of_data_window(X, np.array([5, 5]))
+    with pytest.raises(ValueError, match="zero-size array to a reduction"):
+        prog(X, np.array([5, 5]))
+    prog = sdfg.program(max_of_data_window)
+    s = np.array([1, 4, 9])
+    assert prog(X, s) == max_of_data_window(X, s)
+    for s in ([3, 3, 9], [1, 4, 2]):
+        with pytest.raises(ValueError):
+            max_of_data_window(X, np.array(s))
+        with pytest.raises(ValueError, match="zero-size array"):
+            prog(X, np.array(s))
 
 
 def scaled_segments(x, s):

@@ -636,8 +636,13 @@ class Indexing:
         their container, which is the dimension itself when the view
         covers it whole, and an sdfg.check_index checks the rest."""
         extent = as_idx(view.shape[vd])
-        if i.is_const():
-            return extent + i if i.const < 0 else i
+        if i.is_const() and i.const < 0:
+            # From the end of a window whose length only the run knows.
+            i = extent + i
+            if self._provably_inside(i, extent):
+                return i
+            with self._index_place(i):
+                return self._check_in_view(i, view, vd, lowered_check=False)
         try:
             lo, hi = self.interval(i)
         except FrontendError:
@@ -700,6 +705,26 @@ class Indexing:
         if self.is_data_index(i):
             self.data_names.add(name)
         return self._remember_index(key, name)
+
+    def require_elements(self, extent):
+        """NumPy's ValueError, when the program runs, where `extent` (an
+        axis a max, min, argmax or argmin reduces, known only at run time)
+        is 0: an sdfg.check_index of 0 with axis -3, which the runtime
+        reads as that error."""
+        extent = as_idx(extent)
+        try:
+            if self.interval(extent)[0] >= 1:
+                return
+        except FrontendError:
+            pass
+        with self._index_place(extent):
+            key = ("nonempty", _idx_key(extent))
+            if self._index_memo(key) is not None:
+                return
+            name = self.em.fresh("k")
+            self.em.line(f"{name} = sdfg.check_index {self.index_ssa(Idx(0))}"
+                         f", {self.index_ssa(extent)} axis -3")
+            self._remember_index(key, name)
 
     @staticmethod
     def _whole_dimension(view, vd):

@@ -878,6 +878,8 @@ def reduce(tr, name, value, axis, keepdims, node):
                     "zero-size array to reduction operation "
                     f"{'maximum' if kind == 'max' else 'minimum'} which has "
                     "no identity", node)
+            if not x.is_const():
+                tr.require_elements(x)
     out = tr.transient_view(out_shape, dtype, node, name)
     if kind == "add":
         init = 0
@@ -1856,6 +1858,9 @@ def _cumsum(tr, value, axis, node, op="add"):
     what = {"add": "np.cumsum", "mul": "np.cumprod"}.get(
         op, f"np.{op}.accumulate")
     e = tr.to_expr(value)
+    if len(e.shape) == 1 and not as_idx(e.shape[0]).is_const() and \
+            axis in (None, 0, -1):
+        return _window_cumulative(tr, e, op, what, node)
     shape = _static_shape(tr, e, node, what)
     if axis is None:
         if len(shape) != 1:
@@ -1941,17 +1946,53 @@ def _argext(tr, name, value, axis, node, keepdims=False):
     return reduce(tr, "min", cand, axis, keepdims, node)
 
 
+def _window_cumulative(tr, e, op, what, node):
+    """np.cumsum & co. of a 1-d window whose length is known only at run
+    time: a loop over it carrying the running value in a 0-d transient
+    (which starts at op's identity, so no iteration reads before the
+    window), in order, as NumPy accumulates."""
+    n = as_idx(e.shape[0])
+    dtype = e.dtype
+    if op in ("add", "mul") and not is_float(dtype) and dtype.itemsize < 8:
+        dtype = np.dtype(np.int64)  # as np.sum: bools and int32 add in int64
+    src = _as_view(tr, e, node)
+    out = tr.transient_view([n], dtype, node, what[3:].split(".")[0])
+    acc = tr.transient_view([], dtype, node, "running")
+    if op in ("add", "mul"):
+        identity = 0 if op == "add" else 1
+    elif is_float(dtype):
+        identity = float("-inf") if op == "maximum" else float("inf")
+    else:
+        info = np.iinfo(dtype)
+        identity = int(info.min if op == "maximum" else info.max)
+    tr.store(acc, ConstLeaf(identity, dtype), cast=True)
+    with tr.control_section():
+        i = tr.em.fresh("i")
+        tr.iter_bounds[i] = (0, max(tr.upper_extent(n, node) - 1, 0))
+        with tr.em.block(f"sdfg.loop {i} = 0 to {n.render()} step 1"):
+            with tr.em.block("sdfg.state"):
+                def at(v):
+                    # Element i, as a 0-d view.
+                    base = [(o + Idx.of(i).scale(st), st, None) if d == 0
+                            else (o, st, d) for o, st, d in v.base]
+                    return View(v.container, base, [])
+                here, item = at(out), at(src)
+                if op in ("add", "mul"):
+                    step = tr.binop(op, ViewLeaf(acc), ViewLeaf(item))
+                else:
+                    step = elementwise(tr, op, [ViewLeaf(acc), ViewLeaf(item)],
+                                       node)
+                tr.store(here, step, cast=True)
+                tr.store(acc, ViewLeaf(at(out)), cast=True)
+    return out
+
+
 def _window_argext(tr, name, kind, e, keepdims, node):
     """np.argmax / np.argmin of a 1-d window whose length is known only
     at run time (`x[i:i + 3]` at the end of its loop): positions from a
     ramp as long as the window can be, cut to its length."""
     n = as_idx(e.shape[0])
-    lo, hi = tr.interval(n)
-    if lo < 1:
-        raise tr.unsupported(node, f"np.{name} of a window that may be "
-                             "empty", "NumPy raises on an empty sequence, "
-                             "which is known here only at run time; test "
-                             "the length first")
+    hi = tr.upper_extent(n, node)
     ramp = _ramp(tr, "arange", [hi], {}, node)
     pos = ViewLeaf(_window(ramp, 0, 0, n))
     ext = reduce(tr, kind, e, None, True, node)

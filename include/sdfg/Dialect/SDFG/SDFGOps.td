@@ -461,7 +461,10 @@ def SDFG_CheckIndexOp : SDFG_Op<"check_index", [MemoryEffects<[MemWrite]>]> {
 
     A frontend emits it where an index that compiling cannot prove in
     range is read in a loop (`u[i + 1]` over every `i`; `w[k]` of a window
-    `w`); indices it can prove in range need none.
+    `w`); indices it can prove in range need none. Axis -3 checks index 0
+    against the extent of an axis that a reduction without identity (max,
+    min, argmax) reduces: a failure there is NumPy's ValueError for an
+    empty array, not an IndexError.
 
     ```mlir
     %j = sdfg.check_index %i, %n axis 0
