@@ -246,3 +246,10 @@ def construct_name(node):
         "Starred": "starred expression", "NamedExpr": "walrus operator",
     }
     return names.get(type(node).__name__, type(node).__name__)
+
+
+def reads_or_calls(expr):
+    """Whether evaluating `expr` may read an element or call (and so check
+    an index or a length): a branch Python evaluates only where taken."""
+    return any(isinstance(n, (ast.Subscript, ast.Call))
+               for n in ast.walk(expr))

@@ -7,7 +7,9 @@ import ast
 
 import numpy as np
 
+from ..errors import FrontendError
 from . import numpy_calls
+from .bindings import reads_or_calls
 from .values import (ConstLeaf, Idx, IdxLeaf, Masked, Op, as_idx, fmt_shape,
                      is_float, same_extent)
 
@@ -191,11 +193,50 @@ class Operators:
 
     def eval_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
-        values = [self.eval(v) for v in node.values]
+        first = self.eval(node.values[0])
+        lazy = self._short_circuit(op, first, node)
+        if lazy is not None:
+            return lazy
+        values = [first] + [self.eval(v) for v in node.values[1:]]
         result = values[-1]
         for v in reversed(values[:-1]):
             result = self._pick(op, v, result, node)
         return result
+
+    def _short_circuit(self, op, first, node):
+        """`a and b` / `a or b` of a scalar known only at run time, where
+        the rest reads elements or calls: Python evaluates the rest only
+        where `a` does not decide (`i < n - 1 and x[i + 1] > 0` never reads
+        x[n]), so the rest goes in a branch (Translator.branch_values).
+        None where the operands are evaluated together."""
+        if isinstance(first, (bool, int, float, np.bool_, np.number, str)) \
+                or first is None or isinstance(first, Idx):
+            return None
+        rest = node.values[1:]
+        rest_node = rest[0] if len(rest) == 1 else ast.copy_location(
+            ast.BoolOp(op=node.op, values=rest), rest[0])
+        if not reads_or_calls(rest_node):
+            return None
+        try:
+            e = self.to_expr(first)
+        except FrontendError:
+            return None
+        if e.shape:
+            return None  # arrays: element-wise (NumPy refuses their truth)
+
+        def keep_first():
+            return first
+
+        def evaluate_rest():
+            return self.eval(rest_node)
+
+        branches = (evaluate_rest, keep_first) if op == "and" else \
+            (keep_first, evaluate_rest)
+        chosen = self.branch_values(first, node.values[0], *branches, node)
+        if chosen is None:
+            return None
+        cond, _, kept = chosen
+        return numpy_calls.where(self, cond, *kept, node)
 
     def _pick(self, op, a, b, node):
         """Python's `a or b` (a if a is true, else b) and `a and b` (a if

@@ -26,7 +26,7 @@ from . import comprehensions, math_functions, numpy_calls
 from .aliasing import Aliasing
 from .bindings import (SITES, STATIC, STRAIGHT, assigned_names,
                        carried_names, construct_name, count_assignments,
-                       inplace_targets, name_permutation)
+                       inplace_targets, name_permutation, reads_or_calls)
 from .emitter import Emitter
 from .global_values import NUMPY, GlobalValues, ModuleRef, inlinable
 from .indexing import Fancy, FancyLeaf, Indexing, _idx_key
@@ -2721,8 +2721,17 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             test = bool(test)
         if isinstance(test, (bool, int, float)):
             return self.eval(node.body if test else node.orelse)
-        body = self._eval_narrowed(node.body, node.test, True)
-        orelse = self._eval_narrowed(node.orelse, node.test, False)
+        chosen = None
+        if reads_or_calls(node.body) or reads_or_calls(node.orelse):
+            chosen = self.branch_values(
+                test, node.test, lambda: self.eval(node.body),
+                lambda: self.eval(node.orelse), node)
+        if chosen is not None:
+            test, (body, orelse), values = chosen
+        else:
+            body = self._eval_narrowed(node.body, node.test, True)
+            orelse = self._eval_narrowed(node.orelse, node.test, False)
+            values = (body, orelse)
         # `a = x if c > 0 else y` names x or y in NumPy; here it is a new
         # array holding one of them. Rejected where that shows: either
         # array, or the name it is bound to, updated in place.
@@ -2751,7 +2760,57 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     f"'{updated[0]}' is updated in place, which would show "
                     "through the other name; choose with np.where (a new "
                     "array) or copy the chosen array")
-        return numpy_calls.where(self, test, body, orelse, node)
+        return numpy_calls.where(self, test, *values, node)
+
+    def branch_values(self, test, test_node, then, orelse, node):
+        """Python's lazy choice `then() if test else orelse()`: each branch
+        evaluated in its own region of an sdfg.if, so that only the branch
+        taken reads (its index checks and broadcasts fire only where Python
+        would evaluate it), with loop variables narrowed by `test_node` as
+        an if statement's; its value kept in a transient, chosen after.
+        Returns (test as a scalar, the branches' values as evaluated, the
+        values to choose between), or None where no control flow can go
+        (inside a map): the caller evaluates both branches."""
+        stmt = self.statements[-1] if self.statements else None
+        if stmt is None or self.em.buffer is not stmt.buf:
+            return None
+        with self.control_section():
+            cond = self.control_scalar(test, np.bool_)
+            self.loop_depth += 1
+            raw, kept = [], []
+            with self.em.block(f"sdfg.if {cond}"):
+                r, k = self._branch_value(then, test_node, True, node)
+                raw.append(r)
+                kept.append(k)
+            self.em.buffer.lines[-1] += " else {"
+            self.em.indent += 1
+            r, k = self._branch_value(orelse, test_node, False, node)
+            raw.append(r)
+            kept.append(k)
+            self.em.indent -= 1
+            self.em.line("}")
+            self.loop_depth -= 1
+        return ScalarLeaf(cond, np.bool_), raw, kept
+
+    def _branch_value(self, thunk, test_node, holds, node):
+        known = set(self.iter_bounds)
+        with self.narrowed(test_node, holds), self.statement() as stmt:
+            raw = thunk()
+            if isinstance(raw, (bool, int, float, np.bool_, np.number)) \
+                    and not isinstance(raw, Idx):
+                stmt.done()
+                return raw, raw
+            e = self.to_expr(raw)
+            if any(n not in known for x in e.shape for n in as_idx(x).terms):
+                raise self.unsupported(
+                    node, "a conditional expression whose array's length is "
+                    "computed in its branch", "its length is known only "
+                    "where the branch runs; compute the array in an if "
+                    "statement and use it there")
+            tmp = self.transient_view(list(e.shape), e.dtype, node, "chosen")
+            self.store(tmp, e)
+            stmt.done()
+        return raw, ViewLeaf(tmp)
 
     def _eval_narrowed(self, expr, test, holds):
         """A branch of `a if test else b`, as Python evaluates it only
