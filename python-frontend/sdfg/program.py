@@ -346,7 +346,7 @@ class Program:
         meta_path = os.path.join(directory, "meta.json")
         if os.path.exists(lib) and os.path.exists(meta_path):
             with open(meta_path) as f:
-                return directory, json.load(f)
+                return directory, _rebased(json.load(f), self.fn)
         tr = translate(self.fn, args, device=self.device)
         source = tr.text
         name = tr.name
@@ -423,6 +423,10 @@ class Program:
                 # For run-time errors that name a generated line (an index
                 # out of bounds): [first line, "file:line"] runs.
                 "line_sources": _line_runs(tr.sources),
+                # Where the function was: the key holds its source, not
+                # its file, so the same text elsewhere shares the entry
+                # and rebases the locations above (_rebased).
+                "origin": _origin(self.fn),
             }
             with open(os.path.join(staging, "meta.json"), "w") as f:
                 json.dump(meta, f)
@@ -779,6 +783,40 @@ def _check_overlap(meta, args, written):
                     f"arguments '{n1}' and '{n2}' share memory and the "
                     f"program writes '{changed}': pass a copy of one of "
                     "them")
+
+
+def _origin(fn):
+    """[source file, first line] of function `fn`."""
+    code = getattr(fn, "__code__", None)
+    return [inspect.getsourcefile(fn) or "<unknown>",
+            getattr(code, "co_firstlineno", 1)]
+
+
+def _rebased(meta, fn):
+    """`meta` of a library built from the same source text at another
+    place (another file, or lines above it changed): its "file:line"
+    locations in that function's file moved to where `fn` is."""
+    old = meta.get("origin")
+    new = _origin(fn)
+    if not old or old == new:
+        return meta
+    prefix, shift = old[0] + ":", new[1] - old[1]
+
+    def move(where):
+        if isinstance(where, str) and where.startswith(prefix) and \
+                where[len(prefix):].isdigit():
+            return f"{new[0]}:{int(where[len(prefix):]) + shift}"
+        return where
+
+    meta = dict(meta)
+    meta["line_sources"] = [[k, move(w)]
+                            for k, w in meta.get("line_sources") or []]
+    meta["linalg_sites"] = [[f, move(w)]
+                            for f, w in meta.get("linalg_sites") or []]
+    meta["index_checks"] = [[n, e, move(w)]
+                            for n, e, w in meta.get("index_checks") or []]
+    meta["origin"] = new
+    return meta
 
 
 def _line_runs(sources):

@@ -205,3 +205,21 @@ def test_slp_vectorised_libmvec_calls_compute_numpys_values():
     got = sdfg.program(pairwise_exp_step)(P.copy(), M, 0.3)
     np.testing.assert_allclose(got, pairwise_exp_step(P.copy(), M, 0.3),
                                rtol=1e-13)
+
+
+def test_cached_entry_locates_errors_where_the_function_is(tmp_path,
+                                                           monkeypatch):
+    # The same source text in two files shares one cached library; a
+    # run-time error names the file and line of the function called.
+    monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path / "cache"))
+    src = ("def f(x):\n    s = 0.0\n    for i in range(x.shape[0]):\n"
+           "        s += x[i + 1]\n    return s\n")
+    (tmp_path / "first_copy.py").write_text(src)
+    (tmp_path / "second_copy.py").write_text("import numpy\n\n\n\n" + src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+    for name, line in (("first_copy", 4), ("second_copy", 8)):
+        module = importlib.import_module(name)
+        with pytest.raises(IndexError, match=rf"{name}.py:{line}: index 4"):
+            sdfg.program(module.f)(np.arange(4.0))
+    assert len(os.listdir(tmp_path / "cache")) == 1
