@@ -223,6 +223,12 @@ class Operators:
             return None
         if e.shape:
             return None  # arrays: element-wise (NumPy refuses their truth)
+        if not self._calls_user_code(rest_node):
+            # Operands that read nothing a run-time check guards are
+            # evaluated together (no control flow, nor a taped branch).
+            rest = self.eager_if_clean(lambda: self.eval(rest_node))
+            if rest is not None:
+                return self._pick(op, first, rest, node)
 
         def keep_first():
             return first

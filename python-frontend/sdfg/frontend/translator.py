@@ -27,7 +27,7 @@ from .aliasing import Aliasing
 from .bindings import (SITES, STATIC, STRAIGHT, assigned_names,
                        carried_names, construct_name, count_assignments,
                        inplace_targets, name_permutation, reads_or_calls)
-from .emitter import Emitter
+from .emitter import Buffer, Emitter
 from .global_values import NUMPY, GlobalValues, ModuleRef, inlinable
 from .indexing import Fancy, FancyLeaf, Indexing, _idx_key
 from .iteration import lower_iteration
@@ -2686,6 +2686,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         """Emits control flow (loops) in the middle of a statement: what
         the statement emitted so far goes before it, in its own state."""
         stmt = self.statements[-1]
+        if stmt.trial:
+            raise _TrialAbort()  # control flow: not evaluated on trial
         stmt.flush()
         em = self.em
         inner, inner_indent = em.buffer, em.indent
@@ -2721,16 +2723,28 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             test = bool(test)
         if isinstance(test, (bool, int, float)):
             return self.eval(node.body if test else node.orelse)
-        chosen = None
+        chosen = eager = None
         if reads_or_calls(node.body) or reads_or_calls(node.orelse):
-            chosen = self.branch_values(
-                test, node.test, lambda: self.eval(node.body),
-                lambda: self.eval(node.orelse), node)
+            # Both branches as np.where when that checks nothing at run
+            # time (their reads provably in range): no control flow, and
+            # a gradient without a taped branch per execution. Else (and
+            # for calls of the program's functions, which may write) only
+            # the branch taken, as Python.
+            if not (self._calls_user_code(node.body) or
+                    self._calls_user_code(node.orelse)):
+                eager = self.eager_if_clean(lambda: (
+                    self._eval_narrowed(node.body, node.test, True),
+                    self._eval_narrowed(node.orelse, node.test, False)))
+            if eager is None:
+                chosen = self.branch_values(
+                    test, node.test, lambda: self.eval(node.body),
+                    lambda: self.eval(node.orelse), node)
         if chosen is not None:
             test, (body, orelse), values = chosen
         else:
-            body = self._eval_narrowed(node.body, node.test, True)
-            orelse = self._eval_narrowed(node.orelse, node.test, False)
+            body, orelse = eager or (
+                self._eval_narrowed(node.body, node.test, True),
+                self._eval_narrowed(node.orelse, node.test, False))
             values = (body, orelse)
         # `a = x if c > 0 else y` names x or y in NumPy; here it is a new
         # array holding one of them. Rejected where that shows: either
@@ -2761,6 +2775,50 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     "through the other name; choose with np.where (a new "
                     "array) or copy the chosen array")
         return numpy_calls.where(self, test, *values, node)
+
+    def eager_if_clean(self, thunk):
+        """`thunk()` evaluated with what it emits held aside, kept (spliced
+        where it would have gone) if it checks nothing at run time: no
+        index check, no broadcast of run-time extents, no index read from
+        data, no control flow, no error. Else None, with nothing emitted
+        or allocated: the caller evaluates lazily instead."""
+        stmt = self.statements[-1] if self.statements else None
+        em = self.em
+        if stmt is None or em.buffer is not stmt.buf or stmt.trial:
+            return None
+        allocs = len(em.allocs)
+        data = set(self.data_names)
+        memo = dict(stmt.index_memo)
+        real = (stmt.buf, stmt.outer, stmt.outer_indent, em.indent)
+        inner, held = Buffer(), Buffer()
+        stmt.buf, stmt.outer, stmt.outer_indent = inner, held, 0
+        em.buffer, em.indent = inner, 0
+        stmt.trial = True
+        value, clean = None, False
+        try:
+            value = thunk()
+            text = "\n".join(held.lines + inner.lines)
+            clean = "sdfg.check_index" not in text and \
+                "sdfg.broadcast_extent" not in text and \
+                self.data_names == data
+        except (_TrialAbort, FrontendError):
+            clean = False
+        finally:
+            stmt.trial = False
+            stmt.buf, stmt.outer, stmt.outer_indent = real[:3]
+            em.buffer, em.indent = stmt.buf, real[3]
+        if not clean:
+            del em.allocs[allocs:]
+            del em.alloc_sources[allocs:]
+            self.data_names.clear()
+            self.data_names.update(data)
+            stmt.index_memo = memo
+            return None
+        em.buffer, em.indent = stmt.outer, stmt.outer_indent
+        em.splice(held)
+        em.buffer, em.indent = stmt.buf, real[3]
+        em.splice(inner)
+        return value
 
     def branch_values(self, test, test_node, then, orelse, node):
         """Python's lazy choice `then() if test else orelse()`: each branch
@@ -2939,6 +2997,10 @@ class ScalarLeafCopy:
         self.expr = ViewLeaf(tmp.view())
 
 
+class _TrialAbort(Exception):
+    """An evaluation on trial that would emit control flow."""
+
+
 class _Statement:
     """Collects the text of one statement and wraps it in a state when it
     holds dataflow."""
@@ -2951,6 +3013,8 @@ class _Statement:
         # windows in one statement get one extent (np.dot(x[i:i+3],
         # x[i:i+3]) must see equal lengths).
         self.index_memo = {}
+        # Under Translator.eager_if_clean: what it emits is held aside.
+        self.trial = False
 
     def __enter__(self):
         em = self.tr.em
