@@ -178,3 +178,53 @@ def test_branches_that_check_nothing_need_no_control_flow():
         absolute_sum(U), rel=1e-14)
     # A read that needs a check runs only where its branch is taken.
     assert "sdfg.if" in sdfg.to_mlir(guarded_and, U)
+
+
+def decided_when_compiling(x, k):
+    # k is known when compiling: the operand after a false `and` (a true
+    # `or`) is not evaluated, as in Python (x[k + 1] would be x[5]).
+    a = 1.0 if k + 1 < 5 and x[k + 1] > 0 else 0.0
+    b = k + 1 >= 5 or x[k + 1] > 0
+    return a + b
+
+
+def size_decides(x, s):
+    w = x[s[0]:s[1]]
+    return np.sum(np.cumsum(w) if w.size > 2 else w * 2.0)
+
+
+def test_choices_decided_by_compile_time_values_and_sizes():
+    x = np.arange(1.0, 6.0)
+    assert sdfg.program(decided_when_compiling)(x, 4) == 1.0
+    # A branch's value is kept for every length the choice can see (the
+    # else branch alone sees at most 2).
+    x = np.arange(1.0, 8.0)
+    for s in ([1, 6], [0, 7], [2, 4]):
+        s = np.array(s)
+        assert sdfg.program(size_decides)(x, s) == size_decides(x, s)
+
+
+def array_test(x):
+    return x if x > 0 else 2 * x
+
+
+def array_and(x, k):
+    return x and k[0]
+
+
+def scalar_or_array(x, k):
+    return (k[0] or x) * 1.0
+
+
+def test_truth_of_arrays_is_refused():
+    x = np.arange(1.0, 6.0)
+    for fn, args in ((array_test, (x,)), (array_and, (x, np.array([1])))):
+        with pytest.raises(ValueError):
+            fn(*args)
+        with pytest.raises(sdfg.FrontendError,
+                           match="truth value of an array with more than "
+                           "one element is ambiguous"):
+            sdfg.program(fn)(*args)
+    with pytest.raises(sdfg.FrontendError,
+                       match="'and'/'or' between a scalar and an array"):
+        sdfg.program(scalar_or_array)(x, np.array([0]))

@@ -4,6 +4,8 @@ constants, loop-dependent (a window x[i:i+3] whose loop runs past the
 end) or read from data. Forward values against NumPy, gradients against
 central finite differences (float64)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -211,6 +213,22 @@ def data_window_cumsum(x, s):
 
 def argmax_of_data_window(x, s):
     return np.argmax(x[s[0]:s[1]])
+
+
+def degrees_of_freedom(x, s):
+    w = x[s[0]:s[1]]
+    return np.var(w, ddof=1), np.std(x[3:5], ddof=3), np.var(x[2:4], ddof=2)
+
+
+def test_variance_with_ddof_past_the_length():
+    # NumPy divides by max(N - ddof, 0): nan for nothing over 0, inf else.
+    for s in ([2, 2], [2, 3], [1, 6]):
+        s = np.array(s)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = degrees_of_freedom(X, s)
+        got = sdfg.program(degrees_of_freedom)(X, s)
+        np.testing.assert_array_equal(got, want)
 
 
 def test_window_statistics():

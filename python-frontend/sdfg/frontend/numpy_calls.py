@@ -1295,8 +1295,10 @@ def _more(tr, name, args, kwargs, node):
                        node)
         count = element_count(tr, [x.shape[d] for d in _axes(
             tr, axis, len(x.shape), node)], node, f"np.{name}") - ddof
-        v = tr.to_expr(tr.binop("div", total, count if isinstance(
-            count, Idx) else float(count)))
+        # NumPy divides by max(N - ddof, 0): inf, or nan for an empty one.
+        count = tr.ceil_div(count, 1) if isinstance(count, Idx) else \
+            float(max(count, 0))
+        v = tr.to_expr(tr.binop("div", total, count))
         if is_float(x.dtype) and v.dtype != x.dtype:
             v = Op("cast", [v], v.shape, x.dtype)  # float32 stays float32
         return elementwise(tr, "sqrt", [v], node) if name == "std" else v

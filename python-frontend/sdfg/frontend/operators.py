@@ -194,6 +194,19 @@ class Operators:
     def eval_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
         first = self.eval(node.values[0])
+        if _known(first):
+            # Decided when compiling, as Python: a false `and` operand (a
+            # true `or` one) is the value, and the rest is not evaluated
+            # (`k < n and x[k] > 0` with k >= n reads nothing).
+            if isinstance(first, Idx):
+                first = first.const
+            if bool(first) == (op == "or") or len(node.values) == 1:
+                return first
+            rest = node.values[1:]
+            return self.eval(rest[0] if len(rest) == 1 else
+                             ast.copy_location(ast.BoolOp(op=node.op,
+                                                          values=rest),
+                                               rest[0]))
         lazy = self._short_circuit(op, first, node)
         if lazy is not None:
             return lazy
@@ -202,6 +215,24 @@ class Operators:
         for v in reversed(values[:-1]):
             result = self._pick(op, v, result, node)
         return result
+
+    def check_scalar_choice(self, test, other, node):
+        """`test` decides Python's choice (`test and other`, `other if
+        test else ...`): NumPy refuses the truth of an array of several
+        elements; and a choice between a scalar and an array has a shape
+        only the run knows, which one translation cannot follow."""
+        def scalar(e):
+            return all(same_extent(d, 1) for d in e.shape)
+        if not scalar(test):
+            raise self.error("the truth value of an array with more than "
+                             "one element is ambiguous; use a.any() or "
+                             "a.all()", node)
+        if other is not None and not scalar(other):
+            raise self.unsupported(
+                node, "'and'/'or' between a scalar and an array",
+                "Python's value is one of the operands, a scalar or an "
+                "array as the run decides; use np.where or an if "
+                "statement")
 
     def _short_circuit(self, op, first, node):
         """`a and b` / `a or b` of a scalar known only at run time, where
@@ -221,8 +252,7 @@ class Operators:
             e = self.to_expr(first)
         except FrontendError:
             return None
-        if e.shape:
-            return None  # arrays: element-wise (NumPy refuses their truth)
+        self.check_scalar_choice(e, None, node)
         if not self._calls_user_code(rest_node):
             # Operands that read nothing a run-time check guards are
             # evaluated together (no control flow, nor a taped branch).
@@ -241,7 +271,9 @@ class Operators:
         chosen = self.branch_values(first, node.values[0], *branches, node)
         if chosen is None:
             return None
-        cond, _, kept = chosen
+        cond, raw, kept = chosen
+        self.check_scalar_choice(e, self.to_expr(raw[0] if op == "and"
+                                                 else raw[1]), node)
         return numpy_calls.where(self, cond, *kept, node)
 
     def _pick(self, op, a, b, node):
@@ -253,8 +285,8 @@ class Operators:
                 not isinstance(a, Idx):
             return (a or b) if op == "or" else (a and b)
         ea, eb = self.to_expr(a), self.to_expr(b)
-        if (ea.dtype == np.bool_ and eb.dtype == np.bool_) or \
-                ea.shape or eb.shape:
+        self.check_scalar_choice(ea, eb, node)
+        if ea.dtype == np.bool_ and eb.dtype == np.bool_:
             return self.logical(op, a, b)
         truth = self.to_bool(ea)
         picked = (ea, eb) if op == "or" else (eb, ea)
@@ -455,6 +487,14 @@ class Operators:
         if dtype is None:
             dtype = e.dtype
         return Op(op, [e], e.shape, dtype)
+
+
+def _known(v):
+    """Whether `v` is a value compiling knows (a number, a string, None)."""
+    if isinstance(v, Idx):
+        return v.is_const()
+    return v is None or isinstance(v, (bool, int, float, str, np.bool_,
+                                       np.number))
 
 
 def _fold(op, a, b):

@@ -2723,6 +2723,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             test = bool(test)
         if isinstance(test, (bool, int, float)):
             return self.eval(node.body if test else node.orelse)
+        self.check_scalar_choice(self.to_expr(test), None, node)
         chosen = eager = None
         if reads_or_calls(node.body) or reads_or_calls(node.orelse):
             # Both branches as np.where when that checks nothing at run
@@ -2851,7 +2852,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         return ScalarLeaf(cond, np.bool_), raw, kept
 
     def _branch_value(self, thunk, test_node, holds, node):
-        known = set(self.iter_bounds)
+        known = dict(self.iter_bounds)
         with self.narrowed(test_node, holds), self.statement() as stmt:
             raw = thunk()
             if isinstance(raw, (bool, int, float, np.bool_, np.number)) \
@@ -2865,7 +2866,15 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     "computed in its branch", "its length is known only "
                     "where the branch runs; compute the array in an if "
                     "statement and use it there")
-            tmp = self.transient_view(list(e.shape), e.dtype, node, "chosen")
+            # Sized as where the choice is read, for every execution (the
+            # narrowed bounds hold only in this branch).
+            narrowed, self.iter_bounds = self.iter_bounds, {
+                **self.iter_bounds, **known}
+            try:
+                tmp = self.transient_view(list(e.shape), e.dtype, node,
+                                          "chosen")
+            finally:
+                self.iter_bounds = narrowed
             self.store(tmp, e)
             stmt.done()
         return raw, ViewLeaf(tmp)
