@@ -22,3 +22,18 @@ def assert_forward_and_gradient(fn, A, rng):
         fd = (fn(A + h * d) - fn(A - h * d)) / (2 * h)
     ad = float(np.sum(g * d))
     assert abs(fd - ad) <= 1e-7 * max(abs(fd), 1.0), (fd, ad)
+
+
+def fd_gradient(fn, args, k, h=1e-6):
+    """Central differences of sum(fn(*args)) with respect to args[k] (an
+    array), element by element (float64)."""
+    x = args[k]
+    g = np.zeros_like(x)
+    for j in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[j] = h
+        up = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        down = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        up[k], down[k] = x + e, x - e
+        g[j] = (np.sum(fn(*up)) - np.sum(fn(*down))) / (2 * h)
+    return g

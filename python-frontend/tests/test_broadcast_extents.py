@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import sdfg
+from checks import fd_gradient
 
 
 @pytest.fixture(autouse=True)
@@ -88,21 +89,6 @@ def csr_row_dot(data, cols, ptr, x):
     for i in range(n):
         y[i] = np.dot(data[ptr[i]:ptr[i + 1]], x[cols[ptr[i]:ptr[i + 1]]])
     return y
-
-
-def fd_gradient(fn, args, k, h=1e-6):
-    """Central differences of sum(fn(*args)) with respect to args[k]."""
-    x = args[k]
-    g = np.zeros_like(x)
-    for j in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[j] = h
-        up = [a.copy() for a in args]
-        down = [a.copy() for a in args]
-        up[k] = x + e
-        down[k] = x - e
-        g[j] = (np.sum(fn(*up)) - np.sum(fn(*down))) / (2 * h)
-    return g
 
 
 @pytest.mark.parametrize("fn, shapes", [

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import sdfg
+from checks import fd_gradient
 
 
 @pytest.fixture(autouse=True)
@@ -159,18 +160,6 @@ def guarded_by_offsets(u):
         if n - i > 2:
             out[i] += u[i + 2]
     return out
-
-
-def fd_gradient(fn, args, k, h=1e-6):
-    x = args[k]
-    g = np.zeros_like(x)
-    for j in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[j] = h
-        up, down = list(args), list(args)
-        up[k], down[k] = x + e, x - e
-        g[j] = (np.sum(fn(*up)) - np.sum(fn(*down))) / (2 * h)
-    return g
 
 
 @pytest.mark.parametrize("fn, args", [

@@ -272,19 +272,22 @@ LogicalResult Lowering::lowerBroadcastExtent(BroadcastExtentOp op) {
   Value smaller = arith::MinSIOp::create(b, loc, lhs, rhs);
   result = arith::SelectOp::create(b, loc, ok, result, smaller);
   mapping.map(op.getResult(), result);
+  // The record's axis field tells the caller which NumPy error this is.
+  reportUnless(loc, IndexCheck{ok, lhs, rhs, operands ? -1 : -2});
+  return success();
+}
+
+void Lowering::reportUnless(Location loc, const IndexCheck &check) {
   if (!checkIndices)
-    return success();
+    return;
   auto failed = scf::IfOp::create(
       b, loc, TypeRange(),
-      arith::XOrIOp::create(b, loc, ok,
+      arith::XOrIOp::create(b, loc, check.ok,
                             arith::ConstantIntOp::create(b, loc, 1, 1)),
       /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(failed.thenBlock());
-  // The record's axis field tells the caller which NumPy error this is.
-  int64_t kind = operands ? -1 : -2;
-  reportBadIndex(loc, IndexCheck{ok, lhs, rhs, kind});
-  return success();
+  reportBadIndex(loc, check);
 }
 
 LogicalResult Lowering::lowerCheckIndex(CheckIndexOp op) {
@@ -294,16 +297,8 @@ LogicalResult Lowering::lowerCheckIndex(CheckIndexOp op) {
   if (!checkIndices)
     return success();
   Value extent = mapping.lookup(op.getExtent());
-  Value ok = inBounds(loc, index, extent);
-  auto failed = scf::IfOp::create(
-      b, loc, TypeRange(),
-      arith::XOrIOp::create(b, loc, ok,
-                            arith::ConstantIntOp::create(b, loc, 1, 1)),
-      /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(failed.thenBlock());
-  reportBadIndex(
-      loc, IndexCheck{ok, index, extent, static_cast<int64_t>(op.getAxis())});
+  reportUnless(loc, IndexCheck{inBounds(loc, index, extent), index, extent,
+                               static_cast<int64_t>(op.getAxis())});
   return success();
 }
 

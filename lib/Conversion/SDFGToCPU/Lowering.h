@@ -211,6 +211,8 @@ public:
   /// Records the first failing check in `sdfg_index_error` unless an
   /// earlier failure did.
   void reportBadIndex(Location loc, ArrayRef<IndexCheck> checks);
+  /// Reports `check` where it fails, when checks are on (the check ops).
+  void reportUnless(Location loc, const IndexCheck &check);
   /// NumPy's broadcast of two run-time extents; a pair that does not
   /// broadcast is reported like a failed index check (IndexChecks.cpp).
   LogicalResult lowerBroadcastExtent(BroadcastExtentOp op);

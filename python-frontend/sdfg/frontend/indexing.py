@@ -641,7 +641,7 @@ class Indexing:
             i = extent + i
             if self._provably_inside(i, extent):
                 return i
-            with self._index_place(i):
+            with self.index_place(i):
                 return self._check_in_view(i, view, vd, lowered_check=False)
         try:
             lo, hi = self.interval(i)
@@ -652,20 +652,20 @@ class Indexing:
         elif lo < 0 or self.is_data_index(i):
             # The sign is known only at run time (a loop from -2, data):
             # wrapped in a tasklet, whose result the lowering checks.
-            with self._index_place(i):
+            with self.index_place(i):
                 return self._check_in_view(self.wrap_negative(i, extent),
                                            view, vd, lowered_check=True)
         if self._provably_inside(i, extent):
             return i
-        with self._index_place(i):
+        with self.index_place(i):
             return self._check_in_view(i, view, vd, lowered_check=False)
 
     @contextlib.contextmanager
-    def _index_place(self, i):
-        """Where index arithmetic on `i` goes: with the slice bounds before
-        the statement's state, unless `i` is computed in it (read from
-        data)."""
-        if self.is_data_index(i):
+    def index_place(self, i=None):
+        """Where index arithmetic (on `i`) goes: with the slice bounds
+        before the statement's state, unless `i` is computed in it (read
+        from data)."""
+        if i is not None and self.is_data_index(i):
             yield
             return
         saved = self.hoisted_index
@@ -717,7 +717,7 @@ class Indexing:
                 return
         except FrontendError:
             pass
-        with self._index_place(extent):
+        with self.index_place(extent):
             key = ("nonempty", _idx_key(extent))
             if self._index_memo(key) is not None:
                 return

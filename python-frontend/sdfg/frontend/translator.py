@@ -1373,9 +1373,9 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             del self.em.allocs[allocs:]
             del self.em.alloc_sources[allocs:]
 
-    def _static_index(self, expr):
-        """`expr` as an Idx over loop variables where computing it emits
-        nothing (`i`, `i + 1`, `n - i`), else None."""
+    def _quiet_value(self, expr):
+        """The value of `expr` where computing it emits nothing and calls
+        nothing (`i + 1`, `n - 1` of a size, a loop variable), else None."""
         if not _plain_arithmetic(expr):
             return None
         allocs = len(self.em.allocs)
@@ -1387,9 +1387,13 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         finally:
             del self.em.allocs[allocs:]
             del self.em.alloc_sources[allocs:]
-        if pre.dataflow or pre.lines or not isinstance(value, Idx):
-            return None
-        return value
+        return None if pre.dataflow or pre.lines else value
+
+    def _static_index(self, expr):
+        """`expr` as an Idx over loop variables where computing it emits
+        nothing (`i`, `i + 1`, `n - i`), else None."""
+        value = self._quiet_value(expr)
+        return value if isinstance(value, Idx) else None
 
     def _static_int(self, expr):
         """The int value of `expr` where compiling knows it and computing
@@ -1397,22 +1401,10 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         if isinstance(expr, ast.Constant):
             v = expr.value
             return v if type(v) is int else None
-        if not _plain_arithmetic(expr):
-            return None
-        allocs = len(self.em.allocs)
-        try:
-            with self.em.capture() as pre:
-                value = self.eval(expr)
-        except FrontendError:
-            return None
-        finally:
-            del self.em.allocs[allocs:]
-            del self.em.alloc_sources[allocs:]
+        value = self._quiet_value(expr)
         if isinstance(value, Idx) and value.is_const():
             value = value.const
-        if pre.dataflow or pre.lines or type(value) is not int:
-            return None
-        return value
+        return value if type(value) is int else None
 
     def _calls_user_code(self, test):
         for n in ast.walk(test):
@@ -2264,18 +2256,14 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         extent, which no access sized by it can leave."""
         a, b = as_idx(a), as_idx(b)
         key = ("broadcast", kind, _idx_key(a), _idx_key(b))
-        saved = self.hoisted_index
-        with self.index_section() as hoisted:
-            self.hoisted_index = hoisted
-            try:
-                memo = self._index_memo(key)
-                if memo is not None:
-                    return memo
-                name = self.em.fresh("b")
-                self.em.line(f"{name} = sdfg.broadcast_extent {kind} "
-                             f"{self.index_ssa(a)}, {self.index_ssa(b)}")
-            finally:
-                self.hoisted_index = saved
+        with self.index_place():
+            memo = self._index_memo(key)
+            if memo is not None:
+                return memo
+            name = self.em.fresh("b")
+            self.em.line(f"{name} = sdfg.broadcast_extent {kind} "
+                         f"{self.index_ssa(a)}, {self.index_ssa(b)}")
+            self._remember_index(key, name)
         try:
             (alo, ahi), (blo, bhi) = self.interval(a), self.interval(b)
         except FrontendError:
@@ -2293,8 +2281,6 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             self.iter_bounds[name] = bounds
         if self.is_data_index(a) or self.is_data_index(b):
             self.data_names.add(name)
-        if hoisted:
-            self.statements[-1].index_memo[key] = Idx.of(name)
         return Idx.of(name)
 
     def index_ssa(self, idx):
@@ -2921,27 +2907,22 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         the statement's state, with the slice bounds."""
         lo, hi = bounds
         key = ("clamp", iv, lo, hi)
-        saved = self.hoisted_index
-        with self.index_section() as hoisted:
-            self.hoisted_index = hoisted
-            try:
-                memo = self._index_memo(key)
-                if memo is not None:
-                    return memo
+        with self.index_place(Idx.of(iv)):
+            memo = self._index_memo(key)
+            if memo is not None:
+                return memo
 
-                def body(tb, args):
-                    r = tb.op(f"arith.maxsi {args[0]}, {tb.index_const(lo)}",
-                              "index")
-                    return [tb.op(f"arith.minsi {r}, {tb.index_const(hi)}",
-                                  "index")]
+            def body(tb, args):
+                r = tb.op(f"arith.maxsi {args[0]}, {tb.index_const(lo)}",
+                          "index")
+                return [tb.op(f"arith.minsi {r}, {tb.index_const(hi)}",
+                              "index")]
 
-                (name,) = self.em.tasklet([(iv, "index")], ["index"], body)
-                self.iter_bounds[name] = (lo, hi)
-                if iv in self.data_names:
-                    self.data_names.add(name)
-                return self._remember_index(key, name)
-            finally:
-                self.hoisted_index = saved
+            (name,) = self.em.tasklet([(iv, "index")], ["index"], body)
+            self.iter_bounds[name] = (lo, hi)
+            if iv in self.data_names:
+                self.data_names.add(name)
+            return self._remember_index(key, name)
 
     def _assigned_from(self, value):
         """The name a statement `name = value` of the function being
