@@ -22,7 +22,7 @@ import types
 import numpy as np
 
 from ..errors import FrontendError
-from . import comprehensions, math_functions, numpy_calls
+from . import comprehensions, math_functions, numpy_calls, returns
 from .aliasing import Aliasing
 from .bindings import (SITES, STATIC, STRAIGHT, assigned_names,
                        carried_names, construct_name, count_assignments,
@@ -235,6 +235,24 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         self.assign_counts = count_assignments(self.fdef)
         self.rebind_counts = count_assignments(self.fdef, augmented=False)
         self.inplace_names = inplace_targets(self.fdef)
+        self._fold_returns(self.fdef)
+
+    def _fold_returns(self, fdef, count=True):
+        """Returns before the end of `fdef`'s body (in if statements)
+        folded into one at the end (returns.py), and (with `count`) the
+        name counts taken again over the new body."""
+        body = fdef.body
+        last = body[-1] if body else None
+        if not any(returns.returns_in(st) for st in body[:-1]) and not (
+                last is not None and not isinstance(last, ast.Return) and
+                returns.returns_in(last)):
+            return
+        fdef.body = returns.fold_returns(body, self.unsupported)
+        if not count:
+            return
+        self.assign_counts = count_assignments(fdef)
+        self.rebind_counts = count_assignments(fdef, augmented=False)
+        self.inplace_names = inplace_targets(fdef)
 
     # ------------------------------------------------------------------
     # Errors
@@ -531,6 +549,13 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             if isinstance(v, (Expr, ScalarLeafCopy)) and not isinstance(
                     v, ConstLeaf):
                 bound[n] = self.materialize_if_view(v)
+        # Its early returns folded into one (located in its own file).
+        located = self.filename, self.firstline
+        self.filename, self.firstline = scope[2], scope[3]
+        try:
+            self._fold_returns(fdef, count=False)
+        finally:
+            self.filename, self.firstline = located
         body = list(fdef.body)
         self.returned_names.append({
             n.id for r in ast.walk(fdef) if isinstance(r, ast.Return)
