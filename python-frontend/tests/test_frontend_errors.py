@@ -92,7 +92,11 @@ def k_while_else(A, n):
 
 def k_early_return(A):
     for i in range(3):
-        return A  # here
+        if A[i, 0] > 0:
+            return A  # here
+    else:
+        A[0, 0] = 1.0
+    return A
 
 
 def k_global_array(A):
@@ -198,8 +202,8 @@ CASES = [
     (k_for_set, (A,), "for loop over set", "range"),
     (k_for_else, (A,), "for-else", None),
     (k_while_else, (A, 3), "while-else", None),
-    (k_early_return, (A,), "return inside a loop or block",
-     "only at its end or in branches of if statements"),
+    (k_early_return, (A,), "return in a loop with an else clause",
+     "after the loop"),
     (k_global_array, (A,), "global array 'GLOBAL_ARRAY' of dtype complex128",
      None),
     (k_nested_def, (A,), "decorated nested function", None),

@@ -17,7 +17,16 @@ import itertools
 def lower_loop_exits(fdef):
     """Rewrites every loop of `fdef` (in place) whose body breaks or
     continues."""
-    names = (f"__break{k}" for k in itertools.count())
+    # Numbered on from a previous pass over the same function (returns.py
+    # adds breaks after the first), so that flags stay distinct.
+    start = getattr(fdef, "sdfg_break_flags", 0)
+
+    def numbered():
+        for k in itertools.count(start):
+            fdef.sdfg_break_flags = k + 1
+            yield f"__break{k}"
+
+    names = numbered()
 
     class Lower(ast.NodeTransformer):
         def visit_For(self, node):

@@ -1,18 +1,22 @@
-"""Early returns under run-time tests, folded into one return: a function
-body `if c: return a` ... `return b` becomes `if c: r = a` `else: ...
-r = b` and `return r`. The statements after an `if` that may return go
-into its branches that do not (copied, so that each node is translated
-once); each return becomes an assignment to the same names, which the
-translator merges after the branch as any variable assigned in both.
-Returns inside loops are not folded (the translator rejects them).
+"""Early returns folded into one return at the end of a function body.
+
+In if statements: `if c: return a` ... `return b` becomes `if c: r = a`
+`else: ... r = b` and `return r`; the statements after an `if` that may
+return go (copied, so that each node is translated once) into its
+branches that do not. In loops: `return v` becomes `r = v`, a flag set and
+`break` (and `if flag: break` after each inner loop), and the statements
+after the loop run under `if not flag`. The translator then merges the
+result names as any variable assigned in branches, and loop_exits.py
+rewrites the breaks.
 """
 
 import ast
 import copy
 
-# Not a name a Python program can have written (it is not an identifier
-# the tokenizer produces from source, but ast.Name accepts it).
+# Not names a Python program can have written (not identifiers), which
+# ast.Name accepts.
 RESULT = "return value"
+FLAG = "return taken"
 
 
 def returns_in(stmt):
@@ -30,6 +34,18 @@ def returns_in(stmt):
     return None
 
 
+def _all_returns(stmts):
+    for st in stmts:
+        todo = [st]
+        while todo:
+            node = todo.pop(0)
+            if isinstance(node, ast.Return):
+                yield node
+            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                       ast.Lambda, ast.ClassDef)):
+                todo.extend(ast.iter_child_nodes(node))
+
+
 def _always_returns(stmts):
     if not stmts:
         return False
@@ -40,89 +56,161 @@ def _always_returns(stmts):
         _always_returns(last.orelse)
 
 
-def _fold(stmts, unsupported):
-    """`stmts` with every return at the end of a branch of nested ifs: the
-    statements after an if that may return follow in its branches."""
-    out = []
-    for k, st in enumerate(stmts):
-        if isinstance(st, ast.Return):
-            return out + [st]  # what follows is unreachable
-        if isinstance(st, ast.If) and returns_in(st):
+def _set_flag(value, at):
+    return ast.copy_location(ast.Assign(
+        targets=[ast.Name(id=FLAG, ctx=ast.Store())],
+        value=ast.Constant(value)), at)
+
+
+class _Folder:
+    def __init__(self, unsupported, convert, taken):
+        self.unsupported = unsupported
+        self.convert = convert  # a return -> the statements setting it
+        self.taken = taken  # what a branch after a returning loop ends in
+
+    def fold(self, stmts):
+        """`stmts` with every return at the end of a branch of nested ifs:
+        the statements after an if that may return follow in its
+        branches; those after a loop that may return, under `if not
+        flag`."""
+        out = []
+        for k, st in enumerate(stmts):
+            if isinstance(st, ast.Return):
+                return out + [st]  # what follows is unreachable
+            if returns_in(st) is None:
+                out.append(st)
+                continue
             rest = stmts[k + 1:]
-            body = st.body if _always_returns(st.body) else \
-                st.body + copy.deepcopy(rest)
-            orelse = st.orelse if _always_returns(st.orelse) else \
-                st.orelse + copy.deepcopy(rest)
-            return out + [ast.copy_location(ast.If(
-                test=st.test, body=_fold(body, unsupported),
-                orelse=_fold(orelse, unsupported)), st)]
-        inner = returns_in(st)
-        if inner is not None:
-            raise unsupported(inner, "return inside a loop or block",
-                              "a return may end the function only at its "
-                              "end or in branches of if statements; set a "
-                              "variable and break instead")
-        out.append(st)
-    return out
+            if isinstance(st, ast.If):
+                body = st.body if _always_returns(st.body) else \
+                    st.body + copy.deepcopy(rest)
+                orelse = st.orelse if _always_returns(st.orelse) else \
+                    st.orelse + copy.deepcopy(rest)
+                return out + [ast.copy_location(ast.If(
+                    test=st.test, body=self.fold(body),
+                    orelse=self.fold(orelse)), st)]
+            if isinstance(st, (ast.For, ast.While)):
+                loop = self._loop(copy.deepcopy(st))
+                after = ast.copy_location(ast.If(
+                    test=ast.UnaryOp(op=ast.Not(),
+                                     operand=ast.Name(id=FLAG,
+                                                      ctx=ast.Load())),
+                    body=self.fold(rest) or [ast.Pass()],
+                    orelse=self.taken()), st)
+                return out + [_set_flag(False, st), loop, after]
+            raise self._unsupported(returns_in(st))
+        return out
 
+    def _unsupported(self, node):
+        return self.unsupported(
+            node, "return inside a block",
+            "a return may end the function at its end, in branches of if "
+            "statements or in loops, not in with or try blocks")
 
-def _returns(stmts):
-    for st in stmts:
-        for node in ast.walk(st):
-            if isinstance(node, ast.Return):
-                yield node
+    def _loop(self, loop):
+        if loop.orelse:
+            raise self.unsupported(
+                returns_in(loop), "return in a loop with an else clause",
+                "write the else clause's statements after the loop")
+        loop.body = self._exits(loop.body)
+        return loop
+
+    def _exits(self, stmts):
+        """A loop body whose returns set the result and the flag and
+        break; a nested loop that may return is followed by a break on
+        the flag."""
+        out = []
+        for st in stmts:
+            if isinstance(st, ast.Return):
+                return out + self.convert(st) + [
+                    _set_flag(True, st), ast.copy_location(ast.Break(), st)]
+            if returns_in(st) is None:
+                out.append(st)
+            elif isinstance(st, ast.If):
+                st.body = self._exits(st.body) or [ast.Pass()]
+                st.orelse = self._exits(st.orelse)
+                out.append(st)
+            elif isinstance(st, (ast.For, ast.While)):
+                out.append(self._loop(st))
+                out.append(ast.copy_location(ast.If(
+                    test=ast.Name(id=FLAG, ctx=ast.Load()),
+                    body=[ast.copy_location(ast.Break(), st)], orelse=[]),
+                    st))
+            else:
+                raise self._unsupported(returns_in(st))
+        return out
 
 
 def fold_returns(stmts, unsupported):
-    """`stmts` (a function body from an `if` that may return on) as
-    statements whose only return is the last, or ends without one where
-    the function returns nothing. `unsupported(node, construct, reason)`
-    makes the located error for what cannot be folded."""
-    folded = _fold(list(stmts), unsupported)
-    returns = list(_returns(folded))
-    values = [r.value for r in returns]
-    if all(v is None or (isinstance(v, ast.Constant) and v.value is None)
-           for v in values):
-        # A function returning nothing: returns end their branches.
-        _replace(folded, lambda r: ast.copy_location(ast.Pass(), r))
-        return folded
-    if not _always_returns(folded) or any(v is None for v in values):
-        node = next((r for r, v in zip(returns, values) if v is None),
-                    folded[-1])
-        raise unsupported(node, "return", "the function returns a value "
-                          "on some paths and none on others")
-    sizes = {len(v.elts) if isinstance(v, ast.Tuple) else None
-             for v in values}
-    if len(sizes) != 1:
-        raise unsupported(returns[0], "return", "the function returns "
-                          "tuples of different lengths, or a tuple and a "
-                          "value, on different paths")
-    size = sizes.pop()
-    names = [RESULT] if size is None else [f"{RESULT} {k}"
-                                           for k in range(size)]
+    """`stmts` (a function body) as statements whose only return is the
+    last, or without one where the function returns nothing.
+    `unsupported(node, construct, reason)` makes the located error for
+    what cannot be folded."""
+    found = list(_all_returns(stmts))
+    values = [r.value for r in found]
+    procedure = all(v is None or (isinstance(v, ast.Constant) and
+                                  v.value is None) for v in values)
+    names = []
+    size = None
+    if not procedure:
+        if any(v is None for v in values):
+            node = next(r for r, v in zip(found, values) if v is None)
+            raise unsupported(node, "return", "the function returns a value "
+                              "on some paths and none on others")
+        sizes = {len(v.elts) if isinstance(v, ast.Tuple) else None
+                 for v in values}
+        if len(sizes) != 1:
+            raise unsupported(found[0], "return", "the function returns "
+                              "tuples of different lengths, or a tuple and a "
+                              "value, on different paths")
+        size = sizes.pop()
+        names = [RESULT] if size is None else [f"{RESULT} {k}"
+                                               for k in range(size)]
 
-    def target():
+    def result(ctx):
         if size is None:
-            return ast.Name(id=names[0], ctx=ast.Store())
-        return ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store())
-                               for n in names], ctx=ast.Store())
+            return ast.Name(id=names[0], ctx=ctx)
+        return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in names],
+                         ctx=ctx)
 
-    _replace(folded, lambda r: ast.copy_location(
-        ast.Assign(targets=[target()], value=r.value), r))
-    value = ast.Name(id=names[0], ctx=ast.Load()) if size is None else \
-        ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in names],
-                  ctx=ast.Load())
-    last = returns[-1]
-    folded.append(ast.copy_location(ast.Return(value=value), last))
+    def convert(r):
+        if procedure:
+            return []
+        return [ast.copy_location(ast.Assign(targets=[result(ast.Store())],
+                                             value=r.value), r)]
+
+    def taken():
+        # After a loop that returned: the result is already set.
+        return [] if procedure else [ast.Return(value=result(ast.Load()))]
+
+    folded = _Folder(unsupported, convert, taken).fold(list(stmts))
+    if procedure:
+        _replace(folded, lambda r: [ast.copy_location(ast.Pass(), r)])
+        return [ast.fix_missing_locations(st) for st in folded]
+    if not _always_returns(folded):
+        raise unsupported(folded[-1], "return", "the function returns a "
+                          "value on some paths and none on others")
+    # A branch that already holds the result (after a loop that returned)
+    # keeps it.
+    _replace(folded, lambda r: [] if isinstance(r.value, (ast.Name,
+                                                          ast.Tuple)) and
+             ast.dump(r.value) == ast.dump(result(ast.Load())) else
+             convert(r))
+    folded.append(ast.copy_location(ast.Return(value=result(ast.Load())),
+                                    found[-1]))
     return [ast.fix_missing_locations(st) for st in folded]
 
 
 def _replace(stmts, by):
-    """Replaces, in place, every return of `stmts` (in if branches) by
-    `by(return)`."""
-    for k, st in enumerate(stmts):
+    """Replaces, in place, every return that ends a branch of `stmts` (in
+    if statements) by the statements `by(return)` (a branch left empty
+    gets a pass)."""
+    for k in range(len(stmts) - 1, -1, -1):
+        st = stmts[k]
         if isinstance(st, ast.Return):
-            stmts[k] = by(st)
+            stmts[k:k + 1] = by(st)
         elif isinstance(st, ast.If):
             _replace(st.body, by)
             _replace(st.orelse, by)
+            if not st.body:
+                st.body = [ast.copy_location(ast.Pass(), st)]

@@ -175,6 +175,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             raise FrontendError("expected a function definition",
                                 self.filename, self.firstline)
         lower_iteration(self.fdef)
+        self._fold_returns(self.fdef)
         lower_loop_exits(self.fdef)
         self.name = name or fn.__name__
         self.args = args
@@ -235,12 +236,11 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         self.assign_counts = count_assignments(self.fdef)
         self.rebind_counts = count_assignments(self.fdef, augmented=False)
         self.inplace_names = inplace_targets(self.fdef)
-        self._fold_returns(self.fdef)
 
-    def _fold_returns(self, fdef, count=True):
-        """Returns before the end of `fdef`'s body (in if statements)
-        folded into one at the end (returns.py), and (with `count`) the
-        name counts taken again over the new body."""
+    def _fold_returns(self, fdef):
+        """Returns before the end of `fdef`'s body (in if statements and
+        loops) folded into one at the end (returns.py); the breaks that
+        adds are lowered (loop_exits.py) with the function's others."""
         body = fdef.body
         last = body[-1] if body else None
         if not any(returns.returns_in(st) for st in body[:-1]) and not (
@@ -248,11 +248,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 returns.returns_in(last)):
             return
         fdef.body = returns.fold_returns(body, self.unsupported)
-        if not count:
-            return
-        self.assign_counts = count_assignments(fdef)
-        self.rebind_counts = count_assignments(fdef, augmented=False)
-        self.inplace_names = inplace_targets(fdef)
+        lower_loop_exits(fdef)
 
     # ------------------------------------------------------------------
     # Errors
@@ -446,6 +442,12 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         if not isinstance(fdef, ast.FunctionDef):
             raise self.unsupported(node, f"call of {fn.__name__}")
         lower_iteration(fdef)
+        located = self.filename, self.firstline
+        self.filename, self.firstline = filename, firstline
+        try:
+            self._fold_returns(fdef)
+        finally:
+            self.filename, self.firstline = located
         lower_loop_exits(fdef)
         positional = [p.arg for p in fdef.args.posonlyargs + fdef.args.args]
         defaults = dict(zip(
@@ -549,11 +551,12 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             if isinstance(v, (Expr, ScalarLeafCopy)) and not isinstance(
                     v, ConstLeaf):
                 bound[n] = self.materialize_if_view(v)
-        # Its early returns folded into one (located in its own file).
+        # Its early returns folded into one (a function defined in the
+        # program; inline_call folded the others'), located in its file.
         located = self.filename, self.firstline
         self.filename, self.firstline = scope[2], scope[3]
         try:
-            self._fold_returns(fdef, count=False)
+            self._fold_returns(fdef)
         finally:
             self.filename, self.firstline = located
         body = list(fdef.body)
