@@ -17,16 +17,13 @@ import itertools
 def lower_loop_exits(fdef):
     """Rewrites every loop of `fdef` (in place) whose body breaks or
     continues."""
-    # Numbered on from a previous pass over the same function (returns.py
-    # adds breaks after the first), so that flags stay distinct.
-    start = getattr(fdef, "sdfg_break_flags", 0)
-
-    def numbered():
-        for k in itertools.count(start):
-            fdef.sdfg_break_flags = k + 1
-            yield f"__break{k}"
-
-    names = numbered()
+    # Numbered on from the flags a previous pass left (returns.py adds
+    # breaks after the first), so that flags stay distinct.
+    taken = [int(n.id[7:]) for n in ast.walk(fdef)
+             if isinstance(n, ast.Name) and n.id.startswith("__break")
+             and n.id[7:].isdigit()]
+    names = (f"__break{k}" for k in itertools.count(max(taken, default=-1)
+                                                    + 1))
 
     class Lower(ast.NodeTransformer):
         def visit_For(self, node):
