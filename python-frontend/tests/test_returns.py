@@ -109,6 +109,26 @@ def local_search(x):
     return find(x, 1.8) + find(x, 10.0)
 
 
+def breaks_and_returns(x):
+    # A local function with a loop that breaks and one that returns,
+    # called from a loop that breaks: each exit keeps its own flag.
+    def find(v, t):
+        for i in range(v.shape[0]):
+            if v[i] > 100:
+                break
+        for i in range(v.shape[0]):
+            for j in range(2):
+                if v[i] > t:
+                    return v[i] * (j + 1)
+        return t
+    s = 0.0
+    for k in range(3):
+        if x[k] < -5:
+            break
+        s += find(x, 1.8 + k)
+    return s
+
+
 X = np.array([1.5, 2.0, -3.0, 4.0])
 A = np.array([[0.5, 0.2, 0.1], [0.3, 0.95, 0.4], [0.2, 0.1, 0.99]])
 
@@ -121,6 +141,7 @@ A = np.array([[0.5, 0.2, 0.1], [0.3, 0.95, 0.4], [0.2, 0.1, 0.99]])
     (first_negative, (X,)), (first_negative, (np.abs(X),)),
     (newton, (1.0, 1e-10)), (first_large, (A,)), (first_large, (A * 0.5,)),
     (until_large, (X,)), (until_large, (X * 0.1,)), (local_search, (X,)),
+    (breaks_and_returns, (X,)), (breaks_and_returns, (X * 10,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_values(fn, args):
     want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
