@@ -146,6 +146,24 @@ def precompile(selected):
         sdfg.program(fn, device="gpu").precompile(*copy.deepcopy(args))
         sdfg.grad(fn, wrt, device="gpu").precompile(*copy.deepcopy(args))
         n += 2
+    # Its grid-stride kernels (maps past CUDA's 65535 blocks) and its
+    # run-time checks (broadcast extents, loop indices).
+    from test_gpu import (TALL, _mismatched_windows, _past_the_end,
+                          _window_product)
+    for fn, rows, wshape in TALL:
+        x = np.linspace(0.1, 1.0, rows)
+        w = np.arange(1.0, 1.0 + np.prod(wshape)).reshape(wshape) / 3
+        sdfg.program(fn, device="gpu").precompile(x, w)
+        sdfg.grad(fn, ["x", "w"], device="gpu").precompile(x, w)
+        n += 2
+    x = np.linspace(0.5, 2.0, 12)
+    y = np.cos(x)
+    for device in ("cpu", "gpu"):
+        sdfg.grad(_window_product, ["y"], device=device).precompile(x, y)
+    for fn, args in ((_window_product, (x, y)), (_mismatched_windows, (x, y)),
+                     (_past_the_end, (x,))):
+        sdfg.program(fn, device="gpu").precompile(*args)
+    n += 5
     for name, size in _cases(selected):
         args = _args(name, size)
         for device in ("cpu", "gpu"):

@@ -337,3 +337,46 @@ def test_grid_beyond_cuda_limits(device, fn, rows, wshape):
         rtol=1e-12)
     np.testing.assert_allclose(g["w"], np.sum(np.cos(xs * w) * xs, axis=0,
                                               keepdims=True), rtol=1e-10)
+
+
+def _window_product(x, y):
+    n = x.shape[0]
+    out = np.zeros(n - 1)
+    for i in range(n - 1):
+        out[i] = np.sum(x[i:i + 2] * y[i + 1:i + 3])  # (2,) * (1,) last
+    return out
+
+
+def _mismatched_windows(x, y):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = np.sum(x[i:i + 3] * y[i + 1:i + 4])  # (3,) * (2,)
+    return out
+
+
+def _past_the_end(u):
+    out = np.zeros(u.shape[0])
+    for i in range(u.shape[0]):
+        out[i] = u[i + 1] * 2
+    return out
+
+
+@pytest.mark.parametrize("device", [
+    pytest.param("gpu", marks=needs_gpu), "gpu-emulator"])
+def test_run_time_checks_match_cpu(device):
+    # sdfg.broadcast_extent and sdfg.check_index on the GPU target: the
+    # length-1 window broadcasts, mismatched windows raise ValueError and
+    # a loop index past the end IndexError, as on the CPU.
+    x = np.linspace(0.5, 2.0, 12)
+    y = np.cos(x)
+    np.testing.assert_allclose(
+        sdfg.program(_window_product, device=device)(x, y),
+        _window_product(x, y), rtol=1e-13)
+    g = sdfg.grad(_window_product, ["y"], device=device)(x, y)["y"]
+    np.testing.assert_allclose(
+        g, sdfg.grad(_window_product, ["y"])(x, y)["y"], rtol=1e-13)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        sdfg.program(_mismatched_windows, device=device)(x, y)
+    with pytest.raises(IndexError, match="index 12 is out of bounds"):
+        sdfg.program(_past_the_end, device=device)(x)
