@@ -148,8 +148,9 @@ def precompile(selected):
         n += 2
     # Its grid-stride kernels (maps past CUDA's 65535 blocks) and its
     # run-time checks (broadcast extents, loop indices).
-    from test_gpu import (TALL, _mismatched_windows, _past_the_end,
-                          _window_product)
+    from test_broadcast_extents import mismatched_operands, window_product
+    from test_gpu import TALL
+    from test_loop_indices import past_the_end
     for fn, rows, wshape in TALL:
         x = np.linspace(0.1, 1.0, rows)
         w = np.arange(1.0, 1.0 + np.prod(wshape)).reshape(wshape) / 3
@@ -159,9 +160,9 @@ def precompile(selected):
     x = np.linspace(0.5, 2.0, 12)
     y = np.cos(x)
     for device in ("cpu", "gpu"):
-        sdfg.grad(_window_product, ["y"], device=device).precompile(x, y)
-    for fn, args in ((_window_product, (x, y)), (_mismatched_windows, (x, y)),
-                     (_past_the_end, (x,))):
+        sdfg.grad(window_product, ["y"], device=device).precompile(x, y)
+    for fn, args in ((window_product, (x, y)), (mismatched_operands, (x, y)),
+                     (past_the_end, (x,))):
         sdfg.program(fn, device="gpu").precompile(*args)
     n += 5
     for name, size in _cases(selected):

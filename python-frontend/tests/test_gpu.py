@@ -15,7 +15,9 @@ import sdfg
 from sdfg import native
 from corpus.kernels import KERNELS
 from test_gradients import _float64_kernels, _inputs, _output_spec
+from test_broadcast_extents import mismatched_operands, window_product
 from test_indexing import BAD_INDEX_CASES, assert_index_error
+from test_loop_indices import past_the_end
 
 # A stencil time loop, a matmul chain (cuBLAS), reductions (a sum through
 # a loop into a scalar, softmax's row sums), a deep-learning layer, and an
@@ -339,29 +341,6 @@ def test_grid_beyond_cuda_limits(device, fn, rows, wshape):
                                               keepdims=True), rtol=1e-10)
 
 
-def _window_product(x, y):
-    n = x.shape[0]
-    out = np.zeros(n - 1)
-    for i in range(n - 1):
-        out[i] = np.sum(x[i:i + 2] * y[i + 1:i + 3])  # (2,) * (1,) last
-    return out
-
-
-def _mismatched_windows(x, y):
-    n = x.shape[0]
-    out = np.zeros(n)
-    for i in range(n):
-        out[i] = np.sum(x[i:i + 3] * y[i + 1:i + 4])  # (3,) * (2,)
-    return out
-
-
-def _past_the_end(u):
-    out = np.zeros(u.shape[0])
-    for i in range(u.shape[0]):
-        out[i] = u[i + 1] * 2
-    return out
-
-
 @pytest.mark.parametrize("device", [
     pytest.param("gpu", marks=needs_gpu), "gpu-emulator"])
 def test_run_time_checks_match_cpu(device):
@@ -371,12 +350,12 @@ def test_run_time_checks_match_cpu(device):
     x = np.linspace(0.5, 2.0, 12)
     y = np.cos(x)
     np.testing.assert_allclose(
-        sdfg.program(_window_product, device=device)(x, y),
-        _window_product(x, y), rtol=1e-13)
-    g = sdfg.grad(_window_product, ["y"], device=device)(x, y)["y"]
+        sdfg.program(window_product, device=device)(x, y),
+        window_product(x, y), rtol=1e-13)
+    g = sdfg.grad(window_product, ["y"], device=device)(x, y)["y"]
     np.testing.assert_allclose(
-        g, sdfg.grad(_window_product, ["y"])(x, y)["y"], rtol=1e-13)
+        g, sdfg.grad(window_product, ["y"])(x, y)["y"], rtol=1e-13)
     with pytest.raises(ValueError, match="could not be broadcast"):
-        sdfg.program(_mismatched_windows, device=device)(x, y)
+        sdfg.program(mismatched_operands, device=device)(x, y)
     with pytest.raises(IndexError, match="index 12 is out of bounds"):
-        sdfg.program(_past_the_end, device=device)(x)
+        sdfg.program(past_the_end, device=device)(x)
