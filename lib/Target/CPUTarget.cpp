@@ -3,6 +3,7 @@
 #include "sdfg/Target/CPUTarget.h"
 #include "sdfg/Conversion/Passes.h"
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
+#include "sdfg/Target/CallGuards.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -169,6 +170,9 @@ static std::unique_ptr<llvm::TargetMachine> hostMachine(StringRef cpu,
   }
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   builder->setRelocationModel(llvm::Reloc::PIC_);
+  // The JIT's default is emulated TLS; programs are shared libraries whose
+  // thread-local error records (CallGuards.h) the caller finds by name.
+  builder->getOptions().EmulatedTLS = false;
   auto tm = builder->createTargetMachine();
   if (!tm) {
     error = llvm::toString(tm.takeError());
@@ -276,7 +280,8 @@ static void optimize(llvm::Module &module, llvm::TargetMachine &tm,
 
 std::unique_ptr<llvm::Module>
 mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
-                                 unsigned optLevel, StringRef cpu) {
+                                 unsigned optLevel, StringRef cpu,
+                                 bool guardCalls) {
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = hostMachine(cpu, error);
   if (!tm) {
@@ -292,6 +297,11 @@ mlir::sdfg::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
     }
     llvmModule->setDataLayout(tm->createDataLayout());
     llvmModule->setTargetTriple(tm->getTargetTriple());
+    std::string guardError;
+    if (guardCalls && !addCallGuards(*llvmModule, guardError)) {
+      module.emitError(guardError);
+      return nullptr;
+    }
     return llvmModule;
   };
   std::unique_ptr<llvm::Module> llvmModule = translate();

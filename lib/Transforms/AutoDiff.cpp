@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace sdfg {
@@ -282,13 +283,31 @@ public:
     auto floorDiv = [](int64_t a, int64_t b) {
       return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
     };
+    // Bounds that overflow (or leave what the dialect represents) are
+    // unknown: the tape is then refused instead of sized from a wrapped
+    // value.
+    auto within = [](Interval i) -> std::optional<Interval> {
+      if (i.lo <= -kMaxRepresentable || i.hi >= kMaxRepresentable)
+        return std::nullopt;
+      return i;
+    };
     switch (e.getKind()) {
-    case AffineExprKind::Add:
-      return Interval{l->lo + r->lo, l->hi + r->hi};
+    case AffineExprKind::Add: {
+      Interval sum;
+      if (llvm::AddOverflow(l->lo, r->lo, sum.lo) ||
+          llvm::AddOverflow(l->hi, r->hi, sum.hi))
+        return std::nullopt;
+      return within(sum);
+    }
     case AffineExprKind::Mul: {
-      int64_t c[4] = {l->lo * r->lo, l->lo * r->hi, l->hi * r->lo,
-                      l->hi * r->hi};
-      return Interval{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+      int64_t c[4];
+      if (llvm::MulOverflow(l->lo, r->lo, c[0]) ||
+          llvm::MulOverflow(l->lo, r->hi, c[1]) ||
+          llvm::MulOverflow(l->hi, r->lo, c[2]) ||
+          llvm::MulOverflow(l->hi, r->hi, c[3]))
+        return std::nullopt;
+      return within(
+          Interval{*std::min_element(c, c + 4), *std::max_element(c, c + 4)});
     }
     case AffineExprKind::FloorDiv:
       if (r->lo != r->hi || r->lo <= 0)
@@ -542,9 +561,9 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
       auto ubI = iv.of(loop.getUpperExpr(), loop.getBoundOperands());
       if (!lbI || !ubI)
         return fail();
-      int64_t trips = s > 0 ? (ubI->hi - lbI->lo + s - 1) / s
-                            : (lbI->hi - ubI->lo - s - 1) / -s;
-      sizes.push_back(std::max<int64_t>(trips, 0));
+      int64_t trips = s > 0 ? tripCount(lbI->lo, ubI->hi, s)
+                            : tripCount(lbI->hi, ubI->lo, s);
+      sizes.push_back(trips);
       continue;
     }
     auto map = cast<MapOp>(c);
@@ -565,7 +584,7 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
         ubI = extentFromAccess(op, p, lbI->lo, iv);
       if (!lbI || !ubI)
         return fail();
-      sizes.push_back(std::max<int64_t>((ubI->hi - lbI->lo + s - 1) / s, 0));
+      sizes.push_back(tripCount(lbI->lo, ubI->hi, s));
     }
   }
   return success();
@@ -1287,6 +1306,18 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     if (failed(makeSlot(op, intervals, rb, slot, sizes, dataLoopIndex)))
       return failure();
     llvm::append_range(sizes, extra);
+    // A tape past what the dialect represents (a while-capacity of 2^61,
+    // a loop of 10^12 iterations around a large write) is an error here,
+    // at the op that needs it, rather than a size that wraps.
+    if (!checkedByteSize(sizes, elt)) {
+      InFlightDiagnostic diag = emitError(op->getLoc())
+                                << "the tape of this value needs ";
+      llvm::interleave(sizes, diag, "x");
+      diag << " elements of " << elt
+           << ", more than 2^62 bytes: lower the loops' trip counts, "
+              "while-capacity or data-loop-capacity";
+      return failure();
+    }
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&body);
     slot.tape = AllocOp::create(b, op->getLoc(), MemRefType::get(sizes, elt),

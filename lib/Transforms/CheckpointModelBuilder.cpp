@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sdfg/Transforms/CheckpointModelBuilder.h"
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -58,15 +59,10 @@ Operation *topLevel(Operation *op) {
   return op;
 }
 
-int64_t elementBytes(MemRefType type) {
-  Type elt = type.getElementType();
-  return elt.isIndex() ? 8 : (elt.getIntOrFloatBitWidth() + 7) / 8;
-}
-
-/// Bytes of a container of static shape.
+/// Bytes of a container of static shape (representable: the verifiers
+/// reject larger ones).
 int64_t staticBytes(Value v) {
-  auto type = cast<MemRefType>(v.getType());
-  return elementBytes(type) * type.getNumElements();
+  return checkedByteSize(cast<MemRefType>(v.getType())).value_or(0);
 }
 
 /// Bytes of a transient; dynamic sizes from index arguments named in
@@ -75,7 +71,7 @@ FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
                                   const llvm::StringMap<int64_t> &symbols) {
   auto alloc = v.getDefiningOp<AllocOp>();
   MemRefType type = alloc.getType();
-  int64_t bytes = elementBytes(type);
+  int64_t bytes = elementBytes(type.getElementType());
   unsigned dyn = 0;
   // Sizes past 2^62 bytes (a fuzzed sizes= entry) would overflow the
   // model's sums: rejected.
@@ -120,7 +116,9 @@ std::vector<int64_t> factorisationBytes(SDFGOp op, const Timeline &t) {
         factorisationCacheBytes(cast<MemRefType>(m.matrix.getType()), m.kind);
     for (unsigned i = t.stepOf.lookup(m.first), e = t.stepOf.lookup(m.last);
          i <= e; ++i)
-      bytes[i] += b;
+      bytes[i] = b > std::numeric_limits<int64_t>::max() - bytes[i]
+                     ? std::numeric_limits<int64_t>::max()
+                     : bytes[i] + b;
   }
   return bytes;
 }

@@ -168,7 +168,8 @@ int main(int argc, char **argv) {
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      sdfg::translateAndOptimize(*module, llvmContext, optLevel, targetCPU);
+      sdfg::translateAndOptimize(*module, llvmContext, optLevel, targetCPU,
+                                 /*guardCalls=*/!noLower);
   if (!llvmModule)
     return 1;
 

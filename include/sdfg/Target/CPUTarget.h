@@ -53,12 +53,13 @@ LogicalResult checkTargetCPU(StringRef cpu, std::string &error);
 
 /// Translates an LLVM-dialect module to LLVM IR and optimises it at
 /// `optLevel` (0-3) for `cpu`: "host" (the compiling machine, all its
-/// features) or an LLVM processor name such as x86-64-v3 or znver4.
+/// features) or an LLVM processor name such as x86-64-v3 or znver4. With
+/// `guardCalls` (a lowered sdfg program), allocations are checked and the
+/// error records are per thread (CallGuards.h).
 /// Returns null after emitting a diagnostic (an unknown `cpu` included).
-std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
-                                                   llvm::LLVMContext &ctx,
-                                                   unsigned optLevel,
-                                                   StringRef cpu = "host");
+std::unique_ptr<llvm::Module>
+translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx, unsigned optLevel,
+                     StringRef cpu = "host", bool guardCalls = true);
 
 /// Writes a relocatable object file for `cpu` (as above).
 LogicalResult emitObjectFile(llvm::Module &module, llvm::raw_pwrite_stream &os,

@@ -303,8 +303,13 @@ LogicalResult Lowering::lowerCheckIndex(CheckIndexOp op) {
 }
 
 /// The out-of-line report of a failed check (created once per module):
-/// `report(line, index, axis, extent)` claims `sdfg_index_error` for the
-/// first failure. Noinline and cold, so that checked loops stay small.
+/// `report(record, line, index, axis, extent)` claims `record` (a
+/// {line, index, axis, extent} memref) for the first failure. Noinline and
+/// cold, so that checked loops stay small. Threads of a parallel map claim
+/// the calling thread's stack record of the call (failedIndex); at exit the
+/// call's record is reported into `sdfg_index_error`, which is thread-local
+/// (CallGuards.cpp), so that concurrent calls never see each other's
+/// failures.
 static func::FuncOp reportFunction(ModuleOp module) {
   static constexpr StringLiteral name = "__sdfg_report_index_error";
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
@@ -312,15 +317,14 @@ static func::FuncOp reportFunction(ModuleOp module) {
   Location loc = module.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Type i64 = b.getI64Type();
-  auto fn = func::FuncOp::create(b, loc, name,
-                                 b.getFunctionType({i64, i64, i64, i64}, {}));
+  auto recordType = MemRefType::get({4}, i64);
+  auto fn = func::FuncOp::create(
+      b, loc, name, b.getFunctionType({recordType, i64, i64, i64, i64}, {}));
   fn.setPrivate();
   fn->setAttr("passthrough", b.getStrArrayAttr({"noinline", "cold"}));
   Block *body = fn.addEntryBlock();
   b.setInsertionPointToStart(body);
-  memref::GlobalOp global = errorGlobal(module, kIndexError, {4});
-  Value record = memref::GetGlobalOp::create(b, loc, global.getType(),
-                                             global.getSymName());
+  Value record = body->getArgument(0);
   // Line 0 means "none yet": the first thread to fail claims the record;
   // later ones leave it, so it is one failure's, whole.
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
@@ -334,7 +338,7 @@ static func::FuncOp reportFunction(ModuleOp module) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, cur, zero);
     memref::AtomicYieldOp::create(
         b, loc,
-        arith::SelectOp::create(b, loc, unset, body->getArgument(0), cur));
+        arith::SelectOp::create(b, loc, unset, body->getArgument(1), cur));
   }
   Value won = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                     claim.getResult(), zero);
@@ -342,7 +346,7 @@ static func::FuncOp reportFunction(ModuleOp module) {
   b.setInsertionPointToStart(ifWon.thenBlock());
   for (unsigned k = 1; k < 4; ++k)
     memref::StoreOp::create(
-        b, loc, body->getArgument(k), record,
+        b, loc, body->getArgument(k + 1), record,
         ValueRange{arith::ConstantIndexOp::create(b, loc, k)});
   b.setInsertionPointToEnd(body);
   func::ReturnOp::create(b, loc);
@@ -381,14 +385,10 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
     reportInKernel(loc, fields);
     return;
   }
-  if (parallelDepth > 0) {
-    func::CallOp::create(b, loc, reportFunction(module), fields);
-    return;
-  }
-  // Outside parallel maps the first failure goes to a stack slot, reported
-  // once when the function returns: a call here could write any memory as
-  // far as LLVM knows, and values carried through memory in the loop
-  // around (an accumulator) would be stored and reloaded every iteration.
+  // The first failure goes to a stack slot of the call, reported once when
+  // the function returns: a call here could write any memory as far as
+  // LLVM knows, and values carried through memory in the loop around (an
+  // accumulator) would be stored and reloaded every iteration.
   if (!failedIndex) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(entryBlock(b));
@@ -396,6 +396,13 @@ void Lowering::reportBadIndex(Location loc, ArrayRef<IndexCheck> checks) {
     Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
     Value first = arith::ConstantIndexOp::create(b, loc, 0);
     memref::StoreOp::create(b, loc, zero, failedIndex, first);
+  }
+  if (parallelDepth > 0) {
+    // The threads of a parallel map share the slot: claimed atomically.
+    SmallVector<Value> args{failedIndex};
+    llvm::append_range(args, fields);
+    func::CallOp::create(b, loc, reportFunction(module), args);
+    return;
   }
   Value seen = recordField(loc, failedIndex, 0);
   Value unset =
@@ -466,7 +473,9 @@ void Lowering::reportFailedIndexAtExit(Location loc) {
     auto ifFailed = scf::IfOp::create(b, loc, TypeRange(), failed, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifFailed.thenBlock());
-    SmallVector<Value> fields;
+    memref::GlobalOp global = errorGlobal(module, kIndexError, {4});
+    SmallVector<Value> fields{memref::GetGlobalOp::create(
+        b, loc, global.getType(), global.getSymName())};
     for (int64_t k = 0; k < 4; ++k)
       fields.push_back(recordField(loc, record, k));
     func::CallOp::create(b, loc, reportFunction(module), fields);

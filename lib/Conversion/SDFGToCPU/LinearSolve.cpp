@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -180,8 +181,8 @@ void Lowering::refreshUnlessCached(Location loc, Value a, Value cached,
   func::FuncOp memcmp = getOrDeclare(
       loc, "memcmp", b.getFunctionType({ptr, ptr, b.getI64Type()}, {i32}));
   auto type = cast<MemRefType>(a.getType());
-  int64_t bytes = type.getNumElements() *
-                  (type.getElementType().getIntOrFloatBitWidth() / 8);
+  // Representable: the verifiers bound every container's bytes.
+  int64_t bytes = checkedByteSize(type).value_or(0);
   Value diff = func::CallOp::create(
                    b, loc, memcmp,
                    ValueRange{basePointer(loc, a), basePointer(loc, cached),

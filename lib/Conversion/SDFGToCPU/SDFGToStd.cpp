@@ -447,7 +447,10 @@ bool Lowering::isSmallWork(MapOp op) {
   std::optional<int64_t> work = staticWork(op);
   if (!work)
     return false;
-  int64_t ops = *work * opsPerIteration(op);
+  int64_t ops = static_cast<int64_t>(std::min<uint64_t>(
+      llvm::SaturatingMultiply(static_cast<uint64_t>(*work),
+                               static_cast<uint64_t>(opsPerIteration(op))),
+      std::numeric_limits<int64_t>::max()));
   return *work < kMinParallelIterations || ops < kMinParallelOps ||
          (callsLibrary && !gpu && ops < kMinParallelOpsWithLibrary);
 }
@@ -676,6 +679,56 @@ void mlir::sdfg::detail::freeShared(OpBuilder &b, Location loc, Value memref) {
 
 /// Transients up to this size go on the stack on the CPU: enough for the
 /// scalars and short vectors of recurrences, far below any thread's stack.
+/// The dynamic extents of a transient of `type`, as the allocation should
+/// see them: memref.alloc multiplies them by the element size without
+/// checking (2^61 doubles would wrap to a few bytes, then be written past).
+/// When their size in bytes is negative or past kMaxRepresentable, the
+/// first becomes one that makes the allocation just past that bound and
+/// the others 1: no allocation of that size succeeds, and the checked
+/// malloc (CallGuards.cpp) reports it to the caller.
+static SmallVector<Value> representableSizes(OpBuilder &b, Location loc,
+                                             MemRefType type,
+                                             ArrayRef<Value> sizes) {
+  if (sizes.empty())
+    return SmallVector<Value>(sizes);
+  SmallVector<int64_t> staticExtents;
+  for (int64_t d : type.getShape())
+    if (!ShapedType::isDynamic(d))
+      staticExtents.push_back(d);
+  // Representable: the verifier checks the static part.
+  int64_t unit = checkedByteSize(staticExtents, type.getElementType())
+                     .value_or(kMaxRepresentable);
+  Type i64 = b.getI64Type();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64).getResult();
+  };
+  Value bytes = cst(unit);
+  Value bad = arith::ConstantIntOp::create(b, loc, 0, 1);
+  for (Value size : sizes) {
+    Value n = arith::IndexCastOp::create(b, loc, i64, size);
+    bad = arith::OrIOp::create(
+        b, loc, bad,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, n, cst(0)));
+    auto product = arith::MulUIExtendedOp::create(b, loc, bytes, n);
+    bad = arith::OrIOp::create(
+        b, loc, bad,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                              product.getHigh(), cst(0)));
+    bytes = product.getLow();
+  }
+  bad = arith::OrIOp::create(
+      b, loc, bad,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, bytes,
+                            cst(kMaxRepresentable)));
+  SmallVector<Value> result;
+  for (auto [k, size] : llvm::enumerate(sizes)) {
+    int64_t fallback = k == 0 ? kMaxRepresentable / unit + 1 : 1;
+    result.push_back(arith::SelectOp::create(
+        b, loc, bad, arith::ConstantIndexOp::create(b, loc, fallback), size));
+  }
+  return result;
+}
+
 static constexpr int64_t kMaxStackTransientBits = 64 * 64;
 
 static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
@@ -784,8 +837,8 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
     Type elt = type.getElementType();
     if (gpu || !type.hasStaticShape() || !elt.isIntOrIndexOrFloat())
       return false;
-    int64_t bits = elt.isIndex() ? 64 : elt.getIntOrFloatBitWidth();
-    return type.getNumElements() * bits <= kMaxStackTransientBits;
+    std::optional<int64_t> bytes = checkedByteSize(type);
+    return bytes && *bytes * 8 <= kMaxStackTransientBits;
   };
   Operation *lastAlloca = nullptr;
   for (auto [i, op] : llvm::enumerate(top)) {
@@ -804,6 +857,7 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
       SmallVector<Value> sizes;
       for (Value v : a.getDynamicSizes())
         sizes.push_back(lowering.mapping.lookup(v));
+      sizes = representableSizes(b, a.getLoc(), a.getType(), sizes);
       Value mem = gpu ? gpu::AllocOp::create(b, a.getLoc(), a.getType(), Type(),
                                              ValueRange{}, sizes, ValueRange{},
                                              /*hostShared=*/true)

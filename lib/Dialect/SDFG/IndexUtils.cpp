@@ -4,20 +4,66 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::sdfg;
 
 int64_t mlir::sdfg::tripCount(int64_t lb, int64_t ub, int64_t step) {
-  if (step > 0)
-    return ub > lb ? (ub - lb + step - 1) / step : 0;
-  if (step < 0)
-    return lb > ub ? (lb - ub - step - 1) / -step : 0;
-  llvm::report_fatal_error("tripCount: step must not be zero");
+  // 128 bits: `ub - lb + step - 1` overflows int64 for bounds that the
+  // verifiers accept (|bound| and |step| below 2^62).
+  using Wide = __int128;
+  Wide trips = 0;
+  if (step > 0 && ub > lb)
+    trips = (Wide(ub) - lb + step - 1) / step;
+  else if (step < 0 && lb > ub)
+    trips = (Wide(lb) - ub - step - 1) / -Wide(step);
+  else if (step == 0)
+    llvm::report_fatal_error("tripCount: step must not be zero");
+  return trips > std::numeric_limits<int64_t>::max()
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(trips);
 }
 
 int64_t mlir::sdfg::lastIteration(int64_t lb, int64_t ub, int64_t step) {
-  return lb + (tripCount(lb, ub, step) - 1) * step;
+  __int128 last = __int128(lb) + (__int128(tripCount(lb, ub, step)) - 1) * step;
+  return static_cast<int64_t>(last);
+}
+
+int64_t mlir::sdfg::elementBytes(Type elementType) {
+  if (elementType.isIndex())
+    return 8;
+  if (elementType.isIntOrFloat())
+    return std::max<int64_t>(
+        llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8), 1);
+  return 8; // pointers and anything else the dialect may hold
+}
+
+std::optional<int64_t> mlir::sdfg::checkedByteSize(ArrayRef<int64_t> shape,
+                                                   Type elementType) {
+  int64_t bytes = elementBytes(elementType);
+  for (int64_t extent : shape) {
+    if (ShapedType::isDynamic(extent) || extent < 0 ||
+        llvm::MulOverflow(bytes, extent, bytes) || bytes > kMaxRepresentable)
+      return std::nullopt;
+  }
+  return bytes;
+}
+
+LogicalResult mlir::sdfg::verifyRepresentableSize(Operation *op,
+                                                  MemRefType type,
+                                                  const llvm::Twine &what) {
+  SmallVector<int64_t> extents;
+  for (int64_t extent : type.getShape())
+    if (!ShapedType::isDynamic(extent))
+      extents.push_back(extent);
+  if (checkedByteSize(extents, type.getElementType()))
+    return success();
+  return op->emitOpError()
+         << what << " of type " << type
+         << " is too large: its size in bytes is not representable (the "
+            "limit is 2^62 bytes)";
 }
 
 static int64_t floorDiv(int64_t a, int64_t b) {

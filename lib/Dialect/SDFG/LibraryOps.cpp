@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 
 #include "llvm/ADT/MapVector.h"
@@ -313,22 +314,29 @@ bool mlir::sdfg::fitsPrivateCopies(MemRefType type) {
   if (!type.hasStaticShape() ||
       !(isa<FloatType>(elt) || elt.isSignlessInteger()))
     return false;
-  return type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
-                                     elt.getIntOrFloatBitWidth(), 8)) <=
-         kMaxBytes;
+  std::optional<int64_t> bytes = checkedByteSize(type);
+  return bytes && *bytes <= kMaxBytes;
 }
 
 int64_t mlir::sdfg::factorisationCacheBytes(MemRefType matrix,
                                             FactorisationKind kind) {
-  int64_t n = matrix.getDimSize(0);
-  int64_t eltBytes = matrix.getElementType().getIntOrFloatBitWidth() / 8;
+  // In 128 bits, saturated: the extents are representable (below 2^62
+  // bytes each), their products and sums of several need not be.
+  using Wide = __int128;
+  Wide n = matrix.getDimSize(0);
+  Wide eltBytes = elementBytes(matrix.getElementType());
+  Wide rows = matrix.getDimSize(0), cols = matrix.getDimSize(1);
+  Wide k = std::min(rows, cols);
+  Wide bytes;
   if (kind == FactorisationKind::Eigen)
-    return (2 * matrix.getNumElements() + n) * eltBytes;
-  int64_t rows = matrix.getDimSize(0), cols = matrix.getDimSize(1);
-  int64_t k = std::min(rows, cols);
-  if (kind == FactorisationKind::QR)
-    return (2 * rows * cols + rows * k + k) * eltBytes;
-  if (kind == FactorisationKind::SVD)
-    return (rows * cols + rows * k + k + k * cols) * eltBytes + 4;
-  return 2 * matrix.getNumElements() * eltBytes + 4 * n;
+    bytes = (2 * rows * cols + n) * eltBytes;
+  else if (kind == FactorisationKind::QR)
+    bytes = (2 * rows * cols + rows * k + k) * eltBytes;
+  else if (kind == FactorisationKind::SVD)
+    bytes = (rows * cols + rows * k + k + k * cols) * eltBytes + 4;
+  else
+    bytes = 2 * rows * cols * eltBytes + 4 * n;
+  return bytes > std::numeric_limits<int64_t>::max()
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(bytes);
 }

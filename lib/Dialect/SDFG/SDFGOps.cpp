@@ -365,6 +365,9 @@ LogicalResult SDFGOp::verify() {
         return emitOpError()
                << "argument " << i << " has unsupported element type "
                << m.getElementType();
+      if (failed(
+              verifyRepresentableSize(*this, m, "argument " + llvm::Twine(i))))
+        return failure();
     } else if (!isScalarType(t)) {
       return emitOpError() << "argument " << i << " has type " << t
                            << "; expected a memref, a scalar or index";
@@ -464,25 +467,35 @@ void LoopOp::print(OpAsmPrinter &p) {
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
 }
 
+/// Trip counts, the reversed loop (step -s, from the last iterate) and the
+/// lowering's index arithmetic are computed in 64 bits: constant bounds and
+/// steps of loops and maps stay below kMaxRepresentable in magnitude.
+static LogicalResult verifyRepresentableBounds(Operation *op, int64_t step,
+                                               ArrayRef<AffineExpr> bounds) {
+  auto tooLarge = [](int64_t v) {
+    return v <= -kMaxRepresentable || v >= kMaxRepresentable;
+  };
+  if (tooLarge(step))
+    return op->emitOpError()
+           << "step " << step << " out of range (|step| must be below 2^62)";
+  for (AffineExpr bound : bounds)
+    if (auto c = dyn_cast<AffineConstantExpr>(bound);
+        c && tooLarge(c.getValue()))
+      return op->emitOpError() << "bound " << c.getValue()
+                               << " out of range (must be below 2^62 in "
+                                  "magnitude)";
+  return success();
+}
+
 LogicalResult LoopOp::verify() {
   if (failed(verifyIndexMap(*this, getBounds(), getBoundOperands().size(), 2,
                             "bounds")))
     return failure();
   if (getStepValue() == 0)
     return emitOpError("step must not be zero");
-  // Trip counts and the reversed loop (step -s, from the last iterate) are
-  // computed in 64 bits: keep them clear of overflow.
-  constexpr int64_t kLimit = int64_t(1) << 62;
-  auto tooLarge = [&](int64_t v) { return v <= -kLimit || v >= kLimit; };
-  if (tooLarge(getStepValue()))
-    return emitOpError() << "step " << getStepValue()
-                         << " out of range (|step| must be below 2^62)";
-  for (AffineExpr bound : getBounds().getResults())
-    if (auto c = dyn_cast<AffineConstantExpr>(bound);
-        c && tooLarge(c.getValue()))
-      return emitOpError() << "bound " << c.getValue()
-                           << " out of range (must be below 2^62 in "
-                              "magnitude)";
+  if (failed(verifyRepresentableBounds(*this, getStepValue(),
+                                       getBounds().getResults())))
+    return failure();
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
     return emitOpError("body must have one index argument (the iterator)");
@@ -609,7 +622,7 @@ LogicalResult AllocOp::verify() {
                          << t.getNumDynamicDims() << " dynamic dimensions";
   if (!isScalarType(t.getElementType()))
     return emitOpError() << "unsupported element type " << t.getElementType();
-  return success();
+  return verifyRepresentableSize(*this, t, "transient");
 }
 
 //===----------------------------------------------------------------------===//
@@ -901,9 +914,17 @@ LogicalResult MapOp::verify() {
   if (getSteps().size() != n)
     return emitOpError() << "has " << n << " parameters but "
                          << getSteps().size() << " steps";
-  for (int64_t s : getSteps())
+  for (int64_t s : getSteps()) {
     if (s <= 0)
       return emitOpError("steps must be positive");
+    if (failed(verifyRepresentableBounds(*this, s, {})))
+      return failure();
+  }
+  if (failed(
+          verifyRepresentableBounds(*this, 1, getLowerBounds().getResults())) ||
+      failed(
+          verifyRepresentableBounds(*this, 1, getUpperBounds().getResults())))
+    return failure();
   return success();
 }
 

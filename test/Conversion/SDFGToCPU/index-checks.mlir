@@ -5,13 +5,15 @@
 // RUN: sdfg-translate %s -o - | FileCheck %s --check-prefix=IR
 // RUN: sdfg-translate --check-indices=false %s -o - | FileCheck %s --check-prefix=IR-OFF
 
-// The record is an exported global the caller reads after the call.
+// The record is an exported global the caller reads after the call,
+// thread-local in the compiled program (calls from several threads keep
+// their own errors).
 // LLVM: llvm.mlir.global external @sdfg_index_error(dense<0> : tensor<4xi64>)
 // LLVM: llvm.func @__sdfg_report_index_error({{.*}}) attributes {passthrough = ["noinline", "cold"]
 // LLVM-OFF-NOT: sdfg_index_error
-// IR: @sdfg_index_error = global [4 x i64] zeroinitializer
+// IR: @sdfg_index_error = thread_local global [4 x i64] zeroinitializer
 // IR: define void @gather(
-// IR: call void @__sdfg_report_index_error(
+// IR: call {{.*}}void @__sdfg_report_index_error(
 // IR-OFF-NOT: sdfg_index_error
 
 // A gather in sequential code: the index read from data is compared with
@@ -39,10 +41,10 @@
 // CHECK: scf.if %[[FAILED]] {
 // CHECK:   call @__sdfg_report_index_error(
 // CHECK: return
-// The report claims the exported record for the first failure.
-// CHECK: func.func private @__sdfg_report_index_error(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) attributes {passthrough = ["noinline", "cold"]}
-// CHECK: memref.get_global @sdfg_index_error : memref<4xi64>
-// CHECK: memref.generic_atomic_rmw
+// The report claims the record it is given for the first failure: at the
+// exit, the exported one.
+// CHECK: func.func private @__sdfg_report_index_error(%[[REC:.*]]: memref<4xi64>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) attributes {passthrough = ["noinline", "cold"]}
+// CHECK: memref.generic_atomic_rmw %[[REC]]
 // OFF-LABEL: func.func @gather
 // OFF-NOT: scf.if
 // OFF-NOT: __sdfg_report_index_error
@@ -64,10 +66,12 @@ sdfg.sdfg @gather(%x: memref<5xf64>, %idx: memref<8xi64>, %y: memref<8xf64>) {
 
 // -----
 
-// In a parallel map the report is called where the check fails (threads
-// share no slot), here for a scatter with wcr; only the data-derived
-// dimension (the row) is checked.
+// In a parallel map the report is called where the check fails, claiming
+// the call's stack slot atomically (the threads share it; the exported
+// record is the calling thread's), here for a scatter with wcr; only the
+// data-derived dimension (the row) is checked.
 // CHECK-LABEL: func.func @scatter
+// CHECK: %[[SLOT:.*]] = memref.alloca() : memref<4xi64>
 // CHECK: scf.parallel (%[[I:.*]]) =
 // CHECK: %[[R:.*]] = arith.index_cast
 // CHECK: %[[OK:.*]] = arith.cmpi ult, %[[R]], %{{.*}} : index
@@ -75,10 +79,11 @@ sdfg.sdfg @gather(%x: memref<5xf64>, %idx: memref<8xi64>, %y: memref<8xf64>) {
 // CHECK: scf.if %[[OK]] {
 // CHECK:   memref.store %{{.*}}, %{{.*}}[%[[R]], %{{.*}}] : memref<4x6xf64>
 // CHECK: } else {
-// CHECK:   %[[LINE:.*]] = arith.constant [[#@LINE+14]] : i64
-// CHECK:   call @__sdfg_report_index_error(%[[LINE]], %{{.*}}, %c0_i64, %{{.*}})
+// CHECK:   %[[LINE:.*]] = arith.constant [[#@LINE+15]] : i64
+// CHECK:   call @__sdfg_report_index_error(%[[SLOT]], %[[LINE]], %{{.*}}, %c0_i64{{.*}}, %{{.*}})
 // CHECK: scf.reduce
-// CHECK-NOT: memref.alloca
+// CHECK: memref.get_global @sdfg_index_error
+// CHECK: call @__sdfg_report_index_error(
 sdfg.sdfg @scatter(%x: memref<3000xf64>, %rows: memref<3000xi64>, %y: memref<4x6xf64>) {
   sdfg.state {
     sdfg.map (%i, %j) = (0, 0) to (3000, 6) step (1, 1) schedule(cpu_multicore) {

@@ -944,3 +944,48 @@ sdfg.sdfg @searchsorted_shape(%x: memref<4x2xf64>, %xp: memref<8xf64>, %j: memre
     sdfg.searchsorted %x in %xp -> %j : memref<4x2xf64> in memref<8xf64> -> memref<4x3xi64>
   }
 }
+
+// -----
+
+// 2^61 doubles are 2^64 bytes: the size would wrap in 64 bits (it used to
+// compile, land on the stack and write outside its allocation).
+sdfg.sdfg @alloc_too_large() {
+  // expected-error @+1 {{transient of type 'memref<2305843009213693952xf64>' is too large: its size in bytes is not representable (the limit is 2^62 bytes)}}
+  %t = sdfg.alloc() : memref<2305843009213693952xf64>
+}
+
+// -----
+
+// The product of the extents overflows although each is small enough.
+sdfg.sdfg @alloc_product_too_large() {
+  // expected-error @+1 {{transient of type 'memref<4294967296x4294967296xi8>' is too large}}
+  %t = sdfg.alloc() : memref<4294967296x4294967296xi8>
+}
+
+// -----
+
+// expected-error @+1 {{argument 1 of type 'memref<2305843009213693952xf32>' is too large}}
+sdfg.sdfg @argument_too_large(%a: memref<4xf64>, %b: memref<2305843009213693952xf32>) {
+}
+
+// -----
+
+// Maps keep the loops' bounds: their trip counts and the lowering's index
+// arithmetic stay within 64 bits.
+sdfg.sdfg @map_bound_huge(%x: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{bound 9223372036854775807 out of range (must be below 2^62 in magnitude)}}
+    sdfg.map (%i) = (0) to (9223372036854775807) step (1) schedule(sequential) {
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @map_step_huge(%x: memref<4xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{step 4611686018427387904 out of range (|step| must be below 2^62)}}
+    sdfg.map (%i) = (0) to (4) step (4611686018427387904) schedule(sequential) {
+    }
+  }
+}
