@@ -37,6 +37,32 @@ Value Lowering::basePointer(Location loc, Value memref) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
 }
 
+LogicalResult Lowering::checkLibraryExtents(Operation *op) {
+  constexpr int64_t kMaxBlasInt = std::numeric_limits<int32_t>::max();
+  Location loc = op->getLoc();
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      continue;
+    for (auto [d, extent] : llvm::enumerate(type.getShape())) {
+      if (!ShapedType::isDynamic(extent)) {
+        if (extent > kMaxBlasInt)
+          return op->emitOpError()
+                 << "extent " << extent << " of " << type
+                 << " exceeds the 32-bit integers of the BLAS/LAPACK "
+                    "interface (at most 2^31-1)";
+        continue;
+      }
+      Value dim = memref::DimOp::create(b, loc, mapping.lookup(operand), d);
+      Value limit = arith::ConstantIndexOp::create(b, loc, kMaxBlasInt);
+      Value ok =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, dim, limit);
+      reportUnless(loc, IndexCheck{ok, dim, limit, /*axis=*/-4});
+    }
+  }
+  return success();
+}
+
 namespace {
 /// Small builder helpers for BLAS argument lists.
 struct BlasArgs {

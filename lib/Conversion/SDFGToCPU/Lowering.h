@@ -166,6 +166,11 @@ public:
   LogicalResult lowerOp(Operation *op);
 
   /// Library ops (LibraryOps.cpp).
+  /// BLAS and LAPACK take 32-bit integers (Debian's OpenBLAS is LP64):
+  /// an extent of an operand of a library call past 2^31-1 is a located
+  /// error when static, and reported at run time (axis -4 of the index
+  /// record, ValueError in Python) when dynamic.
+  LogicalResult checkLibraryExtents(Operation *op);
   LogicalResult lowerMatmul(MatmulOp op);
   LogicalResult lowerGemv(GemvOp op);
   LogicalResult lowerGer(GerOp op);

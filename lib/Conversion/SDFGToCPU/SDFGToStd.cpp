@@ -226,6 +226,8 @@ LogicalResult Lowering::lowerOp(Operation *op) {
   Location loc = op->getLoc();
   if (runsOnOneThread(op))
     return lowerOnOneThread(op);
+  if (isLibraryCall(op) && failed(checkLibraryExtents(op)))
+    return failure();
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](StateOp s) { return lowerRegion(s.getBody()); })
       .Case([&](LoopOp l) { return lowerLoop(l); })
