@@ -8,6 +8,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "gtest/gtest.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::sdfg;
 
@@ -46,6 +48,44 @@ TEST(LastIteration, IsTheLastValueVisited) {
           last = i;
         EXPECT_EQ(lastIteration(lb, ub, step), last);
       }
+}
+
+TEST(TripCount, ExactAtTheBoundsVerifiersAccept) {
+  // `ub - lb + step - 1` overflowed int64 here (UBSan), for bounds and
+  // steps below 2^62 that the verifiers accept.
+  constexpr int64_t big = kMaxRepresentable - 1;
+  EXPECT_EQ(tripCount(-big, big, 1), 2 * big);
+  EXPECT_EQ(tripCount(-big, big, big), 2);
+  EXPECT_EQ(tripCount(big, -big, -big), 2);
+  EXPECT_EQ(tripCount(big, -big, -1), 2 * big);
+  EXPECT_EQ(lastIteration(big, -big, -big), 0);
+  // Past int64: saturated, never wrapped to a small or negative count.
+  constexpr int64_t max = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(tripCount(std::numeric_limits<int64_t>::min(), max, 1), max);
+  EXPECT_EQ(tripCount(0, max, max), 1);
+}
+
+TEST(ByteSize, CheckedAgainstTheRepresentableBound) {
+  MLIRContext ctx;
+  Builder b(&ctx);
+  EXPECT_EQ(checkedByteSize({3, 4}, b.getF64Type()), 96);
+  EXPECT_EQ(checkedByteSize({}, b.getF32Type()), 4);
+  EXPECT_EQ(checkedByteSize({5}, b.getIndexType()), 40);
+  EXPECT_EQ(checkedByteSize({7}, b.getI1Type()), 7);
+  EXPECT_EQ(checkedByteSize({0, int64_t(1) << 61}, b.getF64Type()), 0);
+  // 2^59 doubles are exactly the bound; one more element is not.
+  EXPECT_EQ(checkedByteSize({int64_t(1) << 59}, b.getF64Type()),
+            kMaxRepresentable);
+  EXPECT_EQ(checkedByteSize({(int64_t(1) << 59) + 1}, b.getF64Type()),
+            std::nullopt);
+  // 2^61 doubles: 2^64 bytes, which a plain product wraps to 0.
+  EXPECT_EQ(checkedByteSize({int64_t(1) << 61}, b.getF64Type()), std::nullopt);
+  EXPECT_EQ(
+      checkedByteSize({int64_t(1) << 32, int64_t(1) << 32}, b.getI8Type()),
+      std::nullopt);
+  EXPECT_EQ(checkedByteSize({ShapedType::kDynamic}, b.getF64Type()),
+            std::nullopt);
+  EXPECT_EQ(checkedByteSize({-5}, b.getF64Type()), std::nullopt);
 }
 
 class IndexExprTest : public ::testing::Test {

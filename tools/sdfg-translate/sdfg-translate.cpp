@@ -8,6 +8,7 @@
 
 #include "sdfg/Conversion/Passes.h"
 #include "sdfg/Dialect/SDFG/SDFGDialect.h"
+#include "sdfg/Support/NestingLimit.h"
 #include "sdfg/Target/CPUTarget.h"
 #include "sdfg/Transforms/Passes.h"
 
@@ -121,7 +122,10 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(error);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  if (!sdfg::checkNestingDepth(sourceMgr, bufferId))
+    return 1;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
