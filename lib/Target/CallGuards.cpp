@@ -86,7 +86,11 @@ unwind:
   unreachable
 }
 
-define hidden ptr @__sdfg_malloc(i64 %bytes) {
+; Seen from the program as an allocator (noalias, allocsize), like malloc:
+; not inlined, so that the list it keeps the block on is invisible to the
+; program's alias analysis (a block stored to a global would count as
+; escaped, and loops over it could lose their vectorisation).
+define hidden noalias ptr @__sdfg_malloc(i64 %bytes) noinline allockind("alloc,uninitialized") allocsize(0) "alloc-family"="sdfg" {
 entry:
   ; Past 2^62 bytes no allocation can succeed (and bytes + 16 could wrap).
   %huge = icmp ugt i64 %bytes, 4611686018427387904
@@ -124,7 +128,7 @@ user:
   ret ptr %mem
 }
 
-define hidden void @__sdfg_free(ptr %mem) {
+define hidden void @__sdfg_free(ptr allocptr %mem) noinline allockind("free") "alloc-family"="sdfg" {
 entry:
   %none = icmp eq ptr %mem, null
   br i1 %none, label %exit, label %some
