@@ -16,6 +16,11 @@ if [ ! -d "$BUNDLE/cache" ]; then
   exit 2
 fi
 mkdir -p "$RESULTS"
+# The program cache refuses a directory that another user owns or that
+# others can write (docs/Reliability.md): however the copy arrived, make
+# the prebuilt one this user's and private.
+chmod -R go-w "$BUNDLE/cache"
+if [ "$(id -u)" = 0 ]; then chown -R 0:0 "$BUNDLE/cache"; fi
 # cuBLAS 13: the toolkit's, else the one Python's CUDA wheels bring; the
 # driver where the loader does not look already.
 cublas=$(find /usr/local/cuda*/ /usr/local/lib /usr/lib /opt -name 'libcublas.so.13' \

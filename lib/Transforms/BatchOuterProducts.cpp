@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sdfg/Dialect/SDFG/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/SDFGOps.h"
 #include "sdfg/Transforms/LoopUtils.h"
 #include "sdfg/Transforms/Passes.h"
@@ -18,6 +19,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
 
 namespace mlir {
 namespace sdfg {
@@ -41,9 +45,18 @@ bool onlyUpdatedBy(Value target, LoopOp loop, ArrayRef<GerOp> updates) {
 }
 
 /// The largest divisor of `trips` whose block of iterations fits `limit`
-/// gathered elements, `perIteration` each.
+/// gathered elements, `perIteration` each; 1 when there is none. Only the
+/// largest kMaxBlockCandidates blocks that fit are tried, so that the cost
+/// is bounded whatever the trip count (up to 2^62, which may be prime):
+/// batching is an optimisation, and a loop left alone is still right.
+constexpr int64_t kMaxBlockCandidates = int64_t(1) << 16;
 int64_t blockSize(int64_t trips, int64_t perIteration, double limit) {
-  for (int64_t k = trips; k > 1; --k)
+  if (trips < 2 || perIteration < 1 || !(limit >= 2.0 * perIteration))
+    return 1;
+  double fit = std::floor(limit / double(perIteration));
+  int64_t largest = fit >= double(trips) ? trips : int64_t(fit);
+  int64_t smallest = std::max<int64_t>(2, largest - kMaxBlockCandidates + 1);
+  for (int64_t k = largest; k >= smallest; --k)
     if (trips % k == 0 && double(k) * double(perIteration) <= limit)
       return k;
   return 1;
@@ -166,8 +179,12 @@ struct BatchOuterProductsPass
       unsigned width = type.getElementType().getIntOrFloatBitWidth() / 8;
       if (double(rows) * double(cols) * width < double(minBytes))
         continue;
-      int64_t perIteration = int64_t(updates.size()) * (rows + cols);
-      double limit = maxBufferRatio * double(rows * cols);
+      // rows + cols cannot overflow (each is at most 2^62); the products
+      // can for huge matrices, which are then left alone.
+      int64_t perIteration;
+      if (llvm::MulOverflow(int64_t(updates.size()), rows + cols, perIteration))
+        continue;
+      double limit = maxBufferRatio * double(rows) * double(cols);
       // Under a memory limit, the buffers must fit what the checkpointing
       // left of it (the peak it planned does not include them).
       auto sdfg = loop->getParentOfType<SDFGOp>();
@@ -177,7 +194,13 @@ struct BatchOuterProductsPass
       int64_t block = blockSize(*trips, perIteration, limit);
       if (block < 2)
         continue;
-      spent[sdfg] += block * perIteration * int64_t(width);
+      // The two buffers must be containers the dialect represents.
+      int64_t bytes;
+      if (llvm::MulOverflow(block, perIteration, bytes) ||
+          llvm::MulOverflow(bytes, int64_t(width), bytes) ||
+          bytes > kMaxRepresentable)
+        continue;
+      spent[sdfg] += bytes;
       rewrite(loop, target, updates, block, *trips);
     }
   }

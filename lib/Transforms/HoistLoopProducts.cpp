@@ -482,13 +482,18 @@ struct HoistLoopProductsPass
       return std::nullopt;
     int64_t rows = lhsType.getDimSize(1 - key.lhsDim);
     int64_t cols = rhsType.getDimSize(1 - key.rhsDim);
+    // P is a transient of static shape: a dynamic extent (which getDimSize
+    // gives as a negative sentinel) or a size past the representable bound
+    // leaves the term alone.
+    std::optional<int64_t> bytes = checkedByteSize({rows, cols}, elt);
+    if (!bytes)
+      return std::nullopt;
     // Flops per entry (2 K) cancel out of the ratio.
     if (double(rows) * double(cols) > maxFlopsRatio * points)
       return std::nullopt;
     if (existing(key))
       return 0;
-    int64_t bytes = rows * cols * int64_t(elt.getIntOrFloatBitWidth() / 8);
-    if (bytes > maxBytes)
+    if (*bytes > maxBytes)
       return std::nullopt;
     return bytes;
   }

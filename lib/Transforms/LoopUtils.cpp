@@ -33,6 +33,11 @@ std::optional<int64_t> mlir::sdfg::headroom(SDFGOp sdfg) {
   auto peak = summary.getAs<IntegerAttr>("peak_bytes");
   if (!limit || !peak)
     return std::nullopt;
+  // A summary with a negative byte count is not one the checkpointing
+  // wrote: nothing is left to spend (and the difference of two
+  // non-negative values cannot overflow).
+  if (limit.getInt() < 0 || peak.getInt() < 0)
+    return 0;
   return std::max<int64_t>(limit.getInt() - peak.getInt(), 0);
 }
 

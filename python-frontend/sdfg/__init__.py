@@ -18,12 +18,13 @@ from .blas import choose_core as _choose_core
 # Before anything loads OpenBLAS (numpy included): see blas.py.
 _choose_core()
 
-from .errors import DeviceError, FrontendError  # noqa: E402
+from .errors import (CacheError, CacheWarning, DeviceError,  # noqa: E402
+                     FrontendError)
 from .native import NativeModule, ToolError, compile_mlir  # noqa: E402
 from .program import (Gradient, Program, grad, program, to_mlir,  # noqa: E402
                       value_and_grad, vjp)
 
-__all__ = ["DeviceError", "FrontendError", "Gradient", "NativeModule", "Program",
-           "ToolError", "compile_mlir", "grad", "program", "to_mlir",
-           "value_and_grad", "vjp"]
+__all__ = ["CacheError", "CacheWarning", "DeviceError", "FrontendError",
+           "Gradient", "NativeModule", "Program", "ToolError", "compile_mlir",
+           "grad", "program", "to_mlir", "value_and_grad", "vjp"]
 __version__ = "0.1.0"

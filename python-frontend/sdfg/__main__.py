@@ -1,22 +1,30 @@
-"""Print the sdfg dialect of a NumPy function.
+"""Print the sdfg dialect of a NumPy function; show or empty the cache.
 
     python -m sdfg FILE FUNCTION [ARG ...]
+    python -m sdfg cache info
+    python -m sdfg cache clear
 
 Each ARG describes one argument: an array as DTYPE[D0,D1,...] (for example
 float64[100,100]), an int as its value (20), a float as a value with a
 decimal point (1.5), a bool as true/false. The output can be fed to
-sdfg-opt and sdfg-translate.
+sdfg-opt and sdfg-translate. (A FILE named `cache` is given as ./cache.)
+
+`cache info` prints where the compiled programs are cached
+($SDFG_CACHE_DIR), how many there are, their size and the size limit
+($SDFG_CACHE_MAX_BYTES); `cache clear` removes them.
 """
 
 import argparse
 import importlib.util
+import inspect
 import os
 import re
 import sys
 
 import numpy as np
 
-from .errors import FrontendError
+from . import cache
+from .errors import CacheError, FrontendError
 from .program import to_mlir
 
 _ARRAY = re.compile(r"^(float64|float32|int64|int32|bool)\[([0-9, ]*)\]$")
@@ -41,7 +49,76 @@ def parse_arg(text):
             "a float or true/false")
 
 
+def _size(n):
+    """`n` bytes, and in KiB...TiB where that is shorter."""
+    if n < 1024:
+        return f"{n} bytes"
+    x = n
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        x /= 1024
+        if x < 1024 or unit == "TiB":
+            return f"{x:.1f} {unit} ({n} bytes)"
+
+
+def cache_main(argv):
+    """`python -m sdfg cache info|clear`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m sdfg cache",
+        description="Show or empty the cache of compiled programs.")
+    parser.add_argument("command", choices=("info", "clear"))
+    ns = parser.parse_args(argv)
+    try:
+        if ns.command == "clear":
+            n = cache.clear()
+            print(f"removed {n} cached program(s) from "
+                  f"{cache.configured_dir()}")
+            return 0
+        info = cache.info()
+        limit = info["limit"]
+    except (CacheError, ValueError, OSError) as e:
+        print(f"python -m sdfg cache: error: {e}", file=sys.stderr)
+        return 1
+    print(f"location: {info['location']}" +
+          ("" if info["exists"] else " (not created yet)"))
+    print(f"entries:  {info['entries']}")
+    print(f"size:     {_size(info['bytes'])}")
+    print(f"limit:    {_size(limit)}, $SDFG_CACHE_MAX_BYTES")
+    return 0
+
+
+def _arity_error(fn, name, args):
+    """The message for `args` that do not fit the parameters of `fn`
+    (which the command line gives positionally), or None."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = list(signature.parameters.values())
+    positional = [p for p in params if p.kind in
+                  (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    keyword_only = [p.name for p in params if p.kind == p.KEYWORD_ONLY and
+                    p.default is p.empty]
+    if keyword_only:
+        return (f"{name} has keyword-only parameters without defaults "
+                f"({', '.join(keyword_only)}), which the command line "
+                "cannot give")
+    if any(p.kind == p.VAR_POSITIONAL for p in params) or \
+            len(required) <= len(args) <= len(positional):
+        return None
+    if len(required) == len(positional):
+        takes = f"{len(positional)} argument" + \
+            ("" if len(positional) == 1 else "s")
+    else:
+        takes = f"{len(required)} to {len(positional)} arguments"
+    names = ", ".join(p.name for p in positional)
+    return f"{name} takes {takes} ({names}), {len(args)} given"
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["cache"]:
+        return cache_main(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m sdfg",
         description="Print the sdfg dialect of a NumPy function.")
@@ -64,6 +141,10 @@ def main(argv=None):
               f"'{ns.function}'", file=sys.stderr)
         return 1
     fn = getattr(fn, "fn", fn)  # an sdfg.program-decorated function
+    message = _arity_error(fn, ns.function, ns.args)
+    if message is not None:
+        print(f"python -m sdfg: error: {message}", file=sys.stderr)
+        return 1
     try:
         sys.stdout.write(to_mlir(fn, *ns.args))
     except FrontendError as e:

@@ -40,6 +40,13 @@ class ToolError(RuntimeError):
     """A project tool (sdfg-opt, sdfg-translate) rejected its input."""
 
 
+class OptionError(ToolError, ValueError):
+    """The compiler rejected an option given to sdfg.grad for this
+    program (a recompute= name that is not an array the backward program
+    could recompute): an invalid argument (ValueError) that only the
+    compiler can judge (ToolError, with its located diagnostic)."""
+
+
 def tools_dir():
     """Directory holding sdfg-opt and sdfg-translate."""
     build = os.environ.get("SDFG_BUILD_DIR", os.path.join(_REPO, "build"))
@@ -100,6 +107,22 @@ def take_index_error(module):
     bad = tuple(record)
     ctypes.memset(record, 0, ctypes.sizeof(record))
     return bad
+
+
+def take_alloc_error(module):
+    """After a call: the bytes an allocation of the compiled program asked
+    for and did not get (the call then stopped and freed what it had
+    allocated; see sdfg_alloc_error in docs/design/c-abi.md), or None;
+    clears the record. Thread-local: read it in the calling thread."""
+    try:
+        record = ctypes.c_int64.in_dll(module._lib, "sdfg_alloc_error")
+    except ValueError:
+        return None  # a library built without the call guards
+    if record.value == 0:
+        return None
+    bytes_ = record.value
+    record.value = 0
+    return bytes_ if bytes_ > 0 else bytes_ + 2**64
 
 
 def check_linalg_error(module, sites):

@@ -3,189 +3,28 @@
 A program is specialised per call signature: array dtypes and shapes,
 the values of int and bool arguments, and the dtypes of float arguments.
 Compiled libraries are cached in memory and on disk (``$SDFG_CACHE_DIR``,
-default ``~/.cache/sdfg``), keyed by the function's source, the module
-constants it reads, the signature and the compiler binary; a second process
-reuses them without recompiling.
+default ``~/.cache/sdfg``; see cache.py), keyed by the function's source,
+what it and the functions it calls read from outside (globals, module
+attributes, closures, default values), the signature, the options and the
+compiler binaries; a second process reuses them without recompiling.
 """
 
 import bisect
 import functools
-import hashlib
 import inspect
-import json
-import os
 import re
 import sys
-import tempfile
-import types
+import threading
 
 import numpy as np
 
-from . import native
+from . import cache, cache_key, native
 from .errors import FrontendError
 from .frontend import translate
 
-_CACHE_VERSION = "8"
-
-
-def cache_dir():
-    d = os.environ.get("SDFG_CACHE_DIR")
-    if not d:
-        d = os.path.join(os.path.expanduser("~"), ".cache", "sdfg")
-    return d
-
-
-def _arg_key(value):
-    if isinstance(value, np.ndarray):
-        return ("array", value.dtype.str, value.shape)
-    if isinstance(value, (bool, np.bool_)):
-        return ("bool", bool(value))
-    if isinstance(value, (int, np.integer)):
-        return ("int", int(value))
-    if isinstance(value, str):
-        return ("str", value)
-    if value is None:
-        return ("none",)
-    if isinstance(value, (float, np.floating)):
-        dt = value.dtype.str if isinstance(value, np.floating) else "<f8"
-        return ("float", dt)
-    return ("other", type(value).__name__)
-
-
-def _global_refs(fn):
-    """(scope, name) of each module-level or closed-over value that `fn`,
-    its nested code (lambdas, comprehensions, inner functions) and the
-    Python functions it calls may read: constants are compiled in and
-    arrays become parameters of the fixed shape (Translator.global_array),
-    so what they hold is part of a compiled program's key. `scope` is the
-    module's dict or the closure cell; names that hold nothing relevant
-    now are left out."""
-    refs, seen = [], set()
-
-    def code_names(code):
-        names = set(code.co_names)
-        for c in code.co_consts:
-            if isinstance(c, types.CodeType):
-                names |= code_names(c)
-        return names
-
-    def module(m, names, depth):
-        """`params.W`, `pkg.sub.C`: the attributes of a module of the
-        program's own that the code names (packages a few levels down)."""
-        if m.__name__.split(".")[0] in ("numpy", "sdfg", "math",
-                                        "builtins") or depth == 0 or \
-                id(m) in seen:
-            return
-        seen.add(id(m))
-        for attr in sorted(names):
-            a = getattr(m, attr, None)
-            if isinstance(a, types.ModuleType):
-                module(a, names, depth - 1)
-            elif _is_constant(a):
-                refs.append((m.__dict__, attr))
-            elif isinstance(a, types.FunctionType):
-                refs.append((m.__dict__, attr))
-                visit(a)
-
-    def visit(f):
-        if id(f) in seen:
-            return
-        seen.add(id(f))
-        code = f.__code__
-        cells = dict(zip(code.co_freevars, f.__closure__ or ()))
-        for name in sorted(code_names(code) | set(cells)):
-            scope = cells.get(name)
-            if scope is not None:
-                try:
-                    v = scope.cell_contents
-                except ValueError:  # not assigned yet
-                    continue
-            elif name in f.__globals__:
-                scope, v = f.__globals__, f.__globals__[name]
-            else:
-                continue
-            if isinstance(v, Program):
-                v = v.fn
-            if isinstance(v, types.ModuleType):
-                module(v, code_names(code), 3)
-                continue
-            if isinstance(v, types.FunctionType):
-                # NumPy's own Python functions are translated, not inlined.
-                if not (v.__module__ or "").startswith(("numpy", "sdfg.")):
-                    # An inlined function: its source is part of the key.
-                    refs.append((scope, name))
-                    visit(v)
-            elif _is_constant(v):
-                refs.append((scope, name))
-
-    visit(fn)
-    return refs
-
-
-def _is_constant(v):
-    """Whether the frontend reads `v` as a constant or a global array (or
-    a tuple of them)."""
-    if isinstance(v, (tuple, list)):
-        return all(_is_constant(x) for x in v)
-    return isinstance(v, (bool, int, float, str, np.generic, np.ndarray))
-
-
-def _value_of(scope, name):
-    return scope.cell_contents if isinstance(scope, types.CellType) else \
-        scope.get(name)
-
-
-def _global_state(refs):
-    """The key of what `refs` (_global_refs) hold now: an array's dtype
-    and shape, a called function's source, another value's repr."""
-    state = []
-    for scope, name in refs:
-        v = _value_of(scope, name)
-        if isinstance(v, Program):
-            v = v.fn
-        state.append(_value_key(v))
-    return tuple(state)
-
-
-def _value_key(v):
-    """An array's dtype and shape, a function's source digest and the
-    constants its closure holds, another value's repr (tuples item by
-    item)."""
-    if isinstance(v, np.ndarray):
-        return _arg_key(v)
-    if isinstance(v, types.FunctionType):
-        cells = []
-        for cell in v.__closure__ or ():
-            try:
-                c = cell.cell_contents
-            except ValueError:
-                continue
-            if isinstance(c, types.FunctionType):
-                cells.append(_code_digest(c.__code__))
-            elif _is_constant(c):
-                cells.append(_value_key(c))
-        return (_code_digest(v.__code__),) + tuple(cells)
-    if isinstance(v, (tuple, list)) and any(isinstance(x, np.ndarray)
-                                             for x in v):
-        return tuple(_value_key(x) for x in v)
-    return repr(v)
-
-
-_CODE_DIGESTS = {}
-
-
-def _code_digest(code):
-    """A hash of the source of the function whose code is `code` (read
-    once per code object): an edited helper must not reuse the libraries
-    its old version built."""
-    digest = _CODE_DIGESTS.get(code)
-    if digest is None:
-        try:
-            text = "".join(inspect.getsourcelines(code)[0]).encode()
-        except (OSError, TypeError):
-            text = code.co_code + repr(code.co_consts).encode()
-        digest = _CODE_DIGESTS[code] = hashlib.sha256(text).hexdigest()[:16]
-    return digest
+# The on-disk cache's location (see cache.py); kept here for callers of
+# sdfg.program.cache_dir.
+cache_dir = cache.configured_dir
 
 
 def _global_value(fn, where, module, name):
@@ -206,49 +45,6 @@ def _global_value(fn, where, module, name):
         return scope[name]
     except (KeyError, ValueError):
         raise NameError(f"name '{name}' is not defined") from None
-
-
-@functools.lru_cache(maxsize=None)
-def _frontend_stamp():
-    """Hash of the frontend's own sources: a changed translator must not
-    reuse libraries an older one built."""
-    h = hashlib.sha256()
-    root = os.path.dirname(os.path.abspath(__file__))
-    for dirpath, dirnames, filenames in sorted(os.walk(root)):
-        dirnames.sort()
-        for f in sorted(filenames):
-            if f.endswith(".py"):
-                with open(os.path.join(dirpath, f), "rb") as fh:
-                    h.update(f.encode() + fh.read())
-    return h.hexdigest()
-
-
-_TOOL_HASHES = {}
-
-
-def _tool_stamp():
-    """Hashes of sdfg-opt and sdfg-translate: a rebuilt compiler must not
-    reuse libraries an older one built. By content, not date, so that a
-    cache built on one machine is found on another that has the same tools
-    (see Program.precompile)."""
-    stamps = []
-    for tool in ("sdfg-opt", "sdfg-translate"):
-        path = os.path.join(native.tools_dir(), tool)
-        try:
-            st = os.stat(path)
-        except OSError:
-            stamps.append("missing")
-            continue
-        key = (path, st.st_size, st.st_mtime_ns)
-        digest = _TOOL_HASHES.get(key)
-        if digest is None:
-            h = hashlib.sha256()
-            with open(path, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    h.update(chunk)
-            digest = _TOOL_HASHES[key] = h.hexdigest()
-        stamps.append(digest)
-    return ",".join(stamps)
 
 
 class Program:
@@ -272,34 +68,38 @@ class Program:
         #: (the GPU program with its kernels run on host threads).
         self.device = device
         self._compiled = {}
-        # What the function reads from its module and closure (found once:
-        # _global_refs); their values are part of each call's key.
-        self._global_refs = None
-        self._global_funcs = []  # (scope, name, function) among them
+        # What the function reads from outside (cache_key.global_refs, found
+        # again when one of the functions, modules or tuples reached there
+        # changes: cache_key.reached, cache_key.moved); their values are part of
+        # each call's key.
+        self._reads = None
         # Calls with this many positional arguments need no binding (the
         # common case: no per-call signature work).
         code = getattr(fn, "__code__", None)
         self._nparams = None if getattr(code, "co_kwonlyargcount", 0) else \
             getattr(code, "co_argcount", None)
         try:
-            self._source = inspect.getsource(fn)
+            # The function's own source, not that of a function it wraps
+            # (functools.wraps), which the translator does not compile.
+            self._source = inspect.getsource(getattr(fn, "__code__", fn))
         except (OSError, TypeError) as e:
             raise FrontendError(f"cannot read the source of {fn!r}: {e}")
 
     def _key(self, args):
-        key = tuple(_arg_key(a) for a in args)
-        refs = self._global_refs
-        if refs is None or any(_value_of(scope, name) is not f
-                               for scope, name, f in self._global_funcs):
-            # First call, or a name now holds another function (whose own
-            # globals and closure are then what the program reads).
-            refs = self._global_refs = _global_refs(self.fn)
-            values = [(scope, name, _value_of(scope, name))
-                      for scope, name in refs]
-            self._global_funcs = [
-                ref for ref in values
-                if isinstance(ref[2], (types.FunctionType, Program))]
-        return key + _global_state(refs) if refs else key
+        """What decides the program compiled for `args`: their signature
+        (cache_key.arg_key), what the function and the functions it reaches
+        read from outside it (globals, module attributes, closure cells,
+        default values: cache_key.global_state) and its own defaults."""
+        key = tuple(cache_key.arg_key(a) for a in args)
+        reads = self._reads
+        if reads is None or cache_key.moved(reads[1]):
+            # First call, or a name now holds another function, module or
+            # tuple, or a function was given other code or defaults: what
+            # the program reads must be found again.
+            refs = cache_key.global_refs(self.fn)
+            reads = self._reads = (refs, cache_key.reached(refs))
+        return key + cache_key.global_state(reads[0]) + \
+            cache_key.defaults_state(self.fn)
 
     def bind(self, args, kwargs):
         """`args` completed by `kwargs` and the function's defaults."""
@@ -309,10 +109,11 @@ class Program:
 
     def to_mlir(self, *args, **kwargs):
         args = self.bind(args, kwargs)
-        return translate(self.fn, _normalise(args), device=self.device).text
+        return translate(self.fn, _normalise(args, self.fn),
+                         device=self.device).text
 
     def compile(self, *args):
-        args = _normalise(args)
+        args = _normalise(args, self.fn)
         key = self._key(args)
         entry = self._compiled.get(key)
         if entry is None:
@@ -327,7 +128,7 @@ class Program:
         (say, a GPU node) uses: same sources, same tools (by content) and
         the same $SDFG_TARGET_CPU there, with $SDFG_CACHE_DIR pointing at
         the copy."""
-        args = _normalise(self.bind(args, {}))
+        args = _normalise(self.bind(args, {}), self.fn)
         return self._build(args, self._key(args))[0]
 
     def _build(self, args, key, autodiff=None):
@@ -335,18 +136,18 @@ class Program:
         there; returns (its directory, its meta). With `autodiff` =
         (output, wrt, plan, unit_seed, with_value, (while capacity, data
         loop capacity)), the library holds the gradient program."""
-        digest = hashlib.sha256(json.dumps(
-            [_CACHE_VERSION, self._source, repr(key),
-             _tool_stamp(), _frontend_stamp(), repr(autodiff),
-             self.device, native.target_cpu(),
-             self.check_indices]).encode()
-        ).hexdigest()[:32]
-        directory = os.path.join(cache_dir(), digest)
-        lib = os.path.join(directory, "program.so")
-        meta_path = os.path.join(directory, "meta.json")
-        if os.path.exists(lib) and os.path.exists(meta_path):
-            with open(meta_path) as f:
-                return directory, _rebased(json.load(f), self.fn)
+        return self._find_or_build(args, key, autodiff)[:2]
+
+    def _find_or_build(self, args, key, autodiff=None):
+        """_build's (directory, meta), and whether this call compiled it.
+        The entry's name is the digest of everything that decides the
+        generated code (cache_key.digest adds the frontend's and the tools'
+        versions and the processor)."""
+        digest = cache_key.digest(self._source, key, autodiff, self.device,
+                              self.check_indices)
+        found = cache.lookup(digest)
+        if found is not None:
+            return found[0], _rebased(found[1], self.fn), False
         tr = translate(self.fn, args, device=self.device)
         source = tr.text
         name = tr.name
@@ -389,10 +190,9 @@ class Program:
                 raise native.ToolError(tr.locate(str(e))) from None
             checkpoint = _read_checkpoint(source)
             name = tr.name + "_grad"
-        os.makedirs(cache_dir(), exist_ok=True)
         # Build in a private directory, then rename: a crash mid-compile
         # never leaves a half-written entry behind.
-        staging = tempfile.mkdtemp(prefix=".build-", dir=cache_dir())
+        staging = cache.staging_dir()
         try:
             try:
                 abi = native.build_library(
@@ -406,6 +206,7 @@ class Program:
                 "check_indices": self.check_indices,
                 "omp_spin_ms": _spin_for(source),
                 "checkpoint": checkpoint,
+                "gradient": autodiff is not None,
                 "abi": abi,
                 "params": [[k, n, str(d) if d is not None else None,
                             list(s) if isinstance(s, tuple) else s]
@@ -428,31 +229,52 @@ class Program:
                 # and rebases the locations above (_rebased).
                 "origin": _origin(self.fn),
             }
-            with open(os.path.join(staging, "meta.json"), "w") as f:
-                json.dump(meta, f)
-            try:
-                os.rename(staging, directory)
-            except OSError:
-                # Another process finished first; use its entry.
-                native.remove_tree(staging)
+            directory = cache.commit(staging, digest, meta)
         except BaseException:
             native.remove_tree(staging)
             raise
-        return directory, meta
+        return directory, meta, True
 
     def _load_or_build(self, args, key, autodiff=None):
-        """The loaded library for `args` (see _build)."""
+        """The loaded library for `args` (see _build). Its program.so is
+        checked against the entry's record right before it is loaded; one
+        that changed since is compiled again. A library this call
+        compiled that cannot be loaded is not left in the cache."""
         if self.device == "gpu":
             native.gpu_runtime()  # DeviceError now, not a failed dlopen
-        directory, meta = self._build(args, key, autodiff)
-        module = native.NativeModule(
-            None, os.path.join(directory, "program.so"), meta["abi"])
-        return _Entry(module, meta, self.fn)
+        for attempt in range(2):
+            directory, meta, built = self._find_or_build(args, key, autodiff)
+            try:
+                module = cache.load(directory, meta["abi"])
+            except cache.DamagedEntry as e:
+                if attempt:
+                    raise native.ToolError(
+                        f"the library compiled for {self.fn.__name__} in "
+                        f"{directory} changed before it was loaded ({e})"
+                    ) from None
+                cache.warn_damaged(directory, e)
+                cache.discard(directory)
+                continue
+            except (OSError, AttributeError) as e:
+                # dlopen's error, or a function missing from the library.
+                if built:
+                    cache.discard(directory)
+                    raise native.ToolError(
+                        f"the library compiled for {self.fn.__name__} "
+                        f"cannot be loaded: {e}") from None
+                raise native.ToolError(
+                    f"the cached program {directory} cannot be loaded "
+                    f"here: {e} (`python -m sdfg cache clear` empties the "
+                    "cache)") from None
+            return _Entry(module, meta, self.fn)
 
     def __call__(self, *args, **kwargs):
-        args = self.bind(args, kwargs)
+        given = self.bind(args, kwargs)
+        args = _normalise(given, self.fn)
         entry = self.compile(*args)
-        return entry.call(_normalise(args))
+        # `given`: the caller's arrays, which the program's writes reach
+        # and which a returned argument is.
+        return entry.call(args, given)
 
 
 _STRATEGIES = ("store-all", "recompute-all", "ilp")
@@ -499,11 +321,20 @@ class Gradient:
         if strategy not in _STRATEGIES:
             raise ValueError(f"strategy must be one of {_STRATEGIES}, not "
                              f"{strategy!r}")
+        if isinstance(fn, Gradient):
+            # program(fn) would read the source of the function it wraps
+            # and differentiate that again: the first derivative.
+            raise NotImplementedError(
+                "higher-order derivatives are not supported yet: "
+                f"{getattr(fn, '__name__', 'this')} is already a gradient "
+                "(sdfg.grad, sdfg.value_and_grad or sdfg.vjp); "
+                "differentiate a function of the original arguments")
         if mem is not None:
-            if isinstance(mem, bool) or not isinstance(mem, (int, float)) \
-                    or not mem > 0:
-                raise ValueError(f"mem must be a positive number of MiB, "
-                                 f"not {mem!r}")
+            if isinstance(mem, (bool, np.bool_)) or not isinstance(
+                    mem, (int, float, np.integer, np.floating)) or \
+                    not 0 < mem < float("inf"):
+                raise ValueError(f"mem must be a positive, finite number of "
+                                 f"MiB, not {mem!r}")
         if strategy == "ilp" and mem is None and not recompute:
             raise ValueError("strategy='ilp' needs mem= (the limit in MiB)")
         for name, n in (("while_capacity", while_capacity),
@@ -515,6 +346,14 @@ class Gradient:
         if isinstance(recompute, str):
             recompute = [recompute]
         recompute = tuple(recompute or ())
+        for name in recompute:
+            # Names of the function's arrays (`A1`, `D_1`; a global's
+            # "global.W"): anything else would be read as other options.
+            if not isinstance(name, str) or not name or not all(
+                    part.isidentifier() for part in name.split(".")):
+                raise ValueError(
+                    f"recompute names the arrays to recompute by their "
+                    f"variable names; {name!r} is not a name")
         self._plan = None
         if mem is not None or explicit or recompute:
             self._plan = (mem, strategy, recompute)
@@ -531,7 +370,10 @@ class Gradient:
         self.output = output
         self.with_seed = with_seed
         self.with_value = with_value
-        self._last_value = None
+        # last_value: what the calling thread's last call returned (each
+        # thread its own; a call's results never pass through shared
+        # state).
+        self._local = threading.local()
         self._checked = {}  # signature -> (compiled entry, output container)
         functools.update_wrapper(self, self.program.fn)
 
@@ -621,19 +463,27 @@ class Gradient:
                 "sdfg.grad does not compute the function's value (its "
                 "program skips the work only the value needs); use "
                 "sdfg.value_and_grad")
-        return self._last_value
+        return getattr(self._local, "value", None)
 
     def precompile(self, *args):
         """Builds the gradient library for `args` into the cache without
         loading it; returns its directory (see Program.precompile)."""
-        args = self.program.bind(args, {})
+        args = _normalise(self.program.bind(args, {}), self.program.fn)
         out = self._output_for(args)
         return self.program._build(
             args, self.program._key(args),
             self._autodiff(out))[0]
 
     def __call__(self, *args, seed=None, **kwargs):
-        args = self.program.bind(args, kwargs)
+        value, grads = self._value_and_grads(args, kwargs, seed)
+        self._local.value = value
+        return grads
+
+    def _value_and_grads(self, args, kwargs, seed=None):
+        """(what the function returns, the gradients) of one call; only
+        values local to the call carry them."""
+        given = self.program.bind(args, kwargs)
+        args = _normalise(given, self.program.fn)
         if self.with_seed and seed is None:
             raise TypeError("vjp needs seed= (the cotangent of the output)")
         if not self.with_seed and seed is not None:
@@ -644,19 +494,26 @@ class Gradient:
         cached = self._checked.get(key)
         if cached is not None:
             entry, out = cached
-            result = entry.call_gradient(args, self.wrt, out, seed)
-            self._last_value = entry.last_value
-            self.checkpoint = entry.meta.get("checkpoint")
-            return result
-        out = self._output_for(args)
-        entry = self.program._load_or_build(
-            args, key, self._autodiff(out))
-        self._checked[key] = (entry, out)
+        else:
+            out = self._output_for(args)
+            try:
+                entry = self.program._load_or_build(
+                    args, key, self._autodiff(out))
+            except native.ToolError as e:
+                if self._plan is not None and self._plan[2] and \
+                        "cannot recompute" in str(e):
+                    # A recompute= name the program has no use for: an
+                    # invalid argument of grad (and still the compiler's
+                    # located diagnostic).
+                    raise native.OptionError(str(e)) from None
+                raise
+            self._checked[key] = (entry, out)
+        # The plan of the program compiled for these arguments (per
+        # signature, the same for every call of it).
         self.checkpoint = entry.meta.get("checkpoint")
-        result = entry.call_gradient(args, self.wrt, out, seed)
-        # The forward results computed on the way (what `fn` returns).
-        self._last_value = entry.last_value
-        return result
+        # The forward results computed on the way (what `fn` returns)
+        # come back with the gradients.
+        return entry.call_gradient(args, self.wrt, out, seed, given)
 
 
 def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
@@ -688,9 +545,10 @@ def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
 class ValueAndGradient(Gradient):
     """`sdfg.value_and_grad`: a Gradient whose call returns (value, grads)."""
 
-    def __call__(self, *args, **kwargs):
-        grads = super().__call__(*args, **kwargs)
-        return self._last_value, grads
+    def __call__(self, *args, seed=None, **kwargs):
+        value, grads = self._value_and_grads(args, kwargs, seed)
+        self._local.value = value
+        return value, grads
 
 
 def value_and_grad(fn, wrt, output="return", mem=None, strategy=None,
@@ -753,11 +611,19 @@ def _check_indices(meta, args, written):
                              f"size {extent} (in argument '{name}')")
 
 
+def _show_param(n):
+    """How an error names parameter `n` of a compiled program: module-level
+    arrays are passed as parameters "global.<name>"."""
+    return (f"global '{n[len('global.'):]}'" if n.startswith("global.")
+            else f"argument '{n}'")
+
+
 def _check_overlap(meta, args, written):
     """ValueError for two array arguments that share memory where the
     program writes one of them: it reads and writes its arguments as
     separate arrays (a write into one would reach the other mid-way,
-    where NumPy's order of operations decides what each sees)."""
+    where NumPy's order of operations decides what each sees). The same
+    for a program and its gradients (_Entry.check)."""
     if not written:
         return
     arrays = [(name, value) for (kind, name, _, _), value in
@@ -769,13 +635,10 @@ def _check_overlap(meta, args, written):
                 changed = n1 if n1 in written else n2
                 if n1.startswith("global.") or n2.startswith("global."):
                     # Module-level arrays are passed as arguments too.
-                    def show(n):
-                        return (f"global '{n[len('global.'):]}'"
-                                if n.startswith("global.") else
-                                f"argument '{n}'")
                     raise ValueError(
-                        f"{show(n1)} and {show(n2)} share memory and the "
-                        f"program writes {show(changed)}: the compiled "
+                        f"{_show_param(n1)} and {_show_param(n2)} share "
+                        f"memory and the program writes "
+                        f"{_show_param(changed)}: the compiled "
                         "program reads and writes them as separate arrays; "
                         "index one array in the function instead of a view "
                         "of it (A[2:8] for Av = A[2:8]), or pass a copy")
@@ -783,6 +646,20 @@ def _check_overlap(meta, args, written):
                     f"arguments '{n1}' and '{n2}' share memory and the "
                     f"program writes '{changed}': pass a copy of one of "
                     "them")
+
+
+def _check_writeable(meta, args, written):
+    """NumPy's ValueError for a read-only array (np.frombuffer of bytes, a
+    memory map opened with mode "r", an array whose flags.writeable is
+    False) that the program writes; read-only arrays it only reads are
+    passed as they are."""
+    for (kind, name, _, _), value in zip(meta["params"], args):
+        if kind == "array" and name in written and \
+                not value.flags.writeable:
+            raise ValueError(
+                f"assignment destination is read-only: the program writes "
+                f"{_show_param(name)}, and the array passed is read-only; "
+                "pass a writeable copy (np.array(...))")
 
 
 def _origin(fn):
@@ -838,9 +715,27 @@ def _python_line(meta, line):
     return f"generated sdfg line {line}"
 
 
+def _human_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
+        n /= 1024
+
+
 def _check_after_call(meta, module):
-    """After a call: an index out of bounds, a singular matrix, the GPU
-    runtime's error, or the emulator's races."""
+    """After a call: a failed allocation, an index out of bounds, a
+    singular matrix, the GPU runtime's error, or the emulator's races."""
+    failed = native.take_alloc_error(module)
+    if failed is not None:
+        # The call stopped at the allocation: what it computed is void.
+        native.take_index_error(module)
+        message = (f"the compiled program {meta['name']!r} could not "
+                   f"allocate {failed} bytes ({_human_bytes(failed)})")
+        if meta.get("gradient"):
+            message += ("; its gradient stores values for the backward "
+                        "pass: pass a memory limit (mem= in MiB) to "
+                        "sdfg.grad to recompute instead of storing")
+        raise MemoryError(message)
     bad = native.take_index_error(module)
     if bad is not None:
         line, index, axis, extent = bad
@@ -853,6 +748,10 @@ def _check_after_call(meta, module):
         if axis == -2:
             raise ValueError(f"{where}: could not broadcast input array "
                              f"from extent {index} into extent {extent}")
+        if axis == -4:
+            raise ValueError(f"{where}: extent {index} exceeds the 32-bit "
+                             "integers of the BLAS/LAPACK interface (at most "
+                             f"{extent})")
         if axis == -3:
             raise ValueError(f"{where}: zero-size array to a reduction "
                              "operation (max, min, argmax or argmin) which "
@@ -894,8 +793,8 @@ class _Entry:
         values = []
         for origin, dtype, shape in self.globals:
             v = _global_value(self.fn, *origin)
-            if not (isinstance(v, np.ndarray) and v.dtype == dtype and
-                    v.shape == shape):
+            if not (isinstance(v, np.ndarray) and v.shape == shape and
+                    v.dtype.newbyteorder("=") == dtype):
                 # Program._key covers what the function reads; this is
                 # only reached where that scan missed a name.
                 raise FrontendError(
@@ -905,20 +804,54 @@ class _Entry:
             values.append(v)
         return tuple(args) + tuple(values)
 
-    def call(self, args):
+    def check(self, args, given=None, gradient=False):
+        """The checks before a call of this program (forward or gradient:
+        one place for both), on `args` as _normalise made them and `given`
+        as the caller passed them (the same where nothing was converted):
+        indices read from index arrays, arguments that share memory where
+        the program writes one (the program's call also refuses read-only
+        arrays it writes: _check_writeable; a gradient writes copies).
+        Returns (args, given) completed by the global arrays the program
+        reads."""
         meta = self.meta
-        args = self.with_globals(args)
-        if meta.get("check_indices", True):
+        given = args if given is None else tuple(given)
+        if self.globals:
+            names = self.with_globals(())
+            args = tuple(args) + tuple(
+                v if type(v) is np.ndarray and v.dtype.isnative else
+                _argument(v, None, None, (f"global '{origin[2]}'",
+                                          origin[2]))
+                for v, (origin, _, _) in zip(names, self.globals))
+            given = given + names
+        if gradient or meta.get("check_indices", True):
             _check_indices(meta, args, self.written)
-        _check_overlap(meta, args, self.written)
+        _check_overlap(meta, given, self.written)
+        return args, given
+
+    def call(self, args, given=None):
+        """Runs the program on `args` (_normalise'd; `given`: the caller's
+        arrays, where a written argument's values go back and which a
+        returned argument is). Everything a call needs is local to it: the
+        object is shared by every thread that calls the program."""
+        meta = self.meta
+        args, given = self.check(args, given)
+        written = self.written
         cargs = []
         writeback = []
-        for (kind, name, dtype, _), value in zip(meta["params"], args):
+        for (kind, name, dtype, _), value, orig in zip(meta["params"], args,
+                                                        given):
             if kind == "array":
                 arr = value
                 if not arr.flags.c_contiguous or not arr.flags.aligned:
                     arr = _contiguous(value)
-                    writeback.append((value, arr))
+                # Only what the program writes goes back (a read-only
+                # array that is only read is never assigned to).
+                if name in written:
+                    if not orig.flags.writeable:
+                        _check_writeable(meta, given, written)
+                    if arr is not value or (value is not orig and
+                                            value.base is not orig):
+                        writeback.append((orig, arr))
                 cargs.append(arr)
             elif kind == "scalar":
                 cargs.append(np.array(value, dtype=dtype))
@@ -933,13 +866,15 @@ class _Entry:
         self.module.set_spin(
             meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
         self.function(*cargs)
+        # In this thread, right after the call: the error records are the
+        # calling thread's.
         _check_after_call(meta, self.module)
         for orig, tmp in writeback:
             orig[...] = tmp
         results = []
         for (kind, dtype, shape), out in zip(meta["outputs"], outputs):
             if kind == "arg":
-                results.append(args[dtype])  # dtype holds the param index
+                results.append(given[dtype])  # dtype holds the param index
             elif len(shape) == 0:
                 results.append(out[()])
             else:
@@ -965,13 +900,14 @@ def _gradient_array(like):
     return np.empty_like(like)
 
 
-def _call_gradient(self, args, wrt, out, seed):
+def _call_gradient(self, args, wrt, out, seed, given=None):
     """Calls a gradient program; its C arguments are found by name in the
     ABI description: parameters and outputs, d_<x> gradients (d_<output>
-    is the seed), fwd_<x> forward results, ad_status."""
+    is the seed), fwd_<x> forward results, ad_status. Returns (what the
+    function returns, {w: gradient}): per call, nothing is kept on the
+    shared objects (several threads may call at once)."""
     meta = self.meta
-    args = self.with_globals(args)
-    _check_indices(meta, args, self.written)
+    args, given = self.check(args, given, gradient=True)
     abi = meta.get("_gradient_abi")
     if abi is None:  # looked up once per loaded program
         abi = meta["_gradient_abi"] = [
@@ -1040,16 +976,16 @@ def _call_gradient(self, args, wrt, out, seed):
         o = forward.get(name, arrays[name])
         values.append(o[()] if o.ndim == 0 else o)
     if meta["returns_none"]:
-        self.last_value = None
+        value = None
     elif meta["returns_tuple"]:
-        self.last_value = tuple(values)
+        value = tuple(values)
     else:
-        self.last_value = values[0]
+        value = values[0]
     result = {}
     for w in wrt:
         g = grads[w]
         result[w] = g[()] if g.ndim == 0 else g
-    return result
+    return value, result
 
 
 _Entry.call_gradient = _call_gradient
@@ -1068,8 +1004,164 @@ def _bind(fn, args, kwargs):
     return tuple(bound.arguments[n] for n in signature.parameters)
 
 
-def _normalise(args):
-    return tuple(args)
+def _normalise(args, fn=None):
+    """The arguments of a call (in the order of `fn`'s parameters) as the
+    compiled program takes them, or an error naming the parameter
+    (docs/Reliability.md, "Arguments"):
+
+    - arrays of a supported dtype in the machine's byte order, ints within
+      int64, floats, bools, strings and None pass as they are (the common
+      case costs a type test per argument);
+    - an array of another byte order is converted to native order (a
+      copy: the call writes what the program writes back into the
+      caller's array); an ndarray subclass that computes as plain arrays
+      do (np.memmap, or one that overrides none of ndarray's behaviour)
+      is passed as a plain view of the same memory;
+    - TypeError for np.ma.MaskedArray, np.matrix and other subclasses that
+      change what NumPy computes, and for dtypes the compiler has no type
+      for (float16, complex, unsigned and small ints, ...), arrays and
+      NumPy scalars alike; OverflowError for an int outside int64 (as
+      NumPy 2 raises for a Python int that does not fit an int64 array).
+
+    Other values (lists, tuples) are left to the translator, which
+    rejects them with a FrontendError. Whether an argument is read-only
+    matters only for those the program writes (see _Entry.check)."""
+    out = None
+    for k, a in enumerate(args):
+        t = type(a)
+        if t is np.ndarray:
+            if a.dtype.type in _ARRAY_TYPES and a.dtype.isnative:
+                continue
+        elif t is float or t is bool or t is str or a is None:
+            continue
+        elif t is int:
+            if _INT64_MIN <= a <= _INT64_MAX:
+                continue
+        v = _argument(a, k, fn)
+        if v is not a:
+            if out is None:
+                out = list(args)
+            out[k] = v
+    return tuple(args) if out is None else tuple(out)
+
+
+from .frontend.values import SUPPORTED_DTYPES as _ARRAY_TYPES  # noqa: E402
+
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+# ndarray attributes a subclass may define without changing what NumPy
+# computes on it (construction, printing, pickling, bookkeeping).
+_BENIGN_OVERRIDES = frozenset((
+    "__new__", "__init__", "__array_finalize__", "__array_priority__",
+    "__repr__", "__str__", "__format__", "__reduce__", "__reduce_ex__",
+    "__setstate__", "__getstate__", "__copy__", "__deepcopy__", "__doc__",
+    "__module__", "__dict__", "__weakref__", "__qualname__", "__slots__",
+    "__init_subclass__", "__class_getitem__", "__annotations__",
+    "__sizeof__", "__dir__", "dump", "dumps", "tofile", "tolist",
+    "tobytes", "tostring"))
+
+
+def _param_name(fn, k):
+    """The name of parameter `k` of `fn` (as Program.bind orders them)."""
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    return names[k] if k < len(names) else f"#{k}"
+
+
+def _subclass_overrides(cls):
+    """The ndarray methods and attributes that ndarray subclass `cls`
+    defines anew (np.memmap's own are benign: they only make results of
+    indexing and ufuncs plain arrays again)."""
+    names = set()
+    for c in cls.__mro__:
+        if c is np.ndarray or c is np.memmap:
+            break
+        names.update(n for n in vars(c) if n not in _BENIGN_OVERRIDES
+                     and hasattr(np.ndarray, n))
+    return sorted(names)
+
+
+def _argument(value, k, fn, label=None):
+    """_normalise of one argument that is not of the common kinds. Errors
+    name parameter `k` of `fn`, or `label` = (how, name): ("global 'W'",
+    "W") for a module-level array."""
+    def what():
+        return label[0] if label else f"argument '{_param_name(fn, k)}'"
+
+    def name():
+        return label[1] if label else _param_name(fn, k)
+
+    if isinstance(value, np.ndarray):
+        cls = type(value)
+        if cls is not np.ndarray:
+            if isinstance(value, np.ma.MaskedArray):
+                raise TypeError(
+                    f"{what()} is a numpy.ma.MaskedArray: a compiled "
+                    f"program does not apply masks; pass {name()}.filled("
+                    "value) (masked elements replaced by value), or "
+                    f"np.asarray({name()}) to ignore the mask")
+            if isinstance(value, np.matrix):
+                raise TypeError(
+                    f"{what()} is a numpy.matrix, for which * is a matrix "
+                    "product and reductions keep two dimensions; a "
+                    "compiled program computes as for plain arrays: pass "
+                    f"np.asarray({name()}) (and write matrix products "
+                    "with @)")
+            overrides = _subclass_overrides(cls)
+            if overrides:
+                raise TypeError(
+                    f"{what()} is a {cls.__module__}.{cls.__qualname__}, "
+                    f"an ndarray subclass that redefines "
+                    f"{', '.join(overrides[:6])}"
+                    f"{', ...' if len(overrides) > 6 else ''}; a compiled "
+                    "program computes as NumPy does on plain arrays: pass "
+                    f"np.asarray({name()}) if that is what is meant")
+            # np.memmap (np.load(..., mmap_mode=...)), or a subclass that
+            # computes as ndarray does: a plain view of the same memory.
+            value = value.view(np.ndarray)
+        dt = value.dtype
+        if not dt.isnative:
+            # Big-endian data on a little-endian machine: a native copy
+            # (the call writes a written argument back into the caller's
+            # array, converting again).
+            dt = dt.newbyteorder("=")
+            if dt in _ARRAY_DTYPES:
+                value = value.astype(dt)
+        if dt.type not in _ARRAY_TYPES:
+            if dt in _ARRAY_DTYPES:
+                # The same dtype under another type name (np.longlong for
+                # int64): a view as the one the compiler knows.
+                return value.view(_ARRAY_DTYPES[_ARRAY_DTYPES.index(dt)])
+            raise TypeError(_dtype_message(what(), "an array", dt,
+                                           f"{name()}.astype(np.float64)"))
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        if not _INT64_MIN <= int(value) <= _INT64_MAX:
+            raise OverflowError(
+                f"{what()}: Python integer {int(value)} out of bounds for "
+                "int64 (int arguments are compiled in as int64 constants; "
+                "NumPy 2 raises this OverflowError too); pass a float if a "
+                "float is meant")
+        return value
+    if isinstance(value, np.generic):
+        if value.dtype.type in (np.float64, np.float32):
+            return value
+        raise TypeError(_dtype_message(what(), "a NumPy scalar",
+                                       value.dtype, f"np.float64({name()})"))
+    return value
+
+
+_ARRAY_DTYPES = [np.dtype(t) for t in _ARRAY_TYPES]
+
+
+def _dtype_message(who, what, dtype, fix):
+    supported = ", ".join(str(d) for d in _ARRAY_DTYPES)
+    return (f"{who} is {what} of dtype {dtype}, which compiled programs do "
+            f"not take (they take {supported}); convert it, e.g. {fix}")
 
 
 def program(fn=None, device="cpu", check_indices=True):
@@ -1093,6 +1185,14 @@ def program(fn=None, device="cpu", check_indices=True):
     an index outside its array then reads or writes outside it, as in C."""
     if fn is None:
         return lambda f: program(f, device, check_indices)
+    if isinstance(fn, Gradient):
+        # Its source is that of the function it differentiates (it wraps
+        # it): compiling it would silently compile that function instead.
+        raise TypeError(
+            f"sdfg.program takes a Python function, not a gradient "
+            f"({getattr(fn, '__name__', 'this')} is an sdfg.grad, "
+            "value_and_grad or vjp object, compiled when it is called: "
+            "call it directly)")
     if isinstance(fn, Program):
         if fn.device == device and fn.check_indices == check_indices:
             return fn

@@ -256,7 +256,7 @@ def _uses_value(g, args):
     with open(os.path.join(g.precompile(*args), "input.mlir")) as f:
         text = sdfg.native.run_passes(f.read(),
                                       ["--sdfg-eliminate-dead-writes"])
-    grad_fn = text[text.index("sdfg.sdfg @field_energy_grad"):]
+    grad_fn = text[text.index("sdfg.sdfg @py_field_energy_grad"):]
     return "%__return0[" in grad_fn
 
 

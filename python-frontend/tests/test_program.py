@@ -162,7 +162,7 @@ def test_precompile_builds_without_loading(cache):
 
 def test_to_mlir_is_valid_dialect():
     text = sdfg.to_mlir(saxpy, 2.0, np.ones(4), np.ones(4))
-    assert text.startswith("sdfg.sdfg @saxpy(")
+    assert text.startswith("sdfg.sdfg @py_saxpy(")
     opt = os.path.join(native.tools_dir(), "sdfg-opt")
     proc = subprocess.run([opt], input=text, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -180,7 +180,7 @@ def test_cli_prints_the_dialect(tmp_path):
                            "float64[8]", "4"], env=env, capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stderr
-    assert "sdfg.sdfg @f(%A: memref<8xf64>" in proc.stdout
+    assert "sdfg.sdfg @py_f(%A: memref<8xf64>" in proc.stdout
     assert "sdfg.loop" in proc.stdout and "to 4 step 1" in proc.stdout
     bad = subprocess.run([sys.executable, "-m", "sdfg", str(src), "g"],
                          env=env, capture_output=True, text=True)

@@ -840,7 +840,7 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
     if (gpu || !type.hasStaticShape() || !elt.isIntOrIndexOrFloat())
       return false;
     std::optional<int64_t> bytes = checkedByteSize(type);
-    return bytes && *bytes * 8 <= kMaxStackTransientBits;
+    return bytes && *bytes <= kMaxStackTransientBits / 8;
   };
   Operation *lastAlloca = nullptr;
   for (auto [i, op] : llvm::enumerate(top)) {

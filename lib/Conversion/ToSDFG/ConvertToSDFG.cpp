@@ -31,6 +31,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir {
@@ -1205,7 +1206,11 @@ LogicalResult Converter::run() {
       scalarArgs[arg] = a;
   }
   b.setInsertionPointToEnd(entry);
-  if (failed(convertBlock(fn.getBody().front()))) {
+  // What was built must also verify before it replaces the function: the
+  // upstream ops accept sizes and bounds the sdfg dialect does not (a
+  // memref of 2^60 f64, a loop bound of INT64_MIN). Their verifiers'
+  // located errors are the import's errors, never invalid IR passed on.
+  if (failed(convertBlock(fn.getBody().front())) || failed(verify(sdfg))) {
     sdfg.erase();
     return failure();
   }

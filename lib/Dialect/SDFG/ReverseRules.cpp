@@ -1378,7 +1378,61 @@ LogicalResult QROp::emitReverse(ReverseBuilder &rb) {
       TransposeOp::create(b, loc, qp, xt, /*accumulate=*/false);
       if (isQ)
         TransposeOp::create(b, loc, dOut, xt, /*accumulate=*/true);
-      SolveOp::create(b, loc, r, xt, xt, /*transpose=*/false);
+      // R is singular in all but rounding when A is rank deficient: its
+      // diagonal then holds a tiny value or an exact zero depending on the
+      // CPU's Householder kernels, and the solve would raise on one
+      // machine and return ~1/eps on another. A diagonal entry with |R_kk|
+      // <= max_k |R_kk| * max(m, n) * eps counts as zero, so the solve
+      // reports the matrix singular (LinAlgError) on every machine. That
+      // is NumPy's matrix_rank cutoff with R's diagonal for the singular
+      // values (min_k |R_kk| >= sigma_min and max_k |R_kk| <= sigma_max):
+      // it flags only matrices matrix_rank also finds rank deficient.
+      Access2D at(getContext());
+      AffineMap scalar = AffineMap::get(2, 0, {}, getContext());
+      double eps = elt.isF32() ? double(std::numeric_limits<float>::epsilon())
+                               : std::numeric_limits<double>::epsilon();
+      double rel = double(std::max(m, n)) * eps;
+      auto absOf = [&](OpBuilder &ib, Value x) -> Value {
+        Value neg = arith::NegFOp::create(ib, loc, x);
+        Value below =
+            arith::CmpFOp::create(ib, loc, arith::CmpFPredicate::OLT, x, neg);
+        return arith::SelectOp::create(ib, loc, below, neg, x);
+      };
+      Value diag = scratchContainer(rb, loc, square);
+      mapElementwise(
+          rb, loc, diag, {{r, at.id}},
+          [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
+            Value zero = arith::ConstantOp::create(ib, loc, elt,
+                                                   ib.getFloatAttr(elt, 0));
+            return arith::SelectOp::create(
+                ib, loc,
+                arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j),
+                absOf(ib, x[0]), zero);
+          });
+      Value largest = scratchContainer(rb, loc, MemRefType::get({}, elt));
+      ReduceOp::create(b, loc,
+                       ReduceKindAttr::get(getContext(), ReduceKind::max), diag,
+                       largest, b.getDenseI64ArrayAttr({0, 1}),
+                       /*accumulate=*/UnitAttr());
+      Value rc = scratchContainer(rb, loc, square);
+      mapElementwise(
+          rb, loc, rc, {{r, at.id}, {largest, scalar}},
+          [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
+            Value zero = arith::ConstantOp::create(ib, loc, elt,
+                                                   ib.getFloatAttr(elt, 0));
+            Value cutoff = arith::MulFOp::create(
+                ib, loc, x[1],
+                arith::ConstantOp::create(ib, loc, elt,
+                                          ib.getFloatAttr(elt, rel)));
+            Value tiny = arith::CmpFOp::create(
+                ib, loc, arith::CmpFPredicate::OLE, absOf(ib, x[0]), cutoff);
+            Value onDiag =
+                arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j);
+            return arith::SelectOp::create(
+                ib, loc, arith::AndIOp::create(ib, loc, onDiag, tiny), zero,
+                x[0]);
+          });
+      SolveOp::create(b, loc, rc, xt, xt, /*transpose=*/false);
       TransposeOp::create(b, loc, xt, dA, /*accumulate=*/true);
       if (!isQ)
         MatmulOp::create(b, loc, q, dOut, dA, /*transpose_a=*/false,

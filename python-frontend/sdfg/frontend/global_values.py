@@ -34,17 +34,21 @@ class GlobalValues:
         if value.dtype.type not in SUPPORTED_DTYPES:
             raise self.unsupported(node, f"global array '{name}' of dtype "
                                    f"{value.dtype}")
+        # A big-endian array is passed as a native copy (program.py's
+        # _normalise), written back where the program writes it.
+        dtype = value.dtype if value.dtype.isnative else \
+            value.dtype.newbyteorder("=")
         where, module, var = origin
         label = "global." + (f"{module}." if module else "") + \
             var.replace("[", ".").replace("]", "")
-        c = Container(f"%{label}", value.shape, value.dtype, "arg", label)
+        c = Container(f"%{label}", value.shape, dtype, "arg", label)
         c.ndarray = True
         self.em.reserved.add(c.ssa)
         # After the other params, before the outputs (a return statement
         # may read a global after its first value's output is made).
         at = sum(1 for p in self.param_containers if p.kind != "output")
         self.param_containers.insert(at, c)
-        self.sig.params.append(("array", label, value.dtype, value.shape))
+        self.sig.params.append(("array", label, dtype, value.shape))
         self.sig.globals.append([label, where, module, var])
         view = self.global_views[origin] = c.view()
         return view

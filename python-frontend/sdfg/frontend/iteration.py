@@ -21,8 +21,10 @@ exits as flags (loop_exits.py runs in between).
 """
 
 import ast
-import copy
 import itertools
+
+from .astutil import (StatementTransformer, copy_tree, fix_locations, reaches,
+                      substitute)
 
 
 def _reversed_range(args):
@@ -67,7 +69,7 @@ def lower_iteration(fdef):
     call of range()."""
     names = (f"__sdfg_it{k}" for k in itertools.count())
 
-    class Lower(ast.NodeTransformer):
+    class Lower(StatementTransformer):
         def visit_For(self, node):
             self.generic_visit(node)  # inner loops first
             return _lower(node, names)
@@ -83,10 +85,10 @@ def lower_iteration(fdef):
                 return node
             target = out[0].value
             return [_loc(ast.Expr(call), node),
-                    _loc(ast.Return(copy.deepcopy(target)), node)]
+                    _loc(ast.Return(copy_tree(target)), node)]
 
     Lower().visit(fdef)
-    ast.fix_missing_locations(fdef)
+    fix_locations(fdef)
     return fdef
 
 
@@ -114,7 +116,7 @@ def _stable(node):
 
 
 def _loc(new, old):
-    return ast.fix_missing_locations(ast.copy_location(new, old))
+    return fix_locations(ast.copy_location(new, old))
 
 
 def _lower(node, names):
@@ -247,21 +249,21 @@ def _unroll(node, elts):
         out = []
         for items in bound:
             for sub in node.body:
-                st = copy.deepcopy(sub)
+                st = copy_tree(sub)
                 for t, x in zip(names, items):
-                    st = _Substitute(t.id, x).visit(st)
+                    st = substitute(st, t.id, x)
                 out.append(st)
-        out.append(_loc(ast.Assign([copy.deepcopy(target)], elts[-1]), node))
-        return [ast.fix_missing_locations(st) for st in out]
+        out.append(_loc(ast.Assign([copy_tree(target)], elts[-1]), node))
+        return [fix_locations(st) for st in out]
     out = []
     for e in elts:
-        bind = ast.Assign([copy.deepcopy(node.target)], e)
+        bind = ast.Assign([copy_tree(node.target)], e)
         # Each copy binds the name to its item, as Python's iteration
         # does: an array item is aliased (`for a in (x, y): a *= 2`
         # updates x and y), not copied into a variable of the name's own.
         bind.sdfg_element = True
         out.append(_loc(bind, node))
-        out.extend(copy.deepcopy(node.body))
+        out.extend(copy_tree(node.body))
     return out
 
 
@@ -276,39 +278,7 @@ def _literal(e):
     return False
 
 
-class _Substitute(ast.NodeTransformer):
-    """Replaces the reads of a name by a literal (placed where they were)."""
-
-    def __init__(self, name, value):
-        self.name, self.value = name, value
-
-    def visit_Name(self, n):
-        if n.id == self.name and isinstance(n.ctx, ast.Load):
-            return ast.copy_location(copy.deepcopy(self.value), n)
-        return n
-
-    def _scope(self, n):
-        # A function or lambda reading the name sees the item too (the
-        # closure of that copy of the body), unless a parameter shadows it.
-        a = n.args
-        params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
-        params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-        return n if self.name in params else self.generic_visit(n)
-
-    def visit_Lambda(self, n):
-        return self._scope(n)
-
-    def visit_FunctionDef(self, n):
-        return self._scope(n)
-
-
 def _exits_this_loop(stmt, target):
     """Whether `target` (a break or continue inside `stmt`) belongs to the
     loop around `stmt`, not to a loop inside it."""
-    def walk(n):
-        if n is target:
-            return True
-        if isinstance(n, (ast.For, ast.While)):
-            return False
-        return any(walk(c) for c in ast.iter_child_nodes(n))
-    return walk(stmt)
+    return reaches(stmt, target, (ast.For, ast.While))

@@ -13,6 +13,8 @@ gradients follow the taped branch conditions as for any `if`.
 import ast
 import itertools
 
+from .astutil import StatementTransformer, fix_locations
+
 
 def lower_loop_exits(fdef):
     """Rewrites every loop of `fdef` (in place) whose body breaks or
@@ -25,7 +27,7 @@ def lower_loop_exits(fdef):
     names = (f"__break{k}" for k in itertools.count(max(taken, default=-1)
                                                     + 1))
 
-    class Lower(ast.NodeTransformer):
+    class Lower(StatementTransformer):
         def visit_For(self, node):
             self.generic_visit(node)  # inner loops first
             return _lower(node, names)
@@ -33,7 +35,7 @@ def lower_loop_exits(fdef):
         visit_While = visit_For
 
     Lower().visit(fdef)
-    ast.fix_missing_locations(fdef)
+    fix_locations(fdef)
     return fdef
 
 

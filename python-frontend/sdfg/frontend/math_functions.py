@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from . import numpy_calls as nc
+from .astutil import fix_locations
 from .shape_functions import _items
 from .values import ConstLeaf, Expr, Idx, Op, View, ViewLeaf, as_idx, is_float
 
@@ -882,7 +883,7 @@ def _move_last(rank, axis):
 
 def _component(node, k):
     items = [ast.Constant(Ellipsis), ast.Constant(k)]
-    return [ast.fix_missing_locations(ast.copy_location(i, node))
+    return [fix_locations(ast.copy_location(i, node))
             for i in items]
 
 

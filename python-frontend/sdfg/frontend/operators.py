@@ -14,6 +14,21 @@ from .values import (ConstLeaf, Idx, IdxLeaf, Masked, Op, as_idx, fmt_shape,
                      is_float, same_extent)
 
 
+_UNEVALUATED = object()
+
+
+def _scaled_matmul_form(node):
+    """Whether BinOp `node` is `A @ B * c`, `A @ B / c` or `c * (A @ B)`
+    (see Operators._scaled_matmul)."""
+    if not isinstance(node.op, (ast.Mult, ast.Div)):
+        return False
+    return (isinstance(node.left, ast.BinOp)
+            and isinstance(node.left.op, ast.MatMult)) or (
+                isinstance(node.right, ast.BinOp)
+                and isinstance(node.right.op, ast.MatMult)
+                and isinstance(node.op, ast.Mult))
+
+
 class Operators:
     """Translator methods for unary, binary, comparison and boolean
     expressions."""
@@ -45,15 +60,10 @@ class Operators:
         of a product and a sweep over it. The operands are evaluated in
         Python's order (A, B, then c for a trailing factor); None if the
         node is not of that form."""
-        if not isinstance(node.op, (ast.Mult, ast.Div)):
+        if not _scaled_matmul_form(node):
             return None
         left_mm = (isinstance(node.left, ast.BinOp)
                    and isinstance(node.left.op, ast.MatMult))
-        right_mm = (isinstance(node.right, ast.BinOp)
-                    and isinstance(node.right.op, ast.MatMult)
-                    and isinstance(node.op, ast.Mult))
-        if not (left_mm or right_mm):
-            return None
         mm = node.left if left_mm else node.right
         other = node.right if left_mm else node.left
         if left_mm:
@@ -76,24 +86,46 @@ class Operators:
         return product if folded else unscaled(product)
 
     def eval_BinOp(self, node):
-        scaled = self._scaled_matmul(node)
-        if scaled is not None:
-            return scaled
+        # A left-nested chain (`x + x + ... + x`, `a * b * c * d`) is
+        # walked down iteratively and applied from its innermost operation
+        # out, in Python's order (each left operand before its right one):
+        # its length is not bounded by the recursion limit.
+        chain = [node]
+        while isinstance(chain[-1].left, ast.BinOp) and \
+                not _scaled_matmul_form(chain[-1]):
+            chain.append(chain[-1].left)
+        left = _UNEVALUATED
+        saved = self.current_node
+        try:
+            for n in reversed(chain):
+                self.current_node = n  # errors name the operation's line
+                left = self._binop_of(n, left)
+        finally:
+            self.current_node = saved
+        return left
+
+    def _binop_of(self, node, left):
+        """The value of BinOp `node`, its left operand already evaluated
+        to `left` (or _UNEVALUATED)."""
+        if left is _UNEVALUATED:
+            scaled = self._scaled_matmul(node)
+            if scaled is not None:
+                return scaled
+            left = self.eval(node.left)
         op = BINOPS.get(type(node.op))
         if type(node.op) in BITOPS:
-            return self.bitwise(BITOPS[type(node.op)], self.eval(node.left),
+            return self.bitwise(BITOPS[type(node.op)], left,
                                 self.eval(node.right), node)
         if isinstance(node.op, (ast.LShift, ast.RShift)):
             return self.shift("shl" if isinstance(node.op, ast.LShift)
-                              else "shr", self.eval(node.left),
-                              self.eval(node.right), node)
+                              else "shr", left, self.eval(node.right), node)
         if op is None:
             if isinstance(node.op, ast.MatMult):
-                return numpy_calls.matmul(self, self.eval(node.left),
-                                          self.eval(node.right), node)
+                return numpy_calls.matmul(self, left, self.eval(node.right),
+                                          node)
             raise self.unsupported(node, "binary operator "
                                    + type(node.op).__name__)
-        return self.binop(op, self.eval(node.left), self.eval(node.right))
+        return self.binop(op, left, self.eval(node.right))
 
     def eval_Compare(self, node):
         result = None

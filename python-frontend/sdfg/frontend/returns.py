@@ -11,7 +11,8 @@ rewrites the breaks.
 """
 
 import ast
-import copy
+
+from .astutil import copy_tree, fix_locations
 
 # Not names a Python program can have written (not identifiers), which
 # ast.Name accepts.
@@ -83,14 +84,14 @@ class _Folder:
             rest = stmts[k + 1:]
             if isinstance(st, ast.If):
                 body = st.body if _always_returns(st.body) else \
-                    st.body + copy.deepcopy(rest)
+                    st.body + copy_tree(rest)
                 orelse = st.orelse if _always_returns(st.orelse) else \
-                    st.orelse + copy.deepcopy(rest)
+                    st.orelse + copy_tree(rest)
                 return out + [ast.copy_location(ast.If(
                     test=st.test, body=self.fold(body),
                     orelse=self.fold(orelse)), st)]
             if isinstance(st, (ast.For, ast.While)):
-                loop = self._loop(copy.deepcopy(st))
+                loop = self._loop(copy_tree(st))
                 after = ast.copy_location(ast.If(
                     test=ast.UnaryOp(op=ast.Not(),
                                      operand=ast.Name(id=FLAG,
@@ -186,7 +187,7 @@ def fold_returns(stmts, unsupported):
     folded = _Folder(unsupported, convert, taken).fold(list(stmts))
     if procedure:
         _replace(folded, lambda r: [ast.copy_location(ast.Pass(), r)])
-        return [ast.fix_missing_locations(st) for st in folded]
+        return [fix_locations(st) for st in folded]
     if not _always_returns(folded):
         raise unsupported(folded[-1], "return", "the function returns a "
                           "value on some paths and none on others")
@@ -198,7 +199,7 @@ def fold_returns(stmts, unsupported):
              convert(r))
     folded.append(ast.copy_location(ast.Return(value=result(ast.Load())),
                                     found[-1]))
-    return [ast.fix_missing_locations(st) for st in folded]
+    return [fix_locations(st) for st in folded]
 
 
 def _replace(stmts, by):

@@ -16,6 +16,7 @@ import ast
 import numpy as np
 
 from . import numpy_calls as nc
+from .astutil import fix_locations
 from .values import ConstLeaf, Idx, View, ViewLeaf, as_idx
 
 FUNCTIONS = {"flip", "flipud", "fliplr", "squeeze", "expand_dims",
@@ -141,7 +142,7 @@ def _items(node, kinds):
             item = ast.Slice(step=ast.Constant(-1))
         else:
             item = ast.Constant(k)
-        out.append(ast.fix_missing_locations(ast.copy_location(item, node)))
+        out.append(fix_locations(ast.copy_location(item, node)))
     return out
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import FrontendError
 from . import comprehensions, math_functions, numpy_calls, returns
 from .aliasing import Aliasing
+from .astutil import copy_tree, fix_locations
 from .bindings import (SITES, STATIC, STRAIGHT, assigned_names,
                        carried_names, construct_name, count_assignments,
                        inplace_targets, name_permutation, reads_or_calls)
@@ -46,6 +47,9 @@ MAX_SWAP_PERIOD = 12
 # Transients are sized by the largest extent their shape can take; beyond
 # this the shape is not really bounded (it depends on runtime data).
 MAX_TRANSIENT_ELEMENTS = 1 << 28
+# What the dialect represents (kMaxRepresentable in IndexUtils.h): a larger
+# array is a located error here rather than the compiler's.
+MAX_CONTAINER_BYTES = 1 << 62
 
 
 class Signature:
@@ -71,6 +75,7 @@ class Signature:
 
 class Translation:
     def __init__(self, name, text, signature, filename=None, sources=()):
+        # The program's symbol (symbol_name), not the Python name.
         self.name = name
         self.text = text
         self.signature = signature
@@ -113,7 +118,16 @@ class _Widen(Exception):
 def translate(fn, args, name=None, device="cpu"):
     widened, peeled = set(), set()
     while True:
-        tr = Translator(fn, args, name, device)
+        try:
+            tr = Translator(fn, args, name, device)
+        except RecursionError:
+            # The parse or the rewriting before translation (most of which
+            # walks iteratively: astutil.py).
+            code = getattr(fn, "__code__", None)
+            raise FrontendError(_NESTED_TOO_DEEPLY,
+                                getattr(code, "co_filename", None),
+                                getattr(code, "co_firstlineno", None)
+                                ) from None
         tr.widened, tr.peeled = widened, peeled
         try:
             return _run(tr)
@@ -127,10 +141,34 @@ def translate(fn, args, name=None, device="cpu"):
             done.add(key)
 
 
+def symbol_name(name):
+    """The symbol of the program compiled from the Python function `name`:
+    `sdfg.sdfg @py_NAME`, the C function of its library (its gradient
+    `py_NAME_grad`). The prefix, which neither C and the libraries a
+    program links (libc, libm, OpenMP, BLAS, LAPACK) nor the sdfg runtime
+    (`sdfg_*`, `__sdfg_*`) use, keeps a function named `malloc`, `exp`,
+    `kmp_set_blocktime` or `sdfg_index_error` from taking the place of
+    theirs. A name that is not an ASCII identifier (Python allows `größe`;
+    MLIR and C do not) is spelled by its UTF-8 bytes in hex after `pyx_`,
+    which no ASCII name gets."""
+    if name.isascii() and name.isidentifier():
+        return "py_" + name
+    return "pyx_" + name.encode().hex()
+
+
 def _param_names(a):
     """A signature's parameter names in the order Program.bind passes
     their values: positional ones, then keyword-only ones."""
     return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+
+
+# What a RecursionError in translation becomes (located at the statement
+# being translated). Left-nested chains of binary operators, the common deep
+# expression, are translated iteratively and do not get here.
+_NESTED_TOO_DEEPLY = (
+    "this statement nests too deeply to translate (more levels of calls, "
+    "parentheses or right-nested operators than Python's recursion limit "
+    "lets the frontend follow); split it into several statements")
 
 
 def _run(tr):
@@ -138,6 +176,8 @@ def _run(tr):
         return tr.run()
     except (FrontendError, _Widen):
         raise
+    except RecursionError:
+        raise tr.error(_NESTED_TOO_DEEPLY) from None
     except (TypeError, ValueError, IndexError, KeyError, AttributeError,
             ZeroDivisionError, OverflowError) as e:
         # A program the checks above did not anticipate: report where, as
@@ -164,7 +204,11 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         self.device = device
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         try:
-            lines, self.firstline = inspect.getsourcelines(fn)
+            # Of the function itself, never of what it wraps (inspect
+            # follows __wrapped__: a decorated wrapper, or an sdfg.grad
+            # object, would silently compile the wrapped function).
+            lines, self.firstline = inspect.getsourcelines(
+                getattr(fn, "__code__", fn))
         except (OSError, TypeError) as e:
             raise FrontendError(f"cannot read the source of {fn!r}: {e}",
                                 self.filename)
@@ -177,7 +221,9 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         lower_iteration(self.fdef)
         self._fold_returns(self.fdef)
         lower_loop_exits(self.fdef)
+        # The Python name (messages) and the program's symbol.
         self.name = name or fn.__name__
+        self.symbol = symbol_name(self.name)
         self.args = args
         self.em = Emitter()
         self.em.where = self._source_line
@@ -283,12 +329,12 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             self.em.indent = 1
             ret = self._visit_until_return(self.fdef.body)
             if ret is not None:
-                self.visit_return(ret)
+                self.visit(ret)  # visit_Return, located as statements are
         params = []
         for c in self.param_containers:
             params.append(f"{c.ssa}: {c.mlir_type} {{sdfg.name = \"{c.name}\"}}")
         sig = ",\n    ".join(params)
-        header = f"sdfg.sdfg @{self.name}({sig}) {{"
+        header = f"sdfg.sdfg @{self.symbol}({sig}) {{"
         lines = header.split("\n")
         sources = [f"{self.filename}:{self.firstline}"] * len(lines)
         lines += ["  " + a for a in self.em.allocs]
@@ -297,7 +343,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         sources += main.sources
         lines.append("}")
         sources.append(None)
-        return Translation(self.name, "\n".join(lines) + "\n", self.sig,
+        return Translation(self.symbol, "\n".join(lines) + "\n", self.sig,
                            self.filename, sources)
 
     def _decided_branch(self, stmt):
@@ -400,6 +446,9 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             if method is None:
                 raise self.unsupported(node, construct_name(node))
             return method(node)
+        except RecursionError:
+            # Caught at the innermost statement, the stack unwound to it.
+            raise self.error(_NESTED_TOO_DEEPLY, node) from None
         finally:
             self.current_node = saved
 
@@ -420,7 +469,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         if fn in self.inlining:
             raise self.unsupported(node, f"recursive call of {fn.__name__}")
         try:
-            lines, firstline = inspect.getsourcelines(fn)
+            lines, firstline = inspect.getsourcelines(
+                getattr(fn, "__code__", fn))  # not what it wraps
             filename = inspect.getsourcefile(fn) or "<unknown>"
         except (OSError, TypeError) as e:
             raise self.error(f"cannot read the source of {fn.__name__}: {e}",
@@ -438,7 +488,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 name="<lambda>", args=lams[0].args,
                 body=[ast.copy_location(ast.Return(lams[0].body), lams[0])],
                 decorator_list=[], returns=None, type_params=[])
-            fdef = ast.fix_missing_locations(ast.copy_location(fdef, lams[0]))
+            fdef = fix_locations(ast.copy_location(fdef, lams[0]))
         if not isinstance(fdef, ast.FunctionDef):
             raise self.unsupported(node, f"call of {fn.__name__}")
         lower_iteration(fdef)
@@ -788,7 +838,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     "out= has shape " + _shape_text(dest.shape) +
                     " but the result has shape " +
                     _shape_text(result.shape), node)
-            into = ast.fix_missing_locations(ast.copy_location(ast.Subscript(
+            into = fix_locations(ast.copy_location(ast.Subscript(
                 value=target, slice=ast.Constant(value=Ellipsis),
                 ctx=ast.Store()), target))
             self.assign(into, value, node)
@@ -821,7 +871,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 target = ast.copy_location(ast.Subscript(
                     value=func.value, slice=ast.Constant(value=Ellipsis),
                     ctx=ast.Store()), func.value)
-                self.visit_Assign(ast.fix_missing_locations(
+                self.visit_Assign(fix_locations(
                     ast.copy_location(ast.Assign(
                         targets=[target], value=node.value.args[0]), node)))
                 return
@@ -1186,7 +1236,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             node, "sdfg_backwards", False) else range(count)
         for k in order:
             self.env[name] = k
-            self.visit_body(copy.deepcopy(node.body))
+            self.visit_body(copy_tree(node.body))
         if saved is None:
             self.env.pop(name, None)
         else:
@@ -1334,10 +1384,10 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         name = f"__sdfg_cond{self._hoisted}"
 
         def assign():
-            stmts = _condition_statements(name, copy.deepcopy(test))
+            stmts = _condition_statements(name, copy_tree(test))
             for st in stmts:
                 ast.copy_location(st, node.test)
-                ast.fix_missing_locations(st)
+                fix_locations(st)
             return stmts
 
         self.assign_counts[name] = 2 if again or short else 1
@@ -2066,6 +2116,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
     # ------------------------------------------------------------------
 
     def new_transient(self, shape, dtype, hint="tmp"):
+        if any(isinstance(e, (int, np.integer)) and e < 0 for e in shape):
+            raise self.error("negative dimensions are not allowed")
         ssa = self.em.fresh("T")
         clean = "".join(ch if ch.isalnum() else "_" for ch in hint)
         c = Container(ssa, shape, dtype, "transient", clean)
@@ -2085,11 +2137,21 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
 
     def transient_view(self, shape, dtype, node, hint="tmp"):
         """A transient holding `shape` (Idx extents, maybe symbolic)."""
+        if any(as_idx(e).is_const() and as_idx(e).const < 0 for e in shape):
+            # np.zeros(-5), np.empty((n, -1)): NumPy's ValueError, here
+            # when compiling.
+            raise self.error("negative dimensions are not allowed", node)
         static = [self.upper_extent(e, node) for e in shape]
         total = 1
         for e in static:
             total *= e
-        if total > MAX_TRANSIENT_ELEMENTS:
+        if total * np.dtype(dtype).itemsize > MAX_CONTAINER_BYTES:
+            raise self.error(
+                f"array of shape {tuple(static)} and dtype "
+                f"{np.dtype(dtype)} is too large: {total} elements do not "
+                "fit in memory (the limit is 2^62 bytes)", node)
+        exact = all(as_idx(e).is_const() for e in shape)
+        if total > MAX_TRANSIENT_ELEMENTS and not exact:
             raise self.unsupported(
                 node, "array whose size depends on runtime data",
                 "its size cannot be bounded at compile time (compute it from "
@@ -2412,7 +2474,19 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 out[rank - k] = clamps[key]
             return out
 
-        def gather(e, coords_here):
+        def gather(root, root_coords):
+            # Depth first, each operand before the next (as a recursion
+            # would, but with a stack: an expression may be a chain of
+            # thousands of operations). An operand's coordinates are made
+            # when it is reached.
+            stack = [(root, root_coords, None)]
+            while stack:
+                e, coords_here, outer = stack.pop()
+                if outer is not None:
+                    coords_here = broadcast(coords_here, e.shape, outer)
+                gather_one(e, coords_here, stack)
+
+        def gather_one(e, coords_here, stack):
             if id(e) in seen:
                 return
             seen.add(id(e))
@@ -2439,8 +2513,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                         arg_of[("idx", n)] = len(inputs)
                         inputs.append((n, "index"))
             elif isinstance(e, Op):
-                for a in e.args:
-                    gather(a, broadcast(coords_here, a.shape, e.shape))
+                stack.extend((a, coords_here, e.shape)
+                             for a in reversed(e.args))
 
         gather(expr, coords if shape is None else
                broadcast(coords, expr.shape, shape))
@@ -2451,10 +2525,23 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         def body(tb, args):
             done = {}
 
-            def gen(e):
-                if id(e) not in done:
+            def gen(root):
+                # Operands first, left to right, each once (iteratively:
+                # see gather).
+                stack = [root]
+                while stack:
+                    e = stack[-1]
+                    if id(e) in done:
+                        stack.pop()
+                        continue
+                    if isinstance(e, Op):
+                        pending = [a for a in e.args if id(a) not in done]
+                        if pending:
+                            stack.extend(reversed(pending))
+                            continue
+                    stack.pop()
                     done[id(e)] = gen_new(e)
-                return done[id(e)]
+                return done[id(root)]
 
             def gen_new(e):
                 if isinstance(e, (ViewLeaf, ScalarLeaf, FancyLeaf)):
@@ -2465,7 +2552,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     acc = tb.index_value(e.idx, {
                         n: args[arg_of[("idx", n)]] for n in e.idx.terms})
                     return tb.index_to(acc, np.int64)
-                return numpy_calls.gen_op(tb, e, [gen(a) for a in e.args],
+                return numpy_calls.gen_op(tb, e,
+                                          [done[id(a)] for a in e.args],
                                           [a.dtype for a in e.args])
             result = gen(expr)
             return [tb.convert(result, expr.dtype, out_dtype)]
@@ -2970,6 +3058,18 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
     # Element-wise arithmetic
     # ------------------------------------------------------------------
 
+    def _int_constant(self, v):
+        """A Python int as an int64 operand. One outside int64 is NumPy 2's
+        OverflowError (NumPy 1 computed with floats or Python objects;
+        as an int64 it would wrap): an error here, when compiling."""
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise self.error(
+                f"an integer constant out of the range of int64: Python "
+                f"integer {v} (NumPy 2 raises OverflowError); write it as "
+                f"a float ({float(v)!r}) if a float is meant",
+                self.current_node)
+        return ConstLeaf(v, np.int64)
+
     def to_expr(self, v):
         if isinstance(v, Expr):
             return v
@@ -2978,14 +3078,14 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         if isinstance(v, View):
             return ViewLeaf(v)
         if isinstance(v, Idx):
-            return ConstLeaf(v.const, np.int64) if v.is_const() else \
+            return self._int_constant(v.const) if v.is_const() else \
                 IdxLeaf(v)
         if isinstance(v, ScalarLeafCopy):
             return v.expr
         if isinstance(v, (bool, np.bool_)):
             return ConstLeaf(bool(v), np.bool_)
         if isinstance(v, (int, np.integer)):
-            return ConstLeaf(int(v), np.int64)
+            return self._int_constant(int(v))
         if isinstance(v, (float, np.floating)):
             return ConstLeaf(float(v), np.float64)
         if isinstance(v, tuple):

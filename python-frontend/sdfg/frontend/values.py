@@ -280,31 +280,43 @@ def same_mask(a, b):
     use of a mask variable reads its container anew), or the same
     element-wise expression of such reads (`x[~m] * y[~m]`). A mask of
     rows is compared by what it was computed from (its `origin`)."""
-    a, b = getattr(a, "origin", a), getattr(b, "origin", b)
-    if a is b:
-        return True
-    if isinstance(a, ViewLeaf) and isinstance(b, ViewLeaf):
-        return (a.view.container is b.view.container
-                and a.view.base == b.view.base
-                and a.view.shape == b.view.shape)
-    if isinstance(a, ConstLeaf) and isinstance(b, ConstLeaf):
-        return a.dtype == b.dtype and a.value == b.value
-    if isinstance(a, Op) and isinstance(b, Op):
-        return (a.op == b.op and a.dtype == b.dtype and a.shape == b.shape
-                and len(a.args) == len(b.args)
-                and all(same_mask(x, y) for x, y in zip(a.args, b.args)))
-    return False
+    pairs = [(a, b)]  # compared iteratively (see expr_leaves)
+    while pairs:
+        a, b = pairs.pop()
+        a, b = getattr(a, "origin", a), getattr(b, "origin", b)
+        if a is b:
+            continue
+        if isinstance(a, ViewLeaf) and isinstance(b, ViewLeaf):
+            if not (a.view.container is b.view.container
+                    and a.view.base == b.view.base
+                    and a.view.shape == b.view.shape):
+                return False
+        elif isinstance(a, ConstLeaf) and isinstance(b, ConstLeaf):
+            if not (a.dtype == b.dtype and a.value == b.value):
+                return False
+        elif isinstance(a, Op) and isinstance(b, Op):
+            if not (a.op == b.op and a.dtype == b.dtype
+                    and a.shape == b.shape and len(a.args) == len(b.args)):
+                return False
+            pairs.extend(zip(reversed(a.args), reversed(b.args)))
+        else:
+            return False
+    return True
 
 
 SUPPORTED_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
 
 
 def expr_leaves(e):
-    if isinstance(e, Op):
-        for a in e.args:
-            yield from expr_leaves(a)
-    else:
-        yield e
+    """The leaves of expression `e`, left to right (iteratively: an
+    expression may be a chain of thousands of operations)."""
+    stack = [e]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Op):
+            stack.extend(reversed(e.args))
+        else:
+            yield e
 
 
 def fmt_shape(shape):

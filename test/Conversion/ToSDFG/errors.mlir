@@ -1,4 +1,7 @@
 // RUN: sdfg-opt %s --convert-to-sdfg -split-input-file -verify-diagnostics
+// Without verification between passes too: every error below is the
+// import's own, not the verifier's on IR the import produced.
+// RUN: sdfg-opt %s --convert-to-sdfg --verify-each=false -split-input-file -verify-diagnostics
 
 func.func @results(%x: memref<4xf64>) -> f64 { // expected-error {{results must be written into memref arguments}}
   %c0 = arith.constant 0 : index
@@ -146,5 +149,30 @@ func.func @constant_index_out_of_bounds(%x: memref<4xf64>) {
   // expected-error @+1 {{'memref.load' op convert-to-sdfg: cannot convert 'memref.load': index 9 is out of bounds for dimension 0 of extent 4}}
   %v = memref.load %x[%c9] : memref<4xf64>
   memref.store %v, %x[%c9] : memref<4xf64>
+  return
+}
+
+// -----
+
+// What the import builds is verified before it replaces the function:
+// upstream accepts a memref of 2^60 f64 and a bound of INT64_MIN, the
+// sdfg dialect does not (sizes and bounds below 2^62), and the import once
+// passed on what its verifiers then rejected.
+// expected-error @+1 {{argument 0 of type 'memref<1152921504606846976xf64>' is too large}}
+func.func @huge_argument(%x: memref<1152921504606846976xf64>) {
+  return
+}
+
+// -----
+
+func.func @huge_bound(%x: memref<4xf64>) {
+  %lo = arith.constant -9223372036854775808 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0.0 : f64
+  // expected-error @+1 {{bound -9223372036854775808 out of range}}
+  scf.parallel (%i) = (%lo) to (%c4) step (%c1) {
+    memref.store %z, %x[%i] : memref<4xf64>
+  }
   return
 }

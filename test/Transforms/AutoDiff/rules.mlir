@@ -888,7 +888,9 @@ sdfg.sdfg @eigvecs(%A: memref<3x3xf64> {sdfg.name = "A"},
 // -----
 
 // QR, the Q part: R again from A, G = Q^T dQ, P = tril(G - G^T) - G,
-// X^T = R^-1 (Q P + dQ)^T, dA += X.
+// X^T = R^-1 (Q P + dQ)^T, dA += X. The solve reads R with the diagonal
+// entries at most max|R_kk| * max(m, n) * eps (5 * 2^-52 here) set to
+// zero: a rank-deficient A raises whatever the rounding.
 // CHECK-LABEL: sdfg.sdfg @qr_q_grad(
 // CHECK: sdfg.qr q %A -> %[[Q:.*]] :
 // CHECK: sdfg.state "reverse"
@@ -902,7 +904,17 @@ sdfg.sdfg @eigvecs(%A: memref<3x3xf64> {sdfg.name = "A"},
 // CHECK: sdfg.matmul %[[Q]], %[[P:.*]] -> %[[QP:.*]] :
 // CHECK: sdfg.transpose %[[QP]] -> %[[XT:.*]] :
 // CHECK: sdfg.transpose %[[DQ]] -> %[[XT]] {accumulate}
-// CHECK: sdfg.solve %[[R]], %[[XT]] -> %[[XT]] :
+// CHECK: sdfg.load %[[R]][
+// CHECK: arith.negf
+// CHECK: arith.select
+// CHECK: sdfg.store %{{.*}}, %[[DIAG:.*]][
+// CHECK: sdfg.reduce max %[[DIAG]] -> %[[MAX:.*]] axes [0, 1]
+// CHECK: sdfg.load %[[R]][
+// CHECK: sdfg.load %[[MAX]][]
+// CHECK: arith.constant 1.1102230246251565E-15 : f64
+// CHECK: arith.cmpf ole
+// CHECK: sdfg.store %{{.*}}, %[[RC:.*]][
+// CHECK: sdfg.solve %[[RC]], %[[XT]] -> %[[XT]] :
 // CHECK: sdfg.transpose %[[XT]] -> %d_A {accumulate}
 sdfg.sdfg @qr_q(%A: memref<5x3xf64> {sdfg.name = "A"},
                 %out: memref<f64> {sdfg.name = "out"})
@@ -922,7 +934,11 @@ sdfg.sdfg @qr_q(%A: memref<5x3xf64> {sdfg.name = "A"},
 // CHECK: sdfg.state "reverse"
 // CHECK: sdfg.qr q %A -> %[[Q:.*]] :
 // CHECK: sdfg.matmul %[[R:.*]], %[[DR:.*]] -> %{{.*}} {transpose_b}
-// CHECK: sdfg.solve %[[R]], %[[XT:.*]] -> %[[XT]] :
+// CHECK: sdfg.reduce max %[[DIAG:.*]] -> %[[MAX:.*]] axes [0, 1]
+// CHECK: sdfg.load %[[R]][
+// CHECK: sdfg.load %[[MAX]][]
+// CHECK: sdfg.store %{{.*}}, %[[RC:.*]][
+// CHECK: sdfg.solve %[[RC]], %[[XT:.*]] -> %[[XT]] :
 // CHECK: sdfg.transpose %[[XT]] -> %d_A {accumulate}
 // CHECK: sdfg.matmul %[[Q]], %[[DR]] -> %d_A {accumulate}
 sdfg.sdfg @qr_r(%A: memref<5x3xf64> {sdfg.name = "A"},

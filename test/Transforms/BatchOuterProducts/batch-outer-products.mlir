@@ -201,3 +201,31 @@ sdfg.sdfg @no_room(%u: memref<8xf64>, %v: memref<8xf64>, %A: memref<8x8xf64>)
     }
   }
 }
+
+// -----
+
+// A summary with a negative byte count (not one the checkpointing writes;
+// 9223372036854775808 reads as INT64_MIN) leaves no room: the room was
+// once limit - peak, 2600 bytes for the first, a signed overflow for the
+// second.
+// CHECK-LABEL: sdfg.sdfg @negative_peak
+// CHECK-NOT: outer_rows
+// CHECK-LABEL: sdfg.sdfg @min_peak
+// CHECK-NOT: outer_rows
+sdfg.sdfg @negative_peak(%u: memref<8xf64>, %v: memref<8xf64>, %A: memref<8x8xf64>)
+    attributes {sdfg.checkpoint = {limit_bytes = 1600 : i64, peak_bytes = -1000 : i64}} {
+  sdfg.loop %t = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.ger %u, %v -> %A {accumulate} : memref<8xf64>, memref<8xf64> -> memref<8x8xf64>
+      sdfg.ger %v, %u -> %A {accumulate} : memref<8xf64>, memref<8xf64> -> memref<8x8xf64>
+    }
+  }
+}
+sdfg.sdfg @min_peak(%u: memref<8xf64>, %v: memref<8xf64>, %A: memref<8x8xf64>)
+    attributes {sdfg.checkpoint = {limit_bytes = 1600 : i64, peak_bytes = 9223372036854775808 : i64}} {
+  sdfg.loop %t = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.ger %u, %v -> %A {accumulate} : memref<8xf64>, memref<8xf64> -> memref<8x8xf64>
+    }
+  }
+}

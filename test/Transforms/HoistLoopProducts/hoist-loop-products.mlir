@@ -337,6 +337,36 @@ sdfg.sdfg @per_row(%W: memref<9x20xf64> {sdfg.name = "W"},
 
 // -----
 
+// The same with a matrix whose row count only the run knows: the product
+// would need a transient of dynamic shape, so the gemv stays in the loop
+// (the size check once multiplied the dynamic-extent sentinel, a signed
+// overflow, and created `memref<12x?xf64>` without its size).
+// CHECK-LABEL: sdfg.sdfg @per_row_dynamic
+// CHECK-NOT: "products"
+// CHECK: sdfg.loop
+// CHECK: sdfg.gemv %W, %x -> %y : memref<?x20xf64>, memref<20xf64> -> memref<9xf64>
+sdfg.sdfg @per_row_dynamic(%W: memref<?x20xf64> {sdfg.name = "W"},
+                           %X: memref<12x20xf64> {sdfg.name = "X"},
+                           %x: memref<20xf64> {sdfg.name = "x"},
+                           %y: memref<9xf64> {sdfg.name = "y"},
+                           %Y: memref<12x9xf64> {sdfg.name = "Y"}) {
+  sdfg.loop %b = 0 to 12 step 1 {
+    sdfg.state {
+      sdfg.map (%p) = (0) to (20) step (1) schedule(sequential) {
+        %v = sdfg.load %X[%b, %p] : memref<12x20xf64>
+        sdfg.store %v, %x[%p] : memref<20xf64>
+      }
+      sdfg.gemv %W, %x -> %y : memref<?x20xf64>, memref<20xf64> -> memref<9xf64>
+      sdfg.map (%q) = (0) to (9) step (1) schedule(sequential) {
+        %v = sdfg.load %y[%q] : memref<9xf64>
+        sdfg.store %v, %Y[%b, %q] : memref<12x9xf64>
+      }
+    }
+  }
+}
+
+// -----
+
 // Column i (from the end, step -2) of X against the columns of A,
 // accumulated: X^T A, added with wcr.
 // CHECK-LABEL: sdfg.sdfg @column_transposed
