@@ -112,15 +112,22 @@ LIMITED = textwrap.dedent("""
 """)
 
 
-def test_tape_larger_than_memory_raises_memory_error(tmp_path):
+def _run_limited(tmp_path, source):
+    """Runs `source` in a child process (from a file: the frontend reads
+    the source); the lines it printed, the first a MemoryError's."""
     env = dict(os.environ, PYTHONPATH=FRONTEND)
-    script = tmp_path / "limited.py"  # the frontend reads the source
-    script.write_text(LIMITED)
+    script = tmp_path / "limited.py"
+    script.write_text(source)
     out = subprocess.run([sys.executable, str(script)], env=env,
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("MemoryError:"), out.stdout
+    return lines
+
+
+def test_tape_larger_than_memory_raises_memory_error(tmp_path):
+    lines = _run_limited(tmp_path, LIMITED)
     # It names the bytes (the tape: 8e9 and the allocator's padding) and
     # suggests a memory limit.
     assert "could not allocate 80000000" in lines[0]
@@ -177,13 +184,6 @@ WHILE_LIMITED = textwrap.dedent("""
 
 
 def test_while_capacity_beyond_memory_raises_memory_error(tmp_path):
-    env = dict(os.environ, PYTHONPATH=FRONTEND)
-    script = tmp_path / "while_limited.py"
-    script.write_text(WHILE_LIMITED)
-    out = subprocess.run([sys.executable, str(script)], env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
-    assert lines[0].startswith("MemoryError:"), out.stdout
+    lines = _run_limited(tmp_path, WHILE_LIMITED)
     assert "137438953" in lines[0]  # 2^34 * 8 bytes and padding
     assert lines[1] == "small ok"
