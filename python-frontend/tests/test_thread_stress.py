@@ -162,3 +162,48 @@ def test_first_calls_from_many_threads_compile_and_agree():
 
     problems = hammer(call, check, 20)
     assert not problems, "; ".join(problems[:5])
+
+
+PARSE_RACE = r"""
+import gc, sys, threading, time
+from sdfg.frontend.astutil import parse
+# Many thread switches, and a collection (running __del__, which yields)
+# inside nearly every parse: the conditions under which CPython 3.11's
+# AST conversion, unguarded, fails with "recursion depth mismatch".
+sys.setswitchinterval(1e-6)
+gc.set_threshold(5)
+src = "def f(x):\n" + "".join(
+    f"    y{i} = ((x + {i}) * (x - {i})) / (x + 1)\n" for i in range(300))
+
+class Cycle:
+    def __init__(self):
+        self.me = self
+    def __del__(self):
+        time.sleep(0)
+
+errors = []
+def work():
+    for _ in range(30):
+        [Cycle() for _ in range(20)]
+        try:
+            parse(src)
+        except SystemError as e:
+            errors.append(repr(e))
+            return
+threads = [threading.Thread(target=work) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(errors)
+sys.exit(1 if errors else 0)
+"""
+
+
+def test_frontend_parses_one_thread_at_a_time():
+    # The first calls of programs from several threads parse their sources
+    # at once; the frontend's parse must not fail under thread switches.
+    import subprocess
+    r = subprocess.run([sys.executable, "-c", PARSE_RACE],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr

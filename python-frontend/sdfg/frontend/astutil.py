@@ -12,6 +12,20 @@ located FrontendError (translator.py, _nested_too_deeply).
 
 import ast
 import copy
+import threading
+
+# CPython 3.11's C converter from its parser's tree to `ast` objects keeps
+# its recursion depth in per-interpreter state, not per thread: two
+# threads parsing at once can fail with "SystemError: AST constructor
+# recursion depth mismatch" (seen when several threads make a program's
+# first call). Every parse in the frontend takes this lock.
+_PARSE_LOCK = threading.Lock()
+
+
+def parse(source):
+    """ast.parse, one thread at a time (see _PARSE_LOCK)."""
+    with _PARSE_LOCK:
+        return ast.parse(source)
 
 
 def fix_locations(node):

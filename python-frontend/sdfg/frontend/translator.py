@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import FrontendError
 from . import comprehensions, math_functions, numpy_calls, returns
 from .aliasing import Aliasing
-from .astutil import copy_tree, fix_locations
+from .astutil import copy_tree, fix_locations, parse
 from .bindings import (SITES, STATIC, STRAIGHT, assigned_names,
                        carried_names, construct_name, count_assignments,
                        inplace_targets, name_permutation, reads_or_calls)
@@ -213,7 +213,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             raise FrontendError(f"cannot read the source of {fn!r}: {e}",
                                 self.filename)
         self.source = textwrap.dedent("".join(lines))
-        tree = ast.parse(self.source)
+        tree = parse(self.source)
         self.fdef = tree.body[0]
         if not isinstance(self.fdef, ast.FunctionDef):
             raise FrontendError("expected a function definition",
@@ -475,7 +475,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         except (OSError, TypeError) as e:
             raise self.error(f"cannot read the source of {fn.__name__}: {e}",
                              node)
-        fdef = ast.parse(textwrap.dedent("".join(lines))).body[0]
+        fdef = parse(textwrap.dedent("".join(lines))).body[0]
         if fn.__name__ == "<lambda>":
             # A module-level lambda (`f = lambda z: c * z ** 2`): the one
             # lambda of its source lines, as a function returning its body.
