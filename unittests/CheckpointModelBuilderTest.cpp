@@ -6,8 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sdfg/Transforms/CheckpointModelBuilder.h"
-#include "sdfg/Dialect/SDFG/SDFGDialect.h"
+#include "sdfg/AutoDiff/Transforms/CheckpointModelBuilder.h"
+#include "sdfg/AutoDiff/Implementations/Register.h"
+#include "sdfg/Dialect/SDFG/IR/SDFGDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -160,6 +161,7 @@ protected:
     DialectRegistry registry;
     registry.insert<arith::ArithDialect, math::MathDialect>();
     registerSDFGDialect(registry);
+    registerAutoDiffModels(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }

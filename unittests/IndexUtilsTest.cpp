@@ -1,6 +1,6 @@
 //===- IndexUtilsTest.cpp - Trip counts and index expressions -------------===//
 
-#include "sdfg/Dialect/SDFG/IndexUtils.h"
+#include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"

@@ -1,6 +1,6 @@
 //===- SubsetTest.cpp - Subsets of containers -----------------------------===//
 
-#include "sdfg/Dialect/SDFG/IndexUtils.h"
+#include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "gtest/gtest.h"

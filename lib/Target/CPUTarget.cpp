@@ -2,7 +2,7 @@
 
 #include "sdfg/Target/CPUTarget.h"
 #include "sdfg/Conversion/Passes.h"
-#include "sdfg/Dialect/SDFG/SDFGOps.h"
+#include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
 #include "sdfg/Target/CallGuards.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -7,10 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "sdfg/Conversion/Passes.h"
-#include "sdfg/Dialect/SDFG/SDFGDialect.h"
+#include "sdfg/Dialect/SDFG/IR/SDFGDialect.h"
+#include "sdfg/Dialect/SDFG/Transforms/Passes.h"
 #include "sdfg/Support/NestingLimit.h"
 #include "sdfg/Target/CPUTarget.h"
-#include "sdfg/Transforms/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"

@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
+def ConvertSDFGToSCF : Pass<"convert-sdfg-to-scf", "::mlir::ModuleOp"> {
   let summary = "Lower the sdfg dialect to func, scf, memref, arith and math";
   let description = [{
     Translates every `sdfg.sdfg` into a `func.func` of the same name whose
@@ -78,22 +78,6 @@ def ConvertSDFGToStd : Pass<"convert-sdfg-to-std", "::mlir::ModuleOp"> {
   ];
 }
 
-def SDFGAssignGPUSchedule : Pass<"sdfg-gpu-schedule", "::mlir::ModuleOp"> {
-  let summary = "Run the outermost maps as GPU kernels";
-  let description = [{
-    Gives every map that no other map encloses the `gpu_device` schedule
-    (enclosing loops stay on the host and launch the kernel once per
-    iteration). Maps nested in a kernel keep their schedule; the GPU
-    lowering runs them sequentially per thread. A `sequential` map is
-    still a map (independent iterations, WCR for shared elements):
-    sequential is the CPU's choice for small maps and for reversals whose
-    accumulations would need compare-and-swap loops there, while on the
-    GPU atomics are native and host code would pull unified memory back.
-    So it becomes a kernel too, unless it holds a parallel map: then it
-    stays a host loop and the maps inside become the kernels.
-  }];
-}
-
 def SDFGMergeGPUModules : Pass<"sdfg-merge-gpu-modules", "::mlir::ModuleOp"> {
   let summary = "Put all outlined GPU kernels into one gpu.module";
   let description = [{
@@ -109,7 +93,7 @@ def SDFGMergeGPUModules : Pass<"sdfg-merge-gpu-modules", "::mlir::ModuleOp"> {
 def SDFGGPUDeviceMemory : Pass<"sdfg-gpu-device-memory", "::mlir::ModuleOp"> {
   let summary = "Put buffers that only GPU code touches in device memory";
   let description = [{
-    Runs on the output of `convert-sdfg-to-std{gpu=true}`, which puts every
+    Runs on the output of `convert-sdfg-to-scf{gpu=true}`, which puts every
     container in unified memory (`gpu.alloc host_shared`) so that host code
     may touch any of them. A buffer that no host code dereferences (all its
     uses are inside `gpu.launch` bodies, its `gpu.dealloc`, `memref.dim`,
@@ -125,7 +109,7 @@ def SDFGGPUDeviceMemory : Pass<"sdfg-gpu-device-memory", "::mlir::ModuleOp"> {
 def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
   let summary = "Run the GPU program on the host CPU (testing without a GPU)";
   let description = [{
-    Takes the output of `convert-sdfg-to-std{gpu=true}` (before kernel
+    Takes the output of `convert-sdfg-to-scf{gpu=true}` (before kernel
     outlining) and makes it a host program, keeping the kernels' code,
     their atomics, the unified-memory containers and the copies in and out
     exactly as the GPU path generates them:

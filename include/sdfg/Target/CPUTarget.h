@@ -3,7 +3,7 @@
 #ifndef SDFG_TARGET_CPUTARGET_H
 #define SDFG_TARGET_CPUTARGET_H
 
-#include "sdfg/Conversion/Passes.h"
+#include "sdfg/Pipelines/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"

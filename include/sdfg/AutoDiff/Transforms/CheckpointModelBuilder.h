@@ -1,0 +1,46 @@
+//===- CheckpointModelBuilder.h - Memory model of a gradient ----*- C++ -*-===//
+//
+// Builds the store/recompute model (sdfg/Support/CheckpointModel.h) of a
+// gradient program from its store-all version: a memory timeline with one
+// point per top-level op, transients live from the first to the last
+// top-level op that uses them (how code generation allocates them), and
+// per candidate the bytes live when it is stored or recomputed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SDFG_TRANSFORMS_CHECKPOINTMODELBUILDER_H
+#define SDFG_TRANSFORMS_CHECKPOINTMODELBUILDER_H
+
+#include "sdfg/AutoDiff/Transforms/Differentiate.h"
+#include "sdfg/Support/CheckpointModel.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir {
+namespace sdfg {
+
+struct CheckpointProblem {
+  CheckpointModel model;
+  /// Model candidate -> index in DifferentiateResult::candidates (only the
+  /// recomputable ones are decisions; the others are part of the base).
+  SmallVector<unsigned> candidateIndex;
+  /// Bytes of every transient of the store-all program.
+  llvm::DenseMap<Value, int64_t> bytes;
+};
+
+/// The model of `storeAll` (built with DifferentiateOptions::markAnchors).
+/// `symbols` sizes dynamic containers by the names of index arguments.
+FailureOr<CheckpointProblem>
+buildCheckpointModel(const DifferentiateResult &storeAll,
+                     const llvm::StringMap<int64_t> &symbols);
+
+/// The most bytes of transients live at once in `grad`, as code generation
+/// allocates them.
+FailureOr<int64_t> transientPeakBytes(SDFGOp grad,
+                                      const llvm::StringMap<int64_t> &symbols);
+
+} // namespace sdfg
+} // namespace mlir
+
+#endif // SDFG_TRANSFORMS_CHECKPOINTMODELBUILDER_H

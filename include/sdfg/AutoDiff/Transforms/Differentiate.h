@@ -1,0 +1,124 @@
+//===- Differentiate.h - Reverse-mode AD of one sdfg.sdfg -------*- C++ -*-===//
+//
+// The entry point shared by --sdfg-autodiff and --sdfg-checkpoint (and by
+// compilers embedding the AD): builds the gradient program of one forward
+// program, storing or recomputing each forwarded container as asked, and
+// describes the choices it could have made (the checkpoint pass builds its
+// memory model from that description).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SDFG_TRANSFORMS_DIFFERENTIATE_H
+#define SDFG_TRANSFORMS_DIFFERENTIATE_H
+
+#include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace sdfg {
+
+struct DifferentiateOptions {
+  /// Container to differentiate (empty: ad_output, else __return0).
+  std::string output;
+  /// Inputs to differentiate against (empty: ad_wrt, else every float
+  /// container argument).
+  SmallVector<std::string> wrt;
+  std::string suffix = "_grad";
+  int64_t whileCapacity = 4096;
+  /// Iterations, summed over all executions, of a loop whose bounds are
+  /// read from data (a CSR row) that the stored values can cover.
+  int64_t dataLoopCapacity = 1 << 20;
+  /// Add the vector-Jacobian product to what the d_<wrt> arguments hold on
+  /// entry; otherwise the gradient program overwrites them.
+  bool accumulate = false;
+  /// Only the forward results of the arguments in `keep` matter to the
+  /// caller: other written arguments are marked `sdfg.discardable`, get no
+  /// fwd_ copy, and sdfg-eliminate-dead-writes may drop their writes.
+  bool discardResults = false;
+  /// The cotangent is all ones (the gradient of sum(output)): the program
+  /// fills d_<output> itself instead of reading the caller's seed.
+  bool unitSeed = false;
+  SmallVector<std::string> keep;
+  /// A zero result adjoint gives zero operand adjoints in tasklets, also
+  /// where a local derivative is infinite or NaN.
+  bool strongZero = true;
+  /// Forwarded transients (by name) that the backward program recomputes
+  /// instead of storing.
+  llvm::StringSet<> recompute;
+  /// Only annotate the forward program with its active and forwarded
+  /// containers (sdfg.ccs, sdfg.needed); no gradient program.
+  bool printCCS = false;
+  /// Leave an empty `sdfg.state "checkpoint-anchor"` where the backward
+  /// program would recompute each candidate (for the checkpoint model).
+  bool markAnchors = false;
+};
+
+/// A forwarded transient: the backward program reads its values, so it is
+/// stored (kept alive, overwritten values taped) or recomputed (re-run its
+/// writers before the backward program first reads each value).
+struct RecomputeCandidate {
+  std::string name;
+  /// The container in the gradient program.
+  Value container;
+  /// Whether it can be recomputed; otherwise `reason` says why not.
+  bool eligible = false;
+  std::string reason;
+  /// Cost of one full recomputation: operations plus elements moved, over
+  /// all executions of its writers.
+  double cost = 0.0;
+  /// Tapes of its overwritten values (allocs in the gradient program).
+  SmallVector<Value> tapes;
+  /// Containers its writers read (they must hold their forward values when
+  /// the backward program re-runs the writers).
+  SmallVector<Value> inputs;
+  /// Its writers (states, or conditionals whose branches are states), each
+  /// with the last op of its scope that reads the value written (null when
+  /// nothing does): the recomputation runs just before that op's reversal.
+  SmallVector<std::pair<Operation *, Operation *>> writers;
+  /// Per writer: the other containers it writes (before reading them);
+  /// the recomputation writes them to scratch copies.
+  SmallVector<SmallVector<Value>> scratch;
+  /// With markAnchors: the anchor states, and the writer of each.
+  SmallVector<Operation *> anchors;
+  SmallVector<unsigned> anchorWriters;
+};
+
+struct DifferentiateResult {
+  SDFGOp grad;
+  /// The last op of the forward part of the gradient program's body.
+  Operation *forwardEnd = nullptr;
+  std::vector<RecomputeCandidate> candidates;
+};
+
+/// Builds `<fwd><suffix>` after `fwd`. Emits located diagnostics and
+/// returns failure on unsupported input. With printCCS the result's grad
+/// is null.
+FailureOr<DifferentiateResult>
+differentiate(SDFGOp fwd, const DifferentiateOptions &options);
+
+/// The options a gradient program was made with, from the `sdfg.ad`
+/// attribute differentiate() records on it (output and wrt resolved), and
+/// the forward program it names. Emits a located error when the attribute
+/// is malformed.
+LogicalResult readDifferentiateOptions(SDFGOp grad, FlatSymbolRefAttr &of,
+                                       DifferentiateOptions &options);
+
+/// The name reports and options use for a container of `op`: its argument
+/// name, the `name` of its sdfg.alloc, or "transient<k>".
+std::string containerName(SDFGOp op, Value container);
+
+/// Adds the containers `op` and the ops nested in it read (loads, copy
+/// sources, library op inputs).
+void collectContainerReads(Operation *op, llvm::SetVector<Value> &out);
+
+} // namespace sdfg
+} // namespace mlir
+
+#endif // SDFG_TRANSFORMS_DIFFERENTIATE_H

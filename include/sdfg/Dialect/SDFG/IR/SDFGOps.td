@@ -1,0 +1,799 @@
+//===- SDFGOps.td - sdfg dialect operations ----------------*- tablegen -*-===//
+//
+// Operations of the sdfg dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SDFG_DIALECT_SDFG_SDFGOPS_TD
+#define SDFG_DIALECT_SDFG_SDFGOPS_TD
+
+include "sdfg/Dialect/SDFG/IR/SDFGDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "sdfg/Dialect/SDFG/IR/LibraryOpInterface.td"
+
+class SDFG_Op<string mnemonic, list<Trait> traits = []>
+    : Op<SDFG_Dialect, mnemonic, traits>;
+
+// Containers: ranked memrefs in the default row-major layout.
+def SDFG_Container : Type<
+    And<[IsMemRefTypePred,
+         CPred<"::llvm::cast<::mlir::MemRefType>($_self).getLayout().isIdentity()">]>,
+    "memref with identity layout", "::mlir::MemRefType">;
+
+def SDFG_Scalar : AnyTypeOf<[F32, F64, AnySignlessInteger, Index]>;
+
+//===----------------------------------------------------------------------===//
+// sdfg.sdfg
+//===----------------------------------------------------------------------===//
+
+def SDFG_SDFGOp : SDFG_Op<"sdfg", [
+    IsolatedFromAbove, Symbol, FunctionOpInterface, SingleBlock, NoTerminator,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>
+  ]> {
+  let summary = "A stateful dataflow multigraph (a function)";
+  let description = [{
+    A function-like op holding one control region. Arguments are containers
+    (memrefs in row-major layout), scalars (float or integer, passed by
+    value) and integer symbols (`index`). The op has no results: outputs are
+    written into container arguments. `ad_output` and `ad_wrt` optionally
+    name the container differentiated and the inputs differentiated against;
+    argument names come from the `sdfg.name` argument attribute (default
+    `argN`).
+
+    C ABI (used by the Python frontend through ctypes): one exported C
+    function per `sdfg.sdfg`, same name, returning void. Arguments in
+    declaration order: a container contributes a pointer to its first
+    element followed by one `int64_t` per dynamic dimension, in order; an
+    `index` contributes an `int64_t`; a scalar is passed by value in its
+    C type (`double`, `float`, `int32_t`, ...).
+
+    Example:
+    ```mlir
+    sdfg.sdfg @scale(%A: memref<?xf64>, %N: index, %alpha: f64) {
+      sdfg.state "body" {
+        sdfg.map (%i) = (0) to (%N) step (1) schedule(cpu_multicore) {
+          %a = sdfg.load %A[%i] : memref<?xf64>
+          %r = sdfg.tasklet(%a, %alpha) : (f64, f64) -> f64 {
+          ^bb0(%x: f64, %s: f64):
+            %m = arith.mulf %x, %s : f64
+            sdfg.yield %m : f64
+          }
+          sdfg.store %r, %A[%i] : memref<?xf64>
+        }
+      }
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       OptionalAttr<StrAttr>:$ad_output,
+                       OptionalAttr<StrArrayAttr>:$ad_wrt);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    /// The user-visible name of argument `i` (`sdfg.name`, else `argI`).
+    std::string getArgName(unsigned i);
+    /// The argument named `name`, if any.
+    ::mlir::BlockArgument lookupArg(::llvm::StringRef name);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def SDFG_StateOp : SDFG_Op<"state", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects
+  ]> {
+  let summary = "A state: one dataflow graph";
+  let description = [{
+    Holds dataflow: memlet ops, tasklets, maps and library ops, executed in
+    order. An optional label names the state for diagnostics and reports.
+
+    ```mlir
+    sdfg.state "init" {
+      sdfg.copy %A[0 : 4] to %B[0 : 4] : memref<4xf64> to memref<4xf64>
+    }
+    ```
+  }];
+  let arguments = (ins OptionalAttr<StrAttr>:$label);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "($label^)? attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins CArg<"::llvm::StringRef", "{}">:$label)>];
+}
+
+def SDFG_LoopOp : SDFG_Op<"loop", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects
+  ]> {
+  let summary = "A loop region";
+  let description = [{
+    A sequential loop with Python `range` semantics: the iterator starts at
+    the lower bound and advances by the constant, non-zero `step` while it is
+    below the bound (positive step) or above it (negative step). Bounds are
+    affine expressions over index values in scope (symbols, outer
+    iterators, results of tasklets over index values, which makes any
+    non-affine or data-dependent bound expressible).
+
+    ```mlir
+    sdfg.loop %t = 0 to %T step 1 { ... }
+    sdfg.loop %i = %N - 1 to -1 step -2 { ... }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$bound_operands,
+                       AffineMapAttr:$bounds,
+                       I64Attr:$step);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::BlockArgument getIterator() { return getBody().getArgument(0); }
+    ::mlir::AffineExpr getLowerExpr() { return getBounds().getResult(0); }
+    ::mlir::AffineExpr getUpperExpr() { return getBounds().getResult(1); }
+    int64_t getStepValue() { return getStepAttr().getInt(); }
+  }];
+}
+
+def SDFG_IfOp : SDFG_Op<"if", [
+    NoTerminator, RecursiveMemoryEffects
+  ]> {
+  let summary = "A conditional block with one or more branches";
+  let description = [{
+    Runs the first branch whose condition is true; an optional last branch
+    without condition (`else`) runs when none is. Conditions are `i1`
+    values computed in the enclosing control region, for example from
+    array data loaded by `sdfg.load`.
+
+    ```mlir
+    sdfg.if %c0 { ... } elif %c1 { ... } else { ... }
+    ```
+  }];
+  let arguments = (ins Variadic<I1>:$conditions);
+  let regions = (region VariadicRegion<SizedRegion<1>>:$branches);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    bool hasElse() { return getBranches().size() > getConditions().size(); }
+  }];
+}
+
+def SDFG_WhileOp : SDFG_Op<"while", [
+    NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "A loop with a data-dependent trip count";
+  let description = [{
+    Evaluates the `cond` region (interstate scalar computations ending in
+    `sdfg.condition`) and runs the `body` control region while the
+    condition holds. For loops whose trip count depends on data, such as
+    Python `while` loops.
+
+    ```mlir
+    sdfg.while {
+      %r = sdfg.load %res[] : memref<f64>
+      %c = sdfg.tasklet(%r) : (f64) -> i1 { ... }
+      sdfg.condition %c
+    } do {
+      sdfg.state { ... }
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+}
+
+def SDFG_ConditionOp : SDFG_Op<"condition", [HasParent<"WhileOp">]> {
+  let summary = "The condition of an sdfg.while";
+  let description = [{
+    Must be the last operation of the condition region of `sdfg.while`.
+  }];
+  let arguments = (ins I1:$condition);
+  let assemblyFormat = "$condition attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Containers
+//===----------------------------------------------------------------------===//
+
+def SDFG_AllocOp : SDFG_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "A transient container";
+  let description = [{
+    Declares a transient container. Its contents are undefined until
+    written; code generation allocates it before the first top-level op of
+    the SDFG that uses it and frees it after the last one, so memory is held
+    only while needed and never allocated inside loops. Dynamic sizes are
+    given as index operands, one per `?` dimension. Only allowed directly in
+    the body of `sdfg.sdfg`. The optional `name` (the frontend's variable
+    name) is how reports and pass options such as `sdfg-checkpoint`'s
+    `recompute=` refer to it; unnamed transients are `transient<k>`, in
+    order of declaration.
+
+    ```mlir
+    %tmp = sdfg.alloc(%N) {name = "tmp"} : memref<?x4xf64>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamic_sizes,
+                       OptionalAttr<StrAttr>:$name);
+  let results = (outs SDFG_Container:$result);
+  let assemblyFormat = "`(` $dynamic_sizes `)` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memlets
+//===----------------------------------------------------------------------===//
+
+def SDFG_LoadOp : SDFG_Op<"load", [MemoryEffects<[MemRead]>]> {
+  let summary = "Element read memlet";
+  let description = [{
+    Reads one element of a container; indices are affine expressions over
+    the index operands.
+
+    ```mlir
+    %v = sdfg.load %A[%i - 1, %j] : memref<?x?xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$memref, Variadic<Index>:$indices,
+                       AffineMapAttr:$map);
+  let results = (outs SDFG_Scalar:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def SDFG_StoreOp : SDFG_Op<"store", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Element write memlet, with optional write-conflict resolution";
+  let description = [{
+    Writes one element of a container. With `wcr`, the value is combined
+    with the element (`add`, `mul`, `min`, `max`), atomically when the store
+    runs inside a parallel map.
+
+    ```mlir
+    sdfg.store %v, %B[%i, %j] : memref<?x?xf64>
+    sdfg.store %v, %sum[] wcr(add) : memref<f64>
+    ```
+  }];
+  let arguments = (ins SDFG_Scalar:$value, SDFG_Container:$memref,
+                       Variadic<Index>:$indices, AffineMapAttr:$map,
+                       OptionalAttr<SDFG_WCRKind>:$wcr);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def SDFG_CopyOp : SDFG_Op<"copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Subset-to-subset memlet between containers";
+  let description = [{
+    Copies a subset of one container into a subset of another. Each
+    dimension of a subset is an element index `e` (the dimension is dropped)
+    or a range `lo : hi` or `lo : hi : step` (exclusive upper bound, positive
+    constant step). After dropping element dimensions both subsets must have
+    the same rank, and the same extents where they are constant. With `wcr`
+    the elements are combined into the destination. Source and destination
+    must not overlap unless they are the same elements.
+
+    ```mlir
+    sdfg.copy %A[%i, 0 : %N] to %B[0 : %N] wcr(add)
+        : memref<?x?xf64> to memref<?xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$source, SDFG_Container:$target,
+                       Variadic<Index>:$indices,
+                       AffineMapAttr:$source_subset,
+                       DenseI64ArrayAttr:$source_steps,
+                       DenseBoolArrayAttr:$source_ranges,
+                       AffineMapAttr:$target_subset,
+                       DenseI64ArrayAttr:$target_steps,
+                       DenseBoolArrayAttr:$target_ranges,
+                       OptionalAttr<SDFG_WCRKind>:$wcr);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::sdfg::Subset getSourceSubsetInfo();
+    ::mlir::sdfg::Subset getTargetSubsetInfo();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Tasklets and maps
+//===----------------------------------------------------------------------===//
+
+def SDFG_TaskletOp : SDFG_Op<"tasklet", [
+    IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">, Pure
+  ]> {
+  let summary = "A pure scalar computation";
+  let description = [{
+    A region over scalar inputs using `arith` and `math` operations, ending
+    in `sdfg.yield` with one value per result.
+
+    ```mlir
+    %r = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+    ^bb0(%x: f64, %y: f64):
+      %s = arith.addf %x, %y : f64
+      sdfg.yield %s : f64
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<SDFG_Scalar>:$inputs);
+  let results = (outs Variadic<SDFG_Scalar>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def SDFG_YieldOp : SDFG_Op<"yield", [
+    Pure, Terminator, ReturnLike, HasParent<"TaskletOp">
+  ]> {
+  let summary = "Tasklet terminator";
+  let arguments = (ins Variadic<SDFG_Scalar>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let builders = [OpBuilder<(ins), [{ /* nothing to do */ }]>];
+}
+
+def SDFG_MapOp : SDFG_Op<"map", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects
+  ]> {
+  let summary = "A parallel N-d range";
+  let description = [{
+    Runs its body for every point of an N-d range whose iterations are
+    independent. Bounds are affine expressions over index values in scope
+    (lower inclusive, upper exclusive), steps positive constants. The
+    schedule says where the map runs: `sequential`, `cpu_multicore` (OpenMP
+    threads) or `gpu_device` (a GPU kernel). `disjoint_wcr` asserts that
+    iterations with distinct values of the first parameter write distinct
+    elements through wcr memlets, so code that splits the first parameter
+    across threads needs no atomics for them; iterations that share it may
+    write the same element (the GPU lowering, whose threads also differ in
+    the other parameters, keeps atomics for those writes).
+
+    ```mlir
+    sdfg.map (%i, %j) = (1, 1) to (%N - 1, %N - 1) step (1, 1)
+        schedule(cpu_multicore) { ... }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$range_operands,
+                       AffineMapAttr:$lower_bounds,
+                       AffineMapAttr:$upper_bounds,
+                       DenseI64ArrayAttr:$steps,
+                       SDFG_ScheduleKind:$schedule,
+                       UnitAttr:$disjoint_wcr);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumParams() { return getBody().getNumArguments(); }
+    ::mlir::Block::BlockArgListType getParams() {
+      return getBody().getArguments();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Run-time checks
+//===----------------------------------------------------------------------===//
+
+def SDFG_BroadcastExtentOp : SDFG_Op<"broadcast_extent", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "NumPy's broadcast of two extents known only at run time";
+  let description = [{
+    The extent that NumPy's broadcasting gives one dimension. With
+    `operands` (two operands of an element-wise operation) `lhs` and `rhs`
+    agree, or one of them is 1 and the result is the other. With `assign`
+    (a source of extent `lhs` assigned into a destination of extent `rhs`)
+    they agree or the source is 1, and the result is `rhs`. Any other pair
+    is NumPy's ValueError: the op then reports the failure through the
+    program's error record (the first failure of a call wins; see
+    `sdfg_index_error` in docs/c-abi.md: axis -1 for `operands`, -2 for
+    `assign`, the index and extent fields holding `lhs` and `rhs`) and
+    yields `min(lhs, rhs)`, so that accesses the result sizes stay inside
+    both operands until the caller sees the error.
+
+    A frontend emits it where it cannot compare two extents when compiling
+    (windows clamped at the end of an array, bounds read from data), so
+    that a mismatch is an error rather than a read past an array. Where one
+    operand may be 1 and the other not, it indexes that operand at
+    `min(i, extent - 1)`, which is NumPy's broadcast of a length-1 axis.
+    The op has an effect (the report), so it is never removed for having
+    no uses; it folds away when the extents are equal or constants.
+
+    ```mlir
+    %n = sdfg.broadcast_extent operands %la, %lb
+    %m = sdfg.broadcast_extent assign %src, %dst
+    ```
+  }];
+  let arguments = (ins SDFG_BroadcastKind:$kind, Index:$lhs, Index:$rhs);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict";
+  let hasFolder = 1;
+}
+
+def SDFG_CheckIndexOp : SDFG_Op<"check_index", [MemoryEffects<[MemWrite]>]> {
+  let summary = "An index NumPy bounds-checks, checked when the program runs";
+  let description = [{
+    Yields `index`, and reports NumPy's IndexError through the program's
+    error record (the first failure of a call wins; see `sdfg_index_error`
+    in docs/c-abi.md) unless `0 <= index < extent`, with `axis` and
+    `extent` as the frontend's array has them: the bounds of a view (a
+    window of a container, an axis of it), which the accesses' own checks
+    against the container cannot see. An access indexed by the result is
+    still checked against its container (the result is not trusted), so
+    a failing one outside it is skipped.
+
+    A frontend emits it where an index that compiling cannot prove in
+    range is read in a loop (`u[i + 1]` over every `i`; `w[k]` of a window
+    `w`); indices it can prove in range need none. Axis -3 checks index 0
+    against the extent of an axis that a reduction without identity (max,
+    min, argmax) reduces: a failure there is NumPy's ValueError for an
+    empty array, not an IndexError.
+
+    ```mlir
+    %j = sdfg.check_index %i, %n axis 0
+    ```
+  }];
+  let arguments = (ins Index:$index, Index:$extent, I64Attr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$index `,` $extent `axis` $axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Library ops
+//===----------------------------------------------------------------------===//
+
+class SDFG_LibraryOp<string mnemonic, list<Trait> traits = []>
+    : SDFG_Op<mnemonic, !listconcat(traits, [
+        MemoryEffects<[MemRead, MemWrite]>,
+        DeclareOpInterfaceMethods<SDFG_LibraryOpInterface>])> {
+  let hasVerifier = 1;
+}
+
+def SDFG_MatmulOp : SDFG_LibraryOp<"matmul"> {
+  let summary = "Matrix-matrix product (GEMM), batched";
+  let description = [{
+    `C = alpha op(A) op(B)`, or `C += alpha op(A) op(B)` with
+    `accumulate`, where `op` transposes (the last two dimensions) when
+    `transpose_a` / `transpose_b` is set and `alpha` defaults to 1 (a
+    constant factor the frontend folds in: `Q @ K.T / 8.0`). Operands are 2-d or 3-d containers of the same
+    float type; the output must not alias an input. A 3-d operand is a
+    batch of matrices along its first dimension (the 3-d operands share
+    its extent): `C[b] = op(A[b]) op(B[b])`, where a 2-d input is the same
+    matrix for every `b`, and a 2-d output holds the sum over `b` (as the
+    gradient of a matrix shared by a batch needs). Lowered to one GEMM per
+    batch entry, or to a single GEMM when the batch stacks into the rows
+    (`X[b] W`, and its gradient `sum_b X[b]^T dY[b]`).
+
+    ```mlir
+    sdfg.matmul %X, %W -> %Y : memref<8x32x16xf64>, memref<16x4xf64> -> memref<8x32x4xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$a, SDFG_Container:$b,
+                       SDFG_Container:$c, UnitAttr:$transpose_a,
+                       UnitAttr:$transpose_b, UnitAttr:$accumulate,
+                       OptionalAttr<F64Attr>:$alpha);
+  let assemblyFormat = [{
+    $a `,` $b `->` $c attr-dict `:` type($a) `,` type($b) `->` type($c)
+  }];
+}
+
+def SDFG_GemvOp : SDFG_LibraryOp<"gemv"> {
+  let summary = "Matrix-vector product (GEMV)";
+  let description = [{
+    `y = op(A) * x`, or `y += op(A) * x` with `accumulate`; `op` transposes
+    when `transpose` is set.
+  }];
+  let arguments = (ins SDFG_Container:$a, SDFG_Container:$x,
+                       SDFG_Container:$y, UnitAttr:$transpose,
+                       UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $a `,` $x `->` $y attr-dict `:` type($a) `,` type($x) `->` type($y)
+  }];
+}
+
+def SDFG_GerOp : SDFG_LibraryOp<"ger"> {
+  let summary = "Outer product, rank-one update (GER)";
+  let description = [{
+    `A = x y^T`, or `A += x y^T` with `accumulate`, for vectors `x` (the
+    rows) and `y` (the columns). The reverse-mode rule of `sdfg.gemv` emits
+    it for the matrix's gradient, and `sdfg-batch-outer-products` turns the
+    updates of a loop into one `sdfg.matmul`.
+
+    ```mlir
+    sdfg.ger %dy, %x -> %dA {accumulate} : memref<20xf64>, memref<6xf64> -> memref<20x6xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$x, SDFG_Container:$y,
+                       SDFG_Container:$a, UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $x `,` $y `->` $a attr-dict `:` type($x) `,` type($y) `->` type($a)
+  }];
+}
+
+def SDFG_DotOp : SDFG_LibraryOp<"dot"> {
+  let summary = "Inner product of two vectors";
+  let description = [{
+    `r = x . y` (or `r += x . y` with `accumulate`) with `r` a 0-d container.
+  }];
+  let arguments = (ins SDFG_Container:$x, SDFG_Container:$y,
+                       SDFG_Container:$result, UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $x `,` $y `->` $result attr-dict `:` type($x) `,` type($y) `->` type($result)
+  }];
+}
+
+def SDFG_TransposeOp : SDFG_LibraryOp<"transpose"> {
+  let summary = "Matrix transpose";
+  let description = [{
+    `B = A^T` (or `B += A^T` with `accumulate`) for 2-d containers.
+  }];
+  let arguments = (ins SDFG_Container:$input, SDFG_Container:$output,
+                       UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $input `->` $output attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def SDFG_ReduceOp : SDFG_LibraryOp<"reduce"> {
+  let summary = "Reduction over axes";
+  let description = [{
+    Reduces `input` over `axes` with `add`, `min` or `max` into `output`,
+    whose shape is the input's without the reduced axes (or with them kept
+    as extent 1: keepdims). With `accumulate` the result is combined into
+    the output with the same operation.
+
+    ```mlir
+    sdfg.reduce add %A -> %s axes [0, 1] : memref<?x?xf64> -> memref<f64>
+    ```
+  }];
+  let arguments = (ins SDFG_ReduceKind:$kind, SDFG_Container:$input,
+                       SDFG_Container:$output, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $kind $input `->` $output `axes` $axes attr-dict `:` type($input) `->`
+    type($output)
+  }];
+}
+
+def SDFG_SolveOp : SDFG_LibraryOp<"solve"> {
+  let summary = "Solution of a linear system (LU with partial pivoting)";
+  let description = [{
+    `X = op(A)^-1 B`: solves `op(A) X = B`, where `op` transposes when
+    `transpose` is set, for a square `A` (n x n) and a right-hand side `B`
+    that is a vector (n) or a matrix (n x k); `X` has `B`'s shape. `X` may
+    be `B` itself (solved in place) but must not alias `A`. Lowered to
+    LAPACK's getrf/getrs on copies of `A` and `B` (n^2 + nk + n elements of
+    scratch during the call).
+
+    When `A` is singular (an exactly zero pivot), `X` is filled with NaN and
+    the op's source line is written to the exported i64
+    `sdfg_linalg_error` of the compiled module (the Python frontend raises
+    `numpy.linalg.LinAlgError` from it).
+
+    ```mlir
+    sdfg.solve %A, %b -> %x : memref<8x8xf64>, memref<8xf64> -> memref<8xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$a, SDFG_Container:$b,
+                       SDFG_Container:$x, UnitAttr:$transpose);
+  let assemblyFormat = [{
+    $a `,` $b `->` $x attr-dict `:` type($a) `,` type($b) `->` type($x)
+  }];
+}
+
+def SDFG_DetOp : SDFG_LibraryOp<"det"> {
+  let summary = "Determinant of a square matrix (LU with partial pivoting)";
+  let description = [{
+    Writes into the 0-d `result` the determinant of the square `A` (`det`),
+    its sign (`sign`: -1, 0 or 1) or the logarithm of its absolute value
+    (`logabs`), as NumPy's `det` and `slogdet`. From LAPACK's getrf: the
+    product of the pivots, negated per row interchange. A singular `A`
+    (an exactly zero pivot) gives 0, 0 and -inf, as in NumPy. The
+    factorisation is shared with the `sdfg.solve`s on the same container
+    (see `sdfg.solve`).
+
+    ```mlir
+    sdfg.det logabs %A -> %r : memref<8x8xf64> -> memref<f64>
+    ```
+  }];
+  let arguments = (ins SDFG_DetKind:$kind, SDFG_Container:$a,
+                       SDFG_Container:$result);
+  let assemblyFormat = [{
+    $kind $a `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
+def SDFG_CholeskyOp : SDFG_LibraryOp<"cholesky"> {
+  let summary = "Cholesky factor of a symmetric positive definite matrix";
+  let description = [{
+    `L` (n x n, lower triangular, zeros above the diagonal) with
+    `L L^T = A`, from the lower triangle of `A` only, as NumPy's
+    `linalg.cholesky`; LAPACK's potrf on a column-major copy. When `A` is
+    not positive definite, `L` is filled with NaN and the op's source line
+    is written to the exported i64 `sdfg_linalg_error` (see `sdfg.solve`).
+    `L` must not alias `A`.
+
+    ```mlir
+    sdfg.cholesky %A -> %L : memref<8x8xf64> -> memref<8x8xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$a, SDFG_Container:$l);
+  let assemblyFormat = [{
+    $a `->` $l attr-dict `:` type($a) `->` type($l)
+  }];
+}
+
+def SDFG_EighOp : SDFG_LibraryOp<"eigh"> {
+  let summary = "Eigenvalues or eigenvectors of a symmetric matrix";
+  let description = [{
+    Of the symmetric matrix whose lower triangle is that of the square `A`
+    (n x n; the upper triangle is not read, as in NumPy's `linalg.eigh`):
+    `values` writes the eigenvalues in ascending order into the vector
+    `result` (n), `vectors` the orthonormal eigenvectors, as the columns of
+    `result` (n x n) in the same order. LAPACK's syevd on a column-major
+    copy: `values` without vectors (NumPy's `eigvalsh`), `vectors` with
+    them (NumPy's `eigh`, whose eigenvectors these are, signs included).
+    When syevd does not converge, `result` is filled with NaN and the op's
+    source line is written to the exported i64 `sdfg_linalg_error` (see
+    `sdfg.solve`). `result` must not alias `A`. The ops on one container
+    of static shape share a cache of the last decomposition (a copy of the
+    matrix, the vectors and the values): syevd runs again only when memcmp
+    finds the matrix changed, or the vectors are wanted and the cached
+    solve had none, so the values after the vectors cost a copy.
+
+    The gradient reads the lower triangle too: it flows into the elements
+    of `A` on and below the diagonal. That of the eigenvectors divides by
+    the differences of eigenvalues and is not finite for a repeated one.
+
+    ```mlir
+    sdfg.eigh values %A -> %w : memref<8x8xf64> -> memref<8xf64>
+    sdfg.eigh vectors %A -> %V : memref<8x8xf64> -> memref<8x8xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_EighPart:$part, SDFG_Container:$a,
+                       SDFG_Container:$result);
+  let assemblyFormat = [{
+    $part $a `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
+def SDFG_QROp : SDFG_LibraryOp<"qr"> {
+  let summary = "Factor of the reduced QR decomposition of a matrix";
+  let description = [{
+    Of `A` (m x n, k = min(m, n)), `A = Q R` with `Q` (m x k) of orthonormal
+    columns and `R` (k x n) upper triangular: `q` writes `Q` into `result`,
+    `r` writes `R` (zeros below the diagonal). LAPACK's geqrf (Householder)
+    on a column-major copy, then orgqr for `Q`: NumPy's
+    `linalg.qr(A, mode="reduced")`, signs included (R's diagonal may be
+    negative). `result` must not alias `A`.
+
+    The gradient (Walter and Lehmann's, as TensorFlow's) needs m >= n and
+    `R` nonsingular (A of full column rank): with G = Q^T dQ, H = R dR^T,
+    `dA = Q dR + (dQ + Q (tril(G - G^T + H - H^T) - G)) R^-T`. Each part's
+    rule adds its share and computes the other factor again from `A`.
+
+    ```mlir
+    sdfg.qr q %A -> %Q : memref<8x5xf64> -> memref<8x5xf64>
+    sdfg.qr r %A -> %R : memref<8x5xf64> -> memref<5x5xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_QRPart:$part, SDFG_Container:$a,
+                       SDFG_Container:$result);
+  let assemblyFormat = [{
+    $part $a `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
+def SDFG_SVDOp : SDFG_LibraryOp<"svd"> {
+  let summary = "Factor of the reduced singular value decomposition";
+  let description = [{
+    Of `A` (m x n, k = min(m, n)), `A = U diag(s) Vh` with `U` (m x k) and
+    `Vh` (k x n) of orthonormal columns and rows and the singular values
+    `s` (k) in descending order: `u`, `s` or `vh` writes that factor into
+    `result`. LAPACK's gesdd (divide and conquer) on a column-major copy,
+    as NumPy's `linalg.svd(A, full_matrices=False)` calls it (jobz 'S');
+    the values alone (`s` without `with_vectors`) as NumPy's
+    `compute_uv=False` (jobz 'N'). When gesdd does not converge, `result`
+    is filled with NaN and the op's line goes to `sdfg_linalg_error` (see
+    `sdfg.solve`). `result` must not alias `A`.
+
+    The gradient (Townsend's): with F[i, j] = 1 / (s[j]^2 - s[i]^2) off
+    the diagonal, the singular values add `U diag(ds) Vh`; the singular
+    vectors add `U (F o (U^T dU - dU^T U)) diag(s) Vh + (I - U U^T) dU
+    diag(1/s) Vh` and `U diag(s) (F o (Vh dVh^T - dVh Vh^T)) Vh + U
+    diag(1/s) dVh (I - Vh^T Vh)`: finite for distinct nonzero singular
+    values. Each rule computes the other factors again from `A`.
+
+    ```mlir
+    sdfg.svd u %A -> %U : memref<6x4xf64> -> memref<6x4xf64>
+    sdfg.svd s %A -> %s {with_vectors} : memref<6x4xf64> -> memref<4xf64>
+    sdfg.svd vh %A -> %Vh : memref<6x4xf64> -> memref<4x4xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_SVDPart:$part, SDFG_Container:$a,
+                       SDFG_Container:$result, UnitAttr:$with_vectors);
+  let assemblyFormat = [{
+    $part $a `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
+def SDFG_ArgsortOp : SDFG_LibraryOp<"argsort"> {
+  let summary = "Indices that sort an array along one axis (stable)";
+  let description = [{
+    Writes into the i64 `result` (the shape of `a`) the positions along
+    `axis` that put each line of `a` along that axis in ascending order,
+    as NumPy's `argsort(a, axis, kind="stable")`: equal elements keep their
+    order, and NaNs go last. `a` holds floats or integers; `result` must
+    not alias it. Lines of 256 and more: a stable radix sort, a byte per
+    pass, of the keys mapped to unsigned integers in that order (-0.0 and
+    0.0 equal); shorter ones: a stable bottom-up merge sort; both move
+    (key, position) pairs between two scratch buffers of the line's
+    length, lines in parallel on the CPU; on the GPU it runs on the host
+    over unified memory.
+
+    The op has no gradient (its result is integer): a sort is a gather by
+    these positions, whose reversal scatters the gradient back.
+
+    ```mlir
+    sdfg.argsort %a axis 1 -> %p : memref<4x8xf64> -> memref<4x8xi64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$a, I64Attr:$axis,
+                       SDFG_Container:$result);
+  let assemblyFormat = [{
+    $a `axis` $axis `->` $result attr-dict `:` type($a) `->` type($result)
+  }];
+}
+
+def SDFG_SearchsortedOp : SDFG_LibraryOp<"searchsorted"> {
+  let summary = "Insertion positions of values in a sorted vector";
+  let description = [{
+    Writes into the i64 `result` (the shape of `values`), for each element
+    `v` of `values`, the position in the ascending 1-d `sorted` where `v`
+    would be inserted to keep it sorted, as NumPy's
+    `searchsorted(sorted, values, side)`: the number of elements that sort
+    before `v` (side left, the default), or that `v` does not sort before
+    (`right`), in NumPy's order (NaNs after every number). `sorted` and
+    `values` hold the same float or integer type; `result` must alias
+    neither. A binary search per value, values in parallel on the CPU; on
+    the GPU it runs on the host over unified memory. What it returns for
+    an unsorted `sorted` is unspecified (as in NumPy, which does not
+    check).
+
+    The op has no gradient (its result is integer): the gathers that read
+    its positions (np.interp) carry the gradient.
+
+    ```mlir
+    sdfg.searchsorted %x in %xp right -> %j
+        : memref<50xf64> in memref<8xf64> -> memref<50xi64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$values, SDFG_Container:$sorted,
+                       UnitAttr:$right, SDFG_Container:$result);
+  let assemblyFormat = [{
+    $values `in` $sorted (`right` $right^)? `->` $result attr-dict `:`
+    type($values) `in` type($sorted) `->` type($result)
+  }];
+}
+
+#endif // SDFG_DIALECT_SDFG_SDFGOPS_TD

@@ -1,0 +1,332 @@
+//===- Checkpoint.cpp - Store/recompute under a memory limit --------------===//
+//
+// --sdfg-checkpoint: rebuilds each gradient program made by --sdfg-autodiff
+// so that it fits in a memory limit as fast as possible. The store-all
+// gradient program (with an anchor where each candidate's recomputation
+// would go) gives the memory timeline; the model in
+// sdfg/Support/CheckpointModel.h chooses; the gradient program is then
+// built again with the chosen containers recomputed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/AutoDiff/Implementations/Register.h"
+#include "sdfg/AutoDiff/Transforms/CheckpointModelBuilder.h"
+#include "sdfg/AutoDiff/Transforms/Differentiate.h"
+#include "sdfg/AutoDiff/Transforms/Passes.h"
+#include "sdfg/Support/CheckpointModel.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace mlir {
+namespace sdfg {
+#define GEN_PASS_DEF_CHECKPOINT
+#include "sdfg/AutoDiff/Transforms/Passes.h.inc"
+} // namespace sdfg
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+/// `bytes` in B, KiB or MiB: to 0.1 of the unit, or with `roundUp` to
+/// 0.001 above it, a limit the user can pass back (0.1 MiB rounded to
+/// nearest could name an infeasible one).
+std::string formatBytes(int64_t bytes, bool roundUp = false) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto put = [&](double v, const char *unit) {
+    if (roundUp)
+      os << llvm::format("%.3f ", std::ceil(v * 1000.0) / 1000.0) << unit;
+    else
+      os << llvm::format("%.1f ", v) << unit;
+  };
+  if (bytes >= (1 << 20))
+    put(bytes / kMiB, "MiB");
+  else if (bytes >= 1024)
+    put(bytes / 1024.0, "KiB");
+  else
+    os << bytes << " B";
+  return s;
+}
+
+std::string formatNumber(const char *fmt, double v) {
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format(fmt, v);
+  return s;
+}
+
+/// Parses "500", "500MiB", "64KiB", "2GiB", "1234B" (MiB by default).
+std::optional<int64_t> parseMemory(StringRef text) {
+  text = text.trim();
+  double scale = kMiB;
+  for (auto [suffix, factor] :
+       {std::pair<StringRef, double>{"GiB", 1024 * kMiB},
+        {"MiB", kMiB},
+        {"KiB", 1024.0},
+        {"B", 1.0}}) {
+    if (text.consume_back(suffix)) {
+      scale = factor;
+      break;
+    }
+  }
+  double value;
+  // (NaN fails the comparison; inf and limits past 2^62 bytes are beyond
+  // any machine and would overflow the model's 64-bit sums.)
+  if (text.trim().getAsDouble(value) || !(value >= 0) || value * scale > 0x1p62)
+    return std::nullopt;
+  return static_cast<int64_t>(value * scale);
+}
+
+struct CheckpointPass : public sdfg::impl::CheckpointBase<CheckpointPass> {
+  using CheckpointBase::CheckpointBase;
+
+  // The rules are external models: the pass brings them, so a compiler
+  // that embeds it needs no registration call of its own.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    CheckpointBase::getDependentDialects(registry);
+    registerAutoDiffModels(registry);
+  }
+
+  void runOnOperation() override;
+  LogicalResult checkpoint(SDFGOp grad, std::optional<int64_t> limit,
+                           const llvm::StringMap<int64_t> &symbols);
+};
+
+void CheckpointPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (strategy != "ilp" && strategy != "store-all" &&
+      strategy != "recompute-all") {
+    emitError(module.getLoc(), "sdfg-checkpoint: unknown strategy '")
+        << strategy << "' (expected ilp, store-all or recompute-all)";
+    return signalPassFailure();
+  }
+  std::optional<int64_t> limit;
+  if (!mem.empty()) {
+    limit = parseMemory(mem);
+    if (!limit) {
+      emitError(module.getLoc(), "sdfg-checkpoint: cannot read mem='")
+          << mem << "' (expected a number of MiB, or a number with B, KiB, "
+          << "MiB or GiB)";
+      return signalPassFailure();
+    }
+  }
+  if (strategy == "ilp" && !limit && recompute.empty()) {
+    emitError(module.getLoc(),
+              "sdfg-checkpoint: strategy=ilp needs a memory limit "
+              "(mem=<MiB>)");
+    return signalPassFailure();
+  }
+  llvm::StringMap<int64_t> symbols;
+  for (const std::string &entry : sizes) {
+    auto [name, value] = StringRef(entry).split('=');
+    int64_t v;
+    if (name.empty() || value.getAsInteger(10, v) || v < 0) {
+      emitError(module.getLoc(), "sdfg-checkpoint: cannot read sizes entry '")
+          << entry << "' (expected NAME=VALUE with a non-negative integer)";
+      return signalPassFailure();
+    }
+    symbols[name.trim()] = v;
+  }
+  SmallVector<SDFGOp> grads;
+  for (SDFGOp op : module.getOps<SDFGOp>())
+    if (op->hasAttr("sdfg.ad"))
+      grads.push_back(op);
+  if (grads.empty()) {
+    emitError(module.getLoc(),
+              "sdfg-checkpoint: no gradient program in the module; "
+              "run --sdfg-autodiff first");
+    return signalPassFailure();
+  }
+  for (SDFGOp grad : grads)
+    if (failed(checkpoint(grad, limit, symbols)))
+      return signalPassFailure();
+}
+
+LogicalResult
+CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
+                           const llvm::StringMap<int64_t> &symbols) {
+  FlatSymbolRefAttr of;
+  DifferentiateOptions opts;
+  if (failed(readDifferentiateOptions(grad, of, opts)))
+    return failure();
+  auto fwd = SymbolTable::lookupNearestSymbolFrom<SDFGOp>(grad, of);
+  if (!fwd)
+    return grad.emitOpError("sdfg-checkpoint needs the forward program ")
+           << of << " in the module";
+  // The gradient is rebuilt from the forward program after erasing it.
+  if (fwd == grad)
+    return grad.emitOpError("sdfg.ad names the gradient program itself (")
+           << of << ") as its forward program";
+  opts.markAnchors = true;
+
+  // The store-all program, with anchors, is the model's reference.
+  Location gradLoc = grad.getLoc();
+  grad.erase();
+  FailureOr<DifferentiateResult> storeAll = differentiate(fwd, opts);
+  if (failed(storeAll))
+    return failure();
+  SDFGOp ref = storeAll->grad;
+  FailureOr<CheckpointProblem> problem =
+      buildCheckpointModel(*storeAll, symbols);
+  if (failed(problem))
+    return failure();
+  CheckpointModel &model = problem->model;
+  // For the report, while the store-all program is alive.
+  SmallVector<bool> isArgument;
+  for (const RecomputeCandidate &c : storeAll->candidates)
+    isArgument.push_back(!c.container.getDefiningOp<AllocOp>());
+  const llvm::DenseMap<Value, int64_t> &bytesOf = problem->bytes;
+
+  // Decide.
+  unsigned n = model.candidates.size();
+  std::vector<bool> decision(n, false);
+  int64_t storeAllPeak = model.peakBytes(decision);
+  double solveMs = 0;
+  bool optimal = true;
+  if (!recompute.empty()) {
+    for (const std::string &name : recompute) {
+      auto it = llvm::find_if(
+          model.candidates, [&](const Candidate &c) { return c.name == name; });
+      if (it != model.candidates.end())
+        decision[it - model.candidates.begin()] = true;
+      else
+        opts.recompute.insert(name); // differentiate names the problem
+    }
+  } else if (strategy == "recompute-all") {
+    for (unsigned i = 0; i < n; ++i) {
+      decision[i] = true;
+      if (!model.admissible(decision))
+        decision[i] = false;
+    }
+  } else if (strategy == "ilp") {
+    auto t0 = std::chrono::steady_clock::now();
+    CheckpointPlan plan = solveCheckpointModel(model, *limit);
+    solveMs = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count();
+    if (!plan.error.empty() && plan.minFeasibleBytes == 0) {
+      ref.erase();
+      return emitError(gradLoc, "sdfg-checkpoint: the solver failed: ")
+             << plan.error;
+    }
+    if (!plan.feasible) {
+      ref.erase();
+      return emitError(gradLoc, "sdfg-checkpoint: no store/recompute plan "
+                                "for @")
+             << fwd.getSymName() << opts.suffix << " fits in "
+             << formatBytes(*limit) << "; the smallest feasible limit is "
+             << formatBytes(plan.minFeasibleBytes, /*roundUp=*/true) << " ("
+             << plan.minFeasibleBytes << " bytes; storing everything needs "
+             << formatBytes(storeAllPeak) << ")";
+    }
+    decision = plan.recompute;
+    optimal = plan.optimal;
+  }
+  for (auto [a, b] : model.exclusive)
+    if (decision[a] && decision[b]) {
+      ref.erase();
+      return emitError(gradLoc, "sdfg-checkpoint: cannot recompute both '")
+             << model.candidates[a].name << "' and '"
+             << model.candidates[b].name << "': recomputing '"
+             << model.candidates[a].name << "' re-runs code that reads '"
+             << model.candidates[b].name << "' as stored";
+    }
+  int64_t predicted = model.peakBytes(decision);
+
+  // Build the chosen program.
+  SmallVector<Operation *> anchors;
+  for (const RecomputeCandidate &c : storeAll->candidates)
+    anchors.append(c.anchors.begin(), c.anchors.end());
+  for (Operation *a : anchors)
+    a->erase();
+  SDFGOp result = ref;
+  for (unsigned i = 0; i < n; ++i)
+    if (decision[i])
+      opts.recompute.insert(model.candidates[i].name);
+  if (!opts.recompute.empty()) {
+    ref.erase();
+    opts.markAnchors = false;
+    FailureOr<DifferentiateResult> planned = differentiate(fwd, opts);
+    if (failed(planned))
+      return failure();
+    result = planned->grad;
+  }
+  // The program as built, measured the same way as the model.
+  FailureOr<int64_t> measured = transientPeakBytes(result, symbols);
+  if (failed(measured))
+    return failure();
+  int64_t peak = *measured;
+  if (limit && peak > *limit)
+    return result.emitOpError("sdfg-checkpoint: the gradient program needs ")
+           << formatBytes(peak) << " (" << peak
+           << " bytes), more than mem=" << formatBytes(*limit)
+           << (strategy == "ilp" && recompute.empty()
+                   ? " (the model predicted " + formatBytes(predicted) + ")"
+                   : std::string(""));
+
+  // Record and report.
+  Builder b(result.getContext());
+  SmallVector<Attribute> recomputedNames, storedNames;
+  for (const RecomputeCandidate &c : storeAll->candidates)
+    (opts.recompute.contains(c.name) ? recomputedNames : storedNames)
+        .push_back(b.getStringAttr(c.name));
+  SmallVector<NamedAttribute> summary = {
+      b.getNamedAttr("strategy", b.getStringAttr(recompute.empty()
+                                                     ? strategy
+                                                     : std::string("manual"))),
+      b.getNamedAttr("peak_bytes", b.getI64IntegerAttr(peak)),
+      b.getNamedAttr("model_peak_bytes", b.getI64IntegerAttr(predicted)),
+      b.getNamedAttr("store_all_peak_bytes", b.getI64IntegerAttr(storeAllPeak)),
+      b.getNamedAttr("recompute", b.getArrayAttr(recomputedNames)),
+      b.getNamedAttr("store", b.getArrayAttr(storedNames))};
+  if (limit)
+    summary.push_back(
+        b.getNamedAttr("limit_bytes", b.getI64IntegerAttr(*limit)));
+  result->setAttr("sdfg.checkpoint", b.getDictionaryAttr(summary));
+
+  if (report) {
+    for (auto [k, c] : llvm::enumerate(storeAll->candidates)) {
+      bool re = opts.recompute.contains(c.name);
+      int64_t tapeBytes = 0;
+      for (Value t : c.tapes)
+        tapeBytes += bytesOf.lookup(t);
+      bool isArg = isArgument[k];
+      InFlightDiagnostic d = emitRemark(result.getLoc())
+                             << "'" << c.name << "': ";
+      if (isArg)
+        d << "argument";
+      else
+        d << formatBytes(bytesOf.lookup(c.container));
+      if (tapeBytes)
+        d << " + " << formatBytes(tapeBytes) << " of overwritten values";
+      if (!isArg)
+        d << ", recompute cost " << formatNumber("%.3g", c.cost);
+      d << ": " << (re ? "recompute" : "store");
+      if (!c.eligible)
+        d << " (cannot recompute: " << c.reason << ")";
+    }
+    InFlightDiagnostic d =
+        emitRemark(result.getLoc())
+        << "peak memory " << formatBytes(peak)
+        << " (storing everything: " << formatBytes(storeAllPeak);
+    if (limit)
+      d << "; limit " << formatBytes(*limit);
+    d << ")";
+    if (strategy == "ilp" && recompute.empty())
+      d << "; ILP with " << n << " variables solved in "
+        << formatNumber("%.1f", solveMs) << " ms"
+        << (optimal ? "" : " (time limit: best plan found)");
+  }
+  return success();
+}
+
+} // namespace

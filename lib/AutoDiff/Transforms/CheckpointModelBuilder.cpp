@@ -1,0 +1,263 @@
+//===- CheckpointModelBuilder.cpp - Memory model of a gradient ------------===//
+//
+// The store-all gradient program, with an anchor state where each
+// candidate's recomputation would run, is measured top-level op by
+// top-level op; recomputing a candidate changes its own live range (the
+// forward container dies after its last forward use, a fresh one lives
+// from the first recomputation to the last backward read), removes its
+// tapes, adds scratch copies at the recomputation, and may keep the
+// writers' transient inputs alive until then.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sdfg/AutoDiff/Transforms/CheckpointModelBuilder.h"
+#include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+namespace {
+
+/// Top-level ops of a gradient program and, for each transient, the first
+/// and last of them that use it: code generation allocates a transient
+/// before its first top-level use and frees it after the last.
+struct Timeline {
+  SmallVector<Operation *> steps;
+  llvm::DenseMap<Operation *, unsigned> stepOf;
+  llvm::MapVector<Value, std::pair<unsigned, unsigned>> live;
+};
+
+Timeline buildTimeline(SDFGOp op) {
+  Timeline t;
+  Block &body = op.getBody().front();
+  for (Operation &top : body) {
+    if (isa<AllocOp>(top))
+      continue;
+    unsigned i = t.steps.size();
+    t.steps.push_back(&top);
+    t.stepOf[&top] = i;
+    top.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        if (!v.getDefiningOp<AllocOp>() || v.getParentBlock() != &body)
+          continue;
+        auto [it, fresh] = t.live.insert({v, {i, i}});
+        if (!fresh)
+          it->second.second = i;
+      }
+    });
+  }
+  return t;
+}
+
+/// The top-level op of `op`'s program that contains it.
+Operation *topLevel(Operation *op) {
+  while (!isa<SDFGOp>(op->getParentOp()))
+    op = op->getParentOp();
+  return op;
+}
+
+/// Bytes of a container of static shape (representable: the verifiers
+/// reject larger ones).
+int64_t staticBytes(Value v) {
+  return checkedByteSize(cast<MemRefType>(v.getType())).value_or(0);
+}
+
+/// Bytes of a transient; dynamic sizes from index arguments named in
+/// `sizes=`.
+FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
+                                  const llvm::StringMap<int64_t> &symbols) {
+  auto alloc = v.getDefiningOp<AllocOp>();
+  MemRefType type = alloc.getType();
+  int64_t bytes = elementBytes(type.getElementType());
+  unsigned dyn = 0;
+  // Sizes past 2^62 bytes (a fuzzed sizes= entry) would overflow the
+  // model's sums: rejected.
+  auto scaled = [&](int64_t factor) -> LogicalResult {
+    if (llvm::MulOverflow(bytes, factor, bytes) || bytes > (int64_t(1) << 62))
+      return alloc.emitOpError()
+             << "sdfg-checkpoint: this container's size overflows (more "
+                "than 2^62 bytes)";
+    return success();
+  };
+  for (int64_t d : type.getShape()) {
+    if (!ShapedType::isDynamic(d)) {
+      if (failed(scaled(d)))
+        return failure();
+      continue;
+    }
+    Value size = alloc.getDynamicSizes()[dyn++];
+    auto arg = dyn_cast<BlockArgument>(size);
+    std::string name = arg && arg.getOwner()->getParentOp() == op
+                           ? op.getArgName(arg.getArgNumber())
+                           : std::string();
+    auto it = symbols.find(name);
+    if (name.empty() || it == symbols.end())
+      return alloc.emitOpError()
+             << "sdfg-checkpoint needs the size of this container: give its "
+                "dynamic size "
+             << (name.empty() ? std::string("(an index argument)")
+                              : "'" + name + "'")
+             << " a value with sizes=NAME=VALUE";
+    if (failed(scaled(it->second)))
+      return failure();
+  }
+  return bytes;
+}
+
+/// Per step, the bytes of the factorisation caches the lowering keeps for
+/// the solves, determinants and eigendecompositions (factorisedMatrices).
+std::vector<int64_t> factorisationBytes(SDFGOp op, const Timeline &t) {
+  std::vector<int64_t> bytes(t.steps.size());
+  for (const FactorisedMatrix &m : factorisedMatrices(op)) {
+    int64_t b =
+        factorisationCacheBytes(cast<MemRefType>(m.matrix.getType()), m.kind);
+    for (unsigned i = t.stepOf.lookup(m.first), e = t.stepOf.lookup(m.last);
+         i <= e; ++i)
+      bytes[i] = b > std::numeric_limits<int64_t>::max() - bytes[i]
+                     ? std::numeric_limits<int64_t>::max()
+                     : bytes[i] + b;
+  }
+  return bytes;
+}
+
+} // namespace
+
+FailureOr<CheckpointProblem>
+mlir::sdfg::buildCheckpointModel(const DifferentiateResult &storeAll,
+                                 const llvm::StringMap<int64_t> &symbols) {
+  SDFGOp ref = storeAll.grad;
+  Timeline tl = buildTimeline(ref);
+  unsigned numSteps = tl.steps.size();
+  unsigned fwdEnd = tl.stepOf.lookup(storeAll.forwardEnd);
+
+  CheckpointProblem problem;
+  llvm::DenseMap<Value, int64_t> &bytesOf = problem.bytes;
+  for (auto &[v, range] : tl.live) {
+    FailureOr<int64_t> b = containerBytes(ref, v, symbols);
+    if (failed(b))
+      return failure();
+    bytesOf[v] = *b;
+  }
+
+  // Candidates of the model: the forwarded transients that can be
+  // recomputed. Their containers and tapes leave the base.
+  CheckpointModel &model = problem.model;
+  SmallVector<unsigned> &modelIndex = problem.candidateIndex;
+  llvm::DenseMap<Value, unsigned> candidateOf;
+  llvm::DenseSet<Value> variable;
+  for (auto [k, c] : llvm::enumerate(storeAll.candidates)) {
+    if (!c.eligible || !tl.live.count(c.container))
+      continue;
+    candidateOf[c.container] = model.candidates.size();
+    modelIndex.push_back(k);
+    model.candidates.push_back(
+        {c.name, bytesOf.lookup(c.container), std::max(c.cost, 1.0)});
+    variable.insert(c.container);
+    variable.insert(c.tapes.begin(), c.tapes.end());
+  }
+  std::vector<TimelinePoint> points(numSteps);
+  for (auto &[v, range] : tl.live)
+    if (!variable.contains(v))
+      for (unsigned i = range.first; i <= range.second; ++i)
+        points[i].baseBytes += bytesOf.lookup(v);
+  for (auto [i, bytes] : llvm::enumerate(factorisationBytes(ref, tl)))
+    points[i].baseBytes += bytes;
+  for (auto [m, k] : llvm::enumerate(modelIndex)) {
+    const RecomputeCandidate &c = storeAll.candidates[k];
+    unsigned idx = m;
+    std::vector<int64_t> stored(numSteps), recomputed(numSteps);
+    auto add = [&](std::vector<int64_t> &into, unsigned from, unsigned to,
+                   int64_t bytes) {
+      for (unsigned i = from; i <= to && i < numSteps; ++i)
+        into[i] += bytes;
+    };
+    Value x = c.container;
+    auto [first, last] = tl.live.lookup(x);
+    int64_t xb = bytesOf.lookup(x);
+    add(stored, first, last, xb);
+    for (Value t : c.tapes)
+      if (tl.live.count(t)) {
+        auto [tf, tlast] = tl.live.lookup(t);
+        add(stored, tf, tlast, bytesOf.lookup(t));
+      }
+    // Recomputed: the forward container lives through its forward uses; the
+    // fresh one from the first recomputation to the last backward read.
+    unsigned lastFwd = first, firstAnchor = numSteps, lastAnchor = 0;
+    unsigned lastRead = 0;
+    bool readBack = false;
+    for (unsigned i = first; i <= last; ++i) {
+      bool uses = false;
+      llvm::SetVector<Value> reads;
+      tl.steps[i]->walk([&](Operation *inner) {
+        uses |= llvm::is_contained(inner->getOperands(), x);
+      });
+      collectContainerReads(tl.steps[i], reads);
+      if (uses && i <= fwdEnd)
+        lastFwd = i;
+      if (i > fwdEnd && reads.contains(x)) {
+        lastRead = i;
+        readBack = true;
+      }
+    }
+    for (auto [a, w] : llvm::zip(c.anchors, c.anchorWriters)) {
+      unsigned s = tl.stepOf.lookup(topLevel(a));
+      firstAnchor = std::min(firstAnchor, s);
+      lastAnchor = std::max(lastAnchor, s);
+      // Scratch copies of what the writer also writes live during the
+      // recomputation only.
+      for (Value z : c.scratch[w]) {
+        FailureOr<int64_t> zb = z.getDefiningOp<AllocOp>()
+                                    ? containerBytes(ref, z, symbols)
+                                    : FailureOr<int64_t>(staticBytes(z));
+        if (failed(zb))
+          return failure();
+        add(recomputed, s, s, *zb);
+      }
+    }
+    add(recomputed, first, lastFwd, xb);
+    if (readBack && firstAnchor < numSteps)
+      add(recomputed, std::min(firstAnchor, lastRead), lastRead, xb);
+    // The writers' transient inputs must live until the last
+    // recomputation. (An input that is a candidate is then stored: the
+    // pair is exclusive, so its store-all range is the one extended.)
+    for (Value y : c.inputs) {
+      if (!tl.live.count(y))
+        continue;
+      unsigned yLast = tl.live.lookup(y).second;
+      if (firstAnchor < numSteps && yLast < lastAnchor)
+        add(recomputed, yLast + 1, lastAnchor, bytesOf.lookup(y));
+    }
+    for (unsigned i = 0; i < numSteps; ++i) {
+      if (stored[i])
+        points[i].liveIfStored.push_back({idx, stored[i]});
+      if (recomputed[i])
+        points[i].liveIfRecomputed.push_back({idx, recomputed[i]});
+    }
+    for (Value y : c.inputs)
+      if (auto it = candidateOf.find(y); it != candidateOf.end())
+        model.exclusive.push_back({idx, it->second});
+  }
+  model.timelines.push_back(std::move(points));
+  return problem;
+}
+
+FailureOr<int64_t>
+mlir::sdfg::transientPeakBytes(SDFGOp grad,
+                               const llvm::StringMap<int64_t> &symbols) {
+  Timeline t = buildTimeline(grad);
+  std::vector<int64_t> usage = factorisationBytes(grad, t);
+  for (auto &[v, range] : t.live) {
+    FailureOr<int64_t> b = containerBytes(grad, v, symbols);
+    if (failed(b))
+      return failure();
+    for (unsigned i = range.first; i <= range.second; ++i)
+      usage[i] += *b;
+  }
+  int64_t peak = 0;
+  for (int64_t u : usage)
+    peak = std::max(peak, u);
+  return peak;
+}
