@@ -74,6 +74,36 @@ static std::string dtypeName(Type t) {
   return s;
 }
 
+/// An attribute as JSON, for the attributes the passes leave for callers
+/// (integers, floats, strings, booleans, arrays and dictionaries of them);
+/// anything else as its MLIR spelling.
+static llvm::json::Value attributeToJSON(Attribute attr) {
+  if (auto b = dyn_cast<BoolAttr>(attr))
+    return b.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getValue().getSExtValue();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto str = dyn_cast<StringAttr>(attr))
+    return str.getValue().str();
+  if (auto arr = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array out;
+    for (Attribute a : arr)
+      out.push_back(attributeToJSON(a));
+    return out;
+  }
+  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object out;
+    for (NamedAttribute a : dict)
+      out[a.getName().strref()] = attributeToJSON(a.getValue());
+    return out;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
 void mlir::sdfg::writeABIDescription(ModuleOp module, llvm::raw_ostream &os) {
   llvm::json::Array functions;
   for (SDFGOp op : module.getOps<SDFGOp>()) {
@@ -100,8 +130,20 @@ void mlir::sdfg::writeABIDescription(ModuleOp module, llvm::raw_ostream &os) {
       }
       args.push_back(std::move(arg));
     }
-    functions.push_back(llvm::json::Object{{"name", op.getSymName().str()},
-                                           {"args", std::move(args)}});
+    llvm::json::Object function{{"name", op.getSymName().str()},
+                                {"args", std::move(args)}};
+    // Whether the program calls the BLAS routines that run on OpenBLAS's
+    // thread pool (the caller shortens OpenMP's spin wait for them).
+    function["calls_blas"] =
+        static_cast<bool>(op.walk([](Operation *inner) {
+                              return isa<MatmulOp, GemvOp, DotOp>(inner)
+                                         ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+                            }).wasInterrupted());
+    // The store/recompute plan sdfg-checkpoint chose (its report).
+    if (Attribute plan = op->getAttr("sdfg.checkpoint"))
+      function["checkpoint"] = attributeToJSON(plan);
+    functions.push_back(std::move(function));
   }
   os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                    {"functions", std::move(functions)}}))

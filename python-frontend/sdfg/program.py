@@ -12,7 +12,6 @@ compiler binaries; a second process reuses them without recompiling.
 import bisect
 import functools
 import inspect
-import re
 import sys
 import threading
 
@@ -151,7 +150,6 @@ class Program:
         tr = translate(self.fn, args, device=self.device)
         source = tr.text
         name = tr.name
-        checkpoint = None
         if autodiff is not None:
             out, wrt, plan, unit_seed, with_value, capacity = autodiff
             # The caller gets the gradients, and what the function returns
@@ -188,7 +186,6 @@ class Program:
                 source = native.run_passes(source, passes)
             except native.ToolError as e:
                 raise native.ToolError(tr.locate(str(e))) from None
-            checkpoint = _read_checkpoint(source)
             name = tr.name + "_grad"
         # Build in a private directory, then rename: a crash mid-compile
         # never leaves a half-written entry behind.
@@ -200,12 +197,17 @@ class Program:
                     check_indices=self.check_indices)
             except native.ToolError as e:
                 raise native.ToolError(tr.locate(str(e))) from None
+            # What the tools say of the program (its ABI description):
+            # Python never reads the IR itself.
+            described = _function_abi(abi, name)
             meta = {
                 "name": name,
                 "device": self.device,
                 "check_indices": self.check_indices,
-                "omp_spin_ms": _spin_for(source),
-                "checkpoint": checkpoint,
+                "omp_spin_ms": (native.OMP_SPIN_MS_WITH_BLAS
+                                if described.get("calls_blas") else
+                                native.OMP_SPIN_MS),
+                "checkpoint": described.get("checkpoint"),
                 "gradient": autodiff is not None,
                 "abi": abi,
                 "params": [[k, n, str(d) if d is not None else None,
@@ -290,19 +292,9 @@ def _checkpoint_option(mem, strategy, recompute):
     return "--sdfg-checkpoint=" + " ".join(parts)
 
 
-def _read_checkpoint(source):
-    """The sdfg.checkpoint attribute of the gradient program, as a dict."""
-    m = re.search(r"sdfg\.checkpoint = \{(.*?)\}", source)
-    if m is None:
-        return None
-    text = m.group(1)
-    info = {k: int(v) for k, v in re.findall(r"(\w+) = (-?\d+) : i64", text)}
-    for key in ("recompute", "store"):
-        lst = re.search(key + r" = \[(.*?)\]", text)
-        info[key] = re.findall(r'"([^"]*)"', lst.group(1)) if lst else []
-    st = re.search(r'strategy = "([^"]*)"', text)
-    info["strategy"] = st.group(1) if st else None
-    return info
+def _function_abi(abi, name):
+    """The ABI description (sdfg-translate --abi) of the function `name`."""
+    return next(f for f in abi["functions"] if f["name"] == name)
 
 
 class Gradient:
@@ -575,19 +567,11 @@ def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
                     check_indices=check_indices)
 
 
-def _spin_for(source):
-    """OpenMP spin time for a program (native.NativeModule.set_spin):
-    short when it calls BLAS, whose threads a spinning worker slows."""
-    if any(op in source for op in ("sdfg.matmul", "sdfg.gemv", "sdfg.dot")):
-        return native.OMP_SPIN_MS_WITH_BLAS
-    return native.OMP_SPIN_MS
-
-
 def _written_args(meta):
     """The names of the arguments the program writes (its ABI description
     says which)."""
-    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
-    return frozenset(a["name"] for a in abi[0]["args"] if a.get("written"))
+    abi = _function_abi(meta["abi"], meta["name"])
+    return frozenset(a["name"] for a in abi["args"] if a.get("written"))
 
 
 def _check_indices(meta, args, written):

@@ -11,6 +11,7 @@
 // RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all" | FileCheck %s --check-prefix=STORE
 // RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=recompute-all" | FileCheck %s --check-prefix=ALL
 // RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="recompute=A2" | FileCheck %s --check-prefix=MANUAL
+// RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="mem=450" | sdfg-translate -o /dev/null --abi=%t.json && FileCheck %s --check-prefix=JSON < %t.json
 
 // M600: remark: 'A0': 50.0 MiB, recompute cost 5.24e+07: store
 // M600: remark: 'D_1': 50.0 MiB + 50.0 MiB of overwritten values, recompute cost {{.*}}: store (cannot recompute: a writer updates only part of it, or reads it first)
@@ -175,3 +176,22 @@ sdfg.sdfg @foo(%C: memref<3620x3620xf32> {sdfg.name = "C"},
   }
 }
 
+// The plan reaches callers through the ABI description (the Python
+// runtime reads it there, never from the IR).
+// JSON: "name": "foo"{{$}}
+// JSON: "checkpoint": {
+// JSON-NEXT: "limit_bytes": 471859200,
+// JSON-NEXT: "model_peak_bytes": 471758404,
+// JSON-NEXT: "peak_bytes": 471758404,
+// JSON-NEXT: "recompute": [
+// JSON-NEXT: "A0",
+// JSON-NEXT: "A1"
+// JSON-NEXT: ],
+// JSON-NEXT: "store": [
+// JSON-NEXT: "D_1",
+// JSON-NEXT: "A2"
+// JSON-NEXT: ],
+// JSON-NEXT: "store_all_peak_bytes": 576593604,
+// JSON-NEXT: "strategy": "ilp"
+// JSON-NEXT: },
+// JSON-NEXT: "name": "foo_grad"
