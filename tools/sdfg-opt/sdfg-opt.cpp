@@ -1,5 +1,6 @@
 //===- sdfg-opt.cpp - The sdfg optimizer driver ---------------------------===//
 
+#include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
 #include "sdfg/InitAll.h"
 #include "sdfg/Support/NestingLimit.h"
 
@@ -10,8 +11,17 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+// The compiler's policy that the Python frontend applies too (it reads it
+// here rather than keeping a copy: SchedulePolicy.h).
+static llvm::cl::opt<bool>
+    printPolicy("print-policy",
+                llvm::cl::desc("Print, as JSON, the scheduling thresholds "
+                               "the frontend shares, and exit"),
+                llvm::cl::init(false));
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -24,6 +34,19 @@ int main(int argc, char **argv) {
   mlir::sdfg::registerSDFGPasses();
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "sdfg optimizer driver\n", registry);
+  if (printPolicy) {
+    mlir::MLIRContext ctx(registry);
+    ctx.loadDialect<mlir::sdfg::SDFGDialect>();
+    llvm::json::Array dataflowOnly;
+    for (llvm::StringRef name : mlir::sdfg::dataflowOnlyOps(&ctx))
+      dataflowOnly.push_back(name.str());
+    llvm::outs() << llvm::json::Value(llvm::json::Object{
+                        {"parallel_map_iterations",
+                         mlir::sdfg::kParallelMapIterations},
+                        {"dataflow_only_ops", std::move(dataflowOnly)}})
+                 << "\n";
+    return 0;
+  }
   mlir::MlirOptMainConfig config =
       mlir::MlirOptMainConfig::createFromCLOptions();
   if (config.shouldShowDialects() || config.shouldListPasses())

@@ -10,6 +10,7 @@
 #include "RuleUtils.h"
 
 #include "sdfg/AutoDiff/Interfaces/ReverseBuilder.h"
+#include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
 #include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sdfg/Dialect/SDFG/Analysis/Factorisation.h"
 #include "sdfg/AutoDiff/Transforms/CheckpointModelBuilder.h"
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 

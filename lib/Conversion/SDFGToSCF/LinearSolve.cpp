@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "sdfg/Dialect/SDFG/Analysis/Factorisation.h"
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -8,6 +8,7 @@
 #define LIB_CONVERSION_SDFGTOCPU_LOWERING_H
 
 #include "sdfg/Conversion/SDFGToSCF/LoopNests.h"
+#include "sdfg/Dialect/SDFG/Analysis/Factorisation.h"
 #include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

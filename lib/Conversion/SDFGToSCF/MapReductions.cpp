@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

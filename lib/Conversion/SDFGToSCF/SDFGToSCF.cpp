@@ -3,6 +3,7 @@
 #include "Lowering.h"
 
 #include "sdfg/Conversion/Passes.h"
+#include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -424,28 +425,7 @@ static std::optional<int64_t> staticWork(MapOp map) {
 }
 
 bool Lowering::isSmallWork(MapOp op) {
-  // For maps the Python frontend did not schedule (the autodiff's
-  // reversals and colour sweeps, hand-written IR): below this many
-  // iterations, forking and joining threads costs more than they do. Half
-  // the frontend's threshold (PARALLEL_THRESHOLD, 4096), so that the two
-  // colour sweeps of a map the frontend parallelised stay parallel.
-  constexpr int64_t kMinParallelIterations = 2048;
-  // Nor below this many operations (loads, stores, arithmetic): waking
-  // sleeping workers takes 50-100 us on the VMs measured, and the
-  // autodiff's clears and copies of results do two operations per
-  // element. Those stay sequential up to 8k elements; a stencil point of
-  // eight operations forks from 2048 points, as before.
-  constexpr int64_t kMinParallelOps = 16384;
-  // In a program that calls BLAS or LAPACK, far more: OpenBLAS's workers
-  // spin for about 0.1 s after each call, on as many cores as the OpenMP
-  // team uses, so a team that forks then shares its cores with them and
-  // its barrier waits for descheduled threads. Measured on 2 cores (size S
-  // of the peer suite, this threshold vs. none): tight_binding's forward
-  // 3.8 -> 1.85 ms and gradient 3.5 -> 2.5, logreg's gradient 3.1 -> 2.55;
-  // at size L, where maps of millions of operations outlast the spinning
-  // and stay parallel, no change beyond noise (with every map sequential,
-  // atax's gradient took 124 ms instead of 97).
-  constexpr int64_t kMinParallelOpsWithLibrary = int64_t(1) << 22;
+  // The thresholds and why: SchedulePolicy.h.
   std::optional<int64_t> work = staticWork(op);
   if (!work)
     return false;

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -453,11 +454,10 @@ LogicalResult Lowering::lowerArgsort(ArgsortOp op) {
   // Lines in parallel (the first line dimension distributed) where there
   // is enough work to pay for the fork, as for maps (isSmallWork); on the
   // GPU target the sort runs on the host, sequentially.
-  constexpr double kMinParallelWork = 16384;
   bool dynamic = !type.hasStaticShape();
   bool parallel = !gpu && parallelDepth == 0 && !lbs.empty() &&
                   (dynamic || (type.getDimSize(axis) < type.getNumElements() &&
-                               op.getWorkEstimate() >= kMinParallelWork));
+                               op.getWorkEstimate() >= kMinParallelSortWork));
   emitNest(b, loc, lbs, ubs, steps, parallel, sortLine);
   return success();
 }
@@ -525,10 +525,9 @@ LogicalResult Lowering::lowerSearchsorted(SearchsortedOp op) {
   // Values in parallel (the first dimension distributed) where the work
   // pays for the fork, as for the sort's lines; on the GPU target the
   // search runs on the host, sequentially.
-  constexpr double kMinParallelWork = 16384;
   bool parallel =
       !gpu && parallelDepth == 0 && !lbs.empty() &&
-      (!type.hasStaticShape() || op.getWorkEstimate() >= kMinParallelWork);
+      (!type.hasStaticShape() || op.getWorkEstimate() >= kMinParallelSortWork);
   emitNest(b, loc, lbs, ubs, steps, parallel, search);
   return success();
 }

@@ -6,15 +6,8 @@ import struct
 
 import numpy as np
 
+from .. import policy
 from .values import is_float, mlir_scalar
-
-# Ops that may only appear in dataflow regions (states and maps).
-DATAFLOW_ONLY = ("sdfg.store", "sdfg.copy", "sdfg.map", "sdfg.matmul",
-                 "sdfg.gemv", "sdfg.dot", "sdfg.transpose", "sdfg.reduce",
-                 "sdfg.solve", "sdfg.det", "sdfg.cholesky", "sdfg.eigh",
-                 "sdfg.qr", "sdfg.svd", "sdfg.argsort",
-                 "sdfg.searchsorted")
-
 
 def float_literal(value, dtype):
     """An MLIR float literal; non-finite values as their bit pattern."""
@@ -71,7 +64,9 @@ class Emitter:
         # The op after its results, if any (attributes hold " = " too).
         head = (text.split(" = ", 1)[-1] if text.startswith("%")
                 else text).lstrip()
-        if head.startswith(DATAFLOW_ONLY):
+        # Ops that may only appear in dataflow regions (states and maps),
+        # as the dialect's verifier decides (the tools list them).
+        if head.startswith(policy.dataflow_only_ops()):
             self.buffer.dataflow = True
         self.buffer.lines.append("  " * self.indent + text)
         self.buffer.sources.append(self.where())

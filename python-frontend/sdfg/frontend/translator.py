@@ -21,6 +21,7 @@ import types
 
 import numpy as np
 
+from .. import policy
 from ..errors import FrontendError
 from . import comprehensions, math_functions, numpy_calls, returns
 from .aliasing import Aliasing
@@ -39,8 +40,6 @@ from .values import (SUPPORTED_DTYPES, ConstLeaf, Container, Expr, Idx,
                      ViewLeaf, as_idx, expr_leaves, fmt_shape, is_float,
                      mlir_scalar, same_extent)
 
-# Element counts below this run sequentially: forking threads costs more.
-PARALLEL_THRESHOLD = 4096
 # A loop that permutes arrays is unrolled by the permutation's period, up
 # to this many copies of its body.
 MAX_SWAP_PERIOD = 12
@@ -2309,8 +2308,10 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         total = 1
         for e in shape:
             total *= max(self.upper_extent(e, None), 0)
-        return "cpu_multicore" if total >= PARALLEL_THRESHOLD else \
-            "sequential"
+        # Element counts below the compiler's threshold run sequentially:
+        # forking threads costs more (SchedulePolicy.h).
+        return "cpu_multicore" if \
+            total >= policy.parallel_map_iterations() else "sequential"
 
     def emit_store(self, val, dest, coords, wcr=None):
         idx = ", ".join(i.render() for i in dest.indices(coords))

@@ -159,26 +159,41 @@ namespace {
 enum class ContentKind { Control, TopControl, State, Map };
 } // namespace
 
-static bool isLibraryOp(Operation *op) { return isa<LibraryOpInterface>(op); }
+/// Whether `name` is one of `Ops` (the region rules are decided on names,
+/// so that dataflowOnlyOps can list the registered ops that follow them).
+template <typename... Ops> static bool isOneOf(OperationName name) {
+  return ((name.getTypeID() == TypeID::get<Ops>()) || ...);
+}
 
-static bool isAllowedIn(Operation *op, ContentKind kind) {
+static bool isAllowedIn(OperationName name, ContentKind kind) {
   switch (kind) {
   case ContentKind::TopControl:
-    if (isa<AllocOp>(op))
+    if (isOneOf<AllocOp>(name))
       return true;
     [[fallthrough]];
   case ContentKind::Control:
-    return isa<StateOp, LoopOp, IfOp, WhileOp, LoadOp, TaskletOp,
-               BroadcastExtentOp, CheckIndexOp>(op);
+    return isOneOf<StateOp, LoopOp, IfOp, WhileOp, LoadOp, TaskletOp,
+                   BroadcastExtentOp, CheckIndexOp>(name);
   case ContentKind::State:
-    if (isLibraryOp(op))
+    if (name.hasInterface<LibraryOpInterface>())
       return true;
     [[fallthrough]];
   case ContentKind::Map:
-    return isa<LoadOp, StoreOp, CopyOp, TaskletOp, BroadcastExtentOp,
-               CheckIndexOp, MapOp>(op);
+    return isOneOf<LoadOp, StoreOp, CopyOp, TaskletOp, BroadcastExtentOp,
+                   CheckIndexOp, MapOp>(name);
   }
   llvm_unreachable("unknown region kind");
+}
+
+SmallVector<StringRef> mlir::sdfg::dataflowOnlyOps(MLIRContext *ctx) {
+  SmallVector<StringRef> names;
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    if (name.getDialectNamespace() == SDFGDialect::getDialectNamespace() &&
+        isAllowedIn(name, ContentKind::State) &&
+        !isAllowedIn(name, ContentKind::Control))
+      names.push_back(name.getStringRef());
+  llvm::sort(names); // the registry's order is a hash table's
+  return names;
 }
 
 static StringRef describe(ContentKind kind) {
@@ -203,7 +218,7 @@ static StringRef describe(ContentKind kind) {
 static LogicalResult verifyRegionContents(Operation *owner, Region &region,
                                           ContentKind kind) {
   for (Operation &op : region.getOps()) {
-    if (isAllowedIn(&op, kind))
+    if (isAllowedIn(op.getName(), kind))
       continue;
     return op.emitOpError("is not allowed in the body of '")
            << owner->getName() << "', which may hold only " << describe(kind);

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 #include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
 #include "sdfg/Dialect/SDFG/Transforms/LoopUtils.h"
@@ -640,13 +641,12 @@ struct HoistLoopProductsPass
     Location loc = gemv.getLoc();
     MLIRContext *ctx = b.getContext();
     // Parallel where the frontend would make a map of this many points
-    // parallel (its PARALLEL_THRESHOLD).
-    auto map = MapOp::create(
-        b, loc, ValueRange{},
-        AffineMap::get(0, 0, {b.getAffineConstantExpr(0)}),
-        AffineMap::get(0, 0, {b.getAffineConstantExpr(len)}),
-        b.getDenseI64ArrayAttr({1}),
-        len >= 4096 ? ScheduleKind::cpu_multicore : ScheduleKind::sequential);
+    // parallel.
+    auto map =
+        MapOp::create(b, loc, ValueRange{},
+                      AffineMap::get(0, 0, {b.getAffineConstantExpr(0)}),
+                      AffineMap::get(0, 0, {b.getAffineConstantExpr(len)}),
+                      b.getDenseI64ArrayAttr({1}), scheduleForIterations(len));
     Block *body = new Block();
     map.getBody().push_back(body);
     Value j = body->addArgument(b.getIndexType(), loc);

@@ -37,32 +37,12 @@ inline bool isLibraryCall(Operation *op) {
 /// Elements of a container, dynamic extents counted as 1 (for cost
 /// estimates).
 double numElements(Value container);
-/// What the CPU lowering keeps per matrix container between the ops that
-/// factorise it (LinearSolve.cpp): the LU factors (`sdfg.solve`,
-/// `sdfg.det`), the eigendecomposition (`sdfg.eigh`), the QR
-/// decomposition (`sdfg.qr`) or the singular value decomposition
-/// (`sdfg.svd`).
-enum class FactorisationKind { LU, Eigen, QR, SVD };
-/// A matrix container of static shape with a factorisation cache, over the
-/// first and last top-level ops of its sdfg that use it (the memory model
-/// counts the cache over that span).
-struct FactorisedMatrix {
-  Value matrix;
-  FactorisationKind kind;
-  Operation *first, *last;
-};
-SmallVector<FactorisedMatrix> factorisedMatrices(SDFGOp sdfg);
-/// Bytes of a factorisation cache: a copy of the matrix and the factors
-/// (LU: with i32 pivots; eigen: the eigenvectors and eigenvalues; QR:
-/// geqrf's factors, their scalars and the formed Q; SVD: U, s and Vh).
-int64_t factorisationCacheBytes(MemRefType matrix, FactorisationKind kind);
+/// The sdfg ops that may appear only in dataflow regions (states and maps),
+/// by name: the frontend opens a state around them (`sdfg-opt
+/// --print-policy` lists them).
+SmallVector<StringRef> dataflowOnlyOps(MLIRContext *ctx);
 /// Whether `op` or an op nested in it writes `container`.
 bool writesContainer(Operation *op, Value container);
-/// Whether a parallel map's chunks may each accumulate into a private copy
-/// of a container of `type` (static shape, int or float elements, at most
-/// 256 KiB): the CPU lowering makes such copies, and the autodiff keeps a
-/// reversed map parallel when its shared accumulations all fit.
-bool fitsPrivateCopies(MemRefType type);
 /// A tasklet without inputs yielding `value`, at the builder's insertion
 /// point.
 Value createConstantTasklet(OpBuilder &b, Location loc, TypedAttr value);

@@ -1,0 +1,21 @@
+//===- SchedulePolicy.cpp - When work runs on every core ------------------===//
+
+#include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
+#include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+
+ScheduleKind mlir::sdfg::scheduleForIterations(int64_t iterations) {
+  return iterations >= kParallelMapIterations ? ScheduleKind::cpu_multicore
+                                              : ScheduleKind::sequential;
+}
+
+bool mlir::sdfg::fitsPrivateCopies(MemRefType type) {
+  Type elt = type.getElementType();
+  if (!type.hasStaticShape() ||
+      !(isa<FloatType>(elt) || elt.isSignlessInteger()))
+    return false;
+  std::optional<int64_t> bytes = checkedByteSize(type);
+  return bytes && *bytes <= kMaxPrivateCopyBytes;
+}
