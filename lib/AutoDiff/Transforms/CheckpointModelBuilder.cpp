@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sdfg/Dialect/SDFG/Analysis/Factorisation.h"
 #include "sdfg/AutoDiff/Transforms/CheckpointModelBuilder.h"
+#include "sdfg/Dialect/SDFG/Analysis/Factorisation.h"
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 
 #include "llvm/ADT/MapVector.h"
