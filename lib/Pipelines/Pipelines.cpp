@@ -3,6 +3,7 @@
 #include "sdfg/Pipelines/Pipelines.h"
 #include "sdfg/AutoDiff/Transforms/Passes.h"
 #include "sdfg/Conversion/Passes.h"
+#include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
 #include "sdfg/Dialect/SDFG/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -45,10 +46,10 @@ static void addHostLowering(OpPassManager &pm) {
 }
 
 void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices) {
-  pm.addPass(createHoistLoopProducts());
-  pm.addPass(createEliminateDeadWrites());
-  pm.addPass(createBatchOuterProducts());
-  pm.addPass(createFuseMaps());
+  pm.addNestedPass<SDFGOp>(createHoistLoopProducts());
+  pm.addNestedPass<SDFGOp>(createEliminateDeadWrites());
+  pm.addNestedPass<SDFGOp>(createBatchOuterProducts());
+  pm.addNestedPass<SDFGOp>(createFuseMaps());
   sdfg::ConvertSDFGToSCFOptions lowering;
   lowering.checkIndices = checkIndices;
   pm.addPass(createConvertSDFGToSCF(lowering));
@@ -65,11 +66,11 @@ static sdfg::ConvertSDFGToSCFOptions gpuLowering(bool checkIndices) {
 
 void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm,
                                                  bool checkIndices) {
-  pm.addPass(createHoistLoopProducts());
-  pm.addPass(createEliminateDeadWrites());
-  pm.addPass(createBatchOuterProducts());
-  pm.addPass(createFuseMaps());
-  pm.addPass(createSDFGAssignGPUSchedule());
+  pm.addNestedPass<SDFGOp>(createHoistLoopProducts());
+  pm.addNestedPass<SDFGOp>(createEliminateDeadWrites());
+  pm.addNestedPass<SDFGOp>(createBatchOuterProducts());
+  pm.addNestedPass<SDFGOp>(createFuseMaps());
+  pm.addNestedPass<SDFGOp>(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToSCF(gpuLowering(checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createSDFGEmulateGPU());
@@ -93,11 +94,11 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
     format = "llvm";
     break;
   }
-  pm.addPass(createHoistLoopProducts());
-  pm.addPass(createEliminateDeadWrites());
-  pm.addPass(createBatchOuterProducts());
-  pm.addPass(createFuseMaps());
-  pm.addPass(createSDFGAssignGPUSchedule());
+  pm.addNestedPass<SDFGOp>(createHoistLoopProducts());
+  pm.addNestedPass<SDFGOp>(createEliminateDeadWrites());
+  pm.addNestedPass<SDFGOp>(createBatchOuterProducts());
+  pm.addNestedPass<SDFGOp>(createFuseMaps());
+  pm.addNestedPass<SDFGOp>(createSDFGAssignGPUSchedule());
   pm.addPass(createConvertSDFGToSCF(gpuLowering(options.checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createConvertLinalgToLoopsPass());

@@ -8,6 +8,7 @@
 
 #include "sdfg/Conversion/Passes.h"
 #include "sdfg/Dialect/SDFG/IR/SDFGDialect.h"
+#include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
 #include "sdfg/Dialect/SDFG/Transforms/Passes.h"
 #include "sdfg/Support/NestingLimit.h"
 #include "sdfg/Target/CPUTarget.h"
@@ -134,7 +135,7 @@ int main(int argc, char **argv) {
   // first so that the ABI's `written` flags leave out the writes it drops.
   if (!noLower) {
     PassManager pm(&context);
-    pm.addPass(sdfg::createEliminateDeadWrites());
+    pm.addNestedPass<sdfg::SDFGOp>(sdfg::createEliminateDeadWrites());
     if (failed(pm.run(*module)))
       return 1;
   }

@@ -129,13 +129,17 @@ struct BatchOuterProductsPass
     : public sdfg::impl::BatchOuterProductsBase<BatchOuterProductsPass> {
   using BatchOuterProductsBase::BatchOuterProductsBase;
 
+  // Checked once, before any program runs (see HoistLoopProducts).
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (maxBufferRatio < 0)
+      return emitError(UnknownLoc::get(ctx),
+                       "sdfg-batch-outer-products: max-buffer-ratio must not "
+                       "be negative, got ")
+             << maxBufferRatio.getValue();
+    return success();
+  }
+
   void runOnOperation() override {
-    if (maxBufferRatio < 0) {
-      getOperation().emitError("sdfg-batch-outer-products: max-buffer-ratio "
-                               "must not be negative, got ")
-          << maxBufferRatio.getValue();
-      return signalPassFailure();
-    }
     // Innermost loops first: an inner loop's updates become one matmul,
     // which its outer loop leaves alone.
     SmallVector<LoopOp> loops;

@@ -423,12 +423,17 @@ struct HoistLoopProductsPass
     : public sdfg::impl::HoistLoopProductsBase<HoistLoopProductsPass> {
   using HoistLoopProductsBase::HoistLoopProductsBase;
 
+  // Options are checked once, before any program runs: a bad option is an
+  // error even for a module without sdfg programs.
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (maxFlopsRatio < 0 || maxBytes < 0)
+      return emitError(UnknownLoc::get(ctx),
+                       "sdfg-hoist-loop-products: max-flops-ratio and "
+                       "max-bytes must not be negative");
+    return success();
+  }
+
   void runOnOperation() override {
-    if (maxFlopsRatio < 0 || maxBytes < 0) {
-      getOperation().emitError("sdfg-hoist-loop-products: max-flops-ratio "
-                               "and max-bytes must not be negative");
-      return signalPassFailure();
-    }
     SmallVector<Operation *> candidates;
     getOperation().walk([&](Operation *op) {
       if (isa<MapOp, GemvOp, LoopOp>(op))

@@ -1,12 +1,16 @@
 //===- Passes.td - Transformations of sdfg programs --------*- tablegen -*-===//
-
+//
+// Each runs on one sdfg.sdfg (isolated from above), so the pass manager may
+// run them on the programs of a module in parallel; pipelines nest them
+// (`pm.nest<SDFGOp>()`), and sdfg-opt nests them implicitly.
+//
 #ifndef SDFG_DIALECT_SDFG_TRANSFORMS_PASSES_TD
 #define SDFG_DIALECT_SDFG_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
 def EliminateDeadWrites : Pass<"sdfg-eliminate-dead-writes",
-                               "::mlir::ModuleOp"> {
+                               "::mlir::sdfg::SDFGOp"> {
   let summary = "Remove zero fills and stores whose values are never read";
   let description = [{
     Gradient programs zero every gradient container before the backward
@@ -60,7 +64,7 @@ def EliminateDeadWrites : Pass<"sdfg-eliminate-dead-writes",
   }];
 }
 
-def FuseMaps : Pass<"sdfg-fuse-maps", "::mlir::ModuleOp"> {
+def FuseMaps : Pass<"sdfg-fuse-maps", "::mlir::sdfg::SDFGOp"> {
   let summary = "Merge maps of a state over the same range into one sweep";
   let description = [{
     In each state, appends the body of a later map to an earlier one when
@@ -84,7 +88,7 @@ def FuseMaps : Pass<"sdfg-fuse-maps", "::mlir::ModuleOp"> {
 }
 
 def HoistLoopProducts : Pass<"sdfg-hoist-loop-products",
-                              "::mlir::ModuleOp"> {
+                              "::mlir::sdfg::SDFGOp"> {
   let summary = "Compute a loop's products of unchanged matrices as one "
                 "matmul before the loop";
   let description = [{
@@ -148,7 +152,7 @@ def HoistLoopProducts : Pass<"sdfg-hoist-loop-products",
 }
 
 def BatchOuterProducts : Pass<"sdfg-batch-outer-products",
-                               "::mlir::ModuleOp"> {
+                               "::mlir::sdfg::SDFGOp"> {
   let summary = "Add a loop's rank-one updates of a matrix as one matmul";
   let description = [{
     A loop that multiplies a matrix with a vector in each iteration
@@ -201,7 +205,7 @@ def BatchOuterProducts : Pass<"sdfg-batch-outer-products",
   ];
 }
 
-def SDFGAssignGPUSchedule : Pass<"sdfg-gpu-schedule", "::mlir::ModuleOp"> {
+def SDFGAssignGPUSchedule : Pass<"sdfg-gpu-schedule", "::mlir::sdfg::SDFGOp"> {
   let summary = "Run the outermost maps as GPU kernels";
   let description = [{
     Gives every map that no other map encloses the `gpu_device` schedule

@@ -3,6 +3,7 @@
 // RUN: sdfg-opt %s --sdfg-batch-outer-products="max-buffer-ratio=0 expand-rest=false" -split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: sdfg-opt %s --sdfg-batch-outer-products -split-input-file | FileCheck %s --check-prefix=DEFAULT
 // RUN: not sdfg-opt %s --sdfg-batch-outer-products=max-buffer-ratio=-1 -split-input-file 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: echo 'module {}' | not sdfg-opt --sdfg-batch-outer-products=max-buffer-ratio=-1 2>&1 | FileCheck %s --check-prefix=NEG
 
 // NEG: error: sdfg-batch-outer-products: max-buffer-ratio must not be negative, got -1
 

@@ -3,6 +3,7 @@
 // RUN: sdfg-opt %s --sdfg-hoist-loop-products=max-bytes=511 -split-input-file | FileCheck %s --check-prefix=BYTES
 // RUN: sdfg-opt %s --sdfg-hoist-loop-products=max-flops-ratio=8 -split-input-file | FileCheck %s --check-prefix=EIGHT
 // RUN: not sdfg-opt %s --sdfg-hoist-loop-products=max-flops-ratio=-1 -split-input-file 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: echo 'module {}' | not sdfg-opt --sdfg-hoist-loop-products=max-bytes=-1 2>&1 | FileCheck %s --check-prefix=NEG
 
 // NEG: error: sdfg-hoist-loop-products: max-flops-ratio and max-bytes must not be negative
 
