@@ -777,6 +777,181 @@ void dropTapeWrites(Operation *clone, const llvm::DenseSet<Value> &tapes) {
   }
 }
 
+/// Whether re-running the writers of a forwarded transient reproduces its
+/// values, and at what cost: one candidate of analyseCandidates.
+class CandidateAnalysis {
+public:
+  CandidateAnalysis(SDFGOp grad, ArrayRef<WriteInfo> writes,
+                    const llvm::SetVector<Value> &needed,
+                    llvm::DenseMap<Value, SmallVector<Operation *>> &readersOf,
+                    const llvm::DenseSet<Operation *> &forced, Intervals &iv,
+                    int64_t whileCapacity)
+      : grad(grad), body(grad.getBody().front()), writes(writes),
+        needed(needed), readersOf(readersOf), forced(forced), iv(iv),
+        whileCapacity(whileCapacity) {
+    for (const WriteInfo &w : writes)
+      written.insert(w.target);
+  }
+
+  /// Containers some op writes.
+  llvm::DenseSet<Value> written;
+
+  /// The candidate `x` with its writers in branches taken as the states
+  /// themselves or, with `promote`, as the whole conditional.
+  RecomputeCandidate analyse(Value x, bool promote) {
+    RecomputeCandidate c;
+    c.name = containerName(grad, x);
+    c.container = x;
+    why.clear();
+    SmallVector<Operation *> states = writerUnits(x, promote);
+    llvm::SetVector<Value> inputs;
+    SmallVector<Operation *> nexts;
+    for (Operation *st : states)
+      analyseWriter(st, x, c, inputs, nexts);
+    // Every read must see the value of a writer in its own scope; a value
+    // carried into a later loop iteration or around a branch is not
+    // recomputed by re-running one writer.
+    for (Operation *r : readersOf[x]) {
+      bool covered = false;
+      for (auto [k, w] : llvm::enumerate(c.writers)) {
+        Operation *a = w.first->getBlock()->findAncestorOpInBlock(*r);
+        covered |= a && w.first->isBeforeInBlock(a) &&
+                   (!nexts[k] || a->isBeforeInBlock(nexts[k]));
+      }
+      if (!covered)
+        reject("a reader sees a value written in another scope (carried "
+               "across loop iterations or branches)");
+    }
+    c.inputs.assign(inputs.begin(), inputs.end());
+    c.eligible = why.empty();
+    c.reason = why;
+    return c;
+  }
+
+private:
+  /// Keeps the first reason the candidate is not eligible.
+  void reject(const Twine &reason) {
+    if (why.empty())
+      why = reason.str();
+  }
+
+  /// The writers: states, or an sdfg.if whose branches are states (then
+  /// the whole conditional is re-run, on its stored condition).
+  SmallVector<Operation *> writerUnits(Value x, bool promote) {
+    SmallVector<Operation *> states;
+    for (const WriteInfo &w : writes) {
+      if (w.target != x)
+        continue;
+      Operation *st = w.op->getParentOfType<StateOp>();
+      if (forced.contains(w.op))
+        reject("it is written with wcr(min/max/mul)");
+      else if (!st)
+        reject("it is written outside a state");
+      if (promote && st && isa<IfOp>(st->getParentOp()))
+        st = st->getParentOp();
+      if (st && !llvm::is_contained(states, st))
+        states.push_back(st);
+    }
+    return states;
+  }
+
+  /// Adds writer `st` of `x` to `c`: its scratch containers, its scope
+  /// (`nexts`: the next op that writes x again), the inputs it reads and
+  /// its cost.
+  void analyseWriter(Operation *st, Value x, RecomputeCandidate &c,
+                     llvm::SetVector<Value> &inputs,
+                     SmallVectorImpl<Operation *> &nexts) {
+    if (auto ifOp = dyn_cast<IfOp>(st)) {
+      if (ifOp.getBranches().size() == ifOp.getConditions().size())
+        reject("it is written in a conditional without an else branch");
+      for (Region &r : ifOp.getBranches())
+        for (Operation &op : r.front())
+          if (!isa<StateOp>(op))
+            reject("its writer is a branch that contains control flow");
+    }
+    // Re-running the state reproduces x if the state overwrites all of
+    // it before reading it; other containers it writes the same way go
+    // to scratch copies during the recomputation.
+    llvm::SetVector<Value> produced;
+    st->walk([&](Operation *inner) {
+      if (Value t = getWrittenContainer(inner))
+        produced.insert(t);
+    });
+    SmallVector<Value> scratch;
+    for (Value z : produced) {
+      if (unitCovers(st, z, /*mustWrite=*/z == x)) {
+        if (z != x)
+          scratch.push_back(z);
+        continue;
+      }
+      if (z == x)
+        reject("a writer updates only part of it, or reads it first");
+      else
+        reject("its writer also updates part of '" + containerName(grad, z) +
+               "'");
+    }
+    for (Value z : scratch)
+      if (!cast<MemRefType>(z.getType()).hasStaticShape() &&
+          !z.getDefiningOp<AllocOp>())
+        reject("its writer also writes '" + containerName(grad, z) +
+               "', of dynamic shape");
+    c.scratch.push_back(scratch);
+    st->walk([&](Operation *inner) {
+      // A conditional's own conditions are read back from their tape.
+      if (inner == st && isa<IfOp>(st))
+        return;
+      for (Value v : inner->getOperands()) {
+        Operation *owner = v.getParentRegion()->getParentOp();
+        if (st->isAncestor(owner) || v.getParentBlock() == &body)
+          continue;
+        auto arg = dyn_cast<BlockArgument>(v);
+        if (!arg || !isa<LoopOp>(owner))
+          reject("its writer uses values computed outside it");
+      }
+    });
+    // The writer's scope: up to the next op that writes x again.
+    Operation *next = nullptr, *last = nullptr;
+    for (Operation *op = st->getNextNode(); op; op = op->getNextNode()) {
+      if (writesContainer(op, x)) {
+        next = op;
+        break;
+      }
+      for (Operation *r : readersOf[x])
+        if (op->isAncestor(r))
+          last = op;
+    }
+    nexts.push_back(next);
+    c.writers.push_back({st, last});
+    llvm::SetVector<Value> reads;
+    collectContainerReads(st, reads);
+    for (Value y : reads) {
+      if (produced.contains(y))
+        continue;
+      inputs.insert(y);
+      for (Operation *op = st->getNextNode(); last && op != last->getNextNode();
+           op = op->getNextNode())
+        if (writesContainer(op, y))
+          reject("its writer's input '" + containerName(grad, y) +
+                 "' is overwritten before the value is last read");
+      if (written.contains(y) && !needed.contains(y))
+        reject("its writer's input '" + containerName(grad, y) +
+               "' is overwritten later and not stored");
+    }
+    c.cost += executions(st, iv, whileCapacity) * stateCost(st, iv);
+  }
+
+  SDFGOp grad;
+  Block &body;
+  ArrayRef<WriteInfo> writes;
+  const llvm::SetVector<Value> &needed;
+  llvm::DenseMap<Value, SmallVector<Operation *>> &readersOf;
+  const llvm::DenseSet<Operation *> &forced;
+  Intervals &iv;
+  int64_t whileCapacity;
+  /// Why the candidate analysed is not eligible (empty: it is).
+  std::string why;
+};
+
 /// Describes every forwarded transient: whether the backward program can
 /// recompute it by re-running its writers, and at what cost.
 LogicalResult
@@ -786,10 +961,8 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
                   const llvm::DenseSet<Operation *> &forced,
                   const llvm::SetVector<Value> &counters, Intervals &iv,
                   int64_t whileCapacity, std::vector<RecomputeCandidate> &out) {
-  Block &body = grad.getBody().front();
-  llvm::DenseSet<Value> written;
-  for (const WriteInfo &w : writes)
-    written.insert(w.target);
+  CandidateAnalysis analysis(grad, writes, needed, readersOf, forced, iv,
+                             whileCapacity);
   for (Value x : needed) {
     if (counters.contains(x))
       continue;
@@ -797,7 +970,7 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
       // Arguments updated in place are listed (their tapes are what they
       // cost); their earlier values are not recomputable by re-running
       // one writer.
-      if (written.contains(x)) {
+      if (analysis.written.contains(x)) {
         RecomputeCandidate c;
         c.name = containerName(grad, x);
         c.container = x;
@@ -809,134 +982,9 @@ analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
     }
     // Writers in branches are first taken as the states themselves (their
     // readers in the same branch); failing that, as the whole conditional.
-    auto analyse = [&](bool promote) {
-      RecomputeCandidate c;
-      c.name = containerName(grad, x);
-      c.container = x;
-      std::string why;
-      auto reject = [&](const Twine &reason) {
-        if (why.empty())
-          why = reason.str();
-      };
-      // The writers: states, or an sdfg.if whose branches are states (then
-      // the whole conditional is re-run, on its stored condition).
-      SmallVector<Operation *> states;
-      for (const WriteInfo &w : writes) {
-        if (w.target != x)
-          continue;
-        Operation *st = w.op->getParentOfType<StateOp>();
-        if (forced.contains(w.op))
-          reject("it is written with wcr(min/max/mul)");
-        else if (!st)
-          reject("it is written outside a state");
-        if (promote && st && isa<IfOp>(st->getParentOp()))
-          st = st->getParentOp();
-        if (st && !llvm::is_contained(states, st))
-          states.push_back(st);
-      }
-      llvm::SetVector<Value> inputs;
-      SmallVector<Operation *> nexts;
-      for (Operation *st : states) {
-        if (auto ifOp = dyn_cast<IfOp>(st)) {
-          if (ifOp.getBranches().size() == ifOp.getConditions().size())
-            reject("it is written in a conditional without an else branch");
-          for (Region &r : ifOp.getBranches())
-            for (Operation &op : r.front())
-              if (!isa<StateOp>(op))
-                reject("its writer is a branch that contains control flow");
-        }
-        // Re-running the state reproduces x if the state overwrites all of
-        // it before reading it; other containers it writes the same way go
-        // to scratch copies during the recomputation.
-        llvm::SetVector<Value> produced;
-        st->walk([&](Operation *inner) {
-          if (Value t = getWrittenContainer(inner))
-            produced.insert(t);
-        });
-        SmallVector<Value> scratch;
-        for (Value z : produced) {
-          if (unitCovers(st, z, /*mustWrite=*/z == x)) {
-            if (z != x)
-              scratch.push_back(z);
-            continue;
-          }
-          if (z == x)
-            reject("a writer updates only part of it, or reads it first");
-          else
-            reject("its writer also updates part of '" +
-                   containerName(grad, z) + "'");
-        }
-        for (Value z : scratch)
-          if (!cast<MemRefType>(z.getType()).hasStaticShape() &&
-              !z.getDefiningOp<AllocOp>())
-            reject("its writer also writes '" + containerName(grad, z) +
-                   "', of dynamic shape");
-        c.scratch.push_back(scratch);
-        st->walk([&](Operation *inner) {
-          // A conditional's own conditions are read back from their tape.
-          if (inner == st && isa<IfOp>(st))
-            return;
-          for (Value v : inner->getOperands()) {
-            Operation *owner = v.getParentRegion()->getParentOp();
-            if (st->isAncestor(owner) || v.getParentBlock() == &body)
-              continue;
-            auto arg = dyn_cast<BlockArgument>(v);
-            if (!arg || !isa<LoopOp>(owner))
-              reject("its writer uses values computed outside it");
-          }
-        });
-        // The writer's scope: up to the next op that writes x again.
-        Operation *next = nullptr, *last = nullptr;
-        for (Operation *op = st->getNextNode(); op; op = op->getNextNode()) {
-          if (writesContainer(op, x)) {
-            next = op;
-            break;
-          }
-          for (Operation *r : readersOf[x])
-            if (op->isAncestor(r))
-              last = op;
-        }
-        nexts.push_back(next);
-        c.writers.push_back({st, last});
-        llvm::SetVector<Value> reads;
-        collectContainerReads(st, reads);
-        for (Value y : reads) {
-          if (produced.contains(y))
-            continue;
-          inputs.insert(y);
-          for (Operation *op = st->getNextNode();
-               last && op != last->getNextNode(); op = op->getNextNode())
-            if (writesContainer(op, y))
-              reject("its writer's input '" + containerName(grad, y) +
-                     "' is overwritten before the value is last read");
-          if (written.contains(y) && !needed.contains(y))
-            reject("its writer's input '" + containerName(grad, y) +
-                   "' is overwritten later and not stored");
-        }
-        c.cost += executions(st, iv, whileCapacity) * stateCost(st, iv);
-      }
-      // Every read must see the value of a writer in its own scope; a value
-      // carried into a later loop iteration or around a branch is not
-      // recomputed by re-running one writer.
-      for (Operation *r : readersOf[x]) {
-        bool covered = false;
-        for (auto [k, w] : llvm::enumerate(c.writers)) {
-          Operation *a = w.first->getBlock()->findAncestorOpInBlock(*r);
-          covered |= a && w.first->isBeforeInBlock(a) &&
-                     (!nexts[k] || a->isBeforeInBlock(nexts[k]));
-        }
-        if (!covered)
-          reject("a reader sees a value written in another scope (carried "
-                 "across loop iterations or branches)");
-      }
-      c.inputs.assign(inputs.begin(), inputs.end());
-      c.eligible = why.empty();
-      c.reason = why;
-      return c;
-    };
-    RecomputeCandidate c = analyse(false);
+    RecomputeCandidate c = analysis.analyse(x, /*promote=*/false);
     if (!c.eligible) {
-      RecomputeCandidate whole = analyse(true);
+      RecomputeCandidate whole = analysis.analyse(x, /*promote=*/true);
       if (whole.eligible)
         c = std::move(whole);
     }
@@ -984,14 +1032,167 @@ std::string mlir::sdfg::containerName(SDFGOp op, Value c) {
   return "?";
 }
 
-static LogicalResult differentiateImpl(SDFGOp fwd,
-                                       const DifferentiateOptions &opts,
-                                       DifferentiateResult &result) {
-  MLIRContext *ctx = fwd.getContext();
+namespace {
+
+/// A written argument's forward result, copied to fwd_<name> at the end of
+/// the forward sweep.
+struct ResultCopy {
+  Value arg, copy;
+  StateOp state;
+};
+
+/// Builds the gradient program of one forward program. The phases run in
+/// the order of run(), each on what the earlier ones left in the members.
+class Differentiator {
+public:
+  Differentiator(SDFGOp fwd, const DifferentiateOptions &opts,
+                 DifferentiateResult &result)
+      : fwd(fwd), opts(opts), result(result), ctx(fwd.getContext()), b(ctx),
+        rb(b), i64(b.getI64Type()),
+        counterType(MemRefType::get({}, b.getI64Type())),
+        scalar(AffineMap::get(ctx)) {}
+
+  LogicalResult run();
+
+private:
+  // Setup: the names asked for and the copy of the forward program.
+  LogicalResult resolveNames();
+  void createGradientProgram();
+  Value addArgOfType(Type type, const std::string &name);
+  Value addArg(Value like, const std::string &name) {
+    return addArgOfType(like.getType(), name);
+  }
+
+  // Iteration counts of while loops, and the status that reports an
+  // overflow of their capacity.
+  LogicalResult countWhileIterations();
+  void countIterations(WhileOp w);
+  Value overCapacity(OpBuilder &ob, Location loc, Value count, int64_t cap);
+  void raiseStatus(Location loc, Value flag);
+
+  // Activity, and what the backward program reads.
+  void analyseActivity();
+  void collectNeeded();
+  void annotateCCS();
+
+  LogicalResult addGradientArguments();
+  LogicalResult chooseRecomputed();
+
+  // Tapes: the forward sweep stores what the backward program reads.
+  LogicalResult makeTape(Operation *op, Type elt, ArrayRef<int64_t> extra,
+                         TapeSlot &slot);
+  FailureOr<Value> dataLoopIndex(LoopOp loop);
+  Value dataLoopSlot(LoopOp loop, Value base);
+  LogicalResult tapeWrites();
+  FailureOr<bool> needsTape(const WriteInfo &w, bool first,
+                            const llvm::DenseSet<Value> &recomputeInputs);
+  LogicalResult tapeOverwritten(const WriteInfo &w, TapeSlot &slot);
+  LogicalResult tapeLibraryOutput(const WriteInfo &w, TapeSlot &slot);
+  LogicalResult tapeCopy(CopyOp copy, TapeSlot &slot);
+  LogicalResult tapeConditions();
+  LogicalResult tapeDataBounds();
+
+  // The backward program and what it starts from.
+  LogicalResult copyResults();
+  LogicalResult zeroGradients();
+  LogicalResult fillArguments();
+  Value copyOf(Value x, const std::string &name);
+  void prepareRecomputation();
+  void recomputeBefore(Operation *op);
+  Operation *cloneWriter(Operation *writer, IRMapping &m, StringAttr label);
+  void markDeadClears();
+  LogicalResult buildBackward();
+  void sinkFills();
+  LogicalResult dropUnrewoundCopies();
+  void recordOptions();
+
+  SDFGOp fwd;
+  const DifferentiateOptions &opts;
+  DifferentiateResult &result;
+  MLIRContext *ctx;
+  OpBuilder b;
+  ReverseBuilder rb;
+  Type i64;
+  MemRefType counterType;
+  AffineMap scalar;
+
+  std::string outName, gradName;
+  SmallVector<std::string> wrtNames;
+  SDFGOp grad;
+  /// The output in the gradient program.
+  Value out;
+  /// ad_status, once a while loop or a data loop needs it.
+  Value status;
+  /// Iteration counters of the while loops.
+  llvm::SetVector<Value> counters;
+
+  SmallVector<WriteInfo> writes;
+  llvm::SetVector<Value> active;
+  llvm::SetVector<Value> needed;
+  /// Writes taped whatever else is decided (wcr min/max/mul).
+  llvm::DenseSet<Operation *> forced;
+  /// The forward writes whose reversals read each container.
+  llvm::DenseMap<Value, SmallVector<Operation *>> readersOf;
+
+  SmallVector<std::pair<Value, Value>> wrtGradients; // (w, d_<w>)
+  Value seedArg;                                     // d_<output>
+
+  Intervals intervals;
+  llvm::DenseMap<Value, unsigned> candidateIndex;
+  llvm::DenseSet<Value> recomputed;
+  llvm::DenseMap<Operation *, Value> dataLoopIndices;
+
+  SmallVector<ResultCopy> resultCopies;
+  /// Gradient containers and the fill that zeroes each.
+  SmallVector<std::pair<Value, Operation *>> fills;
+  /// Per op whose reversal a recomputation precedes: (candidate, writer).
+  llvm::DenseMap<Operation *, SmallVector<std::pair<unsigned, unsigned>>>
+      anchorsAt;
+  /// Recomputed containers and the fresh containers that replace them.
+  llvm::DenseMap<Value, Value> fresh;
+  llvm::DenseSet<Value> tapeValues;
+};
+
+} // namespace
+
+LogicalResult Differentiator::run() {
+  if (failed(resolveNames()))
+    return failure();
+  createGradientProgram();
+  if (failed(countWhileIterations()))
+    return failure();
+  analyseActivity();
+  collectNeeded();
+  if (opts.printCCS) {
+    annotateCCS();
+    return success();
+  }
+  if (failed(addGradientArguments()) || failed(chooseRecomputed()) ||
+      failed(tapeWrites()) || failed(tapeConditions()) ||
+      failed(tapeDataBounds()))
+    return failure();
+  result.forwardEnd = &grad.getBody().front().back();
+  if (failed(copyResults()) || failed(zeroGradients()) ||
+      failed(fillArguments()))
+    return failure();
+  prepareRecomputation();
+  markDeadClears();
+  if (failed(buildBackward()))
+    return failure();
+  sinkFills();
+  if (failed(dropUnrewoundCopies()))
+    return failure();
+  recordOptions();
+  return success();
+}
+
+/// The output and wrt names, from the options or the program's attributes,
+/// checked; and the gradient program's name, checked to be free.
+LogicalResult Differentiator::resolveNames() {
   // Default: ad_output, else the (first) return value of the frontend.
-  std::string outName = !opts.output.empty()
-                            ? opts.output
-                            : fwd.getAdOutput().value_or("__return0").str();
+  outName = !opts.output.empty()
+                ? opts.output
+                : fwd.getAdOutput().value_or("__return0").str();
   BlockArgument outArg = fwd.lookupArg(outName);
   if (!outArg)
     return fwd.emitOpError()
@@ -1000,7 +1201,6 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   if (!outType || !isa<FloatType>(outType.getElementType()))
     return fwd.emitOpError()
            << "autodiff output '" << outName << "' must be a float container";
-  SmallVector<std::string> wrtNames;
   if (!opts.wrt.empty())
     wrtNames.assign(opts.wrt.begin(), opts.wrt.end());
   else if (auto attr = fwd.getAdWrt())
@@ -1024,7 +1224,7 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
              << "autodiff wrt argument '" << n << "' must be a float container";
   }
 
-  std::string gradName = (fwd.getSymName() + opts.suffix).str();
+  gradName = (fwd.getSymName() + opts.suffix).str();
   if (Operation *table = SymbolTable::getNearestSymbolTable(fwd))
     if (SymbolTable::lookupSymbolIn(table, gradName))
       return fwd.emitOpError()
@@ -1032,116 +1232,118 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
              << "' is taken ("
              << (opts.suffix.empty() ? "an empty suffix" : "a symbol exists")
              << "); choose another suffix=";
+  return success();
+}
 
+void Differentiator::createGradientProgram() {
   // The gradient program starts as a copy of the forward program.
-  OpBuilder b(ctx);
   b.setInsertionPointAfter(fwd);
-  auto grad = cast<SDFGOp>(b.clone(*fwd));
+  grad = cast<SDFGOp>(b.clone(*fwd));
   result.grad = grad;
   grad.setSymName(gradName);
   grad->removeAttr(grad.getAdOutputAttrName());
   grad->removeAttr(grad.getAdWrtAttrName());
-  Block &body = grad.getBody().front();
-  Value out = grad.lookupArg(outName);
-  ReverseBuilder rb(b);
+  out = grad.lookupArg(outName);
   rb.whileCapacity = opts.whileCapacity;
   rb.strongZero = opts.strongZero;
   rb.dataLoopCapacity = opts.dataLoopCapacity;
-  auto addArgOfType = [&](Type type, const std::string &name) {
-    unsigned idx = grad.getNumArguments();
-    NamedAttrList attrs;
-    attrs.append("sdfg.name", StringAttr::get(ctx, name));
-    if (failed(grad.insertArgument(idx, type, attrs.getDictionary(ctx),
-                                   grad.getLoc()))) {
-      grad.emitOpError("autodiff cannot add argument ") << name;
-      return Value();
-    }
-    return Value(grad.getArgument(idx));
-  };
-  auto addArg = [&](Value like, const std::string &name) {
-    return addArgOfType(like.getType(), name);
-  };
+}
 
-  // --- While loops: count the iterations of each execution; the count is
-  // a tape dimension and the trip count of the reversed loop. Counters are
-  // restored like any overwritten value, so nested executions reverse
-  // with their own counts. ad_status reports an overflow of the capacity.
+Value Differentiator::addArgOfType(Type type, const std::string &name) {
+  unsigned idx = grad.getNumArguments();
+  NamedAttrList attrs;
+  attrs.append("sdfg.name", StringAttr::get(ctx, name));
+  if (failed(grad.insertArgument(idx, type, attrs.getDictionary(ctx),
+                                 grad.getLoc()))) {
+    grad.emitOpError("autodiff cannot add argument ") << name;
+    return Value();
+  }
+  return Value(grad.getArgument(idx));
+}
+
+// --- While loops: count the iterations of each execution; the count is
+// a tape dimension and the trip count of the reversed loop. Counters are
+// restored like any overwritten value, so nested executions reverse
+// with their own counts. ad_status reports an overflow of the capacity.
+LogicalResult Differentiator::countWhileIterations() {
   SmallVector<WhileOp> whiles;
   grad.walk([&](WhileOp w) { whiles.push_back(w); });
-  Value status;
   if (!whiles.empty()) {
     status = addArgOfType(MemRefType::get({}, b.getI64Type()), "ad_status");
     if (!status)
       return failure();
   }
-  Type i64 = b.getI64Type();
-  MemRefType counterType = MemRefType::get({}, i64);
-  AffineMap scalar = AffineMap::get(ctx);
-  llvm::SetVector<Value> counters;
-  // 1 (as i64) where a count of stored iterations passed its capacity.
-  auto overCapacity = [&](OpBuilder &ob, Location loc, Value count,
-                          int64_t cap) -> Value {
-    Value over =
-        arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::sgt, count,
-                              arith::ConstantIntOp::create(ob, loc, cap, 64));
-    return arith::ExtUIOp::create(ob, loc, i64, over);
-  };
-  auto raiseStatus = [&](Location loc, Value flag) {
-    auto st =
-        StoreOp::create(b, loc, flag, status, ValueRange{}, scalar, nullptr);
-    st.setWcrAttr(WCRKindAttr::get(ctx, WCRKind::max));
-  };
-  for (WhileOp w : whiles) {
-    Location loc = w.getLoc();
-    Value counter;
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&body);
-      counter = AllocOp::create(b, loc, counterType, ValueRange{});
-    }
-    counters.insert(counter);
-    OpBuilder::InsertionGuard guard(b);
-    // counter = 0 before the loop.
-    b.setInsertionPoint(w);
-    auto init = StateOp::create(b, loc, StringRef("count"));
-    b.setInsertionPointToStart(&init.getBody().front());
-    rb.store(loc, rb.constantTasklet(loc, i64, 0.0), counter, scalar, {},
-             false);
-    // The iteration index, capped, at the start of the body.
-    Block &wb = w.getBody().front();
-    b.setInsertionPointToStart(&wb);
-    Value c = rb.load(loc, counter, scalar, {});
-    int64_t cap = opts.whileCapacity;
-    auto idxT = rb.tasklet(
-        loc, TypeRange{b.getIndexType()}, ValueRange{c},
-        [&](OpBuilder &ob, ArrayRef<Value> a) -> SmallVector<Value> {
-          Value i =
-              arith::IndexCastOp::create(ob, loc, ob.getIndexType(), a[0]);
-          Value last = arith::ConstantIndexOp::create(ob, loc, cap - 1);
-          return {arith::MinSIOp::create(ob, loc, i, last)};
-        });
-    rb.whileLoops[w] = {counter, idxT.getResult(0)};
-    // counter += 1 at the end of the body.
-    b.setInsertionPointToEnd(&wb);
-    auto inc = StateOp::create(b, loc, StringRef("count"));
-    b.setInsertionPointToStart(&inc.getBody().front());
-    Value one = rb.constantTasklet(loc, i64, 1.0);
-    rb.store(loc, one, counter, scalar, {}, /*accumulate=*/true);
-    // After the loop: ad_status = max(ad_status, counter > capacity).
-    b.setInsertionPointAfter(w);
-    auto check = StateOp::create(b, loc, StringRef("capacity"));
-    b.setInsertionPointToStart(&check.getBody().front());
-    Value total = rb.load(loc, counter, scalar, {});
-    auto flagT =
-        rb.tasklet(loc, TypeRange{i64}, ValueRange{total},
-                   [&](OpBuilder &ob, ArrayRef<Value> a) -> SmallVector<Value> {
-                     return {overCapacity(ob, loc, a[0], cap)};
-                   });
-    raiseStatus(loc, flagT.getResult(0));
-  }
+  for (WhileOp w : whiles)
+    countIterations(w);
+  return success();
+}
 
-  // --- Activity: containers that depend on wrt and influence the output.
-  SmallVector<WriteInfo> writes = summarize(grad);
+/// 1 (as i64) where a count of stored iterations passed its capacity.
+Value Differentiator::overCapacity(OpBuilder &ob, Location loc, Value count,
+                                   int64_t cap) {
+  Value over =
+      arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::sgt, count,
+                            arith::ConstantIntOp::create(ob, loc, cap, 64));
+  return arith::ExtUIOp::create(ob, loc, i64, over);
+}
+
+void Differentiator::raiseStatus(Location loc, Value flag) {
+  auto st =
+      StoreOp::create(b, loc, flag, status, ValueRange{}, scalar, nullptr);
+  st.setWcrAttr(WCRKindAttr::get(ctx, WCRKind::max));
+}
+
+void Differentiator::countIterations(WhileOp w) {
+  Block &body = grad.getBody().front();
+  Location loc = w.getLoc();
+  Value counter;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&body);
+    counter = AllocOp::create(b, loc, counterType, ValueRange{});
+  }
+  counters.insert(counter);
+  OpBuilder::InsertionGuard guard(b);
+  // counter = 0 before the loop.
+  b.setInsertionPoint(w);
+  auto init = StateOp::create(b, loc, StringRef("count"));
+  b.setInsertionPointToStart(&init.getBody().front());
+  rb.store(loc, rb.constantTasklet(loc, i64, 0.0), counter, scalar, {}, false);
+  // The iteration index, capped, at the start of the body.
+  Block &wb = w.getBody().front();
+  b.setInsertionPointToStart(&wb);
+  Value c = rb.load(loc, counter, scalar, {});
+  int64_t cap = opts.whileCapacity;
+  auto idxT = rb.tasklet(
+      loc, TypeRange{b.getIndexType()}, ValueRange{c},
+      [&](OpBuilder &ob, ArrayRef<Value> a) -> SmallVector<Value> {
+        Value i = arith::IndexCastOp::create(ob, loc, ob.getIndexType(), a[0]);
+        Value last = arith::ConstantIndexOp::create(ob, loc, cap - 1);
+        return {arith::MinSIOp::create(ob, loc, i, last)};
+      });
+  rb.whileLoops[w] = {counter, idxT.getResult(0)};
+  // counter += 1 at the end of the body.
+  b.setInsertionPointToEnd(&wb);
+  auto inc = StateOp::create(b, loc, StringRef("count"));
+  b.setInsertionPointToStart(&inc.getBody().front());
+  Value one = rb.constantTasklet(loc, i64, 1.0);
+  rb.store(loc, one, counter, scalar, {}, /*accumulate=*/true);
+  // After the loop: ad_status = max(ad_status, counter > capacity).
+  b.setInsertionPointAfter(w);
+  auto check = StateOp::create(b, loc, StringRef("capacity"));
+  b.setInsertionPointToStart(&check.getBody().front());
+  Value total = rb.load(loc, counter, scalar, {});
+  auto flagT =
+      rb.tasklet(loc, TypeRange{i64}, ValueRange{total},
+                 [&](OpBuilder &ob, ArrayRef<Value> a) -> SmallVector<Value> {
+                   return {overCapacity(ob, loc, a[0], cap)};
+                 });
+  raiseStatus(loc, flagT.getResult(0));
+}
+
+// --- Activity: containers that depend on wrt and influence the output.
+void Differentiator::analyseActivity() {
+  writes = summarize(grad);
   llvm::SetVector<Value> varied, useful;
   for (const std::string &n : wrtNames)
     varied.insert(grad.lookupArg(n));
@@ -1163,17 +1365,15 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   // Integers and flags (a mask, np.any's count) carry no gradient, even
   // where they depend on an input and reach the output through a branch
   // or an index.
-  llvm::SetVector<Value> active;
   for (Value v : varied)
     if (useful.contains(v) &&
         isa<FloatType>(cast<MemRefType>(v.getType()).getElementType()))
       active.insert(v);
+}
 
-  // --- What the backward program reads, hence what must be taped; and
-  // which forward writes' reversals read each container.
-  llvm::SetVector<Value> needed;
-  llvm::DenseSet<Operation *> forced;
-  llvm::DenseMap<Value, SmallVector<Operation *>> readersOf;
+// --- What the backward program reads, hence what must be taped; and
+// which forward writes' reversals read each container.
+void Differentiator::collectNeeded() {
   llvm::DenseMap<Value, bool> carries;
   for (const WriteInfo &w : writes) {
     if (!active.contains(w.target))
@@ -1208,23 +1408,24 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
 
   // The reversed while loops read their counters.
   needed.insert(counters.begin(), counters.end());
+}
 
-  if (opts.printCCS) {
-    SmallVector<Attribute> names, taped;
-    for (Value v : active)
-      names.push_back(StringAttr::get(ctx, containerName(grad, v)));
-    for (Value v : needed)
-      taped.push_back(StringAttr::get(ctx, containerName(grad, v)));
-    fwd->setAttr("sdfg.ccs", ArrayAttr::get(ctx, names));
-    fwd->setAttr("sdfg.needed", ArrayAttr::get(ctx, taped));
-    grad.erase();
-    result.grad = nullptr;
-    return success();
-  }
+/// print-ccs: the active and needed containers, on the forward program;
+/// no gradient program.
+void Differentiator::annotateCCS() {
+  SmallVector<Attribute> names, taped;
+  for (Value v : active)
+    names.push_back(StringAttr::get(ctx, containerName(grad, v)));
+  for (Value v : needed)
+    taped.push_back(StringAttr::get(ctx, containerName(grad, v)));
+  fwd->setAttr("sdfg.ccs", ArrayAttr::get(ctx, names));
+  fwd->setAttr("sdfg.needed", ArrayAttr::get(ctx, taped));
+  grad.erase();
+  result.grad = nullptr;
+}
 
-  // --- Gradient arguments: d_<wrt>..., then d_<output> unless it is one.
-  SmallVector<std::pair<Value, Value>> wrtGradients; // (w, d_<w>)
-  Value seedArg;                                     // d_<output>
+// --- Gradient arguments: d_<wrt>..., then d_<output> unless it is one.
+LogicalResult Differentiator::addGradientArguments() {
   for (const std::string &n : wrtNames) {
     Value w = grad.lookupArg(n);
     Value d = addArg(w, "d_" + n);
@@ -1249,17 +1450,17 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     if (active.contains(out))
       rb.gradients[out] = d;
   }
+  return success();
+}
 
-  // --- Forwarded transients: each may be recomputed instead of stored.
-  Intervals intervals;
+// --- Forwarded transients: each may be recomputed instead of stored.
+LogicalResult Differentiator::chooseRecomputed() {
   if (failed(analyseCandidates(grad, writes, needed, readersOf, forced,
                                counters, intervals, opts.whileCapacity,
                                result.candidates)))
     return failure();
-  llvm::DenseMap<Value, unsigned> candidateIndex;
   for (auto [k, c] : llvm::enumerate(result.candidates))
     candidateIndex[c.container] = k;
-  llvm::DenseSet<Value> recomputed;
   for (const auto &entry : opts.recompute) {
     StringRef n = entry.getKey();
     auto it =
@@ -1291,141 +1492,174 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
                << "' reads the stored values of '" << containerName(grad, in)
                << "'";
   }
+  return success();
+}
 
-  // --- Tapes: before every write to a needed container (and every wcr
-  // min/max/mul into an active one), store the element it overwrites.
-  // The first write of a transient outside loops overwrites nothing.
-  llvm::DenseSet<Value> writtenBefore;
+LogicalResult Differentiator::makeTape(Operation *op, Type elt,
+                                       ArrayRef<int64_t> extra,
+                                       TapeSlot &slot) {
+  SmallVector<int64_t> sizes;
+  if (failed(makeSlot(op, intervals, rb, slot, sizes,
+                      [&](LoopOp loop) { return dataLoopIndex(loop); })))
+    return failure();
+  llvm::append_range(sizes, extra);
+  // A tape past what the dialect represents (a while-capacity of 2^61,
+  // a loop of 10^12 iterations around a large write) is an error here,
+  // at the op that needs it, rather than a size that wraps.
+  if (!checkedByteSize(sizes, elt)) {
+    InFlightDiagnostic diag = emitError(op->getLoc())
+                              << "the tape of this value needs ";
+    llvm::interleave(sizes, diag, "x");
+    diag << " elements of " << elt
+         << ", more than 2^62 bytes: lower the loops' trip counts, "
+            "while-capacity or data-loop-capacity";
+    return failure();
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&grad.getBody().front());
+  slot.tape = AllocOp::create(b, op->getLoc(), MemRefType::get(sizes, elt),
+                              ValueRange{});
+  return success();
+}
+
+// Loops whose trip counts are data (a CSR row): each entry reserves its
+// iterations' slots from a running count, base = count; count += trips.
+// The base is stored where the loop runs, so the reversed loop finds its
+// slots again; ad_status reports a count past the capacity.
+FailureOr<Value> Differentiator::dataLoopIndex(LoopOp loop) {
+  if (Value v = dataLoopIndices.lookup(loop))
+    return v;
+  Block &body = grad.getBody().front();
+  Location loc = loop.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  int64_t cap = rb.dataLoopCapacity;
+  if (!status) {
+    status = addArgOfType(MemRefType::get({}, i64), "ad_status");
+    if (!status)
+      return failure();
+  }
   b.setInsertionPointToStart(&body);
-  std::function<FailureOr<Value>(LoopOp)> dataLoopIndex;
-  auto makeTape = [&](Operation *op, Type elt, ArrayRef<int64_t> extra,
-                      TapeSlot &slot) -> LogicalResult {
-    SmallVector<int64_t> sizes;
-    if (failed(makeSlot(op, intervals, rb, slot, sizes, dataLoopIndex)))
-      return failure();
-    llvm::append_range(sizes, extra);
-    // A tape past what the dialect represents (a while-capacity of 2^61,
-    // a loop of 10^12 iterations around a large write) is an error here,
-    // at the op that needs it, rather than a size that wraps.
-    if (!checkedByteSize(sizes, elt)) {
-      InFlightDiagnostic diag = emitError(op->getLoc())
-                                << "the tape of this value needs ";
-      llvm::interleave(sizes, diag, "x");
-      diag << " elements of " << elt
-           << ", more than 2^62 bytes: lower the loops' trip counts, "
-              "while-capacity or data-loop-capacity";
-      return failure();
-    }
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&body);
-    slot.tape = AllocOp::create(b, op->getLoc(), MemRefType::get(sizes, elt),
-                                ValueRange{});
-    return success();
-  };
-  // Loops whose trip counts are data (a CSR row): each entry reserves its
-  // iterations' slots from a running count, base = count; count += trips.
-  // The base is stored where the loop runs, so the reversed loop finds its
-  // slots again; ad_status reports a count past the capacity.
-  llvm::DenseMap<Operation *, Value> dataLoopIndices;
-  dataLoopIndex = [&](LoopOp loop) -> FailureOr<Value> {
-    if (Value v = dataLoopIndices.lookup(loop))
-      return v;
-    Location loc = loop.getLoc();
-    OpBuilder::InsertionGuard guard(b);
-    int64_t cap = rb.dataLoopCapacity;
-    if (!status) {
-      status = addArgOfType(MemRefType::get({}, i64), "ad_status");
-      if (!status)
-        return failure();
-    }
-    b.setInsertionPointToStart(&body);
-    Value counter = AllocOp::create(b, loc, counterType, ValueRange{});
-    auto init = StateOp::create(b, loc, StringRef("count"));
-    b.setInsertionPointToStart(&init.getBody().front());
-    rb.store(loc, rb.constantTasklet(loc, i64, 0.0), counter, scalar, {},
-             false);
-    b.setInsertionPoint(loop);
-    SmallVector<Value> ins{rb.load(loc, counter, scalar, {})};
-    llvm::append_range(ins, loop.getBoundOperands());
-    Type indexT = b.getIndexType();
-    auto reserve = rb.tasklet(
-        loc, TypeRange{indexT, i64, i64}, ins,
-        [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
-          ValueRange dims = args.drop_front();
-          Value lb =
-              affine::expandAffineExpr(ob, loc, loop.getLowerExpr(), dims, {});
-          Value ub =
-              affine::expandAffineExpr(ob, loc, loop.getUpperExpr(), dims, {});
-          int64_t st = loop.getStepValue();
-          Value span = st > 0 ? arith::SubIOp::create(ob, loc, ub, lb)
-                              : arith::SubIOp::create(ob, loc, lb, ub);
-          Value trips = arith::CeilDivSIOp::create(
-              ob, loc, span,
-              arith::ConstantIndexOp::create(ob, loc, std::abs(st)));
-          trips = arith::MaxSIOp::create(
-              ob, loc, trips, arith::ConstantIndexOp::create(ob, loc, 0));
-          Value next = arith::AddIOp::create(
-              ob, loc, args[0],
-              arith::IndexCastOp::create(ob, loc, i64, trips));
-          return {arith::IndexCastOp::create(ob, loc, indexT, args[0]), next,
-                  overCapacity(ob, loc, next, cap)};
-        });
-    auto count = StateOp::create(b, loc, StringRef("count"));
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&count.getBody().front());
-      rb.store(loc, reserve.getResult(1), counter, scalar, {}, false);
-      raiseStatus(loc, reserve.getResult(2));
-    }
-    Value base = reserve.getResult(0);
-    TapeSlot baseSlot;
-    if (failed(makeTape(loop, indexT, {}, baseSlot)))
-      return failure();
-    b.setInsertionPoint(loop);
-    auto keepBase = StateOp::create(b, loc, StringRef("bounds"));
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&keepBase.getBody().front());
-      StoreOp::create(
-          b, loc, base, baseSlot.tape, baseSlot.operands,
-          AffineMap::get(baseSlot.operands.size(), 0, baseSlot.exprs, ctx),
-          nullptr);
-    }
-    rb.boundTapes[loop].push_back({base, baseSlot});
-    // The slot of an iteration: base + its position, capped.
-    Block &lbody = loop.getBody().front();
-    b.setInsertionPointToStart(&lbody);
-    SmallVector<Value> idxIns{base, loop.getIterator()};
-    llvm::append_range(idxIns, loop.getBoundOperands());
-    auto idxT = rb.tasklet(
-        loc, TypeRange{indexT}, idxIns,
-        [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
-          Value lb = affine::expandAffineExpr(ob, loc, loop.getLowerExpr(),
-                                              args.drop_front(2), {});
-          int64_t st = loop.getStepValue();
-          Value pos = st > 0 ? arith::SubIOp::create(ob, loc, args[1], lb)
-                             : arith::SubIOp::create(ob, loc, lb, args[1]);
-          pos = arith::DivSIOp::create(
-              ob, loc, pos,
-              arith::ConstantIndexOp::create(ob, loc, std::abs(st)));
-          Value slotV = arith::AddIOp::create(ob, loc, args[0], pos);
-          return {arith::MinSIOp::create(
-              ob, loc, slotV,
-              arith::ConstantIndexOp::create(ob, loc, cap - 1))};
-        });
-    dataLoopIndices[loop] = idxT.getResult(0);
-    return idxT.getResult(0);
-  };
+  Value counter = AllocOp::create(b, loc, counterType, ValueRange{});
+  auto init = StateOp::create(b, loc, StringRef("count"));
+  b.setInsertionPointToStart(&init.getBody().front());
+  rb.store(loc, rb.constantTasklet(loc, i64, 0.0), counter, scalar, {}, false);
+  b.setInsertionPoint(loop);
+  SmallVector<Value> ins{rb.load(loc, counter, scalar, {})};
+  llvm::append_range(ins, loop.getBoundOperands());
+  Type indexT = b.getIndexType();
+  auto reserve = rb.tasklet(
+      loc, TypeRange{indexT, i64, i64}, ins,
+      [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
+        ValueRange dims = args.drop_front();
+        Value lb =
+            affine::expandAffineExpr(ob, loc, loop.getLowerExpr(), dims, {});
+        Value ub =
+            affine::expandAffineExpr(ob, loc, loop.getUpperExpr(), dims, {});
+        int64_t st = loop.getStepValue();
+        Value span = st > 0 ? arith::SubIOp::create(ob, loc, ub, lb)
+                            : arith::SubIOp::create(ob, loc, lb, ub);
+        Value trips = arith::CeilDivSIOp::create(
+            ob, loc, span,
+            arith::ConstantIndexOp::create(ob, loc, std::abs(st)));
+        trips = arith::MaxSIOp::create(
+            ob, loc, trips, arith::ConstantIndexOp::create(ob, loc, 0));
+        Value next = arith::AddIOp::create(
+            ob, loc, args[0], arith::IndexCastOp::create(ob, loc, i64, trips));
+        return {arith::IndexCastOp::create(ob, loc, indexT, args[0]), next,
+                overCapacity(ob, loc, next, cap)};
+      });
+  auto count = StateOp::create(b, loc, StringRef("count"));
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&count.getBody().front());
+    rb.store(loc, reserve.getResult(1), counter, scalar, {}, false);
+    raiseStatus(loc, reserve.getResult(2));
+  }
+  Value base = reserve.getResult(0);
+  TapeSlot baseSlot;
+  if (failed(makeTape(loop, indexT, {}, baseSlot)))
+    return failure();
+  b.setInsertionPoint(loop);
+  auto keepBase = StateOp::create(b, loc, StringRef("bounds"));
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&keepBase.getBody().front());
+    StoreOp::create(
+        b, loc, base, baseSlot.tape, baseSlot.operands,
+        AffineMap::get(baseSlot.operands.size(), 0, baseSlot.exprs, ctx),
+        nullptr);
+  }
+  rb.boundTapes[loop].push_back({base, baseSlot});
+  Value index = dataLoopSlot(loop, base);
+  dataLoopIndices[loop] = index;
+  return index;
+}
 
+/// The slot of an iteration of a data loop: base + its position, capped.
+Value Differentiator::dataLoopSlot(LoopOp loop, Value base) {
+  Location loc = loop.getLoc();
+  int64_t cap = rb.dataLoopCapacity;
+  Type indexT = b.getIndexType();
+  Block &lbody = loop.getBody().front();
+  b.setInsertionPointToStart(&lbody);
+  SmallVector<Value> idxIns{base, loop.getIterator()};
+  llvm::append_range(idxIns, loop.getBoundOperands());
+  auto idxT = rb.tasklet(
+      loc, TypeRange{indexT}, idxIns,
+      [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
+        Value lb = affine::expandAffineExpr(ob, loc, loop.getLowerExpr(),
+                                            args.drop_front(2), {});
+        int64_t st = loop.getStepValue();
+        Value pos = st > 0 ? arith::SubIOp::create(ob, loc, args[1], lb)
+                           : arith::SubIOp::create(ob, loc, lb, args[1]);
+        pos = arith::DivSIOp::create(
+            ob, loc, pos,
+            arith::ConstantIndexOp::create(ob, loc, std::abs(st)));
+        Value slotV = arith::AddIOp::create(ob, loc, args[0], pos);
+        return {arith::MinSIOp::create(
+            ob, loc, slotV, arith::ConstantIndexOp::create(ob, loc, cap - 1))};
+      });
+  return idxT.getResult(0);
+}
+
+// --- Tapes: before every write to a needed container (and every wcr
+// min/max/mul into an active one), store the element it overwrites.
+// The first write of a transient outside loops overwrites nothing.
+LogicalResult Differentiator::tapeWrites() {
+  llvm::DenseSet<Value> writtenBefore;
+  b.setInsertionPointToStart(&grad.getBody().front());
+  // What the recomputations the checkpointing may choose read.
+  llvm::DenseSet<Value> recomputeInputs;
+  for (const RecomputeCandidate &c : result.candidates)
+    if (c.eligible)
+      recomputeInputs.insert(c.inputs.begin(), c.inputs.end());
+  for (const WriteInfo &w : writes) {
+    bool first = writtenBefore.insert(w.target).second;
+    FailureOr<bool> tape = needsTape(w, first, recomputeInputs);
+    if (failed(tape))
+      return failure();
+    if (!*tape)
+      continue;
+    TapeSlot slot;
+    if (failed(tapeOverwritten(w, slot)))
+      return failure();
+    rb.tapes[w.op].push_back(slot);
+    if (auto it = candidateIndex.find(w.target); it != candidateIndex.end())
+      result.candidates[it->second].tapes.push_back(slot.tape);
+  }
+  return success();
+}
+
+/// Whether the forward sweep stores what `w` overwrites (`first`: no
+/// earlier write to its target).
+FailureOr<bool>
+Differentiator::needsTape(const WriteInfo &w, bool first,
+                          const llvm::DenseSet<Value> &recomputeInputs) {
   // A transient whose values the backward program reads only after this
   // write (every reader runs after it, outside any loop with it) needs no
   // rewind of it: those readers are reversed before it, and nothing
   // reversed later looks. A recomputation may read it, though (only one
   // the checkpointing may choose: an eligible candidate's).
-  llvm::DenseSet<Value> recomputeInputs;
-  for (const RecomputeCandidate &c : result.candidates)
-    if (c.eligible)
-      recomputeInputs.insert(c.inputs.begin(), c.inputs.end());
   auto readOnlyLater = [&](const WriteInfo &w) {
     if (!w.target.getDefiningOp<AllocOp>() || forced.contains(w.op) ||
         counters.contains(w.target) || recomputeInputs.contains(w.target))
@@ -1435,99 +1669,110 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
              return runsAfterAll(w.op, r);
            });
   };
-  for (const WriteInfo &w : writes) {
-    bool first = writtenBefore.insert(w.target).second;
-    bool tape = needed.contains(w.target) || forced.contains(w.op);
-    if (recomputed.contains(w.target) || (tape && readOnlyLater(w)))
-      tape = false;
-    if (first && !forced.contains(w.op) && w.target.getDefiningOp<AllocOp>() &&
-        !w.op->getParentOfType<LoopOp>() && !w.op->getParentOfType<WhileOp>())
-      tape = false;
-    // A wcr accumulation inside a map has no order to replay: its rule
-    // uses the accumulated value instead, and the container is restored by
-    // the write that initialised it.
-    if (auto s = dyn_cast<StoreOp>(w.op);
-        s && s.getWcr() && s->getParentOfType<MapOp>()) {
-      if (tape && !initialisedBefore(s, w.target))
-        return s.emitOpError(
-            "autodiff needs this accumulation's target initialised (written "
-            "without wcr) earlier in the same state, because the backward "
-            "pass reads its values and a map has no order to replay");
-      tape = false;
-    }
-    if (!tape)
-      continue;
-    auto type = cast<MemRefType>(w.target.getType());
-    TapeSlot slot;
-    if (auto s = dyn_cast<StoreOp>(w.op)) {
-      if (failed(makeTape(s, type.getElementType(), {}, slot)))
-        return failure();
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(s);
-      Value old = LoadOp::create(b, s.getLoc(), type.getElementType(),
-                                 s.getMemref(), s.getIndices(), s.getMap());
-      StoreOp::create(b, s.getLoc(), old, slot.tape, slot.operands,
-                      AffineMap::get(slot.operands.size(), 0, slot.exprs, ctx),
-                      nullptr);
-    } else if (isa<LibraryOpInterface>(w.op)) {
-      if (!type.hasStaticShape())
-        return w.op->emitOpError("autodiff needs a static shape to store "
-                                 "the output of this op");
-      if (failed(makeTape(w.op, type.getElementType(), type.getShape(), slot)))
-        return failure();
-      // Copy the whole output into the tape before the op overwrites it.
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(w.op);
-      unsigned rank = type.getRank();
-      Location loc = w.op->getLoc();
-      SmallVector<Value> params = rb.openMap(loc, type.getShape(), true);
-      Value v = LoadOp::create(b, loc, type.getElementType(), w.target, params,
-                               AffineMap::getMultiDimIdentityMap(rank, ctx));
-      SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
-      llvm::append_range(tops, params);
-      SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
-      for (unsigned i = 0; i < rank; ++i)
-        exprs.push_back(b.getAffineDimExpr(slot.operands.size() + i));
-      StoreOp::create(b, loc, v, slot.tape, tops,
-                      AffineMap::get(tops.size(), 0, exprs, ctx), nullptr);
-    } else if (auto copy = dyn_cast<CopyOp>(w.op)) {
-      Subset dst = copy.getTargetSubsetInfo();
-      SmallVector<int64_t> extents;
-      for (std::optional<int64_t> e : dst.getConstantShape()) {
-        if (!e)
-          return copy.emitOpError("autodiff needs constant extents to store "
-                                  "what this copy overwrites");
-        extents.push_back(*e);
-      }
-      if (failed(makeTape(copy, type.getElementType(), extents, slot)))
-        return failure();
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(copy);
-      Location loc = copy.getLoc();
-      SmallVector<Value> params =
-          rb.openSubset(loc, dst, copy.getIndices(), true);
-      SmallVector<Value> idx(copy.getIndices().begin(),
-                             copy.getIndices().end());
-      llvm::append_range(idx, params);
-      AffineMap elem =
-          ReverseBuilder::subsetElement(dst, copy.getIndices().size(), ctx);
-      Value v = rb.load(loc, copy.getTarget(), elem, idx);
-      SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
-      llvm::append_range(tops, params);
-      SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
-      for (unsigned i = 0; i < params.size(); ++i)
-        exprs.push_back(b.getAffineDimExpr(slot.operands.size() + i));
-      StoreOp::create(b, loc, v, slot.tape, tops,
-                      AffineMap::get(tops.size(), 0, exprs, ctx), nullptr);
-    } else {
-      return w.op->emitOpError("autodiff cannot store the data this op "
-                               "overwrites yet");
-    }
-    rb.tapes[w.op].push_back(slot);
-    if (auto it = candidateIndex.find(w.target); it != candidateIndex.end())
-      result.candidates[it->second].tapes.push_back(slot.tape);
+  bool tape = needed.contains(w.target) || forced.contains(w.op);
+  if (recomputed.contains(w.target) || (tape && readOnlyLater(w)))
+    tape = false;
+  if (first && !forced.contains(w.op) && w.target.getDefiningOp<AllocOp>() &&
+      !w.op->getParentOfType<LoopOp>() && !w.op->getParentOfType<WhileOp>())
+    tape = false;
+  // A wcr accumulation inside a map has no order to replay: its rule
+  // uses the accumulated value instead, and the container is restored by
+  // the write that initialised it.
+  if (auto s = dyn_cast<StoreOp>(w.op);
+      s && s.getWcr() && s->getParentOfType<MapOp>()) {
+    if (tape && !initialisedBefore(s, w.target))
+      return s.emitOpError(
+          "autodiff needs this accumulation's target initialised (written "
+          "without wcr) earlier in the same state, because the backward "
+          "pass reads its values and a map has no order to replay");
+    tape = false;
   }
-  // Branch conditions, stored where the branch is taken.
+  return tape;
+}
+
+/// Stores, just before `w`, what it overwrites into a new tape at `slot`.
+LogicalResult Differentiator::tapeOverwritten(const WriteInfo &w,
+                                              TapeSlot &slot) {
+  auto type = cast<MemRefType>(w.target.getType());
+  if (auto s = dyn_cast<StoreOp>(w.op)) {
+    if (failed(makeTape(s, type.getElementType(), {}, slot)))
+      return failure();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(s);
+    Value old = LoadOp::create(b, s.getLoc(), type.getElementType(),
+                               s.getMemref(), s.getIndices(), s.getMap());
+    StoreOp::create(b, s.getLoc(), old, slot.tape, slot.operands,
+                    AffineMap::get(slot.operands.size(), 0, slot.exprs, ctx),
+                    nullptr);
+    return success();
+  }
+  if (isa<LibraryOpInterface>(w.op))
+    return tapeLibraryOutput(w, slot);
+  if (auto copy = dyn_cast<CopyOp>(w.op))
+    return tapeCopy(copy, slot);
+  return w.op->emitOpError("autodiff cannot store the data this op "
+                           "overwrites yet");
+}
+
+LogicalResult Differentiator::tapeLibraryOutput(const WriteInfo &w,
+                                                TapeSlot &slot) {
+  auto type = cast<MemRefType>(w.target.getType());
+  if (!type.hasStaticShape())
+    return w.op->emitOpError("autodiff needs a static shape to store "
+                             "the output of this op");
+  if (failed(makeTape(w.op, type.getElementType(), type.getShape(), slot)))
+    return failure();
+  // Copy the whole output into the tape before the op overwrites it.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(w.op);
+  unsigned rank = type.getRank();
+  Location loc = w.op->getLoc();
+  SmallVector<Value> params = rb.openMap(loc, type.getShape(), true);
+  Value v = LoadOp::create(b, loc, type.getElementType(), w.target, params,
+                           AffineMap::getMultiDimIdentityMap(rank, ctx));
+  SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
+  llvm::append_range(tops, params);
+  SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
+  for (unsigned i = 0; i < rank; ++i)
+    exprs.push_back(b.getAffineDimExpr(slot.operands.size() + i));
+  StoreOp::create(b, loc, v, slot.tape, tops,
+                  AffineMap::get(tops.size(), 0, exprs, ctx), nullptr);
+  return success();
+}
+
+LogicalResult Differentiator::tapeCopy(CopyOp copy, TapeSlot &slot) {
+  auto type = cast<MemRefType>(copy.getTarget().getType());
+  Subset dst = copy.getTargetSubsetInfo();
+  SmallVector<int64_t> extents;
+  for (std::optional<int64_t> e : dst.getConstantShape()) {
+    if (!e)
+      return copy.emitOpError("autodiff needs constant extents to store "
+                              "what this copy overwrites");
+    extents.push_back(*e);
+  }
+  if (failed(makeTape(copy, type.getElementType(), extents, slot)))
+    return failure();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(copy);
+  Location loc = copy.getLoc();
+  SmallVector<Value> params = rb.openSubset(loc, dst, copy.getIndices(), true);
+  SmallVector<Value> idx(copy.getIndices().begin(), copy.getIndices().end());
+  llvm::append_range(idx, params);
+  AffineMap elem =
+      ReverseBuilder::subsetElement(dst, copy.getIndices().size(), ctx);
+  Value v = rb.load(loc, copy.getTarget(), elem, idx);
+  SmallVector<Value> tops(slot.operands.begin(), slot.operands.end());
+  llvm::append_range(tops, params);
+  SmallVector<AffineExpr> exprs(slot.exprs.begin(), slot.exprs.end());
+  for (unsigned i = 0; i < params.size(); ++i)
+    exprs.push_back(b.getAffineDimExpr(slot.operands.size() + i));
+  StoreOp::create(b, loc, v, slot.tape, tops,
+                  AffineMap::get(tops.size(), 0, exprs, ctx), nullptr);
+  return success();
+}
+
+// Branch conditions, stored where the branch is taken.
+LogicalResult Differentiator::tapeConditions() {
   SmallVector<IfOp> ifs;
   grad.walk([&](IfOp op) { ifs.push_back(op); });
   for (IfOp op : ifs) {
@@ -1545,8 +1790,11 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       rb.tapes[op].push_back(slot);
     }
   }
+  return success();
+}
 
-  // Loop and map bounds computed from data, stored where they are used.
+// Loop and map bounds computed from data, stored where they are used.
+LogicalResult Differentiator::tapeDataBounds() {
   SmallVector<Operation *> ranged;
   grad.walk([&](Operation *op) {
     if (isa<LoopOp, MapOp>(op))
@@ -1573,11 +1821,13 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       rb.boundTapes[op].push_back({v, slot});
     }
   }
+  return success();
+}
 
-  result.forwardEnd = &body.back();
-
-  // --- The backward program rewinds the containers it restores; keep the
-  // forward results: each written argument is copied to fwd_<name>.
+// --- The backward program rewinds the containers it restores; keep the
+// forward results: each written argument is copied to fwd_<name>.
+LogicalResult Differentiator::copyResults() {
+  Block &body = grad.getBody().front();
   b.setInsertionPointToEnd(&body);
   unsigned numOriginal = fwd.getNumArguments();
   llvm::SetVector<Value> writtenArgs;
@@ -1585,11 +1835,6 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     if (auto arg = dyn_cast<BlockArgument>(w.target))
       if (arg.getOwner() == &body && arg.getArgNumber() < numOriginal)
         writtenArgs.insert(arg);
-  struct ResultCopy {
-    Value arg, copy;
-    StateOp state;
-  };
-  SmallVector<ResultCopy> resultCopies;
   llvm::StringSet<> keep;
   for (const std::string &n : opts.keep) {
     BlockArgument kept = grad.lookupArg(n);
@@ -1625,8 +1870,12 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
                              params, id);
     StoreOp::create(b, grad.getLoc(), v, copy, params, id, nullptr);
   }
+  return success();
+}
 
-  // --- Gradients of the other active containers: zeroed transients.
+// --- Gradients of the other active containers: zeroed transients.
+LogicalResult Differentiator::zeroGradients() {
+  Block &body = grad.getBody().front();
   b.setInsertionPointToEnd(&body);
   for (Value v : active) {
     if (rb.gradients.count(v))
@@ -1644,7 +1893,6 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     b.setInsertionPoint(&body, body.begin());
     rb.gradients[v] = AllocOp::create(b, grad.getLoc(), type, dyn);
   }
-  SmallVector<std::pair<Value, Operation *>> fills;
   for (Value v : active) {
     Value g = rb.gradients.lookup(v);
     if (!g.getDefiningOp<AllocOp>())
@@ -1653,12 +1901,17 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     rb.fill(grad.getLoc(), g, 0.0, /*inState=*/false);
     fills.push_back({g, last->getNextNode()});
   }
-  // The d_<wrt> arguments start from zero too, unless the caller's values
-  // are to be added to (inactive inputs get zero gradients either way).
-  // sdfg-eliminate-dead-writes drops the fills that the first backward
-  // write makes redundant, which is why they are here and not the caller's.
-  // A unit seed is filled here too; constant folding in
-  // sdfg-eliminate-dead-writes turns the reads of it into ones.
+  return success();
+}
+
+// The d_<wrt> arguments start from zero too, unless the caller's values
+// are to be added to (inactive inputs get zero gradients either way).
+// sdfg-eliminate-dead-writes drops the fills that the first backward
+// write makes redundant, which is why they are here and not the caller's.
+// A unit seed is filled here too; constant folding in
+// sdfg-eliminate-dead-writes turns the reads of it into ones.
+LogicalResult Differentiator::fillArguments() {
+  Block &body = grad.getBody().front();
   if (opts.unitSeed) {
     if (!cast<MemRefType>(seedArg.getType()).hasStaticShape())
       return grad.emitOpError("autodiff cannot fill the unit seed of '")
@@ -1681,31 +1934,32 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       fills.push_back({d, last->getNextNode()});
     }
   }
+  return success();
+}
 
-  // --- Recomputation: re-run each writer of a recomputed container just
-  // before the backward program first reads the value it wrote (the
-  // reversal of its last forward reader in the writer's scope), into a
-  // fresh container, so the forward one dies with the forward program.
-  llvm::DenseMap<Operation *, SmallVector<std::pair<unsigned, unsigned>>>
-      anchorsAt;
+/// A fresh transient shaped like `x`, at the start of the program.
+Value Differentiator::copyOf(Value x, const std::string &name) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&grad.getBody().front());
+  SmallVector<Value> dyn;
+  if (auto alloc = x.getDefiningOp<AllocOp>())
+    dyn.assign(alloc.getDynamicSizes().begin(), alloc.getDynamicSizes().end());
+  auto copy =
+      AllocOp::create(b, x.getLoc(), cast<MemRefType>(x.getType()), dyn);
+  copy.setNameAttr(b.getStringAttr(name));
+  return copy.getResult();
+}
+
+// --- Recomputation: re-run each writer of a recomputed container just
+// before the backward program first reads the value it wrote (the
+// reversal of its last forward reader in the writer's scope), into a
+// fresh container, so the forward one dies with the forward program.
+void Differentiator::prepareRecomputation() {
   for (auto [k, c] : llvm::enumerate(result.candidates))
     for (auto [i, w] : llvm::enumerate(c.writers))
       if (w.second)
         anchorsAt[w.second].push_back(
             {static_cast<unsigned>(k), static_cast<unsigned>(i)});
-  llvm::DenseMap<Value, Value> fresh;
-  auto copyOf = [&](Value x, const std::string &name) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&body);
-    SmallVector<Value> dyn;
-    if (auto alloc = x.getDefiningOp<AllocOp>())
-      dyn.assign(alloc.getDynamicSizes().begin(),
-                 alloc.getDynamicSizes().end());
-    auto copy =
-        AllocOp::create(b, x.getLoc(), cast<MemRefType>(x.getType()), dyn);
-    copy.setNameAttr(b.getStringAttr(name));
-    return copy.getResult();
-  };
   // In candidate order, so that the output does not depend on pointers.
   for (const RecomputeCandidate &c : result.candidates)
     if (recomputed.contains(c.container))
@@ -1713,107 +1967,118 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
           copyOf(c.container, containerName(grad, c.container) + ".recomputed");
   // The writers now hold the forward program's tape writes; their
   // recomputations must not repeat them.
-  llvm::DenseSet<Value> tapeValues;
   for (auto &[op, slots] : rb.tapes)
     for (const TapeSlot &slot : slots)
       tapeValues.insert(slot.tape);
   for (auto &[op, bounds] : rb.boundTapes)
     for (auto &[v, slot] : bounds)
       tapeValues.insert(slot.tape);
-  rb.beforeReverse = [&](Operation *op) {
-    auto it = anchorsAt.find(op);
-    if (it == anchorsAt.end())
-      return;
-    for (auto [k, i] : it->second) {
-      RecomputeCandidate &c = result.candidates[k];
-      Operation *writer = c.writers[i].first;
-      if (recomputed.contains(c.container)) {
-        IRMapping m = rb.map;
-        for (Value z : c.scratch[i])
-          m.map(z, copyOf(z, containerName(grad, z) + ".scratch"));
-        StringAttr label = b.getStringAttr("recompute " + c.name);
-        Operation *clone;
-        if (auto ifOp = dyn_cast<IfOp>(writer)) {
-          // The branch taken in the forward program, from its tape.
-          SmallVector<Value> conds;
-          for (const TapeSlot &slot : rb.tapes[ifOp]) {
-            SmallVector<Value> operands;
-            AffineMap im = rb.tapeIndex(slot, {}, {}, operands);
-            conds.push_back(rb.load(ifOp.getLoc(), slot.tape, im, operands));
-          }
-          auto copy =
-              IfOp::create(b, ifOp.getLoc(), conds, ifOp.getBranches().size());
-          for (auto [from, to] :
-               llvm::zip(ifOp.getBranches(), copy.getBranches())) {
-            Block *blk = new Block();
-            to.push_back(blk);
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(blk);
-            for (Operation &op : from.front())
-              b.clone(op, m)->setAttr(StateOp::getLabelAttrName(OperationName(
-                                          StateOp::getOperationName(), ctx)),
-                                      label);
-          }
-          clone = copy;
-        } else {
-          clone = b.clone(*writer, m);
-          clone->setAttr(cast<StateOp>(writer).getLabelAttrName(), label);
-        }
-        dropTapeWrites(clone, tapeValues);
-      } else if (opts.markAnchors) {
-        c.anchors.push_back(
-            StateOp::create(b, op->getLoc(), StringRef("checkpoint-anchor")));
-        c.anchorWriters.push_back(i);
-      }
-    }
-  };
+  rb.beforeReverse = [this](Operation *op) { recomputeBefore(op); };
+}
 
-  // --- Clears nobody reads. Reversing an overwrite zeroes the gradient it
-  // consumed, so that the reversals of earlier accesses to the old value
-  // start from zero. When no forward op before the write touches the
-  // container (the write is outside loops, so it is not its own earlier
-  // access) and its gradient is not returned to the caller (a wrt
-  // argument), that zero is never read: typically the seed of a returned
-  // array, a full sweep saved.
-  {
-    llvm::DenseMap<Operation *, unsigned> position;
-    unsigned k = 0;
-    for (Operation &op : body) {
-      position[&op] = k++;
-      if (&op == result.forwardEnd)
-        break;
-    }
-    llvm::DenseSet<Value> returned;
-    for (const std::string &n : wrtNames)
-      returned.insert(grad.lookupArg(n));
-    for (const WriteInfo &w : writes) {
-      if (!isa<StoreOp, CopyOp>(w.op) || w.readsTarget ||
-          returned.contains(w.target))
-        continue;
-      Operation *top = body.findAncestorOpInBlock(*w.op);
-      if (!top || !position.count(top))
-        continue;
-      bool inLoop = false;
-      for (Operation *p = w.op->getParentOp(); p && p != grad.getOperation();
-           p = p->getParentOp())
-        inLoop |= isa<LoopOp, WhileOp>(p);
-      if (inLoop)
-        continue;
-      unsigned at = position.lookup(top);
-      bool earlier = llvm::any_of(w.target.getUsers(), [&](Operation *u) {
-        if (u == w.op)
-          return false;
-        Operation *t = body.findAncestorOpInBlock(*u);
-        auto it = position.find(t);
-        return it != position.end() && it->second <= at;
-      });
-      if (!earlier)
-        rb.deadClears.insert(w.op);
+/// Just before the reversal of `op`: the recomputations anchored there (or,
+/// with markAnchors, an empty state where the checkpointing may put them).
+void Differentiator::recomputeBefore(Operation *op) {
+  auto it = anchorsAt.find(op);
+  if (it == anchorsAt.end())
+    return;
+  for (auto [k, i] : it->second) {
+    RecomputeCandidate &c = result.candidates[k];
+    Operation *writer = c.writers[i].first;
+    if (recomputed.contains(c.container)) {
+      IRMapping m = rb.map;
+      for (Value z : c.scratch[i])
+        m.map(z, copyOf(z, containerName(grad, z) + ".scratch"));
+      StringAttr label = b.getStringAttr("recompute " + c.name);
+      Operation *clone = cloneWriter(writer, m, label);
+      dropTapeWrites(clone, tapeValues);
+    } else if (opts.markAnchors) {
+      c.anchors.push_back(
+          StateOp::create(b, op->getLoc(), StringRef("checkpoint-anchor")));
+      c.anchorWriters.push_back(i);
     }
   }
+}
 
-  // --- The backward program.
-  b.setInsertionPointToEnd(&body);
+/// A copy of `writer` (a state, or a conditional of states) labelled
+/// `label`, at the builder's insertion point.
+Operation *Differentiator::cloneWriter(Operation *writer, IRMapping &m,
+                                       StringAttr label) {
+  auto ifOp = dyn_cast<IfOp>(writer);
+  if (!ifOp) {
+    Operation *clone = b.clone(*writer, m);
+    clone->setAttr(cast<StateOp>(writer).getLabelAttrName(), label);
+    return clone;
+  }
+  // The branch taken in the forward program, from its tape.
+  SmallVector<Value> conds;
+  for (const TapeSlot &slot : rb.tapes[ifOp]) {
+    SmallVector<Value> operands;
+    AffineMap im = rb.tapeIndex(slot, {}, {}, operands);
+    conds.push_back(rb.load(ifOp.getLoc(), slot.tape, im, operands));
+  }
+  auto copy = IfOp::create(b, ifOp.getLoc(), conds, ifOp.getBranches().size());
+  for (auto [from, to] : llvm::zip(ifOp.getBranches(), copy.getBranches())) {
+    Block *blk = new Block();
+    to.push_back(blk);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(blk);
+    for (Operation &op : from.front())
+      b.clone(op, m)->setAttr(StateOp::getLabelAttrName(OperationName(
+                                  StateOp::getOperationName(), ctx)),
+                              label);
+  }
+  return copy;
+}
+
+// --- Clears nobody reads. Reversing an overwrite zeroes the gradient it
+// consumed, so that the reversals of earlier accesses to the old value
+// start from zero. When no forward op before the write touches the
+// container (the write is outside loops, so it is not its own earlier
+// access) and its gradient is not returned to the caller (a wrt
+// argument), that zero is never read: typically the seed of a returned
+// array, a full sweep saved.
+void Differentiator::markDeadClears() {
+  Block &body = grad.getBody().front();
+  llvm::DenseMap<Operation *, unsigned> position;
+  unsigned k = 0;
+  for (Operation &op : body) {
+    position[&op] = k++;
+    if (&op == result.forwardEnd)
+      break;
+  }
+  llvm::DenseSet<Value> returned;
+  for (const std::string &n : wrtNames)
+    returned.insert(grad.lookupArg(n));
+  for (const WriteInfo &w : writes) {
+    if (!isa<StoreOp, CopyOp>(w.op) || w.readsTarget ||
+        returned.contains(w.target))
+      continue;
+    Operation *top = body.findAncestorOpInBlock(*w.op);
+    if (!top || !position.count(top))
+      continue;
+    bool inLoop = false;
+    for (Operation *p = w.op->getParentOp(); p && p != grad.getOperation();
+         p = p->getParentOp())
+      inLoop |= isa<LoopOp, WhileOp>(p);
+    if (inLoop)
+      continue;
+    unsigned at = position.lookup(top);
+    bool earlier = llvm::any_of(w.target.getUsers(), [&](Operation *u) {
+      if (u == w.op)
+        return false;
+      Operation *t = body.findAncestorOpInBlock(*u);
+      auto it = position.find(t);
+      return it != position.end() && it->second <= at;
+    });
+    if (!earlier)
+      rb.deadClears.insert(w.op);
+  }
+}
+
+// --- The backward program.
+LogicalResult Differentiator::buildBackward() {
+  b.setInsertionPointToEnd(&grad.getBody().front());
   if (failed(rb.reverseRegion(grad.getBody())))
     return failure();
   rb.beforeReverse = nullptr;
@@ -1825,9 +2090,12 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       op->walk([&, x = x, y = y](Operation *inner) {
         inner->replaceUsesOfWith(x, y);
       });
+  return success();
+}
 
-  // Gradient containers are zeroed just before their first use, so they
-  // occupy memory only from there on.
+// Gradient containers are zeroed just before their first use, so they
+// occupy memory only from there on.
+void Differentiator::sinkFills() {
   for (auto [g, fill] : fills) {
     for (Operation *op = fill->getNextNode(); op; op = op->getNextNode()) {
       bool uses = false;
@@ -1840,10 +2108,12 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
       }
     }
   }
+}
 
-  // An argument the backward program does not rewind holds its forward
-  // result on return: no fwd_<name> copy (a sweep over it, and an array
-  // the caller would allocate) for it.
+// An argument the backward program does not rewind holds its forward
+// result on return: no fwd_<name> copy (a sweep over it, and an array
+// the caller would allocate) for it.
+LogicalResult Differentiator::dropUnrewoundCopies() {
   llvm::BitVector unrewound(grad.getNumArguments());
   for (ResultCopy &r : resultCopies) {
     bool rewound = false;
@@ -1857,9 +2127,12 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
   }
   if (unrewound.any() && failed(grad.eraseArguments(unrewound)))
     return grad.emitOpError("autodiff cannot remove unused fwd_ arguments");
+  return success();
+}
 
-  // What sdfg-checkpoint needs to differentiate the program again (read
-  // back by readDifferentiateOptions).
+// What sdfg-checkpoint needs to differentiate the program again (read
+// back by readDifferentiateOptions).
+void Differentiator::recordOptions() {
   auto strings = [&](ArrayRef<std::string> names) {
     SmallVector<Attribute> out;
     for (const std::string &n : names)
@@ -1884,7 +2157,6 @@ static LogicalResult differentiateImpl(SDFGOp fwd,
     ad.set("keep", strings(opts.keep));
   }
   grad->setAttr("sdfg.ad", ad.getDictionary(ctx));
-  return success();
 }
 
 LogicalResult mlir::sdfg::readDifferentiateOptions(SDFGOp grad,
@@ -1931,7 +2203,7 @@ LogicalResult mlir::sdfg::readDifferentiateOptions(SDFGOp grad,
 FailureOr<DifferentiateResult>
 mlir::sdfg::differentiate(SDFGOp fwd, const DifferentiateOptions &opts) {
   DifferentiateResult result;
-  if (failed(differentiateImpl(fwd, opts, result))) {
+  if (failed(Differentiator(fwd, opts, result).run())) {
     if (result.grad)
       result.grad.erase();
     return failure();
