@@ -82,7 +82,8 @@ public:
       boundTapes;
 
   /// Forward overwrites whose reversal need not zero the gradient it
-  /// consumes: nothing reads that gradient afterwards (see AutoDiff.cpp).
+  /// consumes: nothing reads that gradient afterwards (see markDeadClears in
+  /// lib/AutoDiff/Transforms/Differentiate.cpp).
   llvm::DenseSet<Operation *> deadClears;
   /// Called before each forward op of a reversed region is reversed, at
   /// the insertion point of its reversal (the checkpoint recomputations
