@@ -41,7 +41,7 @@ bool mlir::sdfg::detail::runsAfterAll(Operation *op, Operation *later) {
 /// `target` without wcr (an initialisation whose reversal restores it).
 bool mlir::sdfg::detail::initialisedBefore(StoreOp store, Value target) {
   Operation *outer = store;
-  while (outer->getParentOp() && isa<MapOp>(outer->getParentOp()))
+  while (isa_and_nonnull<MapOp>(outer->getParentOp()))
     outer = outer->getParentOp();
   for (Operation *op = outer->getPrevNode(); op; op = op->getPrevNode()) {
     bool init = false;

@@ -58,7 +58,7 @@ struct IndexExpr {
 static AffineExpr merge(const IndexExpr &e, SmallVector<Value> &into) {
   SmallVector<AffineExpr> repl;
   for (Value a : e.atoms) {
-    auto it = llvm::find(into, a);
+    auto *it = llvm::find(into, a);
     unsigned pos = it - into.begin();
     if (it == into.end())
       into.push_back(a);

@@ -143,7 +143,7 @@ Value orderedKey(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
   unsigned width = type.getIntOrFloatBitWidth();
   Type bits = b.getIntegerType(width), i64 = b.getI64Type();
-  auto constant = [&](Type t, APInt v) -> Value {
+  auto constant = [&](Type t, const APInt &v) -> Value {
     return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
   };
   Value sign = constant(bits, APInt::getSignMask(width));
