@@ -56,10 +56,9 @@ void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices) {
   addHostLowering(pm);
 }
 
-/// convert-sdfg-to-scf's options for the GPU.
-static sdfg::ConvertSDFGToSCFOptions gpuLowering(bool checkIndices) {
-  sdfg::ConvertSDFGToSCFOptions lowering;
-  lowering.gpu = true;
+/// convert-sdfg-to-gpu's options.
+static sdfg::ConvertSDFGToGPUOptions gpuLowering(bool checkIndices) {
+  sdfg::ConvertSDFGToGPUOptions lowering;
   lowering.checkIndices = checkIndices;
   return lowering;
 }
@@ -71,7 +70,7 @@ void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm,
   pm.addNestedPass<SDFGOp>(createBatchOuterProducts());
   pm.addNestedPass<SDFGOp>(createFuseMaps());
   pm.addNestedPass<SDFGOp>(createSDFGAssignGPUSchedule());
-  pm.addPass(createConvertSDFGToSCF(gpuLowering(checkIndices)));
+  pm.addPass(createConvertSDFGToGPU(gpuLowering(checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createSDFGEmulateGPU());
   addHostLowering(pm);
@@ -99,7 +98,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<SDFGOp>(createBatchOuterProducts());
   pm.addNestedPass<SDFGOp>(createFuseMaps());
   pm.addNestedPass<SDFGOp>(createSDFGAssignGPUSchedule());
-  pm.addPass(createConvertSDFGToSCF(gpuLowering(options.checkIndices)));
+  pm.addPass(createConvertSDFGToGPU(gpuLowering(options.checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());

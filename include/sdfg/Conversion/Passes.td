@@ -45,9 +45,26 @@ def ConvertSDFGToSCF : Pass<"convert-sdfg-to-scf", "::mlir::ModuleOp"> {
       a parallel map that its threads share, into a small container (a
       bias's gradient), go to a private copy per chunk, combined in chunk
       order after the loop.
+  }];
+  let options = [
+    Option<"checkIndices", "check-indices", "bool", /*default=*/"true",
+           "Bounds-check indices computed from data; a failure "
+           "skips the access and is reported in sdfg_index_error">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
 
-    With `gpu=true`, the outermost `gpu_device` maps become `gpu.launch`
-    kernels instead (see `sdfg-lower-to-gpu`): the map's last three
+def ConvertSDFGToGPU : Pass<"convert-sdfg-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower the sdfg dialect for NVIDIA GPUs: kernels and "
+                "unified memory";
+  let description = [{
+    As `convert-sdfg-to-scf`, except that the outermost `gpu_device` maps
+    become `gpu.launch` kernels (see `sdfg-lower-to-gpu`): the map's last three
     dimensions go to the grid and blocks (x innermost), earlier ones are
     loops in each thread, WCR writes are atomic, nested maps run
     sequentially per thread. A failed index check in a kernel claims a
@@ -63,12 +80,9 @@ def ConvertSDFGToSCF : Pass<"convert-sdfg-to-scf", "::mlir::ModuleOp"> {
     the unified-memory containers.
   }];
   let options = [
-    Option<"gpu", "gpu", "bool", /*default=*/"false",
-           "Lower gpu_device maps to GPU kernels, containers in unified "
-           "memory">,
     Option<"checkIndices", "check-indices", "bool", /*default=*/"true",
-           "Bounds-check indices computed from data; a failure "
-           "skips the access and is reported in sdfg_index_error">
+           "Bounds-check indices computed from data, in kernels too; a "
+           "failure skips the access and is reported in sdfg_index_error">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
@@ -93,7 +107,7 @@ def SDFGMergeGPUModules : Pass<"sdfg-merge-gpu-modules", "::mlir::ModuleOp"> {
 def SDFGGPUDeviceMemory : Pass<"sdfg-gpu-device-memory", "::mlir::ModuleOp"> {
   let summary = "Put buffers that only GPU code touches in device memory";
   let description = [{
-    Runs on the output of `convert-sdfg-to-scf{gpu=true}`, which puts every
+    Runs on the output of `convert-sdfg-to-gpu`, which puts every
     container in unified memory (`gpu.alloc host_shared`) so that host code
     may touch any of them. A buffer that no host code dereferences (all its
     uses are inside `gpu.launch` bodies, its `gpu.dealloc`, `memref.dim`,
@@ -109,7 +123,7 @@ def SDFGGPUDeviceMemory : Pass<"sdfg-gpu-device-memory", "::mlir::ModuleOp"> {
 def SDFGEmulateGPU : Pass<"sdfg-emulate-gpu", "::mlir::ModuleOp"> {
   let summary = "Run the GPU program on the host CPU (testing without a GPU)";
   let description = [{
-    Takes the output of `convert-sdfg-to-scf{gpu=true}` (before kernel
+    Takes the output of `convert-sdfg-to-gpu` (before kernel
     outlining) and makes it a host program, keeping the kernels' code,
     their atomics, the unified-memory containers and the copies in and out
     exactly as the GPU path generates them:

@@ -67,7 +67,7 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
 
 /// Appends the passes that take sdfg IR to the LLVM dialect with the GPU
 /// kernels compiled and embedded (outermost parallel maps become kernels;
-/// see sdfg-gpu-schedule and convert-sdfg-to-scf{gpu=true}).
+/// see sdfg-gpu-schedule and convert-sdfg-to-gpu).
 void buildLowerToGPUPipeline(OpPassManager &pm,
                              const LowerToGPUOptions &options);
 

@@ -1,6 +1,6 @@
 //===- EmulateGPU.cpp - The GPU program of sdfg run on the host -----------===//
 //
-// Rewrites what convert-sdfg-to-scf{gpu=true} produces so that the CPU runs
+// Rewrites what convert-sdfg-to-gpu produces so that the CPU runs
 // it: kernels, their atomics, the unified-memory containers and the copies
 // in and out are kept exactly as the GPU path generates them, only the
 // launch and the runtime calls change. Every thread of a launch becomes one

@@ -1,6 +1,6 @@
 //===- GPUDeviceMemory.cpp - Kernel-only buffers in device memory ---------===//
 //
-// convert-sdfg-to-scf{gpu=true} puts every container in unified memory so
+// convert-sdfg-to-gpu puts every container in unified memory so
 // that host code may touch any of them. Most transients are only ever
 // touched by kernels and cuBLAS; in plain device memory they cost no page
 // faults and cannot oversubscribe the device. A buffer qualifies when no

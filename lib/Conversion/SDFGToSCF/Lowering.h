@@ -150,6 +150,10 @@ public:
   Lowering(ModuleOp module, OpBuilder &builder, bool gpu = false,
            bool checkIndices = false)
       : module(module), b(builder), gpu(gpu), checkIndices(checkIndices) {}
+  virtual ~Lowering() = default;
+
+  /// Whether this lowers for the GPU (the GPU lowering, SDFGToGPU).
+  bool targetsGPU() const { return gpu; }
 
   LogicalResult lowerRegion(Region &region);
   LogicalResult lowerOp(Operation *op);
@@ -274,7 +278,7 @@ public:
   /// (AccumulationNests.cpp).
   static AccumulationPlan planAccumulations(MapOp map, unsigned firstLoop);
 
-private:
+protected:
   LogicalResult lowerLoop(LoopOp op);
   LogicalResult lowerIf(IfOp op, unsigned branch);
   LogicalResult lowerWhile(WhileOp op);
@@ -282,15 +286,17 @@ private:
   /// Whether a parallel map does too little work (statically known) to be
   /// worth forking threads for on the CPU.
   bool isSmallWork(MapOp op);
-  /// Lowers an outermost gpu_device map to a gpu.launch (GPUKernels.cpp).
-  /// On the GPU, whether `op` (a state or control op at host level) is
-  /// better run as a one-thread kernel: it touches containers and holds no
-  /// kernel or cuBLAS call of its own.
-  bool runsOnOneThread(Operation *op);
+  /// The GPU target's hooks (SDFGToGPU/GPUKernels.cpp overrides them; on
+  /// the CPU no op runs on one thread and no map is a kernel).
+  /// Whether `op` (a state or control op at host level) is better run as
+  /// a one-thread kernel: it touches containers and holds no kernel or
+  /// cuBLAS call of its own.
+  virtual bool runsOnOneThread(Operation *op) { return false; }
   /// Lowers `op` inside a one-thread gpu.launch.
-  LogicalResult lowerOnOneThread(Operation *op);
-  LogicalResult lowerGPUMap(MapOp op, ArrayRef<Value> lbs, ArrayRef<Value> ubs,
-                            ArrayRef<Value> steps);
+  virtual LogicalResult lowerOnOneThread(Operation *op);
+  /// Lowers an outermost gpu_device map to a gpu.launch.
+  virtual LogicalResult lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
+                                    ArrayRef<Value> ubs, ArrayRef<Value> steps);
   /// Lowers a map with register reductions: loops carry one accumulator
   /// per reduction, combined into memory once after them (once per chunk,
   /// atomically, when the map runs in parallel).
@@ -413,6 +419,15 @@ private:
 /// few ulps: math-to-llvm lowers them as log(1 + x) and exp(x) - 1, which
 /// lose every digit for small x (NumPy's are exact).
 void expandPreciseMath(Operation *root);
+
+/// Makes the lowering of one sdfg.sdfg, whose function body `builder`
+/// fills: the CPU's Lowering, or the GPU's (SDFGToGPU).
+using LoweringFactory =
+    function_ref<std::unique_ptr<Lowering>(ModuleOp, OpBuilder &)>;
+
+/// Lowers every sdfg.sdfg of `module` to a function (the ABI of
+/// docs/design/c-abi.md) with the lowerings `make` returns.
+LogicalResult lowerSDFGs(ModuleOp module, LoweringFactory make);
 
 } // namespace detail
 } // namespace sdfg

@@ -713,8 +713,8 @@ static SmallVector<Value> representableSizes(OpBuilder &b, Location loc,
 
 static constexpr int64_t kMaxStackTransientBits = 64 * 64;
 
-static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
-                               bool checkIndices) {
+static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module,
+                               LoweringFactory make) {
   MLIRContext *ctx = module.getContext();
   Location loc = sdfgOp.getLoc();
   Type i64 = IntegerType::get(ctx, 64);
@@ -737,7 +737,9 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
 
-  Lowering lowering(module, b, gpu, checkIndices);
+  std::unique_ptr<Lowering> made = make(module, b);
+  Lowering &lowering = *made;
+  bool gpu = lowering.targetsGPU();
   lowering.callsLibrary = sdfgOp
                               .walk([](Operation *op) {
                                 return isLibraryCall(op)
@@ -874,17 +876,35 @@ static LogicalResult lowerSDFG(SDFGOp sdfgOp, ModuleOp module, bool gpu,
   return success();
 }
 
+LogicalResult mlir::sdfg::detail::lowerSDFGs(ModuleOp module,
+                                             LoweringFactory make) {
+  SmallVector<SDFGOp> sdfgs(module.getOps<SDFGOp>());
+  for (SDFGOp op : sdfgs)
+    if (failed(lowerSDFG(op, module, make)))
+      return failure();
+  expandPreciseMath(module);
+  return success();
+}
+
+LogicalResult Lowering::lowerOnOneThread(Operation *op) {
+  return op->emitOpError("runs on one GPU thread only under "
+                         "convert-sdfg-to-gpu");
+}
+
+LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value>, ArrayRef<Value>,
+                                    ArrayRef<Value>) {
+  return op->emitOpError("is a GPU kernel only under convert-sdfg-to-gpu");
+}
+
 namespace {
 struct ConvertSDFGToSCFPass
     : public sdfg::impl::ConvertSDFGToSCFBase<ConvertSDFGToSCFPass> {
   using ConvertSDFGToSCFBase::ConvertSDFGToSCFBase;
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<SDFGOp> sdfgs(module.getOps<SDFGOp>());
-    for (SDFGOp op : sdfgs)
-      if (failed(lowerSDFG(op, module, gpu, checkIndices)))
-        return signalPassFailure();
-    sdfg::detail::expandPreciseMath(module);
+    if (failed(lowerSDFGs(getOperation(), [&](ModuleOp m, OpBuilder &b) {
+          return std::make_unique<Lowering>(m, b, /*gpu=*/false, checkIndices);
+        })))
+      signalPassFailure();
   }
 };
 } // namespace

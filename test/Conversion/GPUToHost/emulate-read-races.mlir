@@ -1,5 +1,5 @@
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true --sdfg-emulate-gpu -split-input-file | FileCheck %s
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true --sdfg-emulate-gpu=check-races=false -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu --sdfg-emulate-gpu -split-input-file | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu --sdfg-emulate-gpu=check-races=false -split-input-file | FileCheck %s --check-prefix=OFF
 
 // Read-write races: thread i reads A[i + 1], which thread i + 1 writes.
 // Each load and each write of a buffer the kernel both reads and writes

@@ -1,11 +1,11 @@
 // The GPU program on the host: same kernels, atomics, unified-memory
 // containers and copies as --target=gpu, with every launch an OpenMP loop
 // over its threads and cuBLAS replaced by CBLAS. No CUDA toolkit needed.
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true --sdfg-emulate-gpu | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu --sdfg-emulate-gpu | FileCheck %s
 // RUN: sdfg-translate --target=gpu-emulator -emit=shared %s -o %t.so
 // RUN: llvm-nm -D %t.so | FileCheck %s --check-prefix=SYMS
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true --sdfg-emulate-gpu | FileCheck %s --check-prefix=RACES
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true --sdfg-emulate-gpu=check-races=false | FileCheck %s --check-prefix=NORACES
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu --sdfg-emulate-gpu | FileCheck %s --check-prefix=RACES
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu --sdfg-emulate-gpu=check-races=false | FileCheck %s --check-prefix=NORACES
 
 // Race check: the plain store to T (written from outside the kernel) also
 // swaps the thread's number into a shadow of T, filled with -1 before the

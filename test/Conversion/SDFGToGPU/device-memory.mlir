@@ -1,4 +1,4 @@
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true --sdfg-gpu-device-memory | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu --sdfg-gpu-device-memory | FileCheck %s
 // RUN: sdfg-opt %s --sdfg-lower-to-gpu="format=isa" | FileCheck %s --check-prefix=LLVM
 // LLVM: llvm.call @mgpuMemAlloc({{.*}}) : (i64, !llvm.ptr, i8) -> !llvm.ptr
 // LLVM: llvm.call @mgpuMemcpy({{.*}}) : (!llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> ()

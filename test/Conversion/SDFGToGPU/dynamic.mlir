@@ -2,7 +2,7 @@
 // Dynamic shapes and scalar arguments reach the kernel as parameters; the
 // grid is computed from the size at run time. A sum into one element from
 // every thread stays an atomic on the GPU (one thread per point).
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu | FileCheck %s
 // RUN: sdfg-translate --target=gpu -emit=ptx %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx

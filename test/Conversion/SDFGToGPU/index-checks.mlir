@@ -3,8 +3,8 @@
 // unified memory: cleared by the host at entry, claimed by the first
 // failing thread with a compare-and-swap on its line field, and handed to
 // the host's report (sdfg_index_error) at exit.
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true -split-input-file | FileCheck %s
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf="gpu=true check-indices=false" -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu -split-input-file | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu=check-indices=false -split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: sdfg-opt %s --sdfg-lower-to-gpu-emulator -split-input-file | FileCheck %s --check-prefix=EMU
 // RUN: sdfg-opt %s --sdfg-lower-to-gpu-emulator=check-indices=false -split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: sdfg-translate --target=gpu-emulator -emit=shared %s -o %t.so

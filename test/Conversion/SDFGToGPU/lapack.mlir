@@ -1,4 +1,4 @@
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true --sdfg-gpu-device-memory | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu --sdfg-gpu-device-memory | FileCheck %s
 // RUN: sdfg-translate --target=gpu-emulator -emit=shared %s -o %t.so
 // RUN: llvm-nm -D %t.so | FileCheck %s --check-prefix=SYMS
 

@@ -1,5 +1,5 @@
 // REQUIRES: cuda-toolkit
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true --sdfg-gpu-device-memory | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu --sdfg-gpu-device-memory | FileCheck %s
 // RUN: sdfg-translate --target=gpu -emit=ptx %s -o %t.ptx
 // RUN: %ptxas -arch=sm_90 %t.ptx -o %t.cubin
 

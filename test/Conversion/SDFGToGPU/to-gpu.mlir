@@ -1,5 +1,5 @@
 // REQUIRES: cuda-toolkit
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu | FileCheck %s
 // RUN: sdfg-opt %s --sdfg-gpu-schedule | FileCheck %s --check-prefix=SCHED
 
 // The outermost parallel maps get the GPU schedule; a map nested in one

@@ -1,4 +1,4 @@
-// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-scf=gpu=true | FileCheck %s
+// RUN: sdfg-opt %s --sdfg-gpu-schedule --convert-sdfg-to-gpu | FileCheck %s
 // RUN: sdfg-opt %s --convert-sdfg-to-scf | FileCheck %s --check-prefix=CPU
 // Which WCR writes of a kernel need atomics: every thread is one point of
 // the map, so a write is plain only when the thread parameters select

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
+#include "GPULowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -28,9 +28,9 @@ static constexpr int64_t kBlockShape[3][3] = {
 /// blocks along z, which cuLaunchKernel refuses.
 static constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
 
-LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
-                                    ArrayRef<Value> ubs,
-                                    ArrayRef<Value> steps) {
+LogicalResult GPULowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
+                                       ArrayRef<Value> ubs,
+                                       ArrayRef<Value> steps) {
   Location loc = op.getLoc();
   unsigned n = op.getNumParams();
   unsigned par = std::min(n, 3u);
@@ -109,7 +109,7 @@ LogicalResult Lowering::lowerGPUMap(MapOp op, ArrayRef<Value> lbs,
   return result;
 }
 
-bool Lowering::runsOnOneThread(Operation *op) {
+bool GPULowering::runsOnOneThread(Operation *op) {
   if (!gpu || parallelDepth > 0 || op->getNumResults() > 0 ||
       !isa<StateOp, LoopOp, IfOp, WhileOp>(op))
     return false;
@@ -131,7 +131,7 @@ bool Lowering::runsOnOneThread(Operation *op) {
 /// autodiff's reversals of them) between kernels would otherwise run on
 /// the host over unified memory, moving pages back and forth at every
 /// access; one GPU thread runs them where the data is.
-LogicalResult Lowering::lowerOnOneThread(Operation *op) {
+LogicalResult GPULowering::lowerOnOneThread(Operation *op) {
   Location loc = op->getLoc();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
