@@ -1348,3 +1348,25 @@ OpFoldResult BroadcastExtentOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// LoopLikeOpInterface
+//===----------------------------------------------------------------------===//
+
+// Loops, maps and while loops are loops to upstream's utilities (their
+// bodies repeat; a loop's iterator and a map's parameters are its induction
+// variables). None carries SSA values across iterations: containers do.
+
+SmallVector<Region *> LoopOp::getLoopRegions() { return {&getBody()}; }
+std::optional<SmallVector<Value>> LoopOp::getLoopInductionVars() {
+  return SmallVector<Value>{getIterator()};
+}
+
+SmallVector<Region *> MapOp::getLoopRegions() { return {&getBody()}; }
+std::optional<SmallVector<Value>> MapOp::getLoopInductionVars() {
+  return SmallVector<Value>(getParams().begin(), getParams().end());
+}
+
+SmallVector<Region *> WhileOp::getLoopRegions() {
+  return {&getCond(), &getBody()};
+}

@@ -15,6 +15,7 @@ include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "sdfg/Dialect/SDFG/IR/LibraryOpInterface.td"
 
@@ -124,7 +125,8 @@ def SDFG_StateOp : SDFG_Op<"state", [
 }
 
 def SDFG_LoopOp : SDFG_Op<"loop", [
-    SingleBlock, NoTerminator, RecursiveMemoryEffects
+    SingleBlock, NoTerminator, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface, ["getLoopInductionVars"]>
   ]> {
   let summary = "A loop region";
   let description = [{
@@ -180,7 +182,8 @@ def SDFG_IfOp : SDFG_Op<"if", [
 }
 
 def SDFG_WhileOp : SDFG_Op<"while", [
-    NoTerminator, RecursiveMemoryEffects]> {
+    NoTerminator, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface>]> {
   let summary = "A loop with a data-dependent trip count";
   let description = [{
     Evaluates the `cond` region (interstate scalar computations ending in
@@ -353,7 +356,8 @@ def SDFG_YieldOp : SDFG_Op<"yield", [
 }
 
 def SDFG_MapOp : SDFG_Op<"map", [
-    SingleBlock, NoTerminator, RecursiveMemoryEffects
+    SingleBlock, NoTerminator, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface, ["getLoopInductionVars"]>
   ]> {
   let summary = "A parallel N-d range";
   let description = [{
