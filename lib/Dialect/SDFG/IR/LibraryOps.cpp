@@ -1,12 +1,12 @@
-//===- LibraryOps.cpp - LibraryOpInterface of the library ops -------------===//
+//===- LibraryOps.cpp - The library ops -----------------------------------===//
 //
-// What each library op reads, writes and costs, for the analyses that treat
-// library ops as opaque steps (see LibraryOpInterface.td).
+// Verifiers of the library ops (BLAS, LAPACK, sorting, reductions), and
+// what each reads, writes and costs, for the analyses that treat library
+// ops as opaque steps (LibraryOpInterface.td).
 //
 //===----------------------------------------------------------------------===//
 
-#include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
-#include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
+#include "OpHelpers.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -15,6 +15,7 @@
 
 using namespace mlir;
 using namespace mlir::sdfg;
+using namespace mlir::sdfg::detail;
 
 double mlir::sdfg::numElements(Value container) {
   double n = 1;
@@ -266,3 +267,330 @@ double SearchsortedOp::getWorkEstimate() {
   return numElements(getValues()) * (2 * std::ceil(std::log2(n + 1)) + 2);
 }
 bool SearchsortedOp::callsLibrary() { return false; }
+
+// Library ops
+//===----------------------------------------------------------------------===//
+
+/// Checks that every container has the given ranks and a common float type.
+static LogicalResult verifyFloatOperands(Operation *op,
+                                         ArrayRef<MemRefType> types,
+                                         ArrayRef<int64_t> ranks) {
+  Type elt = types.front().getElementType();
+  if (!isa<Float32Type, Float64Type>(elt))
+    return op->emitOpError() << "supports f32 and f64 containers, not " << elt;
+  for (auto [i, t, r] : llvm::enumerate(types, ranks)) {
+    if (t.getElementType() != elt)
+      return op->emitOpError("operands must have the same element type");
+    if (t.getRank() != r)
+      return op->emitOpError() << "operand " << i << " must have rank " << r
+                               << ", got " << t.getRank();
+  }
+  return success();
+}
+
+/// Static extents must agree; dynamic ones are checked by the caller's
+/// program logic.
+static LogicalResult expectSameExtent(Operation *op, int64_t a, int64_t b,
+                                      StringRef what) {
+  if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
+    return op->emitOpError() << what << " mismatch: " << a << " vs " << b;
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  MemRefType a = getA().getType(), b = getB().getType(), c = getC().getType();
+  MemRefType types[] = {a, b, c};
+  for (auto [i, t] : llvm::enumerate(types))
+    if (t.getRank() != 2 && t.getRank() != 3)
+      return emitOpError() << "operand " << i << " must have rank 2 or 3, got "
+                           << t.getRank();
+  if (failed(verifyFloatOperands(*this, {a, b, c},
+                                 {a.getRank(), b.getRank(), c.getRank()})))
+    return failure();
+  if (getC() == getA() || getC() == getB())
+    return emitOpError("output must not alias an input");
+  // Rank 3 operands share the leading (batch) extent; a rank 2 operand is
+  // the same matrix for every batch entry, a rank 2 output their sum.
+  if (a.getRank() == 2 && b.getRank() == 2 && c.getRank() == 3)
+    return emitOpError("a batched output needs a batched input");
+  int64_t batch = ShapedType::kDynamic;
+  for (MemRefType t : types) {
+    if (t.getRank() != 3)
+      continue;
+    if (failed(expectSameExtent(*this, batch, t.getDimSize(0), "batch extent")))
+      return failure();
+    if (!ShapedType::isDynamic(t.getDimSize(0)))
+      batch = t.getDimSize(0);
+  }
+  unsigned ra = a.getRank() - 2, rb = b.getRank() - 2, rc = c.getRank() - 2;
+  int64_t m = a.getDimSize(ra + (getTransposeA() ? 1 : 0));
+  int64_t k1 = a.getDimSize(ra + (getTransposeA() ? 0 : 1));
+  int64_t k2 = b.getDimSize(rb + (getTransposeB() ? 1 : 0));
+  int64_t n = b.getDimSize(rb + (getTransposeB() ? 0 : 1));
+  if (failed(expectSameExtent(*this, k1, k2, "inner dimension")) ||
+      failed(expectSameExtent(*this, m, c.getDimSize(rc), "row count")) ||
+      failed(expectSameExtent(*this, n, c.getDimSize(rc + 1), "column count")))
+    return failure();
+  return success();
+}
+
+LogicalResult GemvOp::verify() {
+  MemRefType a = getA().getType(), x = getX().getType(), y = getY().getType();
+  if (failed(verifyFloatOperands(*this, {a, x, y}, {2, 1, 1})))
+    return failure();
+  if (getY() == getX())
+    return emitOpError("output must not alias an input");
+  int64_t rows = a.getDimSize(getTranspose() ? 1 : 0);
+  int64_t cols = a.getDimSize(getTranspose() ? 0 : 1);
+  if (failed(expectSameExtent(*this, cols, x.getDimSize(0), "input length")) ||
+      failed(expectSameExtent(*this, rows, y.getDimSize(0), "output length")))
+    return failure();
+  return success();
+}
+
+LogicalResult GerOp::verify() {
+  MemRefType x = getX().getType(), y = getY().getType(), a = getA().getType();
+  if (failed(verifyFloatOperands(*this, {x, y, a}, {1, 1, 2})))
+    return failure();
+  if (failed(expectSameExtent(*this, a.getDimSize(0), x.getDimSize(0),
+                              "row count")) ||
+      failed(expectSameExtent(*this, a.getDimSize(1), y.getDimSize(0),
+                              "column count")))
+    return failure();
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  MemRefType x = getX().getType(), y = getY().getType(),
+             r = getResult().getType();
+  if (failed(verifyFloatOperands(*this, {x, y, r}, {1, 1, 0})))
+    return failure();
+  return expectSameExtent(*this, x.getDimSize(0), y.getDimSize(0),
+                          "vector length");
+}
+
+LogicalResult TransposeOp::verify() {
+  MemRefType in = getInput().getType(), out = getOutput().getType();
+  if (failed(verifyFloatOperands(*this, {in, out}, {2, 2})))
+    return failure();
+  if (getInput() == getOutput())
+    return emitOpError("output must not alias the input");
+  if (failed(expectSameExtent(*this, in.getDimSize(0), out.getDimSize(1),
+                              "extent")) ||
+      failed(expectSameExtent(*this, in.getDimSize(1), out.getDimSize(0),
+                              "extent")))
+    return failure();
+  return success();
+}
+
+LogicalResult SolveOp::verify() {
+  MemRefType a = getA().getType(), b = getB().getType(), x = getX().getType();
+  int64_t rhsRank = b.getRank();
+  if (rhsRank != 1 && rhsRank != 2)
+    return emitOpError() << "right-hand side must have rank 1 or 2, got "
+                         << rhsRank;
+  if (failed(verifyFloatOperands(*this, {a, b, x}, {2, rhsRank, rhsRank})))
+    return failure();
+  if (getX() == getA())
+    return emitOpError("output must not alias the matrix");
+  if (failed(expectSameExtent(*this, a.getDimSize(0), a.getDimSize(1),
+                              "square matrix extent")) ||
+      failed(expectSameExtent(*this, a.getDimSize(0), b.getDimSize(0),
+                              "right-hand side length")))
+    return failure();
+  for (int64_t d = 0; d < rhsRank; ++d)
+    if (failed(expectSameExtent(*this, b.getDimSize(d), x.getDimSize(d),
+                                "solution extent")))
+      return failure();
+  return success();
+}
+
+LogicalResult DetOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  if (failed(verifyFloatOperands(*this, {a, r}, {2, 0})))
+    return failure();
+  return expectSameExtent(*this, a.getDimSize(0), a.getDimSize(1),
+                          "square matrix extent");
+}
+
+LogicalResult CholeskyOp::verify() {
+  MemRefType a = getA().getType(), l = getL().getType();
+  if (failed(verifyFloatOperands(*this, {a, l}, {2, 2})))
+    return failure();
+  if (getA() == getL())
+    return emitOpError("output must not alias the input");
+  if (failed(expectSameExtent(*this, a.getDimSize(0), a.getDimSize(1),
+                              "square matrix extent")))
+    return failure();
+  for (int64_t d = 0; d < 2; ++d)
+    if (failed(expectSameExtent(*this, a.getDimSize(d), l.getDimSize(d),
+                                "factor extent")))
+      return failure();
+  return success();
+}
+
+LogicalResult EighOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  bool vectors = getPart() == EighPart::vectors;
+  if (failed(verifyFloatOperands(*this, {a, r}, {2, vectors ? 2 : 1})))
+    return failure();
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  if (failed(expectSameExtent(*this, a.getDimSize(0), a.getDimSize(1),
+                              "square matrix extent")))
+    return failure();
+  for (int64_t d = 0; d < r.getRank(); ++d)
+    if (failed(expectSameExtent(*this, a.getDimSize(0), r.getDimSize(d),
+                                vectors ? "eigenvector matrix extent"
+                                        : "eigenvalue count")))
+      return failure();
+  return success();
+}
+
+/// min(m, n) of two extents, dynamic when either is.
+static int64_t smallerExtent(int64_t m, int64_t n) {
+  return ShapedType::isDynamic(m) || ShapedType::isDynamic(n)
+             ? ShapedType::kDynamic
+             : std::min(m, n);
+}
+
+LogicalResult QROp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  if (failed(verifyFloatOperands(*this, {a, r}, {2, 2})))
+    return failure();
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  // Q is m x k, R is k x n, k = min(m, n) (known when both are static).
+  int64_t m = a.getDimSize(0), n = a.getDimSize(1);
+  int64_t k = smallerExtent(m, n);
+  bool q = getPart() == QRPart::q;
+  if (failed(expectSameExtent(*this, q ? m : k, r.getDimSize(0),
+                              q ? "Q row count" : "R row count")) ||
+      failed(expectSameExtent(*this, q ? k : n, r.getDimSize(1),
+                              q ? "Q column count" : "R column count")))
+    return failure();
+  return success();
+}
+
+LogicalResult SVDOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  bool values = getPart() == SVDPart::s;
+  if (failed(verifyFloatOperands(*this, {a, r}, {2, values ? 1 : 2})))
+    return failure();
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  // U is m x k, s is k, Vh is k x n, k = min(m, n) (known when static).
+  int64_t m = a.getDimSize(0), n = a.getDimSize(1);
+  int64_t k = smallerExtent(m, n);
+  switch (getPart()) {
+  case SVDPart::u:
+    if (failed(expectSameExtent(*this, m, r.getDimSize(0), "U row count")) ||
+        failed(expectSameExtent(*this, k, r.getDimSize(1), "U column count")))
+      return failure();
+    break;
+  case SVDPart::s:
+    if (failed(expectSameExtent(*this, k, r.getDimSize(0),
+                                "singular value count")))
+      return failure();
+    break;
+  case SVDPart::vh:
+    if (failed(expectSameExtent(*this, k, r.getDimSize(0), "Vh row count")) ||
+        failed(expectSameExtent(*this, n, r.getDimSize(1), "Vh column count")))
+      return failure();
+    break;
+  }
+  if (!values && getWithVectors())
+    return emitOpError("with_vectors applies to the singular values only");
+  return success();
+}
+
+LogicalResult ArgsortOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  Type elt = a.getElementType();
+  if (!isa<FloatType>(elt) && !(elt.isSignlessInteger() && !elt.isInteger(1)))
+    return emitOpError() << "sorts floats or integers, not " << elt;
+  if (!r.getElementType().isInteger(64))
+    return emitOpError() << "result must hold i64 positions, not "
+                         << r.getElementType();
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  if (a.getRank() == 0)
+    return emitOpError("needs an array of rank at least 1");
+  if (r.getRank() != a.getRank())
+    return emitOpError() << "result rank " << r.getRank()
+                         << " differs from the input's " << a.getRank();
+  for (int64_t d = 0; d < a.getRank(); ++d)
+    if (failed(expectSameExtent(*this, a.getDimSize(d), r.getDimSize(d),
+                                "result extent")))
+      return failure();
+  // Read signed: the attribute's getter is unsigned.
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis >= a.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << a.getRank();
+  return success();
+}
+
+LogicalResult SearchsortedOp::verify() {
+  MemRefType v = getValues().getType(), a = getSorted().getType(),
+             r = getResult().getType();
+  Type elt = a.getElementType();
+  if (!isa<FloatType>(elt) && !(elt.isSignlessInteger() && !elt.isInteger(1)))
+    return emitOpError() << "searches floats or integers, not " << elt;
+  if (v.getElementType() != elt)
+    return emitOpError() << "values of type " << v.getElementType()
+                         << " searched in a vector of " << elt;
+  if (a.getRank() != 1)
+    return emitOpError() << "the sorted operand must be 1-d, not of rank "
+                         << a.getRank();
+  if (!r.getElementType().isInteger(64))
+    return emitOpError() << "result must hold i64 positions, not "
+                         << r.getElementType();
+  if (getResult() == getValues() || getResult() == getSorted())
+    return emitOpError("output must not alias an input");
+  if (r.getRank() != v.getRank())
+    return emitOpError() << "result rank " << r.getRank()
+                         << " differs from the values' " << v.getRank();
+  for (int64_t d = 0; d < v.getRank(); ++d)
+    if (failed(expectSameExtent(*this, v.getDimSize(d), r.getDimSize(d),
+                                "result extent")))
+      return failure();
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  MemRefType in = getInput().getType(), out = getOutput().getType();
+  if (getInput() == getOutput())
+    return emitOpError("output must not alias the input");
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("input and output element types differ");
+  if (!isScalarType(in.getElementType()) || in.getElementType().isInteger(1))
+    return emitOpError() << "unsupported element type " << in.getElementType();
+  ArrayRef<int64_t> axes = getAxes();
+  if (axes.empty())
+    return emitOpError("needs at least one axis");
+  for (auto [i, a] : llvm::enumerate(axes)) {
+    if (a < 0 || a >= in.getRank())
+      return emitOpError() << "axis " << a << " is out of range for rank "
+                           << in.getRank();
+    if (i > 0 && a <= axes[i - 1])
+      return emitOpError("axes must be strictly increasing");
+  }
+  bool keepDims = out.getRank() == in.getRank();
+  if (!keepDims &&
+      out.getRank() != in.getRank() - static_cast<int64_t>(axes.size()))
+    return emitOpError() << "output rank " << out.getRank()
+                         << " must be the input rank " << in.getRank()
+                         << " without the reduced axes, or equal to it";
+  unsigned o = 0;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    if (reduced && !keepDims)
+      continue;
+    int64_t expected = reduced ? 1 : in.getDimSize(d);
+    if (failed(expectSameExtent(*this, expected, out.getDimSize(o++),
+                                "output extent")))
+      return failure();
+  }
+  return success();
+}
