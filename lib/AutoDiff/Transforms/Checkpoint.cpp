@@ -99,6 +99,30 @@ struct CheckpointPass : public sdfg::impl::CheckpointBase<CheckpointPass> {
   void runOnOperation() override;
   LogicalResult checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                            const llvm::StringMap<int64_t> &symbols);
+
+private:
+  /// What to recompute, and how the choice was made.
+  struct Plan {
+    std::vector<bool> decision;
+    double solveMs = 0;
+    bool optimal = true;
+  };
+  /// The plan the options ask for (recompute=, recompute-all, or the ILP
+  /// under `limit`); a located error when none fits or the choice is
+  /// inconsistent.
+  FailureOr<Plan> decide(const CheckpointModel &model, Location gradLoc,
+                         SDFGOp fwd, DifferentiateOptions &opts,
+                         std::optional<int64_t> limit, int64_t storeAllPeak);
+  /// The `sdfg.checkpoint` summary on the gradient program.
+  void record(SDFGOp result, const DifferentiateResult &storeAll,
+              const DifferentiateOptions &opts, int64_t peak, int64_t predicted,
+              int64_t storeAllPeak, std::optional<int64_t> limit);
+  /// With report=true: a remark per candidate and one with the peak.
+  void reportPlan(SDFGOp result, const DifferentiateResult &storeAll,
+                  const DifferentiateOptions &opts, ArrayRef<bool> isArgument,
+                  const llvm::DenseMap<Value, int64_t> &bytesOf, int64_t peak,
+                  int64_t storeAllPeak, std::optional<int64_t> limit,
+                  const Plan &plan);
 };
 
 void CheckpointPass::runOnOperation() {
@@ -188,58 +212,13 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
 
   // Decide.
   unsigned n = model.candidates.size();
-  std::vector<bool> decision(n, false);
-  int64_t storeAllPeak = model.peakBytes(decision);
-  double solveMs = 0;
-  bool optimal = true;
-  if (!recompute.empty()) {
-    for (const std::string &name : recompute) {
-      auto it = llvm::find_if(
-          model.candidates, [&](const Candidate &c) { return c.name == name; });
-      if (it != model.candidates.end())
-        decision[it - model.candidates.begin()] = true;
-      else
-        opts.recompute.insert(name); // differentiate names the problem
-    }
-  } else if (strategy == "recompute-all") {
-    for (unsigned i = 0; i < n; ++i) {
-      decision[i] = true;
-      if (!model.admissible(decision))
-        decision[i] = false;
-    }
-  } else if (strategy == "ilp") {
-    auto t0 = std::chrono::steady_clock::now();
-    CheckpointPlan plan = solveCheckpointModel(model, *limit);
-    solveMs = std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - t0)
-                  .count();
-    if (!plan.error.empty() && plan.minFeasibleBytes == 0) {
-      ref.erase();
-      return emitError(gradLoc, "sdfg-checkpoint: the solver failed: ")
-             << plan.error;
-    }
-    if (!plan.feasible) {
-      ref.erase();
-      return emitError(gradLoc, "sdfg-checkpoint: no store/recompute plan "
-                                "for @")
-             << fwd.getSymName() << opts.suffix << " fits in "
-             << formatBytes(*limit) << "; the smallest feasible limit is "
-             << formatBytes(plan.minFeasibleBytes, /*roundUp=*/true) << " ("
-             << plan.minFeasibleBytes << " bytes; storing everything needs "
-             << formatBytes(storeAllPeak) << ")";
-    }
-    decision = plan.recompute;
-    optimal = plan.optimal;
+  int64_t storeAllPeak = model.peakBytes(std::vector<bool>(n, false));
+  FailureOr<Plan> plan = decide(model, gradLoc, fwd, opts, limit, storeAllPeak);
+  if (failed(plan)) {
+    ref.erase();
+    return failure();
   }
-  for (auto [a, b] : model.exclusive)
-    if (decision[a] && decision[b]) {
-      ref.erase();
-      return emitError(gradLoc, "sdfg-checkpoint: cannot recompute both '")
-             << model.candidates[a].name << "' and '"
-             << model.candidates[b].name << "': recomputing '"
-             << model.candidates[a].name << "' re-runs code that reads '"
-             << model.candidates[b].name << "' as stored";
-    }
+  std::vector<bool> &decision = plan->decision;
   int64_t predicted = model.peakBytes(decision);
 
   // Build the chosen program.
@@ -273,10 +252,73 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                    ? " (the model predicted " + formatBytes(predicted) + ")"
                    : std::string(""));
 
-  // Record and report.
+  record(result, *storeAll, opts, peak, predicted, storeAllPeak, limit);
+  if (report)
+    reportPlan(result, *storeAll, opts, isArgument, bytesOf, peak, storeAllPeak,
+               limit, *plan);
+  return success();
+}
+
+FailureOr<CheckpointPass::Plan>
+CheckpointPass::decide(const CheckpointModel &model, Location gradLoc,
+                       SDFGOp fwd, DifferentiateOptions &opts,
+                       std::optional<int64_t> limit, int64_t storeAllPeak) {
+  unsigned n = model.candidates.size();
+  Plan result;
+  std::vector<bool> &decision = result.decision;
+  decision.assign(n, false);
+  if (!recompute.empty()) {
+    for (const std::string &name : recompute) {
+      auto it = llvm::find_if(
+          model.candidates, [&](const Candidate &c) { return c.name == name; });
+      if (it != model.candidates.end())
+        decision[it - model.candidates.begin()] = true;
+      else
+        opts.recompute.insert(name); // differentiate names the problem
+    }
+  } else if (strategy == "recompute-all") {
+    for (unsigned i = 0; i < n; ++i) {
+      decision[i] = true;
+      if (!model.admissible(decision))
+        decision[i] = false;
+    }
+  } else if (strategy == "ilp") {
+    auto t0 = std::chrono::steady_clock::now();
+    CheckpointPlan plan = solveCheckpointModel(model, *limit);
+    result.solveMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - t0)
+                         .count();
+    if (!plan.error.empty() && plan.minFeasibleBytes == 0)
+      return emitError(gradLoc, "sdfg-checkpoint: the solver failed: ")
+             << plan.error;
+    if (!plan.feasible)
+      return emitError(gradLoc, "sdfg-checkpoint: no store/recompute plan "
+                                "for @")
+             << fwd.getSymName() << opts.suffix << " fits in "
+             << formatBytes(*limit) << "; the smallest feasible limit is "
+             << formatBytes(plan.minFeasibleBytes, /*roundUp=*/true) << " ("
+             << plan.minFeasibleBytes << " bytes; storing everything needs "
+             << formatBytes(storeAllPeak) << ")";
+    decision = plan.recompute;
+    result.optimal = plan.optimal;
+  }
+  for (auto [a, b] : model.exclusive)
+    if (decision[a] && decision[b])
+      return emitError(gradLoc, "sdfg-checkpoint: cannot recompute both '")
+             << model.candidates[a].name << "' and '"
+             << model.candidates[b].name << "': recomputing '"
+             << model.candidates[a].name << "' re-runs code that reads '"
+             << model.candidates[b].name << "' as stored";
+  return result;
+}
+
+void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
+                            const DifferentiateOptions &opts, int64_t peak,
+                            int64_t predicted, int64_t storeAllPeak,
+                            std::optional<int64_t> limit) {
   Builder b(result.getContext());
   SmallVector<Attribute> recomputedNames, storedNames;
-  for (const RecomputeCandidate &c : storeAll->candidates)
+  for (const RecomputeCandidate &c : storeAll.candidates)
     (opts.recompute.contains(c.name) ? recomputedNames : storedNames)
         .push_back(b.getStringAttr(c.name));
   SmallVector<NamedAttribute> summary = {
@@ -292,41 +334,44 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
     summary.push_back(
         b.getNamedAttr("limit_bytes", b.getI64IntegerAttr(*limit)));
   result->setAttr("sdfg.checkpoint", b.getDictionaryAttr(summary));
+}
 
-  if (report) {
-    for (auto [k, c] : llvm::enumerate(storeAll->candidates)) {
-      bool re = opts.recompute.contains(c.name);
-      int64_t tapeBytes = 0;
-      for (Value t : c.tapes)
-        tapeBytes += bytesOf.lookup(t);
-      bool isArg = isArgument[k];
-      InFlightDiagnostic d = emitRemark(result.getLoc())
-                             << "'" << c.name << "': ";
-      if (isArg)
-        d << "argument";
-      else
-        d << formatBytes(bytesOf.lookup(c.container));
-      if (tapeBytes)
-        d << " + " << formatBytes(tapeBytes) << " of overwritten values";
-      if (!isArg)
-        d << ", recompute cost " << formatNumber("%.3g", c.cost);
-      d << ": " << (re ? "recompute" : "store");
-      if (!c.eligible)
-        d << " (cannot recompute: " << c.reason << ")";
-    }
-    InFlightDiagnostic d =
-        emitRemark(result.getLoc())
-        << "peak memory " << formatBytes(peak)
-        << " (storing everything: " << formatBytes(storeAllPeak);
-    if (limit)
-      d << "; limit " << formatBytes(*limit);
-    d << ")";
-    if (strategy == "ilp" && recompute.empty())
-      d << "; ILP with " << n << " variables solved in "
-        << formatNumber("%.1f", solveMs) << " ms"
-        << (optimal ? "" : " (time limit: best plan found)");
+void CheckpointPass::reportPlan(
+    SDFGOp result, const DifferentiateResult &storeAll,
+    const DifferentiateOptions &opts, ArrayRef<bool> isArgument,
+    const llvm::DenseMap<Value, int64_t> &bytesOf, int64_t peak,
+    int64_t storeAllPeak, std::optional<int64_t> limit, const Plan &plan) {
+  for (auto [k, c] : llvm::enumerate(storeAll.candidates)) {
+    bool re = opts.recompute.contains(c.name);
+    int64_t tapeBytes = 0;
+    for (Value t : c.tapes)
+      tapeBytes += bytesOf.lookup(t);
+    bool isArg = isArgument[k];
+    InFlightDiagnostic d = emitRemark(result.getLoc())
+                           << "'" << c.name << "': ";
+    if (isArg)
+      d << "argument";
+    else
+      d << formatBytes(bytesOf.lookup(c.container));
+    if (tapeBytes)
+      d << " + " << formatBytes(tapeBytes) << " of overwritten values";
+    if (!isArg)
+      d << ", recompute cost " << formatNumber("%.3g", c.cost);
+    d << ": " << (re ? "recompute" : "store");
+    if (!c.eligible)
+      d << " (cannot recompute: " << c.reason << ")";
   }
-  return success();
+  InFlightDiagnostic d =
+      emitRemark(result.getLoc())
+      << "peak memory " << formatBytes(peak)
+      << " (storing everything: " << formatBytes(storeAllPeak);
+  if (limit)
+    d << "; limit " << formatBytes(*limit);
+  d << ")";
+  if (strategy == "ilp" && recompute.empty())
+    d << "; ILP with " << plan.decision.size() << " variables solved in "
+      << formatNumber("%.1f", plan.solveMs) << " ms"
+      << (plan.optimal ? "" : " (time limit: best plan found)");
 }
 
 } // namespace
