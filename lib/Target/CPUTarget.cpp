@@ -390,9 +390,11 @@ LogicalResult mlir::sdfg::emitObjectFile(llvm::Module &module,
 LogicalResult mlir::sdfg::linkSharedLibrary(StringRef objectPath,
                                             StringRef outputPath,
                                             std::string &error, bool gpu) {
+  // OpenBLAS as CMake found it (CBLAS and LAPACK), libm for what the
+  // math-to-libm conversion calls.
   SmallVector<StringRef> args = {
-      SDFG_CLANG_PATH, "-shared",  "-fopenmp",   "-o",
-      outputPath,      objectPath, "-lopenblas", "-lm"};
+      SDFG_CLANG_PATH, "-shared",  "-fopenmp",        "-o",
+      outputPath,      objectPath, SDFG_BLAS_LIBRARY, "-lm"};
 #ifdef SDFG_GPU_RUNTIME_DIR
   // The runtime next to this tool (bin/../lib, in the build tree and in an
   // installed prefix alike), else where it was built.
