@@ -120,19 +120,35 @@ private:
 
   LogicalResult convertBlock(Block &block);
   LogicalResult convertOp(Operation *op);
+  LogicalResult convertAlloc(Operation *op);
+  /// Converts a load, store or scalar computation into the open state (or
+  /// map body).
   LogicalResult convertDataflow(Operation *op);
+  LogicalResult convertAccess(Operation *op);
+  LogicalResult convertTasklet(Operation *op);
   LogicalResult convertFor(Operation *op, const IndexExpr &lb,
                            const IndexExpr &ub, int64_t step, Block &body,
                            ValueRange inits, ValueRange results);
+  LogicalResult convertScfFor(scf::ForOp op);
+  LogicalResult convertAffineFor(affine::AffineForOp op);
   LogicalResult convertIf(scf::IfOp op);
   LogicalResult convertWhile(scf::WhileOp op);
   LogicalResult convertParallel(Operation *op, ArrayRef<IndexExpr> lbs,
                                 ArrayRef<IndexExpr> ubs,
                                 ArrayRef<int64_t> steps, Block &body);
+  LogicalResult convertScfParallel(scf::ParallelOp op);
+  LogicalResult convertAffineParallel(affine::AffineParallelOp op);
   /// Opens a parallel map over 0 <= p < extent per dimension at the
   /// insertion point and moves the builder into its body; returns the
   /// parameters.
   SmallVector<Value> openStaticMap(Location loc, ArrayRef<int64_t> extents);
+  /// Rejects BLAS operands of mixed or non-float types or disagreeing
+  /// static extents.
+  LogicalResult checkBlasOperands(Operation *op);
+  LogicalResult convertMatmul(linalg::MatmulOp op);
+  LogicalResult convertMatvec(linalg::MatvecOp op);
+  LogicalResult convertDot(linalg::DotOp op);
+  LogicalResult convertReduce(linalg::ReduceOp op);
   LogicalResult convertGeneric(linalg::GenericOp op);
   LogicalResult convertFill(linalg::FillOp op);
   /// Stores `values` into the 0-d containers `into` (a yield).
@@ -376,6 +392,15 @@ static bool isScalarCompute(Operation *op) {
 }
 
 LogicalResult Converter::convertDataflow(Operation *op) {
+  if (isa<memref::LoadOp, memref::StoreOp, affine::AffineLoadOp,
+          affine::AffineStoreOp>(op))
+    return convertAccess(op);
+  if (isa<arith::ConstantOp>(op))
+    return success(); // materialised where used
+  return convertTasklet(op);
+}
+
+LogicalResult Converter::convertAccess(Operation *op) {
   Location loc = op->getLoc();
   auto indexList = [&](ValueRange idx, SmallVector<IndexExpr> &out) {
     for (Value i : idx) {
@@ -456,15 +481,16 @@ LogicalResult Converter::convertDataflow(Operation *op) {
       return failure();
     return emitLoad(l.getMemref(), idx, l.getResult());
   }
-  if (auto s = dyn_cast<affine::AffineStoreOp>(op)) {
-    SmallVector<IndexExpr> idx;
-    if (!affineIndices(s.getAffineMap(), s.getMapOperands(), idx))
-      return failure();
-    return emitStore(s.getValue(), s.getMemref(), idx);
-  }
-  // A scalar computation: one tasklet. Constants are cloned into it.
-  if (isa<arith::ConstantOp>(op))
-    return success(); // materialised where used
+  auto s = cast<affine::AffineStoreOp>(op);
+  SmallVector<IndexExpr> idx;
+  if (!affineIndices(s.getAffineMap(), s.getMapOperands(), idx))
+    return failure();
+  return emitStore(s.getValue(), s.getMemref(), idx);
+}
+
+/// A scalar computation: one tasklet. Constants are cloned into it.
+LogicalResult Converter::convertTasklet(Operation *op) {
+  Location loc = op->getLoc();
   SmallVector<Value> inputs, upstreamInputs;
   for (Value o : op->getOperands()) {
     if (o.getDefiningOp<arith::ConstantOp>() ||
@@ -503,7 +529,6 @@ LogicalResult Converter::convertOp(Operation *op) {
     return failure();
   if (handled)
     return success();
-  Location loc = op->getLoc();
 
   if (isa<func::ReturnOp>(op)) {
     if (op->getNumOperands() != 0)
@@ -513,233 +538,288 @@ LogicalResult Converter::convertOp(Operation *op) {
   }
   if (isa<memref::DeallocOp>(op))
     return success(); // transients are freed by the lowering
-  if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
-    auto type = cast<MemRefType>(op->getResult(0).getType());
-    if (!type.getLayout().isIdentity())
-      return unsupported(op, "only identity layouts are supported");
-    if (op->getParentOp() != fn.getOperation())
-      return unsupported(op, "allocations must be at the top of the "
-                             "function, not inside loops or branches");
-    SmallVector<Value> sizes;
-    for (Value s : op->getOperands()) {
-      auto e = indexOf(s);
-      if (!e || !isa<AffineDimExpr>(e->expr))
-        return unsupported(op, "a dynamic size must be an index argument");
-      sizes.push_back(e->atoms[cast<AffineDimExpr>(e->expr).getPosition()]);
-    }
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&sdfg.getBody().front());
-    containers[op->getResult(0)] =
-        AllocOp::create(b, loc, type, sizes).getResult();
-    return success();
-  }
+  if (isa<memref::AllocOp, memref::AllocaOp>(op))
+    return convertAlloc(op);
   if (isa<memref::LoadOp, memref::StoreOp, affine::AffineLoadOp,
           affine::AffineStoreOp>(op) ||
       isScalarCompute(op)) {
     if (!isa<arith::ConstantOp>(op))
-      openState(loc);
+      openState(op->getLoc());
     if (failed(convertDataflow(op)))
       return failure();
     doneInState.insert(op);
     return success();
   }
 
-  // Library ops, in a state: BLAS takes operands of one float type and
-  // agreeing extents (linalg also takes mixed types, with casts).
-  if (isa<linalg::MatmulOp, linalg::MatvecOp, linalg::DotOp>(op)) {
-    auto dps = cast<DestinationStyleOpInterface>(op);
-    SmallVector<MemRefType> types;
-    for (Value v : llvm::concat<Value>(dps.getDpsInputs(), dps.getDpsInits()))
-      if (auto t = dyn_cast<MemRefType>(v.getType()))
-        types.push_back(t);
-    if (types.size() == 3) {
-      Type elt = types[0].getElementType();
-      if (!elt.isF32() && !elt.isF64())
-        return unsupported(op, "operands must be f32 or f64 memrefs");
-      if (llvm::any_of(types,
-                       [&](MemRefType t) { return t.getElementType() != elt; }))
-        return unsupported(op, "operands must have one element type");
-      // The extents each pair of operands shares: (operand, dim) pairs.
-      using Dim = std::pair<unsigned, unsigned>;
-      SmallVector<std::pair<Dim, Dim>> same;
-      if (isa<linalg::MatmulOp>(op))
-        same = {{{0, 1}, {1, 0}}, {{0, 0}, {2, 0}}, {{1, 1}, {2, 1}}};
-      else if (isa<linalg::MatvecOp>(op))
-        same = {{{0, 1}, {1, 0}}, {{0, 0}, {2, 0}}};
-      else
-        same = {{{0, 0}, {1, 0}}};
-      for (auto [x, y] : same) {
-        if (x.second >= types[x.first].getRank() ||
-            y.second >= types[y.first].getRank())
-          return unsupported(op, "operands of unexpected rank");
-        int64_t a = types[x.first].getDimSize(x.second),
-                c = types[y.first].getDimSize(y.second);
-        if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(c) && a != c)
-          return unsupported(op)
-                 << ": extent " << a << " of operand " << x.first
-                 << " (dimension " << x.second << ") does not match extent "
-                 << c << " of operand " << y.first << " (dimension " << y.second
-                 << ")";
-      }
-    }
-  }
-  if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
-    if (!mm.hasPureBufferSemantics() || mm.hasUserDefinedMaps())
-      return unsupported(op, "only plain matmul on memrefs (no indexing "
-                             "maps: transpose explicitly)");
-    openState(loc);
-    Value a = container(op, mm.getDpsInputs()[0]),
-          bb = container(op, mm.getDpsInputs()[1]),
-          c = container(op, mm.getDpsInits()[0]);
-    if (!a || !bb || !c)
-      return failure();
-    MatmulOp::create(b, loc, a, bb, c, false, false, /*accumulate=*/true,
-                     /*alpha=*/FloatAttr());
-    doneInState.insert(op);
-    return success();
-  }
-  if (auto mv = dyn_cast<linalg::MatvecOp>(op)) {
-    if (!mv.hasPureBufferSemantics())
-      return unsupported(op, "only on memrefs");
-    openState(loc);
-    Value a = container(op, mv.getDpsInputs()[0]),
-          x = container(op, mv.getDpsInputs()[1]),
-          y = container(op, mv.getDpsInits()[0]);
-    if (!a || !x || !y)
-      return failure();
-    GemvOp::create(b, loc, a, x, y, false, /*accumulate=*/true);
-    doneInState.insert(op);
-    return success();
-  }
-  if (auto dot = dyn_cast<linalg::DotOp>(op)) {
-    if (!dot.hasPureBufferSemantics())
-      return unsupported(op, "only on memrefs");
-    openState(loc);
-    Value x = container(op, dot.getDpsInputs()[0]),
-          y = container(op, dot.getDpsInputs()[1]),
-          r = container(op, dot.getDpsInits()[0]);
-    if (!x || !y || !r)
-      return failure();
-    DotOp::create(b, loc, x, y, r, /*accumulate=*/true);
-    doneInState.insert(op);
-    return success();
-  }
-  if (auto red = dyn_cast<linalg::ReduceOp>(op)) {
-    // out = out <op> reduce(in): the library reduction, accumulating.
-    if (!red.hasPureBufferSemantics() || red.getNumDpsInputs() != 1)
-      return unsupported(op, "only single-input reductions on memrefs");
-    Block &body = red.getCombiner().front();
-    Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
-    std::optional<ReduceKind> kind;
-    if (combiner && body.getOperations().size() == 2) {
-      if (isa<arith::AddFOp, arith::AddIOp>(combiner))
-        kind = ReduceKind::add;
-      else if (isa<arith::MaximumFOp, arith::MaxSIOp>(combiner))
-        kind = ReduceKind::max;
-      else if (isa<arith::MinimumFOp, arith::MinSIOp>(combiner))
-        kind = ReduceKind::min;
-    }
-    if (!kind)
-      return unsupported(op, "the combiner must be one add, maximum or "
-                             "minimum");
-    openState(loc);
-    Value in = container(op, red.getDpsInputs()[0]),
-          out = container(op, red.getDpsInits()[0]);
-    if (!in || !out)
-      return failure();
-    ReduceOp::create(b, loc, ReduceKindAttr::get(b.getContext(), *kind), in,
-                     out, b.getDenseI64ArrayAttr(red.getDimensions()),
-                     b.getUnitAttr());
-    doneInState.insert(op);
-    return success();
-  }
+  // Linalg.
+  if (auto mm = dyn_cast<linalg::MatmulOp>(op))
+    return convertMatmul(mm);
+  if (auto mv = dyn_cast<linalg::MatvecOp>(op))
+    return convertMatvec(mv);
+  if (auto dot = dyn_cast<linalg::DotOp>(op))
+    return convertDot(dot);
+  if (auto red = dyn_cast<linalg::ReduceOp>(op))
+    return convertReduce(red);
   if (auto g = dyn_cast<linalg::GenericOp>(op))
     return convertGeneric(g);
   if (auto f = dyn_cast<linalg::FillOp>(op))
     return convertFill(f);
 
   // Control flow.
-  if (auto f = dyn_cast<scf::ForOp>(op)) {
-    auto lb = indexOf(f.getLowerBound()), ub = indexOf(f.getUpperBound()),
-         step = indexOf(f.getStep());
-    if (!lb || !ub)
-      return unsupported(op, "bounds must be affine in loop variables and "
-                             "index arguments");
-    auto c = step ? dyn_cast<AffineConstantExpr>(step->expr) : nullptr;
-    if (!c || c.getValue() <= 0)
-      return unsupported(op, "the step must be a positive constant");
-    return convertFor(op, *lb, *ub, c.getValue(), *f.getBody(), f.getInitArgs(),
-                      f.getResults());
+  if (auto f = dyn_cast<scf::ForOp>(op))
+    return convertScfFor(f);
+  if (auto f = dyn_cast<affine::AffineForOp>(op))
+    return convertAffineFor(f);
+  if (auto i = dyn_cast<scf::IfOp>(op))
+    return convertIf(i);
+  if (auto w = dyn_cast<scf::WhileOp>(op))
+    return convertWhile(w);
+  if (auto p = dyn_cast<scf::ParallelOp>(op))
+    return convertScfParallel(p);
+  if (auto p = dyn_cast<affine::AffineParallelOp>(op))
+    return convertAffineParallel(p);
+  if (isa<scf::YieldOp, affine::AffineYieldOp>(op))
+    return success(); // handled by the enclosing loop
+  return unsupported(op);
+}
+
+LogicalResult Converter::convertAlloc(Operation *op) {
+  auto type = cast<MemRefType>(op->getResult(0).getType());
+  if (!type.getLayout().isIdentity())
+    return unsupported(op, "only identity layouts are supported");
+  if (op->getParentOp() != fn.getOperation())
+    return unsupported(op, "allocations must be at the top of the "
+                           "function, not inside loops or branches");
+  SmallVector<Value> sizes;
+  for (Value s : op->getOperands()) {
+    auto e = indexOf(s);
+    if (!e || !isa<AffineDimExpr>(e->expr))
+      return unsupported(op, "a dynamic size must be an index argument");
+    sizes.push_back(e->atoms[cast<AffineDimExpr>(e->expr).getPosition()]);
   }
-  if (auto f = dyn_cast<affine::AffineForOp>(op)) {
-    auto bound = [&](AffineMap m,
-                     ValueRange operands) -> std::optional<IndexExpr> {
-      if (m.getNumResults() != 1)
-        return std::nullopt;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&sdfg.getBody().front());
+  containers[op->getResult(0)] =
+      AllocOp::create(b, op->getLoc(), type, sizes).getResult();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Library ops
+//===----------------------------------------------------------------------===//
+
+// Library ops, in a state: BLAS takes operands of one float type and
+// agreeing extents (linalg also takes mixed types, with casts).
+LogicalResult Converter::checkBlasOperands(Operation *op) {
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  SmallVector<MemRefType> types;
+  for (Value v : llvm::concat<Value>(dps.getDpsInputs(), dps.getDpsInits()))
+    if (auto t = dyn_cast<MemRefType>(v.getType()))
+      types.push_back(t);
+  if (types.size() != 3)
+    return success();
+  Type elt = types[0].getElementType();
+  if (!elt.isF32() && !elt.isF64())
+    return unsupported(op, "operands must be f32 or f64 memrefs");
+  if (llvm::any_of(types,
+                   [&](MemRefType t) { return t.getElementType() != elt; }))
+    return unsupported(op, "operands must have one element type");
+  // The extents each pair of operands shares: (operand, dim) pairs.
+  using Dim = std::pair<unsigned, unsigned>;
+  SmallVector<std::pair<Dim, Dim>> same;
+  if (isa<linalg::MatmulOp>(op))
+    same = {{{0, 1}, {1, 0}}, {{0, 0}, {2, 0}}, {{1, 1}, {2, 1}}};
+  else if (isa<linalg::MatvecOp>(op))
+    same = {{{0, 1}, {1, 0}}, {{0, 0}, {2, 0}}};
+  else
+    same = {{{0, 0}, {1, 0}}};
+  for (auto [x, y] : same) {
+    if (x.second >= types[x.first].getRank() ||
+        y.second >= types[y.first].getRank())
+      return unsupported(op, "operands of unexpected rank");
+    int64_t a = types[x.first].getDimSize(x.second),
+            c = types[y.first].getDimSize(y.second);
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(c) && a != c)
+      return unsupported(op)
+             << ": extent " << a << " of operand " << x.first << " (dimension "
+             << x.second << ") does not match extent " << c << " of operand "
+             << y.first << " (dimension " << y.second << ")";
+  }
+  return success();
+}
+
+LogicalResult Converter::convertMatmul(linalg::MatmulOp mm) {
+  Operation *op = mm;
+  Location loc = op->getLoc();
+  if (failed(checkBlasOperands(op)))
+    return failure();
+  if (!mm.hasPureBufferSemantics() || mm.hasUserDefinedMaps())
+    return unsupported(op, "only plain matmul on memrefs (no indexing "
+                           "maps: transpose explicitly)");
+  openState(loc);
+  Value a = container(op, mm.getDpsInputs()[0]),
+        bb = container(op, mm.getDpsInputs()[1]),
+        c = container(op, mm.getDpsInits()[0]);
+  if (!a || !bb || !c)
+    return failure();
+  MatmulOp::create(b, loc, a, bb, c, false, false, /*accumulate=*/true,
+                   /*alpha=*/FloatAttr());
+  doneInState.insert(op);
+  return success();
+}
+
+LogicalResult Converter::convertMatvec(linalg::MatvecOp mv) {
+  Operation *op = mv;
+  Location loc = op->getLoc();
+  if (failed(checkBlasOperands(op)))
+    return failure();
+  if (!mv.hasPureBufferSemantics())
+    return unsupported(op, "only on memrefs");
+  openState(loc);
+  Value a = container(op, mv.getDpsInputs()[0]),
+        x = container(op, mv.getDpsInputs()[1]),
+        y = container(op, mv.getDpsInits()[0]);
+  if (!a || !x || !y)
+    return failure();
+  GemvOp::create(b, loc, a, x, y, false, /*accumulate=*/true);
+  doneInState.insert(op);
+  return success();
+}
+
+LogicalResult Converter::convertDot(linalg::DotOp dot) {
+  Operation *op = dot;
+  Location loc = op->getLoc();
+  if (failed(checkBlasOperands(op)))
+    return failure();
+  if (!dot.hasPureBufferSemantics())
+    return unsupported(op, "only on memrefs");
+  openState(loc);
+  Value x = container(op, dot.getDpsInputs()[0]),
+        y = container(op, dot.getDpsInputs()[1]),
+        r = container(op, dot.getDpsInits()[0]);
+  if (!x || !y || !r)
+    return failure();
+  DotOp::create(b, loc, x, y, r, /*accumulate=*/true);
+  doneInState.insert(op);
+  return success();
+}
+
+/// out = out <op> reduce(in): the library reduction, accumulating.
+LogicalResult Converter::convertReduce(linalg::ReduceOp red) {
+  Operation *op = red;
+  Location loc = op->getLoc();
+  if (!red.hasPureBufferSemantics() || red.getNumDpsInputs() != 1)
+    return unsupported(op, "only single-input reductions on memrefs");
+  Block &body = red.getCombiner().front();
+  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+  std::optional<ReduceKind> kind;
+  if (combiner && body.getOperations().size() == 2) {
+    if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+      kind = ReduceKind::add;
+    else if (isa<arith::MaximumFOp, arith::MaxSIOp>(combiner))
+      kind = ReduceKind::max;
+    else if (isa<arith::MinimumFOp, arith::MinSIOp>(combiner))
+      kind = ReduceKind::min;
+  }
+  if (!kind)
+    return unsupported(op, "the combiner must be one add, maximum or "
+                           "minimum");
+  openState(loc);
+  Value in = container(op, red.getDpsInputs()[0]),
+        out = container(op, red.getDpsInits()[0]);
+  if (!in || !out)
+    return failure();
+  ReduceOp::create(b, loc, ReduceKindAttr::get(b.getContext(), *kind), in, out,
+                   b.getDenseI64ArrayAttr(red.getDimensions()),
+                   b.getUnitAttr());
+  doneInState.insert(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Loops and branches
+//===----------------------------------------------------------------------===//
+
+LogicalResult Converter::convertScfFor(scf::ForOp f) {
+  Operation *op = f;
+  auto lb = indexOf(f.getLowerBound()), ub = indexOf(f.getUpperBound()),
+       step = indexOf(f.getStep());
+  if (!lb || !ub)
+    return unsupported(op, "bounds must be affine in loop variables and "
+                           "index arguments");
+  auto c = step ? dyn_cast<AffineConstantExpr>(step->expr) : nullptr;
+  if (!c || c.getValue() <= 0)
+    return unsupported(op, "the step must be a positive constant");
+  return convertFor(op, *lb, *ub, c.getValue(), *f.getBody(), f.getInitArgs(),
+                    f.getResults());
+}
+
+LogicalResult Converter::convertAffineFor(affine::AffineForOp f) {
+  Operation *op = f;
+  auto bound = [&](AffineMap m,
+                   ValueRange operands) -> std::optional<IndexExpr> {
+    if (m.getNumResults() != 1)
+      return std::nullopt;
+    auto e = applyMap(m, operands);
+    if (!e)
+      return std::nullopt;
+    return e->front();
+  };
+  auto lb = bound(f.getLowerBoundMap(), f.getLowerBoundOperands());
+  auto ub = bound(f.getUpperBoundMap(), f.getUpperBoundOperands());
+  if (!lb || !ub)
+    return unsupported(op, "bounds with max/min of several expressions "
+                           "are not supported");
+  return convertFor(op, *lb, *ub, f.getStepAsInt(), *f.getBody(), f.getInits(),
+                    f.getResults());
+}
+
+LogicalResult Converter::convertScfParallel(scf::ParallelOp p) {
+  Operation *op = p;
+  if (p.getNumReductions() != 0)
+    return unsupported(op, "reductions (scf.reduce with operands) are not "
+                           "supported; accumulate into a memref instead");
+  SmallVector<IndexExpr> lbs, ubs;
+  SmallVector<int64_t> steps;
+  for (auto [l, u, s] :
+       llvm::zip(p.getLowerBound(), p.getUpperBound(), p.getStep())) {
+    auto le = indexOf(l), ue = indexOf(u), se = indexOf(s);
+    auto c = se ? dyn_cast<AffineConstantExpr>(se->expr) : nullptr;
+    if (!le || !ue || !c || c.getValue() <= 0)
+      return unsupported(op, "bounds must be affine and steps positive "
+                             "constants");
+    lbs.push_back(*le);
+    ubs.push_back(*ue);
+    steps.push_back(c.getValue());
+  }
+  return convertParallel(op, lbs, ubs, steps, *p.getBody());
+}
+
+LogicalResult Converter::convertAffineParallel(affine::AffineParallelOp p) {
+  Operation *op = p;
+  if (p.getNumResults() != 0)
+    return unsupported(op, "reductions are not supported");
+  SmallVector<IndexExpr> lbs, ubs;
+  SmallVector<int64_t> steps(p.getSteps());
+  for (unsigned d = 0; d < p.getNumDims(); ++d) {
+    AffineMap lm = p.getLowerBoundMap(d), um = p.getUpperBoundMap(d);
+    if (lm.getNumResults() != 1 || um.getNumResults() != 1)
+      return unsupported(op, "bounds with max/min are not supported");
+    auto conv = [&](AffineMap m,
+                    ValueRange operands) -> std::optional<IndexExpr> {
       auto e = applyMap(m, operands);
       if (!e)
         return std::nullopt;
       return e->front();
     };
-    auto lb = bound(f.getLowerBoundMap(), f.getLowerBoundOperands());
-    auto ub = bound(f.getUpperBoundMap(), f.getUpperBoundOperands());
-    if (!lb || !ub)
-      return unsupported(op, "bounds with max/min of several expressions "
-                             "are not supported");
-    return convertFor(op, *lb, *ub, f.getStepAsInt(), *f.getBody(),
-                      f.getInits(), f.getResults());
+    auto l = conv(lm, p.getLowerBoundsOperands());
+    auto u = conv(um, p.getUpperBoundsOperands());
+    if (!l || !u)
+      return unsupported(op, "bounds must be affine");
+    lbs.push_back(*l);
+    ubs.push_back(*u);
   }
-  if (auto i = dyn_cast<scf::IfOp>(op))
-    return convertIf(i);
-  if (auto w = dyn_cast<scf::WhileOp>(op))
-    return convertWhile(w);
-  if (auto p = dyn_cast<scf::ParallelOp>(op)) {
-    if (p.getNumReductions() != 0)
-      return unsupported(op, "reductions (scf.reduce with operands) are not "
-                             "supported; accumulate into a memref instead");
-    SmallVector<IndexExpr> lbs, ubs;
-    SmallVector<int64_t> steps;
-    for (auto [l, u, s] :
-         llvm::zip(p.getLowerBound(), p.getUpperBound(), p.getStep())) {
-      auto le = indexOf(l), ue = indexOf(u), se = indexOf(s);
-      auto c = se ? dyn_cast<AffineConstantExpr>(se->expr) : nullptr;
-      if (!le || !ue || !c || c.getValue() <= 0)
-        return unsupported(op, "bounds must be affine and steps positive "
-                               "constants");
-      lbs.push_back(*le);
-      ubs.push_back(*ue);
-      steps.push_back(c.getValue());
-    }
-    return convertParallel(op, lbs, ubs, steps, *p.getBody());
-  }
-  if (auto p = dyn_cast<affine::AffineParallelOp>(op)) {
-    if (p.getNumResults() != 0)
-      return unsupported(op, "reductions are not supported");
-    SmallVector<IndexExpr> lbs, ubs;
-    SmallVector<int64_t> steps(p.getSteps());
-    for (unsigned d = 0; d < p.getNumDims(); ++d) {
-      AffineMap lm = p.getLowerBoundMap(d), um = p.getUpperBoundMap(d);
-      if (lm.getNumResults() != 1 || um.getNumResults() != 1)
-        return unsupported(op, "bounds with max/min are not supported");
-      auto conv = [&](AffineMap m,
-                      ValueRange operands) -> std::optional<IndexExpr> {
-        auto e = applyMap(m, operands);
-        if (!e)
-          return std::nullopt;
-        return e->front();
-      };
-      auto l = conv(lm, p.getLowerBoundsOperands());
-      auto u = conv(um, p.getUpperBoundsOperands());
-      if (!l || !u)
-        return unsupported(op, "bounds must be affine");
-      lbs.push_back(*l);
-      ubs.push_back(*u);
-    }
-    return convertParallel(op, lbs, ubs, steps, *p.getBody());
-  }
-  if (isa<scf::YieldOp, affine::AffineYieldOp>(op))
-    return success(); // handled by the enclosing loop
-  return unsupported(op);
+  return convertParallel(op, lbs, ubs, steps, *p.getBody());
 }
 
 LogicalResult Converter::storeYield(Operation *yield, ValueRange values,
