@@ -9,7 +9,7 @@ import contextlib
 import numpy as np
 
 from ..errors import FrontendError
-from . import numpy_calls
+from .. import numpy as numpy_functions
 from .bindings import construct_name
 from .values import (Expr, Idx, Masked, View, ViewLeaf, as_idx, expr_leaves,
                      is_float, same_extent, same_mask)
@@ -102,7 +102,7 @@ class Indexing:
                                            v.is_const())):
                 # Numbers picked by a loop variable or data (`coeffs[k]`):
                 # an array of the numbers, indexed.
-                table = numpy_calls.numpy_call(self, "array", [list(base)],
+                table = numpy_functions.numpy_call(self, "array", [list(base)],
                                                {}, node)
                 return self.subscript(table, [index], node)
         k = const(index)
@@ -131,7 +131,7 @@ class Indexing:
                 if isinstance(v, list):
                     # A list of indices (A[[0, 2]]) is an index array, as
                     # in NumPy.
-                    v = numpy_calls.numpy_call(self, "array", [v], {}, it)
+                    v = numpy_functions.numpy_call(self, "array", [v], {}, it)
                 values[id(it)] = v
                 if isinstance(v, (View, Expr)) and len(v.shape) > 0:
                     advanced.append(k)
@@ -300,7 +300,7 @@ class Indexing:
         if op is not None:
             new = op(current, new)
         self.store(dest.value,
-                   numpy_calls.where(self, dest.mask, new, current, node),
+                   numpy_functions.where(self, dest.mask, new, current, node),
                    cast=True)
 
     def fancy_subscript(self, view, items, values, advanced, node):

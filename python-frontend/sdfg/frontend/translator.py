@@ -22,7 +22,9 @@ import types
 import numpy as np
 
 from ..errors import FrontendError
-from . import comprehensions, math_functions, numpy_calls, returns
+from .. import numpy as numpy_functions
+from . import (callables, calls, comprehensions, python_math, returns,
+               scalar_ops)
 from .aliasing import Aliasing
 from .astutil import copy_tree, fix_locations, parse
 from .bindings import (SITES, STATIC, STRAIGHT, assigned_names,
@@ -556,7 +558,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             raise self.unsupported(
                 node, f"'{node.name}' defined more than once or assigned",
                 "give each nested function a name of its own")
-        self.env[node.name] = numpy_calls.LocalFunction(
+        self.env[node.name] = callables.LocalFunction(
             node, defaults,
             (self.env, self.globals, self.filename, self.firstline))
 
@@ -707,7 +709,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         # a value read from variables is copied there.
         defaults = [self.default_value(self.eval(d)) for d in a.defaults]
         scope = (self.env, self.globals, self.filename, self.firstline)
-        return numpy_calls.LocalLambda(node, defaults, scope)
+        return callables.LocalLambda(node, defaults, scope)
 
     def call_lambda(self, lam, args, kwargs, node):
         names = [p.arg for p in lam.node.args.args]
@@ -878,7 +880,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             helper = isinstance(func, ast.Name) and (
                 (func.id not in self.env and inlinable(
                     self.globals.get(func.id)) is not None) or
-                isinstance(self.env.get(func.id), numpy_calls.LocalFunction))
+                isinstance(self.env.get(func.id), callables.LocalFunction))
             # `mod.step(x)`: a function of an imported module of the
             # program's own, called for its in-place effects.
             helper = helper or (
@@ -1489,8 +1491,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
                 continue
             v = self.env.get(n.func.id)
-            if isinstance(v, (numpy_calls.LocalFunction,
-                              numpy_calls.LocalLambda)):
+            if isinstance(v, (callables.LocalFunction,
+                              callables.LocalLambda)):
                 return True
             if n.func.id not in self.env and inlinable(
                     self.globals.get(n.func.id)) is not None:
@@ -1882,9 +1884,9 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             # an error where it is used.
             self.env[name] = value
             return
-        if isinstance(value, (numpy_calls.LocalLambda,
-                              numpy_calls.UserFunction,
-                              numpy_calls.NumpyFunction)):
+        if isinstance(value, (callables.LocalLambda,
+                              callables.UserFunction,
+                              callables.NumpyFunction)):
             # `g = lambda z: ...`, `f = rhs`, `act = np.tanh`: calls of the
             # name are inlined (or are the NumPy function's).
             if count > 1:
@@ -2075,8 +2077,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         while todo:
             call = todo.pop()
             fn = self.env.get(call.func.id)
-            if not isinstance(fn, (numpy_calls.LocalFunction,
-                                   numpy_calls.LocalLambda)) or \
+            if not isinstance(fn, (callables.LocalFunction,
+                                   callables.LocalLambda)) or \
                     id(fn) in seen:
                 continue
             seen.add(id(fn))
@@ -2552,7 +2554,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     acc = tb.index_value(e.idx, {
                         n: args[arg_of[("idx", n)]] for n in e.idx.terms})
                     return tb.index_to(acc, np.int64)
-                return numpy_calls.gen_op(tb, e,
+                return scalar_ops.gen_op(tb, e,
                                           [done[id(a)] for a in e.args],
                                           [a.dtype for a in e.args])
             result = gen(expr)
@@ -2711,7 +2713,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         base = self.eval(node.value)
         attr = node.attr
         if base is NUMPY:
-            return numpy_calls.numpy_attribute(self, attr, node)
+            return numpy_functions.numpy_attribute(self, attr, node)
         if isinstance(base, ModuleRef):
             # `params.W`, `layers.dense(x)`: a module of the program's own
             # (arrays are passed at each call, functions inlined).
@@ -2727,8 +2729,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                                        "its own name")
             return self._python_value(attr, getattr(module, attr), node,
                                       module=module.__name__)
-        if base is math_functions.MATH:
-            return math_functions.math_attribute(self, attr, node)
+        if base is python_math.MATH:
+            return python_math.math_attribute(self, attr, node)
         if isinstance(base, View):
             if attr == "shape":
                 return tuple(self._shape_value(e) for e in base.shape)
@@ -2737,33 +2739,30 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
             if attr == "ndim":
                 return base.ndim
             if attr == "size":
-                return numpy_calls.element_count(self, base.shape, node,
+                return numpy_functions.element_count(self, base.shape, node,
                                                  "size")
             if attr == "dtype":
                 return base.dtype.type
-            return numpy_calls.BoundMethod(base, attr)
+            return callables.BoundMethod(base, attr)
         if isinstance(base, Masked) and attr in ("sum", "mean", "prod"):
-            return numpy_calls.BoundMethod(base, attr)
-        if isinstance(base, numpy_calls.NumpyFunction) and \
+            return callables.BoundMethod(base, attr)
+        if isinstance(base, callables.NumpyFunction) and \
                 base.name == "linalg":
-            if attr in ("norm", "solve", "inv", "det", "slogdet",
-                        "cholesky", "eigh", "eigvalsh", "qr", "svd",
-                        "pinv", "cond", "matrix_rank", "lstsq",
-                        "matrix_power", "multi_dot"):
-                return numpy_calls.NumpyFunction("linalg." + attr)
+            if numpy_functions.is_numpy_function("linalg." + attr):
+                return callables.NumpyFunction("linalg." + attr)
             raise self.unsupported(node, f"np.linalg.{attr}",
                                    "of np.linalg only norm, solve, inv, det, "
                                    "slogdet, cholesky, eigh, eigvalsh, qr, "
                                    "svd, pinv, cond, matrix_rank, lstsq, "
                                    "matrix_power and multi_dot are "
                                    "supported")
-        if isinstance(base, numpy_calls.NumpyFunction) and attr == "at" \
+        if isinstance(base, callables.NumpyFunction) and attr == "at" \
                 and base.name in ("add", "subtract"):
-            return numpy_calls.NumpyFunction(base.name + ".at")
-        if isinstance(base, numpy_calls.NumpyFunction) and attr in (
+            return callables.NumpyFunction(base.name + ".at")
+        if isinstance(base, callables.NumpyFunction) and attr in (
                 "outer", "reduce", "accumulate") and isinstance(
                     getattr(np, base.name, None), np.ufunc):
-            return numpy_calls.NumpyFunction(f"{base.name}.{attr}")
+            return callables.NumpyFunction(f"{base.name}.{attr}")
         if isinstance(base, Expr):
             if attr == "shape":
                 return tuple(self._shape_value(e) for e in base.shape)
@@ -2771,8 +2770,8 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                 return self.materialize(base, node).transpose()
             if attr == "dtype":
                 return base.dtype.type
-            return numpy_calls.BoundMethod(base, attr)
-        dtype = numpy_calls.as_dtype(base)
+            return callables.BoundMethod(base, attr)
+        dtype = numpy_functions.as_dtype(base)
         if dtype is not None and attr in ("kind", "itemsize", "name", "char",
                                           "type"):
             # `x.dtype.kind == "f"`: known when compiling.
@@ -2877,7 +2876,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
                     f"'{updated[0]}' is updated in place, which would show "
                     "through the other name; choose with np.where (a new "
                     "array) or copy the chosen array")
-        return numpy_calls.where(self, test, *values, node)
+        return numpy_functions.where(self, test, *values, node)
 
     def eager_if_clean(self, thunk):
         """`thunk()` evaluated with what it emits held aside, kept (spliced
@@ -3052,7 +3051,7 @@ class Translator(GlobalValues, Aliasing, Indexing, Operators):
         return None
 
     def eval_Call(self, node):
-        return numpy_calls.call(self, node)
+        return calls.call(self, node)
 
     # ------------------------------------------------------------------
     # Element-wise arithmetic

@@ -12,37 +12,9 @@ import ast
 
 import numpy as np
 
-from . import numpy_calls as nc
-from .values import Op, ViewLeaf, is_float
-
-FUNCTIONS = {"searchsorted", "interp"}
-
-# Array methods with the signature of the function (the array first).
-METHODS = {"searchsorted"}
-
-
-def call(tr, name, args, kwargs, node):
-    arg = nc.Arguments(tr, args, kwargs, node)
-    if name == "searchsorted":
-        arg.only("a", "v", "side", "sorter")
-        if arg(0, "a") is None or arg(1, "v") is None:
-            raise tr.error("np.searchsorted takes a sorted array and values",
-                           node)
-        side = arg(2, "side", "left")
-        if side not in ("left", "right"):
-            raise tr.error(f"np.searchsorted: side must be 'left' or "
-                           f"'right', got {side!r}", node)
-        return searchsorted(tr, arg(0, "a"), arg(1, "v"), side,
-                            arg(3, "sorter"), node)
-    arg.only("x", "xp", "fp", "left", "right", "period")
-    if any(arg(k, key) is None for k, key in enumerate(("x", "xp", "fp"))):
-        raise tr.error("np.interp takes x, xp and fp", node)
-    if arg(5, "period") is not None:
-        raise tr.unsupported(node, "np.interp with period",
-                             "write the wrap-around with np.mod and pass "
-                             "the knots extended by one period")
-    return interp(tr, arg(0, "x"), arg(1, "xp"), arg(2, "fp"),
-                  arg(3, "left"), arg(4, "right"), node)
+from . import manipulation, operands, ufuncs
+from .registry import Arguments, numpy_call, numpy_function
+from ..frontend.values import Op, ViewLeaf, is_float
 
 
 def _search_keys(tr, e, dtype, node, hint):
@@ -67,10 +39,10 @@ def searchsorted(tr, a, v, side, sorter, node):
                 order.dtype == np.bool_:
             raise tr.error("np.searchsorted: sorter must be a 1-d integer "
                            "array", node)
-        a = ViewLeaf(tr.gather(tr.index_items(nc._as_view(tr, a, node),
+        a = ViewLeaf(tr.gather(tr.index_items(operands.as_view(tr, a, node),
                                               order, node), node))
-    nc._static_shape(tr, a, node, "searchsorted")
-    shape = nc._static_shape(tr, v, node, "searchsorted")
+    operands.static_shape(tr, a, node, "searchsorted")
+    shape = operands.static_shape(tr, v, node, "searchsorted")
     # Both compared in their common type, as NumPy does; booleans as
     # integers.
     dtype = np.result_type(a.dtype, v.dtype)
@@ -92,7 +64,7 @@ def searchsorted(tr, a, v, side, sorter, node):
 def _at(tr, view, positions, node):
     """view[positions] for int64 positions, read lazily: each element is
     loaded in the map that consumes it (no gathered copy)."""
-    from .indexing import FancyLeaf
+    from ..frontend.indexing import FancyLeaf
     return FancyLeaf(tr.index_items(view, positions, node))
 
 
@@ -112,8 +84,8 @@ def interp(tr, x, xp, fp, left, right, node):
         if len(e.shape) != 1:
             raise tr.error(f"np.interp: {what} must be 1-d, not of "
                            f"dimension {len(e.shape)}", node)
-    n = nc._static_shape(tr, xp, node, "np.interp")[0]
-    if nc._static_shape(tr, fp, node, "np.interp")[0] != n:
+    n = operands.static_shape(tr, xp, node, "np.interp")[0]
+    if operands.static_shape(tr, fp, node, "np.interp")[0] != n:
         raise tr.error("np.interp: fp and xp are not of the same length",
                        node)
     if n == 0:
@@ -128,14 +100,14 @@ def interp(tr, x, xp, fp, left, right, node):
         return e if e.dtype == f64 else Op("cast", [e], e.shape, f64)
 
     def where(c, a, b):
-        return tr.to_expr(nc.where(tr, c, a, b, node))
+        return tr.to_expr(ufuncs.where(tr, c, a, b, node))
 
     x = f(x)
     if not x.shape:
         # The gathers below take arrays of positions.
-        r = interp(tr, nc.reshape(tr, x, (1,), node), xp, fp, left, right,
+        r = interp(tr, manipulation.reshape(tr, x, (1,), node), xp, fp, left, right,
                    node)
-        return tr.to_expr(nc.reshape(tr, r, (), node))
+        return tr.to_expr(manipulation.reshape(tr, r, (), node))
     xs = ViewLeaf(_search_keys(tr, x, f64, node, "x"))
     xpv = _search_keys(tr, f(xp), f64, node, "xp")
     fpv = _search_keys(tr, f(fp), f64, node, "fp")
@@ -152,7 +124,7 @@ def interp(tr, x, xp, fp, left, right, node):
     # and last (the ends take the branches below).
     j = tr.binop("sub", searchsorted(tr, ViewLeaf(xpv), xs, "right", None,
                                      node), 1)
-    j = tr.to_expr(nc.numpy_call(tr, "clip", [j, 0, n - 2], {}, node))
+    j = tr.to_expr(numpy_call(tr, "clip", [j, 0, n - 2], {}, node))
     j1 = tr.to_expr(tr.binop("add", j, 1))
     x0, x1 = _at(tr, xpv, j, node), _at(tr, xpv, j1, node)
     y0, y1 = _at(tr, fpv, j, node), _at(tr, fpv, j1, node)
@@ -176,3 +148,32 @@ def interp(tr, x, xp, fp, left, right, node):
     r = where(tr.binop("lt", xs, xp0), lval, r)
     r = where(tr.binop("gt", xs, xpn), rval, r)
     return where(Op("isnan", [xs], xs.shape, np.bool_), xs, r)
+
+
+@numpy_function("searchsorted", method=True)
+def np_searchsorted(tr, name, args, kwargs, node):
+    arg = Arguments(tr, args, kwargs, node)
+    arg.only("a", "v", "side", "sorter")
+    if arg(0, "a") is None or arg(1, "v") is None:
+        raise tr.error("np.searchsorted takes a sorted array and values",
+                       node)
+    side = arg(2, "side", "left")
+    if side not in ("left", "right"):
+        raise tr.error(f"np.searchsorted: side must be 'left' or "
+                       f"'right', got {side!r}", node)
+    return searchsorted(tr, arg(0, "a"), arg(1, "v"), side,
+                        arg(3, "sorter"), node)
+
+
+@numpy_function("interp")
+def np_interp(tr, name, args, kwargs, node):
+    arg = Arguments(tr, args, kwargs, node)
+    arg.only("x", "xp", "fp", "left", "right", "period")
+    if any(arg(k, key) is None for k, key in enumerate(("x", "xp", "fp"))):
+        raise tr.error("np.interp takes x, xp and fp", node)
+    if arg(5, "period") is not None:
+        raise tr.unsupported(node, "np.interp with period",
+                             "write the wrap-around with np.mod and pass "
+                             "the knots extended by one period")
+    return interp(tr, arg(0, "x"), arg(1, "xp"), arg(2, "fp"),
+                  arg(3, "left"), arg(4, "right"), node)
