@@ -1045,7 +1045,7 @@ def _normalise(args, fn=None):
     return tuple(args) if out is None else tuple(out)
 
 
-from .frontend.values import SUPPORTED_DTYPES as _ARRAY_TYPES  # noqa: E402
+from .semantics.values import SUPPORTED_DTYPES as _ARRAY_TYPES  # noqa: E402
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 

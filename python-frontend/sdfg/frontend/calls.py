@@ -9,7 +9,7 @@ import ast
 import numpy as np
 
 from . import callables, python_math
-from .values import (ConstLeaf, Expr, Idx, Op, View, as_idx, is_float,
+from ..semantics.values import (ConstLeaf, Expr, Idx, Op, View, as_idx, is_float,
                      same_extent)
 from ..numpy import reductions, registry, ufuncs
 

@@ -19,7 +19,7 @@ the for loop, which compiles to one loop.
 
 import ast
 
-from .values import Expr, Idx, View, as_idx
+from ..semantics.values import Expr, Idx, View, as_idx
 
 MAX_ITEMS = 256
 

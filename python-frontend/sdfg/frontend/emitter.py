@@ -6,7 +6,7 @@ import struct
 
 import numpy as np
 
-from .values import is_float, mlir_scalar
+from ..semantics.values import is_float, mlir_scalar
 
 # Ops that may only appear in dataflow regions (states and maps).
 DATAFLOW_ONLY = ("sdfg.store", "sdfg.copy", "sdfg.map", "sdfg.matmul",

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import numpy as numpy_functions
 from . import callables, python_math
-from .values import SUPPORTED_DTYPES, Container
+from ..semantics.values import SUPPORTED_DTYPES, Container
 
 
 class GlobalValues:

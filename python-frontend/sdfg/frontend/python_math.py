@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .values import Op
+from ..semantics.values import Op
 from ..numpy import registry, ufuncs
 
 

@@ -4,7 +4,7 @@ an element-wise expression (an Op tree) lowers to.
 
 import numpy as np
 
-from .values import ConstLeaf, is_float, mlir_scalar
+from ..semantics.values import ConstLeaf, is_float, mlir_scalar
 
 
 _FLOAT_UNARY = {

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import dtypes, manipulation
 from .registry import Arguments, array_method, no_kwargs, numpy_function
-from ..frontend.values import (ConstLeaf, Expr, Idx, IdxLeaf, Op, View, as_idx,
+from ..semantics.values import (ConstLeaf, Expr, Idx, IdxLeaf, Op, View, as_idx,
                                is_float)
 
 

@@ -4,7 +4,7 @@
 
 import numpy as np
 from .registry import array_method, no_kwargs, numpy_function
-from ..frontend.values import Op
+from ..semantics.values import Op
 
 
 DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,

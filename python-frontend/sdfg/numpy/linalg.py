@@ -9,7 +9,7 @@ import numpy as np
 from . import manipulation, operands, products, reductions, ufuncs
 from .registry import Arguments, no_kwargs, numpy_call, numpy_function
 from ..frontend import callables
-from ..frontend.values import (ConstLeaf, Op, Unavailable, ViewLeaf, as_idx,
+from ..semantics.values import (ConstLeaf, Op, Unavailable, ViewLeaf, as_idx,
                                is_float)
 
 

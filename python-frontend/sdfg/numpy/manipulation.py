@@ -20,8 +20,8 @@ import numpy as np
 
 from . import creation, operands, reductions, ufuncs
 from .registry import Arguments, array_method, no_kwargs, numpy_function
-from ..frontend.astutil import fix_locations
-from ..frontend.values import (ConstLeaf, Expr, Idx, View, ViewLeaf, as_idx,
+from ..desugar.astutil import fix_locations
+from ..semantics.values import (ConstLeaf, Expr, Idx, View, ViewLeaf, as_idx,
                                same_extent)
 
 

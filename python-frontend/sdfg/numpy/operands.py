@@ -4,7 +4,7 @@ static shape of an operand, element counts, windows, result dtypes.
 
 import numpy as np
 
-from ..frontend.values import Idx, Op, View, ViewLeaf, as_idx, is_float
+from ..semantics.values import Idx, Op, View, ViewLeaf, as_idx, is_float
 
 
 def as_view(tr, e, node):

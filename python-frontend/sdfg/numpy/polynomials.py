@@ -5,7 +5,7 @@ import numpy as np
 
 from . import linalg, manipulation, operands, reductions
 from .registry import Arguments, numpy_call, numpy_function
-from ..frontend.values import ConstLeaf, Idx, Op, ViewLeaf, as_idx, is_float
+from ..semantics.values import ConstLeaf, Idx, Op, ViewLeaf, as_idx, is_float
 
 
 def vander(tr, x, n, increasing, node):

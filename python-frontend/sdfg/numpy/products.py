@@ -10,8 +10,8 @@ import numpy as np
 
 from . import manipulation, operands, reductions
 from .registry import Arguments, array_method, no_kwargs, numpy_function
-from ..frontend.astutil import fix_locations
-from ..frontend.values import (ConstLeaf, Op, ViewLeaf, as_idx, is_float,
+from ..desugar.astutil import fix_locations
+from ..semantics.values import (ConstLeaf, Op, ViewLeaf, as_idx, is_float,
                                same_extent)
 
 

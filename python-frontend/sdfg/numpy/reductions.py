@@ -11,7 +11,7 @@ import numpy as np
 from . import creation, dtypes, manipulation, operands, ufuncs
 from .registry import (Arguments, array_method, no_kwargs, numpy_call,
                        numpy_function)
-from ..frontend.values import (ConstLeaf, Idx, Masked, Op, View, ViewLeaf,
+from ..semantics.values import (ConstLeaf, Idx, Masked, Op, View, ViewLeaf,
                                as_idx, is_float)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import manipulation, operands, ufuncs
 from .registry import Arguments, numpy_call, numpy_function
-from ..frontend.values import Op, ViewLeaf, is_float
+from ..semantics.values import Op, ViewLeaf, is_float
 
 
 def _search_keys(tr, e, dtype, node, hint):
@@ -64,7 +64,7 @@ def searchsorted(tr, a, v, side, sorter, node):
 def _at(tr, view, positions, node):
     """view[positions] for int64 positions, read lazily: each element is
     loaded in the map that consumes it (no gathered copy)."""
-    from ..frontend.indexing import FancyLeaf
+    from ..semantics.indexing import FancyLeaf
     return FancyLeaf(tr.index_items(view, positions, node))
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import creation, manipulation, operands, ufuncs
 from .registry import Arguments, array_method, numpy_call, numpy_function
-from ..frontend.values import ConstLeaf, Op, View, ViewLeaf, is_float
+from ..semantics.values import ConstLeaf, Op, View, ViewLeaf, is_float
 
 
 # NumPy's sorting kinds: every one gives the stable order here (for

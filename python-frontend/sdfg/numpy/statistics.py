@@ -7,7 +7,7 @@ import numpy as np
 
 from . import manipulation, operands, products, reductions
 from .registry import Arguments, numpy_call, numpy_function
-from ..frontend.values import (ConstLeaf, Expr, Idx, Op, View, ViewLeaf,
+from ..semantics.values import (ConstLeaf, Expr, Idx, Op, View, ViewLeaf,
                                as_idx, is_float)
 
 

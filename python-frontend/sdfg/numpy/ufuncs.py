@@ -18,7 +18,7 @@ import numpy as np
 from . import manipulation, operands, reductions
 from .registry import (Arguments, array_method, no_kwargs, numpy_call,
                        numpy_function)
-from ..frontend.values import Expr, Masked, Op, View, is_float
+from ..semantics.values import Expr, Masked, Op, View, is_float
 
 
 _UNARY = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "abs",
