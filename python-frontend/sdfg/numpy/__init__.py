@@ -34,9 +34,8 @@ their gradients then come for free. A new module must be imported below.
 """
 
 # Each module registers its functions when imported.
-from . import (creation, dtypes, linalg, manipulation,  # noqa: F401
-               polynomials, products, reductions, searching, sorting,
-               statistics, ufuncs)
+from . import (creation, dtypes, linalg, manipulation, polynomials,
+               products, reductions, searching, sorting, statistics, ufuncs)
 from .attributes import numpy_attribute
 from .dtypes import as_dtype
 from .operands import element_count
@@ -44,6 +43,9 @@ from .products import matmul, scaled_matmul
 from .registry import is_numpy_function, method_call, numpy_call
 from .ufuncs import where
 
-__all__ = ["as_dtype", "element_count", "is_numpy_function", "matmul",
+__all__ = ["creation", "dtypes", "linalg", "manipulation", "polynomials",
+           "products", "reductions", "searching", "sorting", "statistics",
+           "ufuncs",
+           "as_dtype", "element_count", "is_numpy_function", "matmul",
            "method_call",
            "numpy_attribute", "numpy_call", "scaled_matmul", "where"]

@@ -27,11 +27,11 @@ sys.path.insert(0, FRONTEND)
 sys.path.insert(0, TESTS)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
-import sdfg  # noqa: E402,F401  (before numpy: see sdfg/blas.py)
-import numpy as np  # noqa: E402
-
+# sdfg before numpy: see sdfg/blas.py.
 from sdfg.errors import FrontendError  # noqa: E402
 from sdfg.program import _normalise, translate  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 
 def describe(tr) -> str:
