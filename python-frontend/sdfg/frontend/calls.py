@@ -5,16 +5,20 @@ len, NumPy scalar types).
 """
 
 import ast
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import callables, python_math
-from ..semantics.values import (ConstLeaf, Expr, Idx, Op, View, as_idx, is_float,
-                     same_extent)
+from ..semantics.values import (ConstLeaf, Expr, Idx, Op, Value, View, as_idx,
+                                is_float, same_extent)
 from ..numpy import reductions, registry, ufuncs
 
+if TYPE_CHECKING:
+    from .translator import Translator
 
-def call(tr, node):
+
+def call(tr: "Translator", node: ast.Call) -> Value:
     tr._call_func_node = node.func
     try:
         func = tr.eval(node.func)

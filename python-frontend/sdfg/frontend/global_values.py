@@ -10,6 +10,7 @@ import ast
 import math
 import sys
 import types
+from typing import Any, Optional
 
 import numpy as np
 
@@ -160,7 +161,7 @@ class ModuleRef:
         self.module = module
 
 
-def inlinable(g):
+def inlinable(g: Any) -> Optional[types.FunctionType]:
     """The Python function whose calls the frontend inlines when a global
     names `g`: a plain function, or the one an @sdfg.program wraps (its
     compiled form is for calls from Python); None for anything else."""

@@ -2,12 +2,17 @@
 arguments are constants, else the NumPy function of the same meaning.
 """
 
+import ast
 import math
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
-from ..semantics.values import Op
 from ..numpy import registry, ufuncs
+from ..semantics.values import Op, Value
+
+if TYPE_CHECKING:
+    from .translator import Translator
 
 
 class _MathModule:
@@ -37,7 +42,7 @@ _MATH = {"sqrt": "sqrt", "exp": "exp", "log2": "log2", "log10": "log10",
          "floor": "floor", "ceil": "ceil", "trunc": "trunc"}
 
 
-def math_attribute(tr, attr, node):
+def math_attribute(tr: "Translator", attr: str, node: ast.AST) -> Value:
     if attr in ("pi", "e", "tau", "inf", "nan"):
         return getattr(math, attr)
     if attr in _MATH:
@@ -47,7 +52,8 @@ def math_attribute(tr, attr, node):
                          " are supported")
 
 
-def math_call(tr, fn, args, kwargs, node):
+def math_call(tr: "Translator", fn: MathFunction, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     """math.f(x) of scalars: folded when the arguments are constants,
     else the NumPy function on a float, an int64 for floor, ceil and
     trunc (Python's math returns ints there)."""

@@ -2,9 +2,14 @@
 an element-wise expression (an Op tree) lowers to.
 """
 
+from typing import TYPE_CHECKING, List
+
 import numpy as np
 
-from ..semantics.values import ConstLeaf, is_float, mlir_scalar
+from ..semantics.values import ConstLeaf, Op, is_float, mlir_scalar
+
+if TYPE_CHECKING:
+    from .emitter import Emitter
 
 
 _FLOAT_UNARY = {
@@ -39,7 +44,8 @@ def _int_divisor(tb, b, dt, ty):
                           ty)
 
 
-def gen_op(tb, e, args, arg_dtypes):
+def gen_op(tb: "Emitter", e: Op, args: List[str],
+           arg_dtypes: List[np.dtype]) -> str:
     """Emits the scalar code of Op `e` given its argument SSA names."""
     op, dt = e.op, e.dtype
     ty = mlir_scalar(dt)

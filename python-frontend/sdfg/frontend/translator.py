@@ -11,6 +11,7 @@ import ast
 import inspect
 import re
 import textwrap
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -85,7 +86,8 @@ class Translation:
                       r"(error|warning|note): ", repl, message)
 
 
-def translate(fn, args, name=None, device="cpu"):
+def translate(fn: Callable, args: Sequence[Any], name: Optional[str] = None,
+              device: str = "cpu") -> Translation:
     widened, peeled = set(), set()
     while True:
         try:
@@ -111,7 +113,7 @@ def translate(fn, args, name=None, device="cpu"):
             done.add(key)
 
 
-def symbol_name(name):
+def symbol_name(name: str) -> str:
     """The symbol of the program compiled from the Python function `name`:
     `sdfg.sdfg @py_NAME`, the C function of its library (its gradient
     `py_NAME_grad`). The prefix, which neither C and the libraries a

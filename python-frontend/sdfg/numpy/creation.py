@@ -1,16 +1,22 @@
 """Array creation: empty/zeros/ones/full (and *_like), array/asarray,
 copy, eye/identity, arange/linspace.
 """
+import ast
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
 from . import dtypes, manipulation
 from .registry import Arguments, array_method, no_kwargs, numpy_function
-from ..semantics.values import (ConstLeaf, Expr, Idx, IdxLeaf, Op, View, as_idx,
-                               is_float)
+from ..semantics.values import (ConstLeaf, Expr, Idx, IdxLeaf, Op, Value, View,
+                                as_idx, is_float)
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
-def create(tr, name, shape, dtype, fill, node):
+def create(tr: "Translator", name: str, shape: Value, dtype: Value,
+           fill: Value, node: ast.AST) -> Value:
     if not isinstance(shape, tuple):
         shape = (shape,)
     extents = []
@@ -44,7 +50,7 @@ def _fill_dtype(tr, fill):
     return tr.to_expr(fill).dtype
 
 
-def copy(tr, value, node):
+def copy(tr: "Translator", value: Value, node: ast.AST) -> Value:
     e = tr.to_expr(value)
     v = tr.transient_view(e.shape, e.dtype, node, "copy")
     tr.store(v, e)
@@ -73,7 +79,8 @@ def _array(tr, name, obj, dtype, node):
     return Op("cast", [e], e.shape, dtypes.dtype_of(tr, dtype, node))
 
 
-def ramp(tr, name, args, kwargs, node):
+def ramp(tr: "Translator", name: str, args: List[Value],
+         kwargs: Dict[str, Value], node: ast.AST) -> Value:
     """np.arange(start, stop, step) / np.linspace(start, stop, num): a new
     1-d array whose element p is start + p * step."""
     no_kwargs(tr, kwargs, node, ("dtype", "num", "endpoint"))
@@ -107,7 +114,8 @@ def ramp(tr, name, args, kwargs, node):
 
 @numpy_function("eye", positional=("N",))
 @numpy_function("identity", positional=("n", "dtype"))
-def np_eye(tr, name, args, kwargs, node):
+def np_eye(tr: "Translator", name: str, args: List[Value],
+           kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("dtype",))
     n = args[0]
@@ -120,12 +128,14 @@ def np_eye(tr, name, args, kwargs, node):
 
 
 @numpy_function("arange", "linspace")
-def np_arange(tr, name, args, kwargs, node):
+def np_arange(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return ramp(tr, name, args, kwargs, node)
 
 
 @numpy_function("empty", "full", "ndarray", "ones", "zeros")
-def np_create(tr, name, args, kwargs, node):
+def np_create(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node, ("dtype", "shape", "fill_value"))
     shape = kwargs.get("shape", args[0] if args else None)
     dtype = kwargs.get("dtype", args[1] if len(args) > 1 and
@@ -140,7 +150,8 @@ def np_create(tr, name, args, kwargs, node):
 
 
 @numpy_function("empty_like", "full_like", "ones_like", "zeros_like")
-def np_create_like(tr, name, args, kwargs, node):
+def np_create_like(tr: "Translator", name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node, ("dtype",))
     proto = tr.to_expr(args[0])
     dtype = kwargs.get("dtype", proto.dtype)
@@ -149,18 +160,21 @@ def np_create_like(tr, name, args, kwargs, node):
 
 
 @numpy_function("copy")
-def np_copy(tr, name, args, kwargs, node):
+def np_copy(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     return copy(tr, args[0], node)
 
 
 @numpy_function("array", "asarray")
-def np_array(tr, name, args, kwargs, node):
+def np_array(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node, ("dtype",))
     return _array(tr, name, args[0], kwargs.get(
         "dtype", args[1] if len(args) > 1 else None), node)
 
 
 @array_method("copy")
-def copy_method(tr, obj, name, args, kwargs, node):
+def copy_method(tr: "Translator", obj: Value, name: str, args: List[Value],
+                kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return copy(tr, obj, node)

@@ -1,10 +1,15 @@
 """NumPy's dtypes and scalar types as the program names them
 (np.float32, x.dtype, float), np.issubdtype and the astype method.
 """
+import ast
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 from .registry import array_method, no_kwargs, numpy_function
-from ..semantics.values import Op
+from ..semantics.values import Op, Value
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
 DTYPES = {"float64": np.float64, "float32": np.float32, "int64": np.int64,
@@ -29,7 +34,7 @@ def as_dtype(v):
     return None
 
 
-def dtype_of(tr, dtype, node):
+def dtype_of(tr: "Translator", dtype: Value, node: ast.AST) -> Value:
     try:
         dt = np.dtype(dtype)
     except TypeError:
@@ -42,7 +47,8 @@ def dtype_of(tr, dtype, node):
 
 
 @numpy_function("issubdtype")
-def np_issubdtype(tr, name, args, kwargs, node):
+def np_issubdtype(tr: "Translator", name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     if len(args) != 2 or not all(
             isinstance(a, type) or isinstance(a, np.dtype) for a in args):
@@ -52,7 +58,8 @@ def np_issubdtype(tr, name, args, kwargs, node):
 
 
 @array_method("astype")
-def astype_method(tr, obj, name, args, kwargs, node):
+def astype_method(tr: "Translator", obj: Value, name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     (dtype,) = args
     e = tr.to_expr(obj)
     return Op("cast", [e], e.shape, dtype_of(tr, dtype, node))

@@ -4,13 +4,19 @@ multi_dot; the factorisations are library ops (LAPACK when compiled)
 with their own gradient rules, the rest is composed of them.
 """
 
+import ast
+from typing import TYPE_CHECKING, Dict, List
+
 import numpy as np
 
 from . import manipulation, operands, products, reductions, ufuncs
 from .registry import Arguments, no_kwargs, numpy_call, numpy_function
 from ..frontend import callables
-from ..semantics.values import (ConstLeaf, Op, Unavailable, ViewLeaf, as_idx,
-                               is_float)
+from ..semantics.values import (ConstLeaf, Op, Unavailable, Value, ViewLeaf,
+                                as_idx, is_float)
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
 def _norm(tr, x, order, axis, keepdims, node):
@@ -214,7 +220,8 @@ def _matrix_operand(tr, name, value, node):
     return va, m, n, dtype
 
 
-def singular_values(tr, name, value, node):
+def singular_values(tr: "Translator", name: str, value: Value,
+                    node: ast.AST) -> Value:
     """The singular values of a matrix (np.linalg.svd's compute_uv=False:
     gesdd without vectors), for svd and the matrix norms that need them."""
     va, m, n, dtype = _matrix_operand(tr, name, value, node)
@@ -309,7 +316,8 @@ def _linalg_solve(tr, name, args, kwargs, node):
     return ViewLeaf(out)
 
 
-def from_singular_values(tr, name, args, kwargs, node):
+def from_singular_values(tr: "Translator", name: str, args: List[Value],
+                         kwargs: Dict[str, Value], node: ast.AST) -> Value:
     """np.linalg.pinv (V diag(1/s) U^T over the singular values above
     rcond times the largest, NumPy's cutoff), cond (the 2-norm condition
     number s[0] / s[-1], or its inverse for p=-2) and matrix_rank (the
@@ -376,7 +384,8 @@ def _reciprocal_above(tr, s, rcond, node):
     return kept, inv
 
 
-def lstsq(tr, a, b, rcond, node):
+def lstsq(tr: "Translator", a: Value, b: Value, rcond: Value,
+          node: ast.AST) -> Value:
     """np.linalg.lstsq(a, b, rcond): the minimum-norm least-squares solution
     from the singular values above rcond times the largest (NumPy's
     default 'warn' or -1: machine precision; None: eps * max(M, N)), as
@@ -416,7 +425,7 @@ def lstsq(tr, a, b, rcond, node):
     return (x, residuals, rank, s)
 
 
-def matrix_power(tr, a, n, node):
+def matrix_power(tr: "Translator", a: Value, n: Value, node: ast.AST) -> Value:
     """A constant power by repeated squaring (GEMMs); negative powers of
     the inverse."""
     if not isinstance(n, int) or isinstance(n, bool):
@@ -444,7 +453,8 @@ def matrix_power(tr, a, n, node):
 
 
 @numpy_function("linalg.lstsq")
-def np_linalg_lstsq(tr, name, args, kwargs, node):
+def np_linalg_lstsq(tr: "Translator", name: str, args: List[Value],
+                    kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("rcond")
@@ -453,13 +463,15 @@ def np_linalg_lstsq(tr, name, args, kwargs, node):
 
 
 @numpy_function("linalg.cond", "linalg.matrix_rank", "linalg.pinv")
-def np_linalg_pinv(tr, name, args, kwargs, node):
+def np_linalg_pinv(tr: "Translator", name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return from_singular_values(tr, name[len("linalg."):], args, kwargs,
                                 node)
 
 
 @numpy_function("linalg.matrix_power")
-def np_linalg_matrix_power(tr, name, args, kwargs, node):
+def np_linalg_matrix_power(tr: "Translator", name: str, args: List[Value],
+                           kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -467,7 +479,8 @@ def np_linalg_matrix_power(tr, name, args, kwargs, node):
 
 
 @numpy_function("linalg.multi_dot")
-def np_linalg_multi_dot(tr, name, args, kwargs, node):
+def np_linalg_multi_dot(tr: "Translator", name: str, args: List[Value],
+                        kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -482,12 +495,14 @@ def np_linalg_multi_dot(tr, name, args, kwargs, node):
 
 
 @numpy_function("linalg")
-def np_linalg(tr, name, args, kwargs, node):
+def np_linalg(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return callables.NumpyFunction("linalg")
 
 
 @numpy_function("linalg.norm", positional=("x", "ord", "axis"))
-def np_linalg_norm(tr, name, args, kwargs, node):
+def np_linalg_norm(tr: "Translator", name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("ord", "axis", "keepdims"))
     return _norm(tr, tr.to_expr(args[0]), arg(1, "ord"), arg(2, "axis"),
@@ -495,31 +510,37 @@ def np_linalg_norm(tr, name, args, kwargs, node):
 
 
 @numpy_function("linalg.inv", "linalg.solve")
-def np_linalg_solve(tr, name, args, kwargs, node):
+def np_linalg_solve(tr: "Translator", name: str, args: List[Value],
+                    kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return _linalg_solve(tr, name[len("linalg."):], args, kwargs, node)
 
 
 @numpy_function("linalg.det", "linalg.slogdet")
-def np_linalg_det(tr, name, args, kwargs, node):
+def np_linalg_det(tr: "Translator", name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return _linalg_det(tr, name[len("linalg."):], args, kwargs, node)
 
 
 @numpy_function("linalg.cholesky")
-def np_linalg_cholesky(tr, name, args, kwargs, node):
+def np_linalg_cholesky(tr: "Translator", name: str, args: List[Value],
+                       kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return _linalg_cholesky(tr, args, kwargs, node)
 
 
 @numpy_function("linalg.eigh", "linalg.eigvalsh")
-def np_linalg_eigh(tr, name, args, kwargs, node):
+def np_linalg_eigh(tr: "Translator", name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return _linalg_eigh(tr, name[len("linalg."):], args, dict(kwargs),
                         node)
 
 
 @numpy_function("linalg.qr")
-def np_linalg_qr(tr, name, args, kwargs, node):
+def np_linalg_qr(tr: "Translator", name: str, args: List[Value],
+                 kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return _linalg_qr(tr, args, kwargs, node)
 
 
 @numpy_function("linalg.svd")
-def np_linalg_svd(tr, name, args, kwargs, node):
+def np_linalg_svd(tr: "Translator", name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return _linalg_svd(tr, args, kwargs, node)

@@ -15,17 +15,22 @@ documents as returning new arrays return new arrays.
 """
 
 import ast
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
 from . import creation, operands, reductions, ufuncs
 from .registry import Arguments, array_method, no_kwargs, numpy_function
 from ..desugar.astutil import fix_locations
-from ..semantics.values import (ConstLeaf, Expr, Idx, View, ViewLeaf, as_idx,
-                               same_extent)
+from ..semantics.values import (ConstLeaf, Expr, Idx, Value, View, ViewLeaf,
+                                as_idx, same_extent)
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
-def transpose(tr, value, axes, node):
+def transpose(tr: "Translator", value: Value, axes: Value,
+              node: ast.AST) -> Value:
     if isinstance(value, View):
         v = value
     else:
@@ -127,7 +132,8 @@ def _roll(tr, value, shift, axis, node):
     return v
 
 
-def join_arrays(tr, name, parts, axis, node):
+def join_arrays(tr: "Translator", name: str, parts: Value, axis: Value,
+                node: ast.AST) -> Value:
     """np.concatenate / np.stack: a new array, each part copied into its
     window (stack: along a new axis)."""
     if not isinstance(parts, (tuple, list)) or not parts:
@@ -171,7 +177,8 @@ def join_arrays(tr, name, parts, axis, node):
     return out
 
 
-def reshape(tr, value, newshape, node):
+def reshape(tr: "Translator", value: Value, newshape: Value,
+            node: ast.AST) -> Value:
     """A new array holding `value`'s elements in row-major order, shaped
     `newshape` (one -1 inferred). Two affine copies: into a flat buffer
     over the old shape, out of it over the new one. NumPy returns a view
@@ -243,7 +250,8 @@ def reshape(tr, value, newshape, node):
     return out
 
 
-def diagonal_view(tr, v, node, k=0):
+def diagonal_view(tr: "Translator", v: Value, node: ast.AST,
+                  k: Value = 0) -> Value:
     """Diagonal k of a 2-d view (above the main one for k > 0, below for
     k < 0), as a 1-d view of the same elements (both container indices
     follow one coordinate)."""
@@ -262,7 +270,8 @@ def _view(tr, value, node):
     return operands.as_view(tr, tr.to_expr(value), node)
 
 
-def constant_int(tr, v, what, node):
+def constant_int(tr: "Translator", v: Value, what: str,
+                 node: ast.AST) -> Value:
     if isinstance(v, Idx) and v.is_const():
         v = v.const
     if not isinstance(v, int) or isinstance(v, bool):
@@ -270,7 +279,8 @@ def constant_int(tr, v, what, node):
     return v
 
 
-def normalized_axis(tr, axis, ndim, node):
+def normalized_axis(tr: "Translator", axis: Value, ndim: Value,
+                    node: ast.AST) -> Value:
     axis = constant_int(tr, axis, "axis", node)
     if not -ndim <= axis < ndim:
         raise tr.error(f"axis {axis} is out of bounds for an array of "
@@ -318,7 +328,7 @@ def _fresh(tr, out, node):
     return out
 
 
-def flip(tr, v, axis, node):
+def flip(tr: "Translator", v: Value, axis: Value, node: ast.AST) -> Value:
     axes = range(v.ndim) if axis is None else _axes_tuple(tr, axis, v.ndim,
                                                            node)
     for a in axes:
@@ -326,7 +336,7 @@ def flip(tr, v, axis, node):
     return v
 
 
-def squeeze(tr, v, axis, node):
+def squeeze(tr: "Translator", v: Value, axis: Value, node: ast.AST) -> Value:
     if axis is None:
         axes = [d for d, e in enumerate(v.shape) if as_idx(e) == Idx(1)]
     else:
@@ -339,14 +349,16 @@ def squeeze(tr, v, axis, node):
                                          for d in range(v.ndim)]), node)
 
 
-def expand_dims(tr, v, axis, node):
+def expand_dims(tr: "Translator", v: Value, axis: Value,
+                node: ast.AST) -> Value:
     rank = v.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
     axes = _axes_tuple(tr, axis, rank, node)
     return tr.subscript(v, subscript_items(node, ["n" if d in axes else "s"
                                          for d in range(rank)]), node)
 
 
-def moveaxis(tr, v, source, destination, node):
+def moveaxis(tr: "Translator", v: Value, source: Value, destination: Value,
+             node: ast.AST) -> Value:
     src = _axes_tuple(tr, source, v.ndim, node)
     dst = _axes_tuple(tr, destination, v.ndim, node)
     if len(src) != len(dst):
@@ -358,7 +370,8 @@ def moveaxis(tr, v, source, destination, node):
     return v.transpose(order)
 
 
-def atleast(tr, value, rank, node):
+def atleast(tr: "Translator", value: Value, rank: Value,
+            node: ast.AST) -> Value:
     e = tr.to_expr(value)
     n = len(e.shape)
     if n >= rank:
@@ -377,7 +390,8 @@ def atleast(tr, value, rank, node):
     return tr.subscript(v, subscript_items(node, kinds), node)
 
 
-def triangle(tr, name, m, k, node):
+def triangle(tr: "Translator", name: str, m: Value, k: Value,
+             node: ast.AST) -> Value:
     """np.triu / np.tril: the elements on one side of diagonal k kept,
     the others 0 (the last two axes; leading ones are a stack)."""
     e = tr.to_expr(m)
@@ -395,7 +409,8 @@ def triangle(tr, name, m, k, node):
     return ufuncs.where(tr, keep, e, ConstLeaf(0, e.dtype), node)
 
 
-def diff(tr, a, n, axis, node):
+def diff(tr: "Translator", a: Value, n: Value, axis: Value,
+         node: ast.AST) -> Value:
     n = constant_int(tr, n, "n", node)
     if n < 0:
         raise tr.error(f"order must be non-negative but got {n}", node)
@@ -414,7 +429,8 @@ def diff(tr, a, n, axis, node):
     return out
 
 
-def split(tr, name, a, sections, axis, node):
+def split(tr: "Translator", name: str, a: Value, sections: Value, axis: Value,
+          node: ast.AST) -> Value:
     """np.split and friends: a list of views of `a` along the axis (as
     NumPy's), at the given indices (clipped as slices are) or into equal
     sections (np.split insists they divide the length; array_split gives
@@ -455,7 +471,8 @@ def split(tr, name, a, sections, axis, node):
             for lo, hi in zip(bounds, bounds[1:])]
 
 
-def stack_along(tr, name, parts, node):
+def stack_along(tr: "Translator", name: str, parts: Value,
+                node: ast.AST) -> Value:
     exprs = [tr.to_expr(p) for p in parts]
     if not exprs:
         raise tr.error("need at least one array to concatenate", node)
@@ -492,7 +509,8 @@ def _pad_widths(tr, pad_width, ndim, node):
     return [tuple(int(x) for x in w) for w in widths]
 
 
-def pad(tr, array, pad_width, mode, value, node):
+def pad(tr: "Translator", array: Value, pad_width: Value, mode: str,
+        value: Value, node: ast.AST) -> Value:
     """np.pad with mode constant, edge, wrap, reflect or symmetric, axis
     by axis as NumPy pads: a new array whose middle is the input and whose
     borders are copies of its windows (or the constant)."""
@@ -544,7 +562,7 @@ def pad(tr, array, pad_width, mode, value, node):
     return v
 
 
-def tile(tr, a, reps, node):
+def tile(tr: "Translator", a: Value, reps: Value, node: ast.AST) -> Value:
     """np.tile: the array broadcast into a (r0, n0, r1, n1, ...) array,
     then merged to (r0 n0, r1 n1, ...)."""
     e = tr.to_expr(a)
@@ -570,7 +588,8 @@ def tile(tr, a, reps, node):
                   node)
 
 
-def repeat(tr, a, repeats, axis, node):
+def repeat(tr: "Translator", a: Value, repeats: Value, axis: Value,
+           node: ast.AST) -> Value:
     """np.repeat by a constant count: each element broadcast along a new
     axis after its own, then merged into it."""
     e = tr.to_expr(a)
@@ -595,7 +614,8 @@ def repeat(tr, a, repeats, axis, node):
     return _fresh(tr, reshape(tr, tmp, tuple(new), node), node)
 
 
-def meshgrid(tr, xs, indexing, node):
+def meshgrid(tr: "Translator", xs: Value, indexing: Value,
+             node: ast.AST) -> Value:
     if indexing not in ("xy", "ij"):
         raise tr.error("Valid values for `indexing` are 'xy' and 'ij'.",
                        node)
@@ -619,7 +639,8 @@ def meshgrid(tr, xs, indexing, node):
 
 
 @numpy_function("flip", "fliplr", "flipud")
-def np_flip(tr, name, args, kwargs, node):
+def np_flip(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis")
@@ -628,7 +649,8 @@ def np_flip(tr, name, args, kwargs, node):
 
 
 @numpy_function("squeeze", method=True)
-def np_squeeze(tr, name, args, kwargs, node):
+def np_squeeze(tr: "Translator", name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis")
@@ -637,7 +659,8 @@ def np_squeeze(tr, name, args, kwargs, node):
 
 
 @numpy_function("expand_dims")
-def np_expand_dims(tr, name, args, kwargs, node):
+def np_expand_dims(tr: "Translator", name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis")
@@ -646,7 +669,8 @@ def np_expand_dims(tr, name, args, kwargs, node):
 
 
 @numpy_function("swapaxes", method=True)
-def np_swapaxes(tr, name, args, kwargs, node):
+def np_swapaxes(tr: "Translator", name: str, args: List[Value],
+                kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -658,7 +682,8 @@ def np_swapaxes(tr, name, args, kwargs, node):
 
 
 @numpy_function("moveaxis")
-def np_moveaxis(tr, name, args, kwargs, node):
+def np_moveaxis(tr: "Translator", name: str, args: List[Value],
+                kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("source", "destination")
@@ -667,7 +692,8 @@ def np_moveaxis(tr, name, args, kwargs, node):
 
 
 @numpy_function("atleast_1d", "atleast_2d", "atleast_3d")
-def np_atleast_1d(tr, name, args, kwargs, node):
+def np_atleast_1d(tr: "Translator", name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -677,7 +703,8 @@ def np_atleast_1d(tr, name, args, kwargs, node):
 
 
 @numpy_function("column_stack", "dstack", "hstack", "vstack")
-def np_vstack(tr, name, args, kwargs, node):
+def np_vstack(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -688,7 +715,8 @@ def np_vstack(tr, name, args, kwargs, node):
 
 
 @numpy_function("pad")
-def np_pad(tr, name, args, kwargs, node):
+def np_pad(tr: "Translator", name: str, args: List[Value],
+           kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("pad_width", "mode", "constant_values")
@@ -698,7 +726,8 @@ def np_pad(tr, name, args, kwargs, node):
 
 
 @numpy_function("tile")
-def np_tile(tr, name, args, kwargs, node):
+def np_tile(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("reps")
@@ -706,7 +735,8 @@ def np_tile(tr, name, args, kwargs, node):
 
 
 @numpy_function("repeat", method=True)
-def np_repeat(tr, name, args, kwargs, node):
+def np_repeat(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("repeats", "axis")
@@ -715,7 +745,8 @@ def np_repeat(tr, name, args, kwargs, node):
 
 
 @numpy_function("meshgrid")
-def np_meshgrid(tr, name, args, kwargs, node):
+def np_meshgrid(tr: "Translator", name: str, args: List[Value],
+                kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("indexing")
@@ -723,7 +754,8 @@ def np_meshgrid(tr, name, args, kwargs, node):
 
 
 @numpy_function("tril", "triu")
-def np_triu(tr, name, args, kwargs, node):
+def np_triu(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("k")
@@ -731,7 +763,8 @@ def np_triu(tr, name, args, kwargs, node):
 
 
 @numpy_function("array_split", "dsplit", "hsplit", "split", "vsplit")
-def np_split(tr, name, args, kwargs, node):
+def np_split(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis") if name in ("split", "array_split") else only()
@@ -740,7 +773,8 @@ def np_split(tr, name, args, kwargs, node):
 
 
 @numpy_function("diff")
-def np_diff(tr, name, args, kwargs, node):
+def np_diff(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("n", "axis")
@@ -750,7 +784,8 @@ def np_diff(tr, name, args, kwargs, node):
 
 @numpy_function("diag", positional=("v", "k"))
 @numpy_function("diagonal", "trace", positional=("a", "offset"), method=True)
-def np_diag(tr, name, args, kwargs, node):
+def np_diag(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     key = "k" if name == "diag" else "offset"
     no_kwargs(tr, kwargs, node, (key,))
@@ -780,46 +815,53 @@ def np_diag(tr, name, args, kwargs, node):
 
 
 @numpy_function("roll", positional=("a", "shift", "axis"))
-def np_roll(tr, name, args, kwargs, node):
+def np_roll(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("shift", "axis"))
     return _roll(tr, arg(0, "a"), arg(1, "shift"), arg(2, "axis"), node)
 
 
 @numpy_function("concatenate", "stack", positional=("arrays", "axis"))
-def np_concatenate(tr, name, args, kwargs, node):
+def np_concatenate(tr: "Translator", name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("axis",))
     return join_arrays(tr, name, args[0], arg(1, "axis", 0), node)
 
 
 @numpy_function("reshape", positional=("a", "newshape"))
-def np_reshape(tr, name, args, kwargs, node):
+def np_reshape(tr: "Translator", name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node)
     return reshape(tr, args[0], arg(1, "newshape"), node)
 
 
 @numpy_function("ravel", positional=("a",))
-def np_ravel(tr, name, args, kwargs, node):
+def np_ravel(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     return reshape(tr, args[0], (-1,), node)
 
 
 @numpy_function("transpose")
-def np_transpose(tr, name, args, kwargs, node):
+def np_transpose(tr: "Translator", name: str, args: List[Value],
+                 kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node, ("axes",))
     axes = kwargs.get("axes", args[1] if len(args) > 1 else None)
     return transpose(tr, args[0], axes, node)
 
 
 @numpy_function("fill_diagonal")
-def np_fill_diagonal(tr, name, args, kwargs, node):
+def np_fill_diagonal(tr: "Translator", name: str, args: List[Value],
+                     kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return _fill_diagonal(tr, args, kwargs, node)
 
 
 @numpy_function("take", method=True)
-def np_take(tr, name, args, kwargs, node):
+def np_take(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node, ("axis",))
     if len(args) not in (2, 3):
         raise tr.error("np.take takes an array, indices and an axis",
@@ -853,14 +895,16 @@ def np_take(tr, name, args, kwargs, node):
 
 
 @array_method("reshape")
-def reshape_method(tr, obj, name, args, kwargs, node):
+def reshape_method(tr: "Translator", obj: Value, name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     shape = args[0] if len(args) == 1 else tuple(args)
     return reshape(tr, obj, shape, node)
 
 
 @array_method("ravel", "flatten")
-def ravel_method(tr, obj, name, args, kwargs, node):
+def ravel_method(tr: "Translator", obj: Value, name: str, args: List[Value],
+                 kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     if args:
         raise tr.unsupported(node, f".{name}() with an order",
@@ -874,5 +918,7 @@ def ravel_method(tr, obj, name, args, kwargs, node):
 
 
 @array_method("transpose")
-def transpose_method(tr, obj, name, args, kwargs, node):
+def transpose_method(tr: "Translator", obj: Value, name: str,
+                     args: List[Value], kwargs: Dict[str, Value],
+                     node: ast.AST) -> Value:
     return transpose(tr, obj, args if args else None, node)

@@ -2,18 +2,24 @@
 static shape of an operand, element counts, windows, result dtypes.
 """
 
+import ast
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..semantics.values import Idx, Op, View, ViewLeaf, as_idx, is_float
+from ..semantics.values import Idx, Op, Value, View, ViewLeaf, as_idx, is_float
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
-def as_view(tr, e, node):
+def as_view(tr: "Translator", e: Value, node: ast.AST) -> Value:
     if isinstance(e, ViewLeaf):
         return e.view
     return tr.materialize(e, node)
 
 
-def in_dtype(tr, result, dtype):
+def in_dtype(tr: "Translator", result: Value, dtype: Value) -> Value:
     """An integer or bool product `result` (summed in int64, as np.sum
     sums) in NumPy's dtype for it, the operands' common one: an int32
     matmul is int32 (wrapping as NumPy's), an einsum of bools a bool."""
@@ -23,7 +29,8 @@ def in_dtype(tr, result, dtype):
     return Op("cast", [e], e.shape, np.dtype(dtype))
 
 
-def element_count(tr, extents, node, what):
+def element_count(tr: "Translator", extents: Value, node: ast.AST,
+                  what: str) -> Value:
     """The number of elements of `extents`: an int, or an Idx where one
     extent is known only at run time (a window `x[i:i + 3]` at the end of
     its loop); more than one is not affine."""
@@ -40,7 +47,8 @@ def element_count(tr, extents, node, what):
     return total.const if total.is_const() else total
 
 
-def static_shape(tr, e, node, what):
+def static_shape(tr: "Translator", e: Value, node: ast.AST,
+                 what: str) -> Value:
     shape = []
     for x in e.shape:
         x = as_idx(x)

@@ -1,14 +1,22 @@
 """Polynomials: vander, polyval, polyfit.
 """
 
+import ast
+from typing import TYPE_CHECKING, Dict, List
+
 import numpy as np
 
 from . import linalg, manipulation, operands, reductions
 from .registry import Arguments, numpy_call, numpy_function
-from ..semantics.values import ConstLeaf, Idx, Op, ViewLeaf, as_idx, is_float
+from ..semantics.values import (ConstLeaf, Idx, Op, Value, ViewLeaf, as_idx,
+                                is_float)
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
-def vander(tr, x, n, increasing, node):
+def vander(tr: "Translator", x: Value, n: Value, increasing: Value,
+           node: ast.AST) -> Value:
     """np.vander: the columns x^(N-1), ..., x, 1 (reversed with
     increasing), each the previous one times x, as NumPy's products."""
     e = tr.to_expr(x)
@@ -37,7 +45,7 @@ def vander(tr, x, n, increasing, node):
     return out
 
 
-def polyval(tr, p, x, node):
+def polyval(tr: "Translator", p: Value, x: Value, node: ast.AST) -> Value:
     """np.polyval: Horner's rule over the coefficients (highest power
     first), a vector of static length."""
     ep = tr.to_expr(p)
@@ -55,7 +63,8 @@ def polyval(tr, p, x, node):
     return y
 
 
-def polyfit(tr, x, y, deg, rcond, node):
+def polyfit(tr: "Translator", x: Value, y: Value, deg: Value, rcond: Value,
+            node: ast.AST) -> Value:
     """np.polyfit(x, y, deg): NumPy's least squares on the Vandermonde
     matrix with its columns scaled to unit norm (rcond len(x) * eps by
     default), the coefficients highest power first."""
@@ -84,7 +93,8 @@ def polyfit(tr, x, y, deg, rcond, node):
 
 
 @numpy_function("vander")
-def np_vander(tr, name, args, kwargs, node):
+def np_vander(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("N", "increasing")
@@ -93,7 +103,8 @@ def np_vander(tr, name, args, kwargs, node):
 
 
 @numpy_function("polyval")
-def np_polyval(tr, name, args, kwargs, node):
+def np_polyval(tr: "Translator", name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -101,7 +112,8 @@ def np_polyval(tr, name, args, kwargs, node):
 
 
 @numpy_function("polyfit")
-def np_polyfit(tr, name, args, kwargs, node):
+def np_polyfit(tr: "Translator", name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("rcond", "full", "w", "cov")

@@ -5,17 +5,21 @@ call.
 """
 
 import ast
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
 from . import manipulation, operands, reductions
 from .registry import Arguments, array_method, no_kwargs, numpy_function
 from ..desugar.astutil import fix_locations
-from ..semantics.values import (ConstLeaf, Op, ViewLeaf, as_idx, is_float,
-                               same_extent)
+from ..semantics.values import (ConstLeaf, Op, Value, ViewLeaf, as_idx,
+                                is_float, same_extent)
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
-def matmul(tr, a, b, node):
+def matmul(tr: "Translator", a: Value, b: Value, node: ast.AST) -> Value:
     ea, eb = tr.to_expr(a), tr.to_expr(b)
     if ea.dtype == np.bool_ and eb.dtype == np.bool_:
         # NumPy's product of bools is or of ands: whether any term is set.
@@ -27,7 +31,8 @@ def matmul(tr, a, b, node):
     return operands.in_dtype(tr, product, np.result_type(ea.dtype, eb.dtype))
 
 
-def scaled_matmul(tr, a, b, node, alpha):
+def scaled_matmul(tr: "Translator", a: Value, b: Value, node: ast.AST,
+                  alpha: Value) -> Value:
     """alpha (a @ b) for a float constant alpha: (the product, True) where a
     GEMM computes it with that alpha, else (a @ b, False) for the caller to
     scale as the program says."""
@@ -158,7 +163,8 @@ def _scale_after(tr, ea, eb, node, alpha):
     return _Scaled(leaf) if isinstance(inner, _Scaled) else leaf
 
 
-def blas_operand(tr, e, dtype, node):
+def blas_operand(tr: "Translator", e: Value, dtype: Value,
+                 node: ast.AST) -> Value:
     """A whole container (or a whole transposed matrix) for BLAS."""
     if isinstance(e, ViewLeaf) and e.dtype == dtype and (
             e.view.is_whole() or e.view.is_whole_transposed()):
@@ -347,7 +353,8 @@ def _matmul_loops(tr, ea, eb, node):
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def tensordot(tr, a, b, axes, node):
+def tensordot(tr: "Translator", a: Value, b: Value, axes: Value,
+              node: ast.AST) -> Value:
     """np.tensordot as the einsum it is (BLAS where that is a matrix
     product)."""
     ea, eb = tr.to_expr(a), tr.to_expr(b)
@@ -384,7 +391,7 @@ def tensordot(tr, a, b, axes, node):
     return _einsum(tr, [spec, ea, eb], node)
 
 
-def kron(tr, a, b, node):
+def kron(tr: "Translator", a: Value, b: Value, node: ast.AST) -> Value:
     """np.kron of arrays of equal dimension: out[i p + k, j q + l] =
     a[i, j] b[k, l], the interleaved outer product merged."""
     ea, eb = tr.to_expr(a), tr.to_expr(b)
@@ -404,7 +411,8 @@ def kron(tr, a, b, node):
     return merged
 
 
-def cross(tr, a, b, axis, node):
+def cross(tr: "Translator", a: Value, b: Value, axis: Value,
+          node: ast.AST) -> Value:
     """np.cross of 3-vectors along `axis` (stacks broadcast)."""
     ea, eb = tr.to_expr(a), tr.to_expr(b)
     va, vb = operands.as_view(tr, ea, node), operands.as_view(tr, eb, node)
@@ -447,7 +455,8 @@ def _component(node, k):
 
 
 @numpy_function("tensordot")
-def np_tensordot(tr, name, args, kwargs, node):
+def np_tensordot(tr: "Translator", name: str, args: List[Value],
+                 kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axes")
@@ -455,7 +464,8 @@ def np_tensordot(tr, name, args, kwargs, node):
 
 
 @numpy_function("inner")
-def np_inner(tr, name, args, kwargs, node):
+def np_inner(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -467,7 +477,8 @@ def np_inner(tr, name, args, kwargs, node):
 
 
 @numpy_function("vdot")
-def np_vdot(tr, name, args, kwargs, node):
+def np_vdot(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -481,7 +492,8 @@ def np_vdot(tr, name, args, kwargs, node):
 
 
 @numpy_function("kron")
-def np_kron(tr, name, args, kwargs, node):
+def np_kron(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -489,7 +501,8 @@ def np_kron(tr, name, args, kwargs, node):
 
 
 @numpy_function("cross")
-def np_cross(tr, name, args, kwargs, node):
+def np_cross(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis")
@@ -497,13 +510,15 @@ def np_cross(tr, name, args, kwargs, node):
 
 
 @numpy_function("einsum")
-def np_einsum(tr, name, args, kwargs, node):
+def np_einsum(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     return _einsum(tr, args, node)
 
 
 @numpy_function("dot", "matmul")
-def np_dot(tr, name, args, kwargs, node):
+def np_dot(tr: "Translator", name: str, args: List[Value],
+           kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     if name == "dot":
         _check_dot(tr, args, node)
@@ -511,7 +526,8 @@ def np_dot(tr, name, args, kwargs, node):
 
 
 @numpy_function("outer")
-def np_outer(tr, name, args, kwargs, node):
+def np_outer(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     a, b = (tr.to_expr(x) for x in args)
     a = operands.as_view(tr, a, node)
@@ -524,6 +540,7 @@ def np_outer(tr, name, args, kwargs, node):
 
 
 @array_method("dot")
-def dot_method(tr, obj, name, args, kwargs, node):
+def dot_method(tr: "Translator", obj: Value, name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     _check_dot(tr, [obj] + list(args), node)
     return matmul(tr, obj, args[0], node)

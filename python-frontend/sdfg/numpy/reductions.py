@@ -5,14 +5,18 @@ NumPy's.
 """
 
 import ast
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
 from . import creation, dtypes, manipulation, operands, ufuncs
 from .registry import (Arguments, array_method, no_kwargs, numpy_call,
                        numpy_function)
-from ..semantics.values import (ConstLeaf, Idx, Masked, Op, View, ViewLeaf,
-                               as_idx, is_float)
+from ..semantics.values import (ConstLeaf, Idx, Masked, Op, Value, View,
+                                ViewLeaf, as_idx, is_float)
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
 def _axes(tr, axis, ndim, node):
@@ -30,7 +34,8 @@ def _axes(tr, axis, ndim, node):
     return sorted(set(out))
 
 
-def reduce(tr, name, value, axis, keepdims, node):
+def reduce(tr: "Translator", name: str, value: Value, axis: Value,
+           keepdims: bool, node: ast.AST) -> Value:
     if isinstance(value, Masked):
         return _reduce_masked(tr, name, value, axis, keepdims, node)
     e = tr.to_expr(value)
@@ -182,7 +187,8 @@ def _reduce_masked(tr, name, value, axis, keepdims, node):
     return mean
 
 
-def cumulative(tr, value, axis, node, op="add"):
+def cumulative(tr: "Translator", value: Value, axis: Value, node: ast.AST,
+               op: str = "add") -> Value:
     """np.cumsum (op add), np.cumprod (op mul), np.maximum.accumulate and
     np.minimum.accumulate (ops maximum, minimum) along one axis: a loop
     over it (each step combines the previous partial results, a map over
@@ -341,7 +347,8 @@ def spread_along(node, rank, keep):
     return manipulation.subscript_items(node, ["s" if d == keep else "n" for d in range(rank)])
 
 
-def nan_reduce(tr, name, a, axis, keepdims, node):
+def nan_reduce(tr: "Translator", name: str, a: Value, axis: Value,
+               keepdims: bool, node: ast.AST) -> Value:
     e = tr.to_expr(a)
     plain = {"nansum": "sum", "nanmean": "mean", "nanprod": "prod",
              "nanmax": "max", "nanmin": "min"}[name]
@@ -374,7 +381,8 @@ def nan_reduce(tr, name, a, axis, keepdims, node):
 
 
 @numpy_function("nanmax", "nanmean", "nanmin", "nanprod", "nansum")
-def np_nansum(tr, name, args, kwargs, node):
+def np_nansum(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis", "keepdims")
@@ -383,7 +391,8 @@ def np_nansum(tr, name, args, kwargs, node):
 
 
 @numpy_function("count_nonzero")
-def np_count_nonzero(tr, name, args, kwargs, node):
+def np_count_nonzero(tr: "Translator", name: str, args: List[Value],
+                     kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis", "keepdims")
@@ -395,7 +404,8 @@ def np_count_nonzero(tr, name, args, kwargs, node):
 
 
 @numpy_function("cumprod", method=True)
-def np_cumprod(tr, name, args, kwargs, node):
+def np_cumprod(tr: "Translator", name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis")
@@ -403,7 +413,8 @@ def np_cumprod(tr, name, args, kwargs, node):
 
 
 @numpy_function("std", "var", positional=("a", "axis"), method=True)
-def np_var(tr, name, args, kwargs, node):
+def np_var(tr: "Translator", name: str, args: List[Value],
+           kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("axis", "keepdims", "ddof"))
     x = tr.to_expr(args[0])
@@ -426,7 +437,8 @@ def np_var(tr, name, args, kwargs, node):
 
 
 @numpy_function("argmax", "argmin", positional=("a", "axis"), method=True)
-def np_argmax(tr, name, args, kwargs, node):
+def np_argmax(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("axis", "keepdims"))
     return _argext(tr, name, arg(0, "a"), arg(1, "axis"), node,
@@ -434,7 +446,8 @@ def np_argmax(tr, name, args, kwargs, node):
 
 
 @numpy_function("cumsum", positional=("a", "axis"), method=True)
-def np_cumsum(tr, name, args, kwargs, node):
+def np_cumsum(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("axis", "dtype"))
     a = arg(0, "a")
@@ -446,7 +459,8 @@ def np_cumsum(tr, name, args, kwargs, node):
 
 
 @numpy_function("all", "any", positional=("a", "axis"), method=True)
-def np_any(tr, name, args, kwargs, node):
+def np_any(tr: "Translator", name: str, args: List[Value],
+           kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("axis",))
     x = tr.to_expr(args[0])
@@ -458,7 +472,8 @@ def np_any(tr, name, args, kwargs, node):
 
 
 @numpy_function("amax", "amin", "max", "mean", "min", "prod", "sum")
-def np_reduction(tr, name, args, kwargs, node):
+def np_reduction(tr: "Translator", name: str, args: List[Value],
+                 kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node, ("axis", "keepdims") + (
         ("dtype",) if name in ("sum", "mean", "prod") else ()))
     if len(args) > 2:
@@ -482,7 +497,9 @@ def np_reduction(tr, name, args, kwargs, node):
 
 
 @array_method("sum", "max", "min", "mean", "prod")
-def reduction_method(tr, obj, name, args, kwargs, node):
+def reduction_method(tr: "Translator", obj: Value, name: str,
+                     args: List[Value], kwargs: Dict[str, Value],
+                     node: ast.AST) -> Value:
     if name in ("sum", "mean", "prod") and "dtype" in kwargs:
         return numpy_call(tr, name, [obj] + list(args), kwargs, node)
     no_kwargs(tr, kwargs, node, ("axis", "keepdims"))

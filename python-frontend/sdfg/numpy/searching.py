@@ -9,12 +9,16 @@ fp is that of the formula on the interval each x falls in.
 """
 
 import ast
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
 from . import manipulation, operands, ufuncs
 from .registry import Arguments, numpy_call, numpy_function
-from ..semantics.values import Op, ViewLeaf, is_float
+from ..semantics.values import Op, Value, ViewLeaf, is_float
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
 def _search_keys(tr, e, dtype, node, hint):
@@ -26,7 +30,8 @@ def _search_keys(tr, e, dtype, node, hint):
     return tr.snapshot(e, node, hint)
 
 
-def searchsorted(tr, a, v, side, sorter, node):
+def searchsorted(tr: "Translator", a: Value, v: Value, side: Value,
+                 sorter: Value, node: ast.AST) -> Value:
     """The int64 positions where the values `v` would go in the ascending
     1-d `a` (ordered by `sorter` when given), as NumPy's searchsorted."""
     a, v = tr.to_expr(a), tr.to_expr(v)
@@ -74,7 +79,8 @@ def _item(tr, view, k, node):
         view, [ast.copy_location(ast.Constant(k), node)], node))
 
 
-def interp(tr, x, xp, fp, left, right, node):
+def interp(tr: "Translator", x: Value, xp: Value, fp: Value, left: Value,
+           right: Value, node: ast.AST) -> Value:
     """NumPy's np.interp: fp linearly interpolated at x between the knots
     xp (ascending, not checked, as in NumPy), fp[0] (or `left`) before
     the first knot and fp[-1] (or `right`) after the last; float64."""
@@ -151,7 +157,8 @@ def interp(tr, x, xp, fp, left, right, node):
 
 
 @numpy_function("searchsorted", method=True)
-def np_searchsorted(tr, name, args, kwargs, node):
+def np_searchsorted(tr: "Translator", name: str, args: List[Value],
+                    kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     arg.only("a", "v", "side", "sorter")
     if arg(0, "a") is None or arg(1, "v") is None:
@@ -166,7 +173,8 @@ def np_searchsorted(tr, name, args, kwargs, node):
 
 
 @numpy_function("interp")
-def np_interp(tr, name, args, kwargs, node):
+def np_interp(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     arg.only("x", "xp", "fp", "left", "right", "period")
     if any(arg(k, key) is None for k, key in enumerate(("x", "xp", "fp"))):

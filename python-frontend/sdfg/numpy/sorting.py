@@ -12,12 +12,16 @@ NumPy does, so their gradients are those of the elements they read.
 
 import ast
 import math
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
 from . import creation, manipulation, operands, ufuncs
 from .registry import Arguments, array_method, numpy_call, numpy_function
-from ..semantics.values import ConstLeaf, Op, View, ViewLeaf, is_float
+from ..semantics.values import ConstLeaf, Op, Value, View, ViewLeaf, is_float
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
 # NumPy's sorting kinds: every one gives the stable order here (for
@@ -30,7 +34,8 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 @array_method("sort")
-def sort_in_place(tr, obj, name, args, kwargs, node):
+def sort_in_place(tr: "Translator", obj: Value, name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     """`a.sort(axis=-1, kind=None)`: sorts the array variable in place."""
     arg = Arguments(tr, args, kwargs, node)
     arg.only("axis", "kind", "order")
@@ -86,7 +91,8 @@ def _axis(tr, e, axis, node):
     return e, axis % len(e.shape)
 
 
-def argsort(tr, value, axis, node):
+def argsort(tr: "Translator", value: Value, axis: Value,
+            node: ast.AST) -> Value:
     """The int64 positions that sort `value` along `axis`: sdfg.argsort of
     a whole container holding it."""
     e, axis = _axis(tr, tr.to_expr(value), axis, node)
@@ -104,7 +110,7 @@ def argsort(tr, value, axis, node):
     return ViewLeaf(out)
 
 
-def sort(tr, value, axis, node):
+def sort(tr: "Translator", value: Value, axis: Value, node: ast.AST) -> Value:
     e, axis = _axis(tr, tr.to_expr(value), axis, node)
     # One array for both the keys and the gather (an expression would be
     # computed twice).
@@ -112,7 +118,8 @@ def sort(tr, value, axis, node):
     return take_along_axis(tr, e, argsort(tr, e, axis, node), axis, node)
 
 
-def take_along_axis(tr, arr, indices, axis, node):
+def take_along_axis(tr: "Translator", arr: Value, indices: Value, axis: Value,
+                    node: ast.AST) -> Value:
     """arr[..., indices, ...] with the other dimensions matched element by
     element, as np.take_along_axis: a gather."""
     e = tr.to_expr(arr)
@@ -144,7 +151,8 @@ def _take(tr, s, axis, k, node):
         s, [ast.copy_location(i, node) for i in items], node))
 
 
-def quantile(tr, value, q, axis, method, keepdims, node):
+def quantile(tr: "Translator", value: Value, q: Value, axis: Value,
+             method: str, keepdims: bool, node: ast.AST) -> Value:
     """The q-quantile (0 <= q <= 1) of `value` along `axis` (None: all of
     it) by NumPy's `method` ("median": the mean of the middle elements);
     NaN where a line holds a NaN, as in NumPy."""
@@ -201,7 +209,8 @@ def quantile(tr, value, q, axis, method, keepdims, node):
 
 @numpy_function("argsort", method=True)
 @numpy_function("sort")
-def np_sort(tr, name, args, kwargs, node):
+def np_sort(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     arg.only("axis", "kind", "order")
     _check_kind(tr, arg(2, "kind"), arg(3, "order"), node)
@@ -211,7 +220,8 @@ def np_sort(tr, name, args, kwargs, node):
 
 
 @numpy_function("take_along_axis")
-def np_take_along_axis(tr, name, args, kwargs, node):
+def np_take_along_axis(tr: "Translator", name: str, args: List[Value],
+                       kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     arg.only("axis")
     if len(args) + len(kwargs) != 3:
@@ -222,7 +232,8 @@ def np_take_along_axis(tr, name, args, kwargs, node):
 
 
 @numpy_function("median")
-def np_median(tr, name, args, kwargs, node):
+def np_median(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     arg.only("axis", "keepdims")
     return quantile(tr, arg(0, "a"), 0.5, arg(1, "axis"), "median",
@@ -230,7 +241,8 @@ def np_median(tr, name, args, kwargs, node):
 
 
 @numpy_function("percentile", "quantile")
-def np_percentile(tr, name, args, kwargs, node):
+def np_percentile(tr: "Translator", name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     # percentile / quantile
     arg.only("axis", "method", "keepdims")

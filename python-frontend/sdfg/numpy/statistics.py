@@ -2,16 +2,22 @@
 gradient (numerical differences) and trapz (trapezoid), composed of
 the element-wise ops, reductions and products.
 """
+import ast
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
 from . import manipulation, operands, products, reductions
 from .registry import Arguments, numpy_call, numpy_function
-from ..semantics.values import (ConstLeaf, Expr, Idx, Op, View, ViewLeaf,
-                               as_idx, is_float)
+from ..semantics.values import (ConstLeaf, Expr, Idx, Op, Value, View,
+                                ViewLeaf, as_idx, is_float)
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
-def average(tr, a, axis, weights, keepdims, node):
+def average(tr: "Translator", a: Value, axis: Value, weights: Value,
+            keepdims: bool, node: ast.AST) -> Value:
     if weights is None:
         return reductions.reduce(tr, "mean", a, axis, keepdims, node)
     e, w = tr.to_expr(a), tr.to_expr(weights)
@@ -32,7 +38,8 @@ def average(tr, a, axis, weights, keepdims, node):
     return tr.binop("div", num, den)
 
 
-def convolve(tr, name, a, v, mode, node):
+def convolve(tr: "Translator", name: str, a: Value, v: Value, mode: str,
+             node: ast.AST) -> Value:
     """np.convolve and np.correlate of two vectors: the full result is a
     loop over the shorter vector's elements, each adding the longer one,
     scaled, into its window (direct convolution, as NumPy's; the autodiff
@@ -103,7 +110,8 @@ def convolve(tr, name, a, v, mode, node):
     return operands.window_view(out, 0, start, length)
 
 
-def numerical_gradient(tr, f, spacing, axis, edge_order, node):
+def numerical_gradient(tr: "Translator", f: Value, spacing: Value, axis: Value,
+                       edge_order: Value, node: ast.AST) -> Value:
     """np.gradient with uniform spacings (one for all axes or one per
     axis): NumPy's second-order central differences inside and first- or
     second-order one-sided ones at the edges, in NumPy's operation order;
@@ -173,7 +181,8 @@ def numerical_gradient(tr, f, spacing, axis, edge_order, node):
     return outs[0] if len(outs) == 1 else outs
 
 
-def covariance(tr, name, m, y, rowvar, bias, ddof, node):
+def covariance(tr: "Translator", name: str, m: Value, y: Value, rowvar: Value,
+               bias: Value, ddof: Value, node: ast.AST) -> Value:
     """np.cov and np.corrcoef: the variables are rows (columns with
     rowvar=False), observations the other axis; the centred data times its
     transpose over N - ddof (ddof 1, 0 with bias). corrcoef divides by the
@@ -229,7 +238,8 @@ def covariance(tr, name, m, y, rowvar, bias, ddof, node):
     return c
 
 
-def trapezoid(tr, y, x, dx, axis, node):
+def trapezoid(tr: "Translator", y: Value, x: Value, dx: Value, axis: Value,
+              node: ast.AST) -> Value:
     e = tr.to_expr(y)
     ax = manipulation.normalized_axis(tr, axis, len(e.shape), node)
     v = operands.as_view(tr, e, node)
@@ -249,7 +259,8 @@ def trapezoid(tr, y, x, dx, axis, node):
 
 
 @numpy_function("convolve", "correlate")
-def np_convolve(tr, name, args, kwargs, node):
+def np_convolve(tr: "Translator", name: str, args: List[Value],
+                kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("mode")
@@ -259,7 +270,8 @@ def np_convolve(tr, name, args, kwargs, node):
 
 
 @numpy_function("corrcoef", "cov")
-def np_cov(tr, name, args, kwargs, node):
+def np_cov(tr: "Translator", name: str, args: List[Value],
+           kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     if name == "cov":
@@ -273,7 +285,8 @@ def np_cov(tr, name, args, kwargs, node):
 
 
 @numpy_function("average")
-def np_average(tr, name, args, kwargs, node):
+def np_average(tr: "Translator", name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis", "weights", "keepdims")
@@ -282,7 +295,8 @@ def np_average(tr, name, args, kwargs, node):
 
 
 @numpy_function("trapezoid", "trapz")
-def np_trapz(tr, name, args, kwargs, node):
+def np_trapz(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("x", "dx", "axis")
@@ -291,7 +305,8 @@ def np_trapz(tr, name, args, kwargs, node):
 
 
 @numpy_function("gradient")
-def np_gradient(tr, name, args, kwargs, node):
+def np_gradient(tr: "Translator", name: str, args: List[Value],
+                kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("axis", "edge_order")

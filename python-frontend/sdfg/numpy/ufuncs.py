@@ -11,14 +11,19 @@ shift cancels in the derivative; sinc divides by a denominator that is
 never zero.
 """
 
+import ast
 import math
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
 from . import manipulation, operands, reductions
 from .registry import (Arguments, array_method, no_kwargs, numpy_call,
                        numpy_function)
-from ..semantics.values import Expr, Masked, Op, View, is_float
+from ..semantics.values import Expr, Masked, Op, Value, View, is_float
+
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
 _UNARY = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "abs",
@@ -89,7 +94,8 @@ def _ufunc_method(tr, name, args, kwargs, node):
     return numpy_call(tr, table[ufunc], [args[0]], rest, node)
 
 
-def elementwise(tr, op, args, node):
+def elementwise(tr: "Translator", op: str, args: List[Value],
+                node: ast.AST) -> Value:
     sel = tr.masked_operands(args, node)
     if sel is not None:
         mask, args = sel
@@ -134,7 +140,8 @@ def elementwise(tr, op, args, node):
     return Op(op, [a, b], shape, dtype)
 
 
-def where(tr, cond, x, y, node):
+def where(tr: "Translator", cond: Value, x: Value, y: Value,
+          node: ast.AST) -> Value:
     c, a, b = tr.to_bool(cond), tr.to_expr(x), tr.to_expr(y)
     shape = tr.broadcast_shapes(c.shape, tr.broadcast_shapes(a.shape,
                                                               b.shape))
@@ -149,7 +156,8 @@ def _one(tr, args, name, node):
     return args[0]
 
 
-def float_operands(tr, args, count, name, node):
+def float_operands(tr: "Translator", args: List[Value], count: Value,
+                   name: str, node: ast.AST) -> Value:
     """The arguments as float expressions (ints convert, as NumPy's
     floating-point ufuncs do)."""
     if len(args) != count:
@@ -164,7 +172,7 @@ def float_operands(tr, args, count, name, node):
     return out
 
 
-def logaddexp(tr, a, b, node):
+def logaddexp(tr: "Translator", a: Value, b: Value, node: ast.AST) -> Value:
     """log(exp(a) + exp(b)) = m + log(exp(a - m) + exp(b - m)) with m the
     larger argument (0 where it is infinite, so that infinities come out
     as NumPy's). The derivative in a is exp(a - m) / sum whichever
@@ -179,7 +187,8 @@ def logaddexp(tr, a, b, node):
     return tr.binop("add", shift, elementwise(tr, "log", [total], node))
 
 
-def round_(tr, a, decimals, node):
+def round_(tr: "Translator", a: Value, decimals: Value,
+           node: ast.AST) -> Value:
     """NumPy's round half to even, scaled by 10**decimals as NumPy does."""
     if isinstance(a, (int, float)) and not isinstance(a, bool):
         return float(np.round(a, decimals))
@@ -201,7 +210,8 @@ def round_(tr, a, decimals, node):
 
 
 @numpy_function("allclose", "isclose")
-def np_isclose(tr, name, args, kwargs, node):
+def np_isclose(tr: "Translator", name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     def ew(op, *xs):
@@ -233,7 +243,8 @@ def np_isclose(tr, name, args, kwargs, node):
 
 @numpy_function("bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
                 "invert", "left_shift", "right_shift")
-def np_invert(tr, name, args, kwargs, node):
+def np_invert(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -251,7 +262,8 @@ def np_invert(tr, name, args, kwargs, node):
 
 
 @numpy_function("logical_and", "logical_not", "logical_or", "logical_xor")
-def np_logical_and(tr, name, args, kwargs, node):
+def np_logical_and(tr: "Translator", name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     # Truth values of any operand (nonzero), combined; bool results.
@@ -267,7 +279,8 @@ def np_logical_and(tr, name, args, kwargs, node):
 
 
 @numpy_function("hypot")
-def np_hypot(tr, name, args, kwargs, node):
+def np_hypot(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     def ew(op, *xs):
@@ -279,7 +292,8 @@ def np_hypot(tr, name, args, kwargs, node):
 
 
 @numpy_function("logaddexp", "logaddexp2")
-def np_logaddexp(tr, name, args, kwargs, node):
+def np_logaddexp(tr: "Translator", name: str, args: List[Value],
+                 kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -293,7 +307,8 @@ def np_logaddexp(tr, name, args, kwargs, node):
 
 
 @numpy_function("reciprocal")
-def np_reciprocal(tr, name, args, kwargs, node):
+def np_reciprocal(tr: "Translator", name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -302,7 +317,8 @@ def np_reciprocal(tr, name, args, kwargs, node):
 
 
 @numpy_function("fix", "rint", "trunc")
-def np_rint(tr, name, args, kwargs, node):
+def np_rint(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -316,7 +332,8 @@ def np_rint(tr, name, args, kwargs, node):
 
 @numpy_function("around", "round_")
 @numpy_function("round", method=True)
-def np_round(tr, name, args, kwargs, node):
+def np_round(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only("decimals")
@@ -324,7 +341,8 @@ def np_round(tr, name, args, kwargs, node):
 
 
 @numpy_function("deg2rad", "degrees", "rad2deg", "radians")
-def np_deg2rad(tr, name, args, kwargs, node):
+def np_deg2rad(tr: "Translator", name: str, args: List[Value],
+               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -335,7 +353,8 @@ def np_deg2rad(tr, name, args, kwargs, node):
 
 
 @numpy_function("heaviside")
-def np_heaviside(tr, name, args, kwargs, node):
+def np_heaviside(tr: "Translator", name: str, args: List[Value],
+                 kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -347,7 +366,8 @@ def np_heaviside(tr, name, args, kwargs, node):
 
 
 @numpy_function("sinc")
-def np_sinc(tr, name, args, kwargs, node):
+def np_sinc(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     def ew(op, *xs):
@@ -361,7 +381,8 @@ def np_sinc(tr, name, args, kwargs, node):
 
 
 @numpy_function("float_power")
-def np_float_power(tr, name, args, kwargs, node):
+def np_float_power(tr: "Translator", name: str, args: List[Value],
+                   kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
@@ -371,7 +392,8 @@ def np_float_power(tr, name, args, kwargs, node):
 
 
 @numpy_function("clip", positional=("a", "a_min", "a_max"), method=True)
-def np_clip(tr, name, args, kwargs, node):
+def np_clip(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("a_min", "a_max"))
     x, lo, hi = arg(0, "a"), arg(1, "a_min"), arg(2, "a_max")
@@ -383,7 +405,8 @@ def np_clip(tr, name, args, kwargs, node):
 
 
 @numpy_function("fmax", "fmin", positional=("x1", "x2"))
-def np_fmax(tr, name, args, kwargs, node):
+def np_fmax(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     a, b = (tr.to_expr(v) for v in args)
     if a.dtype == np.bool_ and b.dtype == np.bool_:
@@ -397,7 +420,8 @@ def np_fmax(tr, name, args, kwargs, node):
                 "exp2", "expm1", "floor", "isfinite", "isinf", "isnan", "log",
                 "log10", "log1p", "log2", "negative", "sign", "sin", "sinh",
                 "sqrt", "square", "tan", "tanh")
-def np_unary(tr, name, args, kwargs, node):
+def np_unary(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     if len(args) != 1:
         raise tr.error(f"np.{name} takes one argument", node)
@@ -408,7 +432,8 @@ def np_unary(tr, name, args, kwargs, node):
 @numpy_function("add", "arctan2", "copysign", "divide", "floor_divide", "fmod",
                 "maximum", "minimum", "mod", "multiply", "power", "remainder",
                 "subtract", "true_divide")
-def np_binary(tr, name, args, kwargs, node):
+def np_binary(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     if len(args) != 2:
         raise tr.error(f"np.{name} takes two arguments", node)
@@ -416,7 +441,8 @@ def np_binary(tr, name, args, kwargs, node):
 
 
 @numpy_function("divmod")
-def np_divmod(tr, name, args, kwargs, node):
+def np_divmod(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     if len(args) != 2:
         raise tr.error("np.divmod takes two arguments", node)
@@ -425,7 +451,8 @@ def np_divmod(tr, name, args, kwargs, node):
 
 
 @numpy_function("where")
-def np_where(tr, name, args, kwargs, node):
+def np_where(tr: "Translator", name: str, args: List[Value],
+             kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     if len(args) != 3:
         raise tr.unsupported(node, "np.where with one argument")
@@ -433,7 +460,8 @@ def np_where(tr, name, args, kwargs, node):
 
 
 @numpy_function("add.at", "subtract.at")
-def np_add_at(tr, name, args, kwargs, node):
+def np_add_at(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
     no_kwargs(tr, kwargs, node)
     if len(args) != 3:
         raise tr.error(f"np.{name} takes three arguments (array, "
@@ -465,10 +493,12 @@ def np_add_at(tr, name, args, kwargs, node):
 
 
 @array_method(*sorted(_UNARY))
-def unary_method(tr, obj, name, args, kwargs, node):
+def unary_method(tr: "Translator", obj: Value, name: str, args: List[Value],
+                 kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return elementwise(tr, name, [obj], node)
 
 
 @array_method(*_BINARY)
-def binary_method(tr, obj, name, args, kwargs, node):
+def binary_method(tr: "Translator", obj: Value, name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return elementwise(tr, _BINARY[name], [obj] + args, node)
