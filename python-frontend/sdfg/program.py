@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from . import cache, cache_key, native
+from . import cache, cache_key, ir, native
 from .arguments import argument as _argument
 from .arguments import bind as _bind
 from .arguments import normalise as _normalise
@@ -598,7 +598,7 @@ def vjp(fn: Callable, wrt: Union[str, Sequence[str]],
 def _spin_for(source):
     """OpenMP spin time for a program (native.NativeModule.set_spin):
     short when it calls BLAS, whose threads a spinning worker slows."""
-    if any(op in source for op in ("sdfg.matmul", "sdfg.gemv", "sdfg.dot")):
+    if any(op in source for op in ir.BLAS_OPS):
         return native.OMP_SPIN_MS_WITH_BLAS
     return native.OMP_SPIN_MS
 

@@ -16,8 +16,9 @@ from ..semantics.values import Expr, Idx, Masked, Unavailable, View, ViewLeaf
 
 
 class Assignments:
-    """Binds names to values and containers. A mixin of Translator
-    (translator.py), sharing its state."""
+    """Binds names to values and containers.
+
+    A mixin of Translator (translator.py), sharing its state."""
 
     def assign(self, target, value, node):
         if isinstance(target, ast.Name):

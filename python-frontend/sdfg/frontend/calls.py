@@ -47,7 +47,8 @@ def call(tr: "Translator", node: ast.Call) -> Value:
     if isinstance(func, callables.LocalFunction):
         return tr.call_local(func, args, kwargs, node)
     if isinstance(func, callables.BoundMethod):
-        return registry.method_call(tr, func.obj, func.name, args, kwargs, node)
+        return registry.method_call(tr, func.obj, func.name, args, kwargs,
+                                    node)
     if isinstance(func, python_math.MathFunction):
         return python_math.math_call(tr, func, args, kwargs, node)
     if func is round:
@@ -72,7 +73,8 @@ def call(tr: "Translator", node: ast.Call) -> Value:
             return total
         if isinstance(items, (View, Expr)) and len(items.shape) > 0:
             # Python's sum iterates over the first axis.
-            return tr.binop("add", reductions.reduce(tr, "sum", items, 0, False, node),
+            return tr.binop("add", reductions.reduce(tr, "sum", items, 0,
+                                                     False, node),
                             start)
         raise tr.unsupported(node, "sum() of a scalar")
     if func is slice:

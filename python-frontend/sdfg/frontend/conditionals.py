@@ -9,6 +9,7 @@ import copy
 
 import numpy as np
 
+from .. import ir
 from .. import numpy as numpy_functions
 from ..errors import FrontendError
 from . import callables
@@ -18,12 +19,14 @@ from .emitter import Buffer
 from .global_values import inlinable
 from .loops import shape_key
 from .retries import TrialAbort
-from ..semantics.values import Expr, Idx, ScalarLeaf, View, ViewLeaf, as_idx, same_extent
+from ..semantics.values import (Expr, Idx, ScalarLeaf, View, ViewLeaf, as_idx,
+                                same_extent)
 
 
 class Conditionals:
-    """Translates if statements and conditional expressions. A mixin of Translator
-    (translator.py), sharing its state."""
+    """Translates if statements and conditional expressions.
+
+    A mixin of Translator (translator.py), sharing its state."""
 
     def hoist_condition(self, node, again=False):
         """An if or while whose test calls a function of the program (a
@@ -174,7 +177,7 @@ class Conditionals:
             self.visit_body(node.body if test else node.orelse)
             return
         if pre.dataflow:
-            with self.em.block("sdfg.state"):
+            with self.em.block(ir.STATE):
                 self.em.splice(pre)
         else:
             self.em.splice(pre)
@@ -186,7 +189,7 @@ class Conditionals:
         before = self._shapes_of(bound)
         self.loop_depth += 1
         self.constructs.append((self.where_of(node), True, False, set()))
-        with self.em.block(f"sdfg.if {cond}"):
+        with self.em.block(ir.if_(cond)):
             with self.narrowed(narrow, True):
                 self.visit_body(node.body)
         if node.orelse:
@@ -374,8 +377,7 @@ class Conditionals:
         try:
             value = thunk()
             text = "\n".join(held.lines + inner.lines)
-            clean = "sdfg.check_index" not in text and \
-                "sdfg.broadcast_extent" not in text and \
+            clean = not any(op in text for op in ir.RUNTIME_CHECKS) and \
                 self.data_names == data
         except (TrialAbort, FrontendError):
             clean = False
@@ -412,7 +414,7 @@ class Conditionals:
             cond = self.control_scalar(test, np.bool_)
             self.loop_depth += 1
             raw, kept = [], []
-            with self.em.block(f"sdfg.if {cond}"):
+            with self.em.block(ir.if_(cond)):
                 r, k = self._branch_value(then, test_node, True, node)
                 raw.append(r)
                 kept.append(k)

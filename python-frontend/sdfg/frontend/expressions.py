@@ -8,17 +8,20 @@ import sys
 
 import numpy as np
 
+from .. import ir
 from .. import numpy as numpy_functions
 from . import callables, calls, comprehensions, python_math
 from ..semantics.bindings import construct_name
 from .global_values import ModuleRef, NUMPY
-from ..semantics.values import (ConstLeaf, Expr, Idx, IdxLeaf, Masked, Op, Unavailable,
+from ..semantics.values import (ConstLeaf, Expr, Idx, IdxLeaf, Masked, Op,
+                                Unavailable,
                      View, ViewLeaf, as_idx, is_float, same_extent)
 
 
 class Expressions:
-    """Evaluates expressions to values. A mixin of Translator
-    (translator.py), sharing its state."""
+    """Evaluates expressions to values.
+
+    A mixin of Translator (translator.py), sharing its state."""
 
     def control_scalar(self, value, dtype):
         """SSA name of a scalar computed in the current control region."""
@@ -35,11 +38,11 @@ class Expressions:
         # The value was computed with maps: keep it in a 0-d transient and
         # read it back in the control region.
         tmp = self.new_transient([], dtype, "cond")
-        with self.em.block("sdfg.state"):
+        with self.em.block(ir.STATE):
             self.em.splice(buf)
             self.emit_store(val, tmp.view(), [])
         name = self.em.fresh("l")
-        self.em.line(f"{name} = sdfg.load {tmp.ssa}[] : {tmp.mlir_type}")
+        self.em.line(ir.load(name, tmp.ssa, [], tmp.mlir_type))
         return name
 
     def control_index(self, value, node):

@@ -8,6 +8,7 @@ import collections
 import inspect
 import textwrap
 
+from .. import ir
 from . import callables
 from ..desugar.astutil import fix_locations, parse
 from ..semantics.bindings import count_assignments, inplace_targets
@@ -18,8 +19,9 @@ from ..semantics.values import ConstLeaf, Expr, View
 
 
 class Inlining:
-    """Inlines calls of the program's functions and lambdas. A mixin of Translator
-    (translator.py), sharing its state."""
+    """Inlines calls of the program's functions and lambdas.
+
+    A mixin of Translator (translator.py), sharing its state."""
 
     def inline_call(self, fn, args, kwargs, node):
         """Translates a call of a Python function of the program by
@@ -188,7 +190,7 @@ class Inlining:
             em.buffer, em.indent = stmt.outer, stmt.outer_indent
             if done:
                 if done.dataflow:
-                    with em.block("sdfg.state"):
+                    with em.block(ir.STATE):
                         em.splice(done)
                 else:
                     em.splice(done)

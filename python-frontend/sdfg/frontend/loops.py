@@ -8,8 +8,10 @@ import ast
 
 import numpy as np
 
+from .. import ir
 from ..desugar.astutil import copy_tree
-from ..semantics.bindings import (SITES, assigned_names, carried_names, construct_name,
+from ..semantics.bindings import (SITES, assigned_names, carried_names,
+                                  construct_name,
                        name_permutation)
 from ..semantics.values import Idx, View, as_idx, same_extent
 
@@ -20,8 +22,9 @@ MAX_SWAP_PERIOD = 12
 
 
 class Loops:
-    """Translates for and while loops. A mixin of Translator
-    (translator.py), sharing its state."""
+    """Translates for and while loops.
+
+    A mixin of Translator (translator.py), sharing its state."""
 
     def visit_For(self, node):
         if node.orelse:
@@ -115,8 +118,7 @@ class Loops:
                                 carried_names(node.body, True) |
                                 self.closure_reads(node.body)))
         self.loop_ivs.append(iv)
-        with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {ub.render()} "
-                           f"step {step}"):
+        with self.em.block(ir.loop(iv, lb.render(), ub.render(), step)):
             self.visit_body(node.body)
         self.loop_ivs.pop()
         self.constructs.pop()
@@ -274,8 +276,8 @@ class Loops:
             self.permute_depth = self.loop_depth
             end = lb.const + groups * period * step
             self.loop_ivs.append(iv)
-            with self.em.block(f"sdfg.loop {iv} = {lb.render()} to {end} "
-                               f"step {period * step}"):
+            with self.em.block(ir.loop(iv, lb.render(), end,
+                                       period * step)):
                 for k in range(period):
                     self.env[name] = Idx.of(iv) + k * step
                     self.visit_body(node.body)
@@ -311,15 +313,14 @@ class Loops:
             # the region reads that.
             flag = self.new_transient([], np.bool_, "cond")
             self.store_condition(cond, flag)
-        with self.em.block("sdfg.while"):
+        with self.em.block(ir.WHILE):
             if flag is None:
                 self.em.splice(cond)
                 value = cond.value
             else:
                 value = self.em.fresh("l")
-                self.em.line(f"{value} = sdfg.load {flag.ssa}[] : "
-                             f"{flag.mlir_type}")
-            self.em.line(f"sdfg.condition {value}")
+                self.em.line(ir.load(value, flag.ssa, [], flag.mlir_type))
+            self.em.line(ir.condition(value))
         # Re-open for the body: `} do {`.
         self.em.buffer.lines[-1] = self.em.buffer.lines[-1] + " do {"
         self.em.indent += 1
@@ -435,7 +436,7 @@ class Loops:
         return buf
 
     def store_condition(self, cond, flag):
-        with self.em.block("sdfg.state"):
+        with self.em.block(ir.STATE):
             self.em.splice(cond)
             self.emit_store(cond.value, flag.view(), [])
 

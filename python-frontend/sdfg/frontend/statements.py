@@ -16,7 +16,8 @@ from ..semantics.bindings import name_permutation
 from .global_values import inlinable
 from ..semantics.indexing import Fancy
 from ..semantics.operators import BINOPS, BITOPS
-from ..semantics.values import (ConstLeaf, Container, Expr, Idx, Masked, View, ViewLeaf,
+from ..semantics.values import (ConstLeaf, Container, Expr, Idx, Masked, View,
+                                ViewLeaf,
                      as_idx, same_extent)
 
 
@@ -31,8 +32,9 @@ _UFUNC_NAMES = {
 
 
 class Statements:
-    """Translates simple statements (visit_Expr, visit_Assign, ...). A mixin of Translator
-    (translator.py), sharing its state."""
+    """Translates simple statements (visit_Expr, visit_Assign, ...).
+
+    A mixin of Translator (translator.py), sharing its state."""
 
     def visit_Pass(self, node):
         pass

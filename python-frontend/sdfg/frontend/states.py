@@ -5,12 +5,14 @@ the middle of one.
 
 import contextlib
 
+from .. import ir
 from .retries import TrialAbort
 
 
 class States:
-    """Puts each statement's dataflow in its sdfg.state. A mixin of Translator
-    (translator.py), sharing its state."""
+    """Puts each statement's dataflow in its sdfg.state.
+
+    A mixin of Translator (translator.py), sharing its state."""
 
     def statement(self):
         return Statement(self)
@@ -87,7 +89,7 @@ class Statement:
         buf = self.buf
         em.buffer, em.indent = self.outer, self.outer_indent
         if buf.dataflow:
-            with em.block("sdfg.state"):
+            with em.block(ir.STATE):
                 em.splice(buf)
         elif buf:
             em.splice(buf)
@@ -103,7 +105,7 @@ class Statement:
         if not self.buf:
             return False
         if self.buf.dataflow:
-            with em.block("sdfg.state"):
+            with em.block(ir.STATE):
                 em.splice(self.buf)
         else:
             em.splice(self.buf)

@@ -9,13 +9,15 @@ import math
 
 import numpy as np
 
+from .. import ir
 from ..errors import FrontendError
 from . import scalar_ops
 from .expressions import ScalarLeafCopy
 from ..semantics.indexing import FancyLeaf, _idx_key
 from .inlining import param_names
 from .retries import widens
-from ..semantics.values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Op, ScalarLeaf,
+from ..semantics.values import (ConstLeaf, Container, Expr, Idx, IdxLeaf, Op,
+                                ScalarLeaf,
                      View, ViewLeaf, as_idx, expr_leaves, fmt_shape, is_float,
                      mlir_scalar, same_extent)
 
@@ -31,8 +33,9 @@ MAX_CONTAINER_BYTES = 1 << 62
 
 
 class Storage:
-    """Allocates containers and stores expressions into views. A mixin of Translator
-    (translator.py), sharing its state."""
+    """Allocates containers and stores expressions into views.
+
+    A mixin of Translator (translator.py), sharing its state."""
 
     def _holds(self, container, shape, expr):
         """Whether a variable's container can take a new value of `shape`
@@ -61,8 +64,7 @@ class Storage:
             k += 1
             name = f"{clean}_{k}"
         self._transient_names.add(name)
-        self.em.alloc(
-            f"{ssa} = sdfg.alloc() {{name = \"{name}\"}} : {c.mlir_type}")
+        self.em.alloc(ir.alloc(ssa, name, c.mlir_type))
         return c
 
     def transient_view(self, shape, dtype, node, hint="tmp"):
@@ -216,11 +218,9 @@ class Storage:
         params = [self.em.fresh("p") for _ in shape]
         for p, e in zip(params, shape):
             self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
-        header = (f"sdfg.map ({', '.join(params)}) = "
-                  f"({', '.join('0' for _ in params)}) to "
-                  f"({', '.join(as_idx(e).render() for e in shape)}) step "
-                  f"({', '.join('1' for _ in params)}) schedule({schedule})")
-        with self.em.block(header):
+        with self.em.block(ir.map_(params, ["0"] * len(params),
+                                   [as_idx(e).render() for e in shape],
+                                   ["1"] * len(params), schedule)):
             yield [Idx.of(p) for p in params]
 
     def schedule_for(self, shape, wcr):
@@ -235,10 +235,9 @@ class Storage:
             "sequential"
 
     def emit_store(self, val, dest, coords, wcr=None):
-        idx = ", ".join(i.render() for i in dest.indices(coords))
-        w = f" wcr({wcr})" if wcr else ""
-        self.em.line(f"sdfg.store {val}, {dest.container.ssa}[{idx}]{w} : "
-                     f"{dest.container.mlir_type}")
+        self.em.line(ir.store(val, dest.container.ssa,
+                              [i.render() for i in dest.indices(coords)],
+                              dest.container.mlir_type, wcr))
 
     def check_broadcast(self, src, dst):
         """The shape to iterate over to assign a value of shape `src` into
@@ -273,8 +272,8 @@ class Storage:
             if memo is not None:
                 return memo
             name = self.em.fresh("b")
-            self.em.line(f"{name} = sdfg.broadcast_extent {kind} "
-                         f"{self.index_ssa(a)}, {self.index_ssa(b)}")
+            self.em.line(ir.broadcast_extent(name, kind, self.index_ssa(a),
+                                             self.index_ssa(b)))
             self._remember_index(key, name)
         try:
             (alo, ahi), (blo, bhi) = self.interval(a), self.interval(b)
@@ -415,11 +414,10 @@ class Storage:
                 inputs.append((name, mlir_scalar(e.dtype)))
             elif isinstance(e, ViewLeaf):
                 lc = _broadcast_coords(e.view.shape, coords_here, rank)
-                idx = ", ".join(i.render() for i in e.view.indices(lc))
                 name = self.em.fresh("l")
                 c = e.view.container
-                self.em.line(f"{name} = sdfg.load {c.ssa}[{idx}] : "
-                             f"{c.mlir_type}")
+                self.em.line(ir.load(name, c.ssa, [
+                    i.render() for i in e.view.indices(lc)], c.mlir_type))
                 arg_of[id(e)] = len(inputs)
                 inputs.append((name, mlir_scalar(c.dtype)))
             elif isinstance(e, ScalarLeaf):
@@ -492,8 +490,8 @@ class Storage:
 
         def body(tb, args):
             arg_of = dict(zip(names, args))
-            return [tb.op(f"arith.minsi {tb.index_value(p, arg_of)}, "
-                          f"{tb.index_value(extent - 1, arg_of)}", "index")]
+            return [tb.index_op("minsi", tb.index_value(p, arg_of),
+                                tb.index_value(extent - 1, arg_of))]
 
         (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
                                   body)

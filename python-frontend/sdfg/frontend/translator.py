@@ -15,13 +15,15 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from .. import ir
 from ..desugar import returns
 from ..desugar.astutil import parse
 from ..desugar.iteration import lower_iteration
 from ..desugar.loop_exits import lower_loop_exits
 from ..errors import FrontendError
 from ..semantics.aliasing import Aliasing
-from ..semantics.bindings import construct_name, count_assignments, inplace_targets
+from ..semantics.bindings import (construct_name, count_assignments,
+                                  inplace_targets)
 from ..semantics.indexing import Indexing
 from ..semantics.operators import Operators
 from ..semantics.values import Container, SUPPORTED_DTYPES
@@ -152,7 +154,8 @@ def _run(tr):
                        f"({type(e).__name__}: {e})") from e
 
 
-class Translator(Inlining, Statements, Assignments, Loops, Conditionals, States, Storage, Expressions,
+class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
+                 States, Storage, Expressions,
                  GlobalValues, Aliasing, Indexing, Operators):
     """Translates one function for one signature of arguments.
 
@@ -290,11 +293,9 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals, States,
             ret = self._visit_until_return(self.fdef.body)
             if ret is not None:
                 self.visit(ret)  # visit_Return, located as statements are
-        params = []
-        for c in self.param_containers:
-            params.append(f"{c.ssa}: {c.mlir_type} {{sdfg.name = \"{c.name}\"}}")
-        sig = ",\n    ".join(params)
-        header = f"sdfg.sdfg @{self.symbol}({sig}) {{"
+        header = ir.sdfg_header(self.symbol, [
+            ir.parameter(c.ssa, c.mlir_type, c.name)
+            for c in self.param_containers])
         lines = header.split("\n")
         sources = [f"{self.filename}:{self.firstline}"] * len(lines)
         lines += ["  " + a for a in self.em.allocs]
@@ -380,7 +381,8 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals, States,
                 self.env[name] = int(value)
                 self.sig.params.append(("const", name, None, int(value)))
             elif isinstance(value, (float, np.floating)):
-                dtype = (np.dtype(value.dtype) if isinstance(value, np.floating)
+                dtype = (np.dtype(value.dtype) if isinstance(value,
+                                                             np.floating)
                          else np.dtype(np.float64))
                 # Runtime scalar: passed by pointer to a 0-d container so
                 # that the function may also assign to it.

@@ -25,7 +25,8 @@ def create(tr: "Translator", name: str, shape: Value, dtype: Value,
             extents.append(as_idx(s))
         elif isinstance(s, (View, Expr)) and not is_float(
                 tr.to_expr(s).dtype):
-            extents.append(tr.control_index(s, node))  # an int computed at run time
+            # An int computed at run time.
+            extents.append(tr.control_index(s, node))
         else:
             raise tr.unsupported(node, "array shape that is not an integer")
     dtype = dtypes.dtype_of(tr, dtype, node)
@@ -122,7 +123,8 @@ def np_eye(tr: "Translator", name: str, args: List[Value],
     dtype = arg(1, "dtype", np.float64) if name == "identity" else \
         kwargs.get("dtype", np.float64)
     out = create(tr, "zeros", (n, n), dtype, None, node)
-    tr.store(manipulation.diagonal_view(tr, out, node), ConstLeaf(1, out.dtype),
+    tr.store(manipulation.diagonal_view(tr, out, node), ConstLeaf(1,
+                                                                  out.dtype),
              cast=True)
     return out
 

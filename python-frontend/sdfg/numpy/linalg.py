@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Dict, List
 import numpy as np
 
 from . import manipulation, operands, products, reductions, ufuncs
+from .. import ir
 from .registry import Arguments, no_kwargs, numpy_call, numpy_function
 from ..frontend import callables
 from ..semantics.values import (ConstLeaf, Op, Unavailable, Value, ViewLeaf,
@@ -36,7 +37,8 @@ def _norm(tr, x, order, axis, keepdims, node):
     else:
         axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     if order is None or (order == "fro" and len(axes) == 2):
-        return ufuncs.elementwise(tr, "sqrt", [total(tr.binop("mul", x, x), axis)],
+        return ufuncs.elementwise(tr, "sqrt", [total(tr.binop("mul", x, x),
+                                                     axis)],
                            node)
     ax = ufuncs.elementwise(tr, "abs", [x], node)
     if len(axes) == 1:
@@ -78,7 +80,8 @@ def _norm(tr, x, order, axis, keepdims, node):
     other = rows if summed == cols else cols
     sums = reductions.reduce(tr, "sum", ax, summed, False, node)
     kind = "max" if order > 0 else "min"
-    return reductions.reduce(tr, kind, sums, other - (other > summed), False, node)
+    return reductions.reduce(tr, kind, sums, other - (other > summed), False,
+                             node)
 
 
 def _square_matrix(tr, name, args, kwargs, node, arity=1):
@@ -109,8 +112,8 @@ def _linalg_det(tr, name, args, kwargs, node):
     for kind in kinds:
         out = tr.transient_view([], dtype, node, kind)
         ca, co = va.container, out.container
-        tr.em.line(f"sdfg.det {kind} {ca.ssa} -> {co.ssa} : {ca.mlir_type} "
-                   f"-> {co.mlir_type}")
+        tr.em.line(ir.library_op("det", [ca.ssa], co.ssa, [ca.mlir_type],
+                                 co.mlir_type, prefix=f"{kind} "))
         results.append(ViewLeaf(out))
     return results[0] if name == "det" else tuple(results)
 
@@ -126,8 +129,8 @@ def _linalg_cholesky(tr, args, kwargs, node):
         va = tr.snapshot(a, node, "operand")
     out = tr.transient_view([n, n], dtype, node, "cholesky")
     ca, co = va.container, out.container
-    tr.em.line(f"sdfg.cholesky {ca.ssa} -> {co.ssa} : {ca.mlir_type} -> "
-               f"{co.mlir_type}")
+    tr.em.line(ir.library_op("cholesky", [ca.ssa], co.ssa, [ca.mlir_type],
+                             co.mlir_type))
     tr.sig.linalg_sites.append(("np.linalg.cholesky", tr.em.where()))
     return ViewLeaf(out)
 
@@ -156,8 +159,8 @@ def _linalg_eigh(tr, name, args, kwargs, node):
         out = tr.transient_view([n] if part == "values" else [n, n], dtype,
                                 node, part)
         ca, co = va.container, out.container
-        tr.em.line(f"sdfg.eigh {part} {ca.ssa} -> {co.ssa} : {ca.mlir_type} "
-                   f"-> {co.mlir_type}")
+        tr.em.line(ir.library_op("eigh", [ca.ssa], co.ssa, [ca.mlir_type],
+                                 co.mlir_type, prefix=f"{part} "))
         results.append(ViewLeaf(out))
     tr.sig.linalg_sites.append((f"np.linalg.{name}", tr.em.where()))
     return results[0] if name == "eigvalsh" else tuple(reversed(results))
@@ -189,8 +192,8 @@ def _linalg_qr(tr, args, kwargs, node):
         out = tr.transient_view([m, k] if part == "q" else [k, n], dtype,
                                 node, part.upper())
         ca, co = va.container, out.container
-        tr.em.line(f"sdfg.qr {part} {ca.ssa} -> {co.ssa} : {ca.mlir_type} "
-                   f"-> {co.mlir_type}")
+        tr.em.line(ir.library_op("qr", [ca.ssa], co.ssa, [ca.mlir_type],
+                                 co.mlir_type, prefix=f"{part} "))
         results.append(ViewLeaf(out))
     # Its gradient solves with R: a singular one raises as a solve's.
     tr.sig.linalg_sites.append(("np.linalg.qr", tr.em.where()))
@@ -227,8 +230,8 @@ def singular_values(tr: "Translator", name: str, value: Value,
     va, m, n, dtype = _matrix_operand(tr, name, value, node)
     out = tr.transient_view([min(m, n)], dtype, node, "s")
     ca, co = va.container, out.container
-    tr.em.line(f"sdfg.svd s {ca.ssa} -> {co.ssa} : {ca.mlir_type} -> "
-               f"{co.mlir_type}")
+    tr.em.line(ir.library_op("svd", [ca.ssa], co.ssa, [ca.mlir_type],
+                             co.mlir_type, prefix="s "))
     tr.sig.linalg_sites.append((f"np.linalg.{name}", tr.em.where()))
     return ViewLeaf(out)
 
@@ -267,9 +270,10 @@ def _linalg_svd(tr, args, kwargs, node):
     for part, shape in (("u", [m, k]), ("s", [k]), ("vh", [k, n])):
         out = tr.transient_view(shape, dtype, node, part.upper())
         ca, co = va.container, out.container
-        flag = " {with_vectors}" if part == "s" else ""
-        tr.em.line(f"sdfg.svd {part} {ca.ssa} -> {co.ssa}{flag} : "
-                   f"{ca.mlir_type} -> {co.mlir_type}")
+        tr.em.line(ir.library_op("svd", [ca.ssa], co.ssa, [ca.mlir_type],
+                                 co.mlir_type,
+                                 ["with_vectors"] if part == "s" else [],
+                                 prefix=f"{part} "))
         results.append(ViewLeaf(out))
     tr.sig.linalg_sites.append(("np.linalg.svd", tr.em.where()))
     return tuple(results)
@@ -308,10 +312,11 @@ def _linalg_solve(tr, name, args, kwargs, node):
         vb = tr.transient_view(b.shape, dtype, node, "rhs")
         tr.store(vb, b)
     out = tr.transient_view(b.shape, dtype, node, name)
-    attr = " {transpose}" if va.is_whole_transposed() else ""
     ca, cb, co = va.container, vb.container, out.container
-    tr.em.line(f"sdfg.solve {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "
-               f"{ca.mlir_type}, {cb.mlir_type} -> {co.mlir_type}")
+    tr.em.line(ir.library_op("solve", [ca.ssa, cb.ssa], co.ssa,
+                             [ca.mlir_type, cb.mlir_type], co.mlir_type,
+                             ["transpose"] if va.is_whole_transposed()
+                             else []))
     tr.sig.linalg_sites.append((f"np.linalg.{name}", tr.em.where()))
     return ViewLeaf(out)
 
@@ -352,7 +357,8 @@ def from_singular_values(tr: "Translator", name: str, args: List[Value],
         if tol is None:
             m, n = (as_idx(e).const for e in a.shape)
             eps = float(np.finfo(s.dtype).eps)
-            tol = tr.binop("mul", reductions.reduce(tr, "max", s, None, False, node),
+            tol = tr.binop("mul", reductions.reduce(tr, "max", s, None, False,
+                                                    node),
                            max(m, n) * eps)
         return numpy_call(tr, "count_nonzero", [tr.binop("gt", s, tol)],
                              {}, node)
@@ -365,9 +371,11 @@ def from_singular_values(tr: "Translator", name: str, args: List[Value],
     _, inv = _reciprocal_above(tr, s, rcond, node)
     vt = operands.as_view(tr, tr.to_expr(vh), node).transpose([1, 0])
     inv_row = tr.subscript(operands.as_view(tr, tr.to_expr(inv), node),
-                           manipulation.subscript_items(node, ["n", "s"]), node)
+                           manipulation.subscript_items(node, ["n",
+                                                               "s"]), node)
     scaled = tr.binop("mul", ViewLeaf(vt), inv_row)
-    return products.matmul(tr, scaled, operands.as_view(tr, tr.to_expr(u), node)
+    return products.matmul(tr, scaled, operands.as_view(tr, tr.to_expr(u),
+                                                        node)
                      .transpose([1, 0]), node)
 
 
@@ -395,7 +403,9 @@ def lstsq(tr: "Translator", a: Value, b: Value, rcond: Value,
     ea = tr.to_expr(a)
     m, n = _static_matrix(tr, "lstsq", ea, node)
     eb = tr.to_expr(b)
-    if len(eb.shape) not in (1, 2) or not as_idx(eb.shape[0]).is_const()             or as_idx(eb.shape[0]).const != m:
+    if len(eb.shape) not in (1, 2) or \
+            not as_idx(eb.shape[0]).is_const() or \
+            as_idx(eb.shape[0]).const != m:
         raise tr.error("np.linalg.lstsq: b must have as many rows as a "
                        f"({m})", node)
     eps = float(np.finfo(ea.dtype if is_float(ea.dtype)
@@ -412,7 +422,8 @@ def lstsq(tr: "Translator", a: Value, b: Value, rcond: Value,
     utb = tr.to_expr(products.matmul(tr, ut, eb, node))
     if len(utb.shape) == 2:
         inv = tr.subscript(operands.as_view(tr, tr.to_expr(inv), node),
-                           manipulation.subscript_items(node, ["s", "n"]), node)
+                           manipulation.subscript_items(node, ["s",
+                                                               "n"]), node)
     scaled = tr.binop("mul", utb, inv)
     v = operands.as_view(tr, tr.to_expr(vh), node).transpose([1, 0])
     x = products.matmul(tr, v, scaled, node)
@@ -444,7 +455,8 @@ def matrix_power(tr: "Translator", a: Value, n: Value, node: ast.AST) -> Value:
     result, base = None, e
     while True:
         if n & 1:
-            result = base if result is None else products.matmul(tr, result, base,
+            result = base if result is None else products.matmul(tr, result,
+                                                                 base,
                                                            node)
         n >>= 1
         if not n:

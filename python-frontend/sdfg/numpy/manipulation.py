@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
+from .. import ir
 from . import creation, operands, reductions, ufuncs
 from .registry import Arguments, array_method, no_kwargs, numpy_function
 from ..desugar.astutil import fix_locations
@@ -123,7 +124,8 @@ def _roll(tr, value, shift, axis, node):
         out = tr.transient_view([Idx(x) for x in shape], e.dtype, node,
                                 "roll")
         if k:
-            tr.store(operands.window_view(out, a, 0, k), ViewLeaf(operands.window_view(v, a, n - k, k)))
+            tr.store(operands.window_view(out, a, 0, k),
+                     ViewLeaf(operands.window_view(v, a, n - k, k)))
             tr.store(operands.window_view(out, a, k, n - k),
                      ViewLeaf(operands.window_view(v, a, 0, n - k)))
         else:
@@ -238,8 +240,8 @@ def reshape(tr: "Translator", value: Value, newshape: Value,
                          tr.schedule_for(new, None)) as coords:
             name = tr.em.fresh("l")
             c = flat.container
-            tr.em.line(f"{name} = sdfg.load {c.ssa}"
-                       f"[{linear(coords, new).render()}] : {c.mlir_type}")
+            tr.em.line(ir.load(name, c.ssa, [linear(coords, new).render()],
+                               c.mlir_type))
             tr.emit_store(name, out, coords)
     tr.reshaped.add(out.container)
     # The array it copies from, where NumPy's reshape is a view of it (of
@@ -547,16 +549,16 @@ def pad(tr: "Translator", array: Value, pad_width: Value, mode: str,
             if mode == "constant":
                 src = ConstLeaf(value, e.dtype)
             elif mode == "edge":
-                src = ViewLeaf(operands.window_view(v, ax, n - 1 if at_end else 0,
-                                          1))
+                src = ViewLeaf(operands.window_view(
+                    v, ax, n - 1 if at_end else 0, 1))
             elif mode == "wrap":
                 src = ViewLeaf(operands.window_view(v, ax, 0 if at_end else
                                           n - width, width))
             else:
                 skip = 1 if mode == "reflect" else 0
                 first = n - skip - width if at_end else skip
-                src = ViewLeaf(reversed_view(operands.window_view(v, ax, first, width),
-                                         ax))
+                src = ViewLeaf(reversed_view(
+                    operands.window_view(v, ax, first, width), ax))
             tr.store(dest, src, cast=True)
         v = out
     return v

@@ -40,8 +40,8 @@ def vander(tr: "Translator", x: Value, n: Value, increasing: Value,
     dtype = np.promote_types(e.dtype, np.int_)  # NumPy's vander
     out = tr.transient_view([e.shape[0], Idx(n)], dtype, node, "vander")
     for k, col in enumerate(powers):
-        tr.store(tr.subscript(out, manipulation.subscript_items(node, ["s", k]), node),
-                 tr.to_expr(col), cast=True)
+        column = manipulation.subscript_items(node, ["s", k])
+        tr.store(tr.subscript(out, column, node), tr.to_expr(col), cast=True)
     return out
 
 
@@ -88,7 +88,8 @@ def polyfit(tr: "Translator", x: Value, y: Value, deg: Value, rcond: Value,
     ec = tr.to_expr(c)
     if len(ec.shape) == 2:
         scale = tr.subscript(operands.as_view(tr, tr.to_expr(scale), node),
-                             manipulation.subscript_items(node, ["s", "n"]), node)
+                             manipulation.subscript_items(node, ["s",
+                                                                 "n"]), node)
     return tr.binop("div", ec, scale)
 
 

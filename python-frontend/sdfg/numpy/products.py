@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Dict, List
 import numpy as np
 
 from . import manipulation, operands, reductions
+from .. import ir
 from .registry import Arguments, array_method, no_kwargs, numpy_function
 from ..desugar.astutil import fix_locations
 from ..semantics.values import (ConstLeaf, Op, Value, ViewLeaf, as_idx,
@@ -75,7 +76,8 @@ def _matmul(tr, a, b, node, alpha):
             _batched_matmul(tr, ea, eb, node)
     if ra == 1 and rb == 1:
         # Inner product as a fused reduction: works on any views.
-        return reductions.reduce(tr, "sum", tr.binop("mul", ea, eb), None, False, node)
+        return reductions.reduce(tr, "sum", tr.binop("mul", ea, eb), None,
+                                 False, node)
     static = all(as_idx(s).is_const() for s in list(ea.shape) +
                  list(eb.shape))
     if not static or not is_float(dtype):
@@ -94,10 +96,10 @@ def _matmul(tr, a, b, node, alpha):
         if vb.is_whole_transposed():
             flags.append("transpose_b")
         flags += _alpha_attr(alpha)
-        attr = f" {{{', '.join(flags)}}}" if flags else ""
         ca, cb, co = va.container, vb.container, out.container
-        tr.em.line(f"sdfg.matmul {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "
-                   f"{ca.mlir_type}, {cb.mlir_type} -> {co.mlir_type}")
+        tr.em.line(ir.library_op("matmul", [ca.ssa, cb.ssa], co.ssa,
+                                 [ca.mlir_type, cb.mlir_type], co.mlir_type,
+                                 flags))
         return _Scaled(ViewLeaf(out))
     if ra == 2:  # matrix @ vector
         mat, vec, rows = va, vb, ea.shape[0]
@@ -106,10 +108,10 @@ def _matmul(tr, a, b, node, alpha):
         mat, vec, rows = vb, va, eb.shape[1]
         transposed = not vb.is_whole_transposed()
     out = tr.transient_view([rows], dtype, node, "gemv")
-    attr = " {transpose}" if transposed else ""
     cm, cv, co = mat.container, vec.container, out.container
-    tr.em.line(f"sdfg.gemv {cm.ssa}, {cv.ssa} -> {co.ssa}{attr} : "
-               f"{cm.mlir_type}, {cv.mlir_type} -> {co.mlir_type}")
+    tr.em.line(ir.library_op("gemv", [cm.ssa, cv.ssa], co.ssa,
+                             [cm.mlir_type, cv.mlir_type], co.mlir_type,
+                             ["transpose"] if transposed else []))
     return ViewLeaf(out)
 
 
@@ -226,11 +228,14 @@ def _einsum(tr, args, node):
         if len(shared) == 1 and set(out) == set(terms[0] + terms[1]) - \
                 shared:
             k = shared.pop()
-            x = ops[0] if a != k else manipulation.transpose(tr, ops[0], None, node)
-            y = ops[1] if d != k else manipulation.transpose(tr, ops[1], None, node)
+            x = ops[0] if a != k else manipulation.transpose(tr, ops[0], None,
+                                                             node)
+            y = ops[1] if d != k else manipulation.transpose(tr, ops[1], None,
+                                                             node)
             rows, cols = (b if a == k else a), (c if d == k else d)
             r = matmul(tr, x, y, node)
-            return r if out == rows + cols else manipulation.transpose(tr, r, None, node)
+            return r if out == rows + cols else \
+                manipulation.transpose(tr, r, None, node)
     order = out + "".join(dict.fromkeys(c for c in letters if c not in out))
     prod = None
     for t, e in zip(terms, ops):
@@ -250,7 +255,8 @@ def _einsum(tr, args, node):
             return prod.view
         return prod
     dtype = np.result_type(*[tr.to_expr(e).dtype for e in ops])
-    return operands.in_dtype(tr, reductions.reduce(tr, "sum", prod, summed, False, node), dtype)
+    return operands.in_dtype(tr, reductions.reduce(tr, "sum", prod, summed,
+                                                   False, node), dtype)
 
 
 def _check_dot(tr, args, node):
@@ -297,10 +303,10 @@ def _batched_blas(tr, ea, eb, dtype, node, alpha=1.0):
                             "matmul")
     flags = [f for f, on in (("transpose_a", ta), ("transpose_b", tb)) if on]
     flags += _alpha_attr(alpha)
-    attr = f" {{{', '.join(flags)}}}" if flags else ""
     ca, cb, co = va.container, vb.container, out.container
-    tr.em.line(f"sdfg.matmul {ca.ssa}, {cb.ssa} -> {co.ssa}{attr} : "
-               f"{ca.mlir_type}, {cb.mlir_type} -> {co.mlir_type}")
+    tr.em.line(ir.library_op("matmul", [ca.ssa, cb.ssa], co.ssa,
+                             [ca.mlir_type, cb.mlir_type], co.mlir_type,
+                             flags))
     return ViewLeaf(out)
 
 
@@ -316,12 +322,14 @@ def _batched_matmul(tr, ea, eb, node):
     full = ast.Slice()
     new = ast.Constant(None)
     if rb == 1:  # out[..., i] = sum_k a[..., i, k] * b[k]
-        return reductions.reduce(tr, "sum", tr.binop("mul", va, vb), ra - 1, False,
+        return reductions.reduce(tr, "sum", tr.binop("mul", va, vb), ra - 1,
+                                 False,
                       node)
     if ra == 1:  # out[..., j] = sum_k a[k] * b[..., k, j]
         col = tr.subscript(va, [full, new], node)
         prod = tr.binop("mul", col, vb)
-        return reductions.reduce(tr, "sum", prod, len(prod.shape) - 2, False, node)
+        return reductions.reduce(tr, "sum", prod, len(prod.shape) - 2, False,
+                                 node)
     a4 = tr.subscript(va, [ast.Constant(Ellipsis), full, full, new], node)
     b4 = tr.subscript(vb, [ast.Constant(Ellipsis), new, full, full], node)
     prod = tr.binop("mul", a4, b4)
@@ -347,7 +355,8 @@ def _matmul_loops(tr, ea, eb, node):
                       node)
     b3 = tr.subscript(vb, [ast.Constant(None), ast.Slice(), ast.Slice()],
                       node)
-    return reductions.reduce(tr, "sum", tr.binop("mul", a3, b3), 1, False, node)
+    return reductions.reduce(tr, "sum", tr.binop("mul", a3, b3), 1, False,
+                             node)
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -404,7 +413,8 @@ def kron(tr: "Translator", a: Value, b: Value, node: ast.AST) -> Value:
     prod = _einsum(tr, [f"{sa},{sb}->{out}", ea, eb], node)
     shape_a = operands.static_shape(tr, ea, node, "np.kron")
     shape_b = operands.static_shape(tr, eb, node, "np.kron")
-    merged = manipulation.reshape(tr, prod, tuple(x * y for x, y in zip(shape_a,
+    merged = manipulation.reshape(tr, prod, tuple(x * y for x,
+                                                  y in zip(shape_a,
                                                               shape_b)),
                         node)
     tr.reshaped.discard(merged.container)
@@ -416,7 +426,8 @@ def cross(tr: "Translator", a: Value, b: Value, axis: Value,
     """np.cross of 3-vectors along `axis` (stacks broadcast)."""
     ea, eb = tr.to_expr(a), tr.to_expr(b)
     va, vb = operands.as_view(tr, ea, node), operands.as_view(tr, eb, node)
-    xa, xb = (manipulation.normalized_axis(tr, axis, v.ndim, node) for v in (va, vb))
+    xa, xb = (manipulation.normalized_axis(tr, axis, v.ndim,
+                                           node) for v in (va, vb))
     if as_idx(va.shape[xa]) != as_idx(3) or as_idx(vb.shape[xb]) != \
             as_idx(3):
         raise tr.unsupported(node, "np.cross of vectors that do not have "
@@ -486,7 +497,8 @@ def np_vdot(tr: "Translator", name: str, args: List[Value],
     if [as_idx(x) for x in a.shape] != [as_idx(x) for x in b.shape]:
         a = tr.to_expr(manipulation.reshape(tr, a, (-1,), node))
         b = tr.to_expr(manipulation.reshape(tr, b, (-1,), node))
-    return operands.in_dtype(tr, reductions.reduce(tr, "sum", tr.binop("mul", a, b),
+    return operands.in_dtype(tr, reductions.reduce(tr, "sum", tr.binop("mul",
+                                                                       a, b),
                                       None, False, node),
                         np.result_type(a.dtype, b.dtype))
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
+from .. import ir
 from . import creation, dtypes, manipulation, operands, ufuncs
 from .registry import (Arguments, array_method, no_kwargs, numpy_call,
                        numpy_function)
@@ -92,9 +93,9 @@ def reduce(tr: "Translator", name: str, value: Value, axis: Value,
         val = tr.emit_scalar(e, [], 0, dtype)
         tr.emit_store(val, out, [], kind)
     else:
-        lbs = ", ".join("0" for _ in params)
-        ubs = ", ".join(as_idx(x).render() for x in e.shape)
-        steps = ", ".join("1" for _ in params)
+        lbs = ["0"] * len(params)
+        ubs = [as_idx(x).render() for x in e.shape]
+        steps = ["1"] * len(params)
         # Parallel when large and some dimension is kept: the CPU lowering
         # distributes the first kept one, each thread owning its output
         # elements, so each is still summed in order (deterministic). Not
@@ -108,8 +109,7 @@ def reduce(tr: "Translator", name: str, value: Value, axis: Value,
         schedule = tr.schedule_for(e.shape, None)
         if tr.device == "cpu" and kept and kept[0] == rank - 1:
             schedule = "sequential"
-        with tr.em.block(f"sdfg.map ({', '.join(params)}) = ({lbs}) to "
-                         f"({ubs}) step ({steps}) schedule({schedule})"):
+        with tr.em.block(ir.map_(params, lbs, ubs, steps, schedule)):
             val = tr.emit_scalar(e, coords, rank, dtype)
             tr.emit_store(val, out, out_coords, kind)
     if name == "mean":
@@ -168,7 +168,8 @@ def _reduce_masked(tr, name, value, axis, keepdims, node):
     identity = 1 if name == "prod" else 0
     if x.dtype == np.bool_:
         x = Op("cast", [x], x.shape, np.int64)
-    picked = ufuncs.where(tr, value.mask, x, ConstLeaf(identity, x.dtype), node)
+    picked = ufuncs.where(tr, value.mask, x, ConstLeaf(identity, x.dtype),
+                          node)
     whole = len(x_axes) == len(x.shape)
     total = reduce(tr, "prod" if name == "prod" else "sum", picked,
                    None if whole and not keepdims else x_axes, keepdims,
@@ -217,15 +218,16 @@ def cumulative(tr: "Translator", value: Value, axis: Value, node: ast.AST,
     n = shape[axis]
     if n == 0:
         return out
-    tr.store(operands.window_view(out, axis, 0, 1), ViewLeaf(operands.window_view(src, axis, 0, 1)),
+    tr.store(operands.window_view(out, axis, 0, 1),
+             ViewLeaf(operands.window_view(src, axis, 0, 1)),
              cast=True)
     if n == 1:
         return out
     with tr.control_section():
         i = tr.em.fresh("i")
         tr.iter_bounds[i] = (1, n - 1)
-        with tr.em.block(f"sdfg.loop {i} = 1 to {n} step 1"):
-            with tr.em.block("sdfg.state"):
+        with tr.em.block(ir.loop(i, 1, n, 1)):
+            with tr.em.block(ir.STATE):
                 def at(v, offset):
                     base = [(o + Idx.of(i).scale(st) + Idx(offset).scale(st)
                              if d == axis else o, st, d)
@@ -237,7 +239,8 @@ def cumulative(tr: "Translator", value: Value, axis: Value, node: ast.AST,
                     step = tr.binop(op, at(out, -1), at(src, 0))
                 else:
                     # NaN-propagating, as np.maximum.
-                    step = ufuncs.elementwise(tr, op, [at(out, -1), at(src, 0)],
+                    step = ufuncs.elementwise(tr, op, [at(out, -1), at(src,
+                                                                       0)],
                                        node)
                 tr.store(at(out, 0), step, cast=True)
     return out
@@ -260,7 +263,8 @@ def _argext(tr, name, value, axis, node, keepdims=False):
         if size == 0:
             raise tr.error(f"attempt to get {name} of an empty sequence",
                            node)
-        pos = manipulation.reshape(tr, creation.ramp(tr, "arange", [size], {}, node), shape,
+        pos = manipulation.reshape(tr, creation.ramp(tr, "arange", [size], {},
+                                                     node), shape,
                       node) if len(shape) > 1 else \
             creation.ramp(tr, "arange", [size], {}, node)
         ext = reduce(tr, kind, e, None, False, node)
@@ -307,8 +311,8 @@ def _window_cumulative(tr, e, op, what, node):
     with tr.control_section():
         i = tr.em.fresh("i")
         tr.iter_bounds[i] = (0, max(tr.upper_extent(n, node) - 1, 0))
-        with tr.em.block(f"sdfg.loop {i} = 0 to {n.render()} step 1"):
-            with tr.em.block("sdfg.state"):
+        with tr.em.block(ir.loop(i, 0, n.render(), 1)):
+            with tr.em.block(ir.STATE):
                 def at(v):
                     # Element i, as a 0-d view.
                     base = [(o + Idx.of(i).scale(st), st, None) if d == 0
@@ -318,7 +322,8 @@ def _window_cumulative(tr, e, op, what, node):
                 if op in ("add", "mul"):
                     step = tr.binop(op, ViewLeaf(acc), ViewLeaf(item))
                 else:
-                    step = ufuncs.elementwise(tr, op, [ViewLeaf(acc), ViewLeaf(item)],
+                    step = ufuncs.elementwise(tr, op, [ViewLeaf(acc),
+                                                       ViewLeaf(item)],
                                        node)
                 tr.store(here, step, cast=True)
                 tr.store(acc, ViewLeaf(at(out)), cast=True)
@@ -344,7 +349,8 @@ def _window_argext(tr, name, kind, e, keepdims, node):
 
 def spread_along(node, rank, keep):
     """Subscript items viewing a vector along axis `keep` of `rank`."""
-    return manipulation.subscript_items(node, ["s" if d == keep else "n" for d in range(rank)])
+    return manipulation.subscript_items(
+        node, ["s" if d == keep else "n" for d in range(rank)])
 
 
 def nan_reduce(tr: "Translator", name: str, a: Value, axis: Value,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, List
 import numpy as np
 
 from . import manipulation, operands, ufuncs
+from .. import ir
 from .registry import Arguments, numpy_call, numpy_function
 from ..semantics.values import Op, Value, ViewLeaf, is_float
 
@@ -59,10 +60,8 @@ def searchsorted(tr: "Translator", a: Value, v: Value, side: Value,
     values = _search_keys(tr, v, dtype, node, "values")
     out = tr.transient_view(shape, np.int64, node, "positions")
     ck, cv, co = keys.container, values.container, out.container
-    right = " right" if side == "right" else ""
-    tr.em.line(f"sdfg.searchsorted {cv.ssa} in {ck.ssa}{right} -> "
-               f"{co.ssa} : {cv.mlir_type} in {ck.mlir_type} -> "
-               f"{co.mlir_type}")
+    tr.em.line(ir.searchsorted(cv.ssa, ck.ssa, side == "right", co.ssa,
+                               cv.mlir_type, ck.mlir_type, co.mlir_type))
     return ViewLeaf(out)
 
 
@@ -111,7 +110,8 @@ def interp(tr: "Translator", x: Value, xp: Value, fp: Value, left: Value,
     x = f(x)
     if not x.shape:
         # The gathers below take arrays of positions.
-        r = interp(tr, manipulation.reshape(tr, x, (1,), node), xp, fp, left, right,
+        r = interp(tr, manipulation.reshape(tr, x, (1,), node), xp, fp, left,
+                   right,
                    node)
         return tr.to_expr(manipulation.reshape(tr, r, (), node))
     xs = ViewLeaf(_search_keys(tr, x, f64, node, "x"))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Dict, List
 import numpy as np
 
 from . import creation, manipulation, operands, ufuncs
+from .. import ir
 from .registry import Arguments, array_method, numpy_call, numpy_function
 from ..semantics.values import ConstLeaf, Op, Value, View, ViewLeaf, is_float
 
@@ -105,8 +106,8 @@ def argsort(tr: "Translator", value: Value, axis: Value,
         keys = tr.snapshot(e, node, "keys")
     out = tr.transient_view(shape, np.int64, node, "order")
     ck, co = keys.container, out.container
-    tr.em.line(f"sdfg.argsort {ck.ssa} axis {axis} -> {co.ssa} : "
-               f"{ck.mlir_type} -> {co.mlir_type}")
+    tr.em.line(ir.library_op("argsort", [ck.ssa], co.ssa, [ck.mlir_type],
+                             co.mlir_type, suffix=f" axis {axis}"))
     return ViewLeaf(out)
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
+from .. import ir
 from . import manipulation, operands, products, reductions
 from .registry import Arguments, numpy_call, numpy_function
 from ..semantics.values import (ConstLeaf, Expr, Idx, Op, Value, View,
@@ -27,11 +28,13 @@ def average(tr: "Translator", a: Value, axis: Value, weights: Value,
                            "weights differ.", node)
         ax = axis % len(e.shape)
         v = operands.as_view(tr, w, node)
-        w = tr.subscript(v, reductions.spread_along(node, len(e.shape), ax), node)
+        w = tr.subscript(v, reductions.spread_along(node, len(e.shape), ax),
+                         node)
     w = tr.to_expr(w)
     if not is_float(w.dtype):
         w = Op("cast", [w], w.shape, np.float64)
-    num = reductions.reduce(tr, "sum", tr.binop("mul", e, w), axis, keepdims, node)
+    num = reductions.reduce(tr, "sum", tr.binop("mul", e, w), axis, keepdims,
+                            node)
     spread = tr.transient_view(e.shape, w.dtype, node, "weights")
     tr.store(spread, w)
     den = reductions.reduce(tr, "sum", spread, axis, keepdims, node)
@@ -73,8 +76,8 @@ def convolve(tr: "Translator", name: str, a: Value, v: Value, mode: str,
     with tr.control_section():
         j = tr.em.fresh("i")
         tr.iter_bounds[j] = (0, small - 1)
-        with tr.em.block(f"sdfg.loop {j} = 0 to {small} step 1"):
-            with tr.em.block("sdfg.state"):
+        with tr.em.block(ir.loop(j, 0, small, 1)):
+            with tr.em.block(ir.STATE):
                 at = Idx.of(j)
                 # Element j along the vectors' one view dimension (the
                 # container's other dimensions stay where the view fixed
@@ -205,7 +208,8 @@ def covariance(tr: "Translator", name: str, m: Value, y: Value, rowvar: Value,
         if not rowvar and len(e.shape) == 2:
             v = v.transpose([1, 0])
         rows.append(v)
-    X = rows[0] if len(rows) == 1 else manipulation.stack_along(tr, "vstack", rows,
+    X = rows[0] if len(rows) == 1 else manipulation.stack_along(tr, "vstack",
+                                                                rows,
                                                       node)
     X = tr.to_expr(X)
     if X.dtype != np.float64:
@@ -217,7 +221,8 @@ def covariance(tr: "Translator", name: str, m: Value, y: Value, rowvar: Value,
                              "of observations")
     if ddof is None:
         ddof = 0 if bias else 1
-    centred = tr.binop("sub", X, reductions.reduce(tr, "mean", X, 1, True, node))
+    centred = tr.binop("sub", X, reductions.reduce(tr, "mean", X, 1, True,
+                                                   node))
     cv = operands.as_view(tr, centred, node)
     c = tr.binop("div", products.matmul(tr, cv, cv.transpose([1, 0]), node),
                  float(max(n.const - ddof, 0)))
@@ -226,8 +231,10 @@ def covariance(tr: "Translator", name: str, m: Value, y: Value, rowvar: Value,
         d = numpy_call(tr, "sqrt", [numpy_call(tr, "diagonal", [cv],
                                                      {}, node)], {}, node)
         dv = operands.as_view(tr, tr.to_expr(d), node)
-        col = tr.subscript(dv, manipulation.subscript_items(node, ["s", "n"]), node)
-        row = tr.subscript(dv, manipulation.subscript_items(node, ["n", "s"]), node)
+        col = tr.subscript(dv, manipulation.subscript_items(node, ["s", "n"]),
+                           node)
+        row = tr.subscript(dv, manipulation.subscript_items(node, ["n", "s"]),
+                           node)
         c = tr.binop("div", tr.binop("div", cv, col), row)
         c = numpy_call(tr, "clip", [c, -1.0, 1.0], {}, node)
     one = all(len(tr.to_expr(p).shape) < 2 for p in (m, y) if p is not None)
@@ -250,11 +257,14 @@ def trapezoid(tr: "Translator", y: Value, x: Value, dx: Value, axis: Value,
         d = dx
     else:
         xe = tr.to_expr(x)
-        d = manipulation.diff(tr, xe, 1, -1 if len(xe.shape) == 1 else ax, node)
+        d = manipulation.diff(tr, xe, 1, -1 if len(xe.shape) == 1 else ax,
+                              node)
         if len(xe.shape) == 1 and len(e.shape) > 1:
             d = tr.subscript(operands.as_view(tr, tr.to_expr(d), node),
-                             reductions.spread_along(node, len(e.shape), ax), node)
-    return tr.binop("mul", reductions.reduce(tr, "sum", tr.binop("mul", mid, d), ax,
+                             reductions.spread_along(node, len(e.shape),
+                                                     ax), node)
+    return tr.binop("mul", reductions.reduce(tr, "sum", tr.binop("mul", mid,
+                                                                 d), ax,
                                      False, node), 0.5)
 
 
