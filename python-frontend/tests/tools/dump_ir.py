@@ -84,4 +84,9 @@ def main(out_dir: str) -> None:
 
 
 if __name__ == "__main__":
+    # Some translations depend on the order of sets of names (str hashes,
+    # randomised per process): a fixed seed, so that two runs compare.
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.execve(sys.executable, [sys.executable] + sys.argv,
+                  dict(os.environ, PYTHONHASHSEED="0"))
     main(sys.argv[1])

@@ -3,8 +3,13 @@ or the FrontendError) under $SDFG_IR_RECORD, one folder per test, so that
 two runs of the suite (before and after a change to the frontend) can be
 compared with `diff -r`.
 
-    cd python-frontend && SDFG_IR_RECORD=/tmp/ir-suite \\
-        /usr/bin/python3 -m pytest -q -p tools.ir_recorder tests
+    cd python-frontend && SDFG_IR_RECORD=/tmp/ir-suite PYTHONHASHSEED=0 \\
+        PYTHONPATH=tests /usr/bin/python3 -m pytest -q -p tools.ir_recorder tests
+
+PYTHONHASHSEED=0: some translations depend on the order of sets of names
+(test_loop_indices' guarded_rows emits two tasklets in either order), so
+two runs compare only under the same seed. compare_records.py compares
+two runs.
 
 A file is named by the program's Python name, the device and a hash of
 its content: a translation that changes shows as one file gone and one
