@@ -76,6 +76,11 @@ if [ $sanitize -eq 0 ]; then
     echo "clang-format: $unformatted formatting differences; run clang-format -i" >&2
     status=1
   fi
+  echo "==> pyflakes"
+  if ! (cd "$ROOT" && /usr/bin/python3 -m pyflakes python-frontend/sdfg python-frontend/tests); then
+    echo "pyflakes: findings above in the Python frontend" >&2
+    status=1
+  fi
   echo "==> pytest"
   (cd "$ROOT/python-frontend" && /usr/bin/python3 -m pytest -q tests) || status=1
 fi

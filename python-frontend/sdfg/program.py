@@ -9,15 +9,23 @@ attributes, closures, default values), the signature, the options and the
 compiler binaries; a second process reuses them without recompiling.
 """
 
-import bisect
 import functools
 import inspect
 import sys
 import threading
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from . import cache, cache_key, native
+from .arguments import argument as _argument
+from .arguments import bind as _bind
+from .arguments import normalise as _normalise
+from .call_checks import check_after_call as _check_after_call
+from .call_checks import check_indices as _check_indices
+from .call_checks import check_overlap as _check_overlap
+from .call_checks import check_writeable as _check_writeable
+from .call_checks import written_args as _written_args
 from .errors import FrontendError
 from .frontend import translate
 
@@ -508,9 +516,13 @@ class Gradient:
         return entry.call_gradient(args, self.wrt, out, seed, given)
 
 
-def grad(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
-         device="cpu", while_capacity=None, data_loop_capacity=None,
-         check_indices=True):
+def grad(fn: Callable, wrt: Union[str, Sequence[str]],
+         output: Any = "return",
+         mem: Optional[float] = None, strategy: Optional[str] = None,
+         recompute: Optional[Sequence[str]] = None, device: str = "cpu",
+         while_capacity: Optional[int] = None,
+         data_loop_capacity: Optional[int] = None,
+         check_indices: bool = True) -> "Gradient":
     """d sum(output) / d wrt for each name in `wrt`, as a dict.
 
     `mem` is a memory limit in MiB for what the gradient program allocates
@@ -543,9 +555,13 @@ class ValueAndGradient(Gradient):
         return value, grads
 
 
-def value_and_grad(fn, wrt, output="return", mem=None, strategy=None,
-                   recompute=None, device="cpu", while_capacity=None,
-                   data_loop_capacity=None, check_indices=True):
+def value_and_grad(fn: Callable, wrt: Union[str, Sequence[str]],
+                   output: Any = "return", mem: Optional[float] = None,
+                   strategy: Optional[str] = None,
+                   recompute: Optional[Sequence[str]] = None,
+                   device: str = "cpu", while_capacity: Optional[int] = None,
+                   data_loop_capacity: Optional[int] = None,
+                   check_indices: bool = True) -> "ValueAndGradient":
     """Like grad, but the callable returns (value, gradients): value is
     what `fn` returns for those arguments (as sdfg.program(fn) would
     return it), computed by the same program as the gradients."""
@@ -556,9 +572,13 @@ def value_and_grad(fn, wrt, output="return", mem=None, strategy=None,
                             check_indices=check_indices)
 
 
-def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
-        device="cpu", while_capacity=None, data_loop_capacity=None,
-        check_indices=True):
+def vjp(fn: Callable, wrt: Union[str, Sequence[str]],
+        output: Any = "return",
+        mem: Optional[float] = None, strategy: Optional[str] = None,
+        recompute: Optional[Sequence[str]] = None, device: str = "cpu",
+        while_capacity: Optional[int] = None,
+        data_loop_capacity: Optional[int] = None,
+        check_indices: bool = True) -> "Gradient":
     """Like grad, but the callable takes seed= (the output's cotangent)."""
     return Gradient(fn, wrt, output, with_seed=True, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
@@ -567,83 +587,6 @@ def vjp(fn, wrt, output="return", mem=None, strategy=None, recompute=None,
                     check_indices=check_indices)
 
 
-def _written_args(meta):
-    """The names of the arguments the program writes (its ABI description
-    says which)."""
-    abi = _function_abi(meta["abi"], meta["name"])
-    return frozenset(a["name"] for a in abi["args"] if a.get("written"))
-
-
-def _check_indices(meta, args, written):
-    """IndexError, as NumPy raises it, for an index array argument with a
-    value outside the extent it indexes (Signature.index_checks). An
-    argument the program writes is skipped: its values at the subscript
-    may differ from the caller's."""
-    checks = meta.get("index_checks")
-    if not checks:
-        return
-    values = {name: value for (kind, name, _, _), value in
-              zip(meta["params"], args) if kind == "array"}
-    for name, extent, where in checks:
-        a = values.get(name)
-        if name in written or a is None or a.size == 0:
-            continue
-        lo, hi = int(a.min()), int(a.max())
-        bad = lo if lo < -extent else hi if hi >= extent else None
-        if bad is not None:
-            raise IndexError(f"{where}: index {bad} is out of bounds for "
-                             f"size {extent} (in argument '{name}')")
-
-
-def _show_param(n):
-    """How an error names parameter `n` of a compiled program: module-level
-    arrays are passed as parameters "global.<name>"."""
-    return (f"global '{n[len('global.'):]}'" if n.startswith("global.")
-            else f"argument '{n}'")
-
-
-def _check_overlap(meta, args, written):
-    """ValueError for two array arguments that share memory where the
-    program writes one of them: it reads and writes its arguments as
-    separate arrays (a write into one would reach the other mid-way,
-    where NumPy's order of operations decides what each sees). The same
-    for a program and its gradients (_Entry.check)."""
-    if not written:
-        return
-    arrays = [(name, value) for (kind, name, _, _), value in
-              zip(meta["params"], args) if kind == "array"]
-    for i, (n1, a1) in enumerate(arrays):
-        for n2, a2 in arrays[i + 1:]:
-            if (n1 in written or n2 in written) and \
-                    np.may_share_memory(a1, a2):
-                changed = n1 if n1 in written else n2
-                if n1.startswith("global.") or n2.startswith("global."):
-                    # Module-level arrays are passed as arguments too.
-                    raise ValueError(
-                        f"{_show_param(n1)} and {_show_param(n2)} share "
-                        f"memory and the program writes "
-                        f"{_show_param(changed)}: the compiled "
-                        "program reads and writes them as separate arrays; "
-                        "index one array in the function instead of a view "
-                        "of it (A[2:8] for Av = A[2:8]), or pass a copy")
-                raise ValueError(
-                    f"arguments '{n1}' and '{n2}' share memory and the "
-                    f"program writes '{changed}': pass a copy of one of "
-                    "them")
-
-
-def _check_writeable(meta, args, written):
-    """NumPy's ValueError for a read-only array (np.frombuffer of bytes, a
-    memory map opened with mode "r", an array whose flags.writeable is
-    False) that the program writes; read-only arrays it only reads are
-    passed as they are."""
-    for (kind, name, _, _), value in zip(meta["params"], args):
-        if kind == "array" and name in written and \
-                not value.flags.writeable:
-            raise ValueError(
-                f"assignment destination is read-only: the program writes "
-                f"{_show_param(name)}, and the array passed is read-only; "
-                "pass a writeable copy (np.array(...))")
 
 
 def _origin(fn):
@@ -688,72 +631,6 @@ def _line_runs(sources):
         if not runs or runs[-1][1] != src:
             runs.append([k, src])
     return runs
-
-
-def _python_line(meta, line):
-    """The Python `file:line` that generated sdfg line `line` came from."""
-    runs = meta.get("line_sources") or []
-    k = bisect.bisect_right([first for first, _ in runs], line) - 1
-    if k >= 0 and runs[k][1] is not None:
-        return runs[k][1]
-    return f"generated sdfg line {line}"
-
-
-def _human_bytes(n):
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
-            return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
-        n /= 1024
-
-
-def _check_after_call(meta, module):
-    """After a call: a failed allocation, an index out of bounds, a
-    singular matrix, the GPU runtime's error, or the emulator's races."""
-    failed = native.take_alloc_error(module)
-    if failed is not None:
-        # The call stopped at the allocation: what it computed is void.
-        native.take_index_error(module)
-        message = (f"the compiled program {meta['name']!r} could not "
-                   f"allocate {failed} bytes ({_human_bytes(failed)})")
-        if meta.get("gradient"):
-            message += ("; its gradient stores values for the backward "
-                        "pass: pass a memory limit (mem= in MiB) to "
-                        "sdfg.grad to recompute instead of storing")
-        raise MemoryError(message)
-    bad = native.take_index_error(module)
-    if bad is not None:
-        line, index, axis, extent = bad
-        where = _python_line(meta, line)
-        # Negative axes: extents known only at run time that do not
-        # broadcast (sdfg.broadcast_extent), NumPy's ValueError.
-        if axis == -1:
-            raise ValueError(f"{where}: operands could not be broadcast "
-                             f"together with extents {index} and {extent}")
-        if axis == -2:
-            raise ValueError(f"{where}: could not broadcast input array "
-                             f"from extent {index} into extent {extent}")
-        if axis == -4:
-            raise ValueError(f"{where}: extent {index} exceeds the 32-bit "
-                             "integers of the BLAS/LAPACK interface (at most "
-                             f"{extent})")
-        if axis == -3:
-            raise ValueError(f"{where}: zero-size array to a reduction "
-                             "operation (max, min, argmax or argmin) which "
-                             "has no identity")
-        if index < 0:
-            # The frontend adds the size to a negative index read from data
-            # (NumPy's counting from the end) before the access; what is
-            # still negative there was this before.
-            index -= extent
-        raise IndexError(f"{where}: index {index} is out of bounds for "
-                         f"axis {axis} with size {extent}")
-    if meta.get("linalg_sites"):
-        native.check_linalg_error(module, meta["linalg_sites"])
-    device = meta.get("device")
-    if device == "gpu":
-        native.check_gpu_error()
-    elif device == "gpu-emulator":
-        native.check_emulator_races(module)
 
 
 class _Entry:
@@ -975,180 +852,8 @@ def _call_gradient(self, args, wrt, out, seed, given=None):
 _Entry.call_gradient = _call_gradient
 
 
-def _bind(fn, args, kwargs):
-    """The arguments of a call of `fn` with keywords and defaults, in the
-    order of its parameters (keyword-only ones last, as the translator
-    takes them): Python's TypeError for a missing or unknown one."""
-    signature = inspect.signature(fn)
-    bound = signature.bind(*args, **kwargs)
-    bound.apply_defaults()
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-           for p in signature.parameters.values()):
-        return tuple(bound.args)  # the translator rejects the signature
-    return tuple(bound.arguments[n] for n in signature.parameters)
-
-
-def _normalise(args, fn=None):
-    """The arguments of a call (in the order of `fn`'s parameters) as the
-    compiled program takes them, or an error naming the parameter
-    (docs/Reliability.md, "Arguments"):
-
-    - arrays of a supported dtype in the machine's byte order, ints within
-      int64, floats, bools, strings and None pass as they are (the common
-      case costs a type test per argument);
-    - an array of another byte order is converted to native order (a
-      copy: the call writes what the program writes back into the
-      caller's array); an ndarray subclass that computes as plain arrays
-      do (np.memmap, or one that overrides none of ndarray's behaviour)
-      is passed as a plain view of the same memory;
-    - TypeError for np.ma.MaskedArray, np.matrix and other subclasses that
-      change what NumPy computes, and for dtypes the compiler has no type
-      for (float16, complex, unsigned and small ints, ...), arrays and
-      NumPy scalars alike; OverflowError for an int outside int64 (as
-      NumPy 2 raises for a Python int that does not fit an int64 array).
-
-    Other values (lists, tuples) are left to the translator, which
-    rejects them with a FrontendError. Whether an argument is read-only
-    matters only for those the program writes (see _Entry.check)."""
-    out = None
-    for k, a in enumerate(args):
-        t = type(a)
-        if t is np.ndarray:
-            if a.dtype.type in _ARRAY_TYPES and a.dtype.isnative:
-                continue
-        elif t is float or t is bool or t is str or a is None:
-            continue
-        elif t is int:
-            if _INT64_MIN <= a <= _INT64_MAX:
-                continue
-        v = _argument(a, k, fn)
-        if v is not a:
-            if out is None:
-                out = list(args)
-            out[k] = v
-    return tuple(args) if out is None else tuple(out)
-
-
-from .frontend.values import SUPPORTED_DTYPES as _ARRAY_TYPES  # noqa: E402
-
-_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
-
-# ndarray attributes a subclass may define without changing what NumPy
-# computes on it (construction, printing, pickling, bookkeeping).
-_BENIGN_OVERRIDES = frozenset((
-    "__new__", "__init__", "__array_finalize__", "__array_priority__",
-    "__repr__", "__str__", "__format__", "__reduce__", "__reduce_ex__",
-    "__setstate__", "__getstate__", "__copy__", "__deepcopy__", "__doc__",
-    "__module__", "__dict__", "__weakref__", "__qualname__", "__slots__",
-    "__init_subclass__", "__class_getitem__", "__annotations__",
-    "__sizeof__", "__dir__", "dump", "dumps", "tofile", "tolist",
-    "tobytes", "tostring"))
-
-
-def _param_name(fn, k):
-    """The name of parameter `k` of `fn` (as Program.bind orders them)."""
-    try:
-        names = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        names = []
-    return names[k] if k < len(names) else f"#{k}"
-
-
-def _subclass_overrides(cls):
-    """The ndarray methods and attributes that ndarray subclass `cls`
-    defines anew (np.memmap's own are benign: they only make results of
-    indexing and ufuncs plain arrays again)."""
-    names = set()
-    for c in cls.__mro__:
-        if c is np.ndarray or c is np.memmap:
-            break
-        names.update(n for n in vars(c) if n not in _BENIGN_OVERRIDES
-                     and hasattr(np.ndarray, n))
-    return sorted(names)
-
-
-def _argument(value, k, fn, label=None):
-    """_normalise of one argument that is not of the common kinds. Errors
-    name parameter `k` of `fn`, or `label` = (how, name): ("global 'W'",
-    "W") for a module-level array."""
-    def what():
-        return label[0] if label else f"argument '{_param_name(fn, k)}'"
-
-    def name():
-        return label[1] if label else _param_name(fn, k)
-
-    if isinstance(value, np.ndarray):
-        cls = type(value)
-        if cls is not np.ndarray:
-            if isinstance(value, np.ma.MaskedArray):
-                raise TypeError(
-                    f"{what()} is a numpy.ma.MaskedArray: a compiled "
-                    f"program does not apply masks; pass {name()}.filled("
-                    "value) (masked elements replaced by value), or "
-                    f"np.asarray({name()}) to ignore the mask")
-            if isinstance(value, np.matrix):
-                raise TypeError(
-                    f"{what()} is a numpy.matrix, for which * is a matrix "
-                    "product and reductions keep two dimensions; a "
-                    "compiled program computes as for plain arrays: pass "
-                    f"np.asarray({name()}) (and write matrix products "
-                    "with @)")
-            overrides = _subclass_overrides(cls)
-            if overrides:
-                raise TypeError(
-                    f"{what()} is a {cls.__module__}.{cls.__qualname__}, "
-                    f"an ndarray subclass that redefines "
-                    f"{', '.join(overrides[:6])}"
-                    f"{', ...' if len(overrides) > 6 else ''}; a compiled "
-                    "program computes as NumPy does on plain arrays: pass "
-                    f"np.asarray({name()}) if that is what is meant")
-            # np.memmap (np.load(..., mmap_mode=...)), or a subclass that
-            # computes as ndarray does: a plain view of the same memory.
-            value = value.view(np.ndarray)
-        dt = value.dtype
-        if not dt.isnative:
-            # Big-endian data on a little-endian machine: a native copy
-            # (the call writes a written argument back into the caller's
-            # array, converting again).
-            dt = dt.newbyteorder("=")
-            if dt in _ARRAY_DTYPES:
-                value = value.astype(dt)
-        if dt.type not in _ARRAY_TYPES:
-            if dt in _ARRAY_DTYPES:
-                # The same dtype under another type name (np.longlong for
-                # int64): a view as the one the compiler knows.
-                return value.view(_ARRAY_DTYPES[_ARRAY_DTYPES.index(dt)])
-            raise TypeError(_dtype_message(what(), "an array", dt,
-                                           f"{name()}.astype(np.float64)"))
-        return value
-    if isinstance(value, (bool, np.bool_)):
-        return value
-    if isinstance(value, (int, np.integer)):
-        if not _INT64_MIN <= int(value) <= _INT64_MAX:
-            raise OverflowError(
-                f"{what()}: Python integer {int(value)} out of bounds for "
-                "int64 (int arguments are compiled in as int64 constants; "
-                "NumPy 2 raises this OverflowError too); pass a float if a "
-                "float is meant")
-        return value
-    if isinstance(value, np.generic):
-        if value.dtype.type in (np.float64, np.float32):
-            return value
-        raise TypeError(_dtype_message(what(), "a NumPy scalar",
-                                       value.dtype, f"np.float64({name()})"))
-    return value
-
-
-_ARRAY_DTYPES = [np.dtype(t) for t in _ARRAY_TYPES]
-
-
-def _dtype_message(who, what, dtype, fix):
-    supported = ", ".join(str(d) for d in _ARRAY_DTYPES)
-    return (f"{who} is {what} of dtype {dtype}, which compiled programs do "
-            f"not take (they take {supported}); convert it, e.g. {fix}")
-
-
-def program(fn=None, device="cpu", check_indices=True):
+def program(fn: Optional[Callable] = None, device: str = "cpu",
+            check_indices: bool = True) -> Any:
     """Compiles an unmodified NumPy function; usable as a decorator
     (``@sdfg.program`` or ``@sdfg.program(device="gpu")``).
 
@@ -1184,7 +889,7 @@ def program(fn=None, device="cpu", check_indices=True):
     return Program(fn, device, check_indices)
 
 
-def to_mlir(fn, *args, device="cpu"):
+def to_mlir(fn: Callable, *args: Any, device: str = "cpu") -> str:
     """The sdfg-dialect text of `fn` specialised for `args` (map schedules
     chosen for `device`)."""
     return program(fn, device).to_mlir(*args)

@@ -1,5 +1,5 @@
-"""The NumPy functions and Python constructs of shape_functions.py,
-math_functions.py and iteration.py: forward against NumPy (to rounding),
+"""The NumPy functions and Python constructs of numpy/manipulation.py,
+numpy/ufuncs.py, reductions.py, statistics.py and iteration.py: forward against NumPy (to rounding),
 arrays the program updates in place against NumPy's, gradients against
 central finite differences in float64; and their errors."""
 

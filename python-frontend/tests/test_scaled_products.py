@@ -1,4 +1,4 @@
-"""Scalar factors of matrix-product operands (numpy_calls._scale_after):
+"""Scalar factors of matrix-product operands (numpy/products.py, _scale_after):
 `(s * A) @ x` is computed as `s * (A @ x)` when the product is no larger
 than the scaled operand, so BLAS reads the argument itself. Forward
 against NumPy (to rounding: the order of the scaling differs), gradients

@@ -166,7 +166,7 @@ def test_first_calls_from_many_threads_compile_and_agree():
 
 PARSE_RACE = r"""
 import gc, sys, threading, time
-from sdfg.frontend.astutil import parse
+from sdfg.desugar.astutil import parse
 # Many thread switches, and a collection (running __del__, which yields)
 # inside nearly every parse: the conditions under which CPython 3.11's
 # AST conversion, unguarded, fails with "recursion depth mismatch".

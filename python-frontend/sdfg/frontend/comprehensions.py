@@ -18,13 +18,17 @@ the for loop, which compiles to one loop.
 """
 
 import ast
+from typing import TYPE_CHECKING, List
 
-from .values import Expr, Idx, View, as_idx
+from ..semantics.values import Expr, Idx, Value, View, as_idx
 
 MAX_ITEMS = 256
 
+if TYPE_CHECKING:
+    from .translator import Translator
 
-def unroll(tr, node):
+
+def unroll(tr: "Translator", node: ast.expr) -> List[Value]:
     """The items of the comprehension `node` (ast.ListComp or
     ast.GeneratorExp), as a list of translated values."""
     items = []

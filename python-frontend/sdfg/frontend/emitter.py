@@ -6,8 +6,9 @@ import struct
 
 import numpy as np
 
-from .. import policy
-from .values import is_float, mlir_scalar
+from .. import ir, policy
+from ..semantics.values import is_float, mlir_scalar
+
 
 def float_literal(value, dtype):
     """An MLIR float literal; non-finite values as their bit pattern."""
@@ -109,22 +110,18 @@ class Emitter:
         names and returns the result names.
         """
         names = [self.fresh("t") for _ in results]
-        lhs = ", ".join(names)
-        ins = ", ".join(s for s, _ in inputs)
-        in_types = ", ".join(t for _, t in inputs)
-        out_types = ", ".join(results)
-        out_sig = out_types if len(results) == 1 else f"({out_types})"
         args = [self.fresh("a") for _ in inputs]
         tb = TaskletBody(self)
         with self.capture() as buf:
             self.indent = 1
             outs = body(tb, args)
-        self.line(f"{lhs} = sdfg.tasklet({ins}) : ({in_types}) -> {out_sig} {{")
+        self.line(ir.tasklet_header(names, [s for s, _ in inputs],
+                                    [t for _, t in inputs], results))
         if inputs:
             decl = ", ".join(f"{a}: {t}" for a, (_, t) in zip(args, inputs))
             self.line(f"^bb0({decl}):")
         self.splice(buf)
-        self.line(f"  sdfg.yield {', '.join(outs)} : {out_types}")
+        self.line("  " + ir.yield_(outs, results))
         self.line("}")
         return names
 
@@ -152,6 +149,15 @@ class TaskletBody:
         else:
             self.em.line(f"{name} = arith.constant {int(value)} : {ty}")
         return name
+
+    def index_op(self, op, *operands):
+        """arith.<op> (minsi, maxsi, ceildivsi, select, ...) of index
+        operands, in order."""
+        return self.op(f"arith.{op} {', '.join(operands)}", "index")
+
+    def index_compare(self, predicate, a, b):
+        """arith.cmpi <predicate> of two index operands."""
+        return self.op(f"arith.cmpi {predicate}, {a}, {b}", "index")
 
     def index_const(self, value):
         name = self.em.fresh("c")

@@ -10,11 +10,13 @@ import ast
 import math
 import sys
 import types
+from typing import Any, Optional
 
 import numpy as np
 
-from . import math_functions, numpy_calls
-from .values import SUPPORTED_DTYPES, Container
+from .. import numpy as numpy_functions
+from . import callables, python_math
+from ..semantics.values import SUPPORTED_DTYPES, Container
 
 
 class GlobalValues:
@@ -94,15 +96,15 @@ class GlobalValues:
         if g is np:
             return NUMPY
         if g is math:
-            return math_functions.MATH
+            return python_math.MATH
         fname = getattr(g, "__name__", None)
         if isinstance(fname, str) and callable(g):
             # `from numpy import exp`, `from math import sqrt`. (vars():
             # NumPy warns on getattr of its removed aliases, np.bool.)
             if vars(np).get(fname) is g:
-                return numpy_calls.numpy_attribute(self, fname, node)
+                return numpy_functions.numpy_attribute(self, fname, node)
             if getattr(math, fname, None) is g:
-                return math_functions.math_attribute(self, fname, node)
+                return python_math.math_attribute(self, fname, node)
         if isinstance(g, (bool, int, float, np.number, np.bool_)):
             return g.item() if isinstance(g, (np.number, np.bool_)) else g
         if isinstance(g, tuple) and all(isinstance(x, (int, float))
@@ -140,7 +142,7 @@ class GlobalValues:
             # Called here, or passed on to a helper that calls it (an
             # integrator's right-hand side, `rk4(rhs, y, dt)`): inlined
             # where it is called.
-            return numpy_calls.UserFunction(inlinable(g))
+            return callables.UserFunction(inlinable(g))
         if callable(g) and isinstance(self.current_node, ast.Name) and \
                 isinstance(getattr(self, "_call_func_node", None), ast.Name) \
                 and self._call_func_node is node:
@@ -159,7 +161,7 @@ class ModuleRef:
         self.module = module
 
 
-def inlinable(g):
+def inlinable(g: Any) -> Optional[types.FunctionType]:
     """The Python function whose calls the frontend inlines when a global
     names `g`: a plain function, or the one an @sdfg.program wraps (its
     compiled form is for calls from Python); None for anything else."""

@@ -12,78 +12,33 @@ NumPy does, so their gradients are those of the elements they read.
 
 import ast
 import math
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
-from . import numpy_calls as nc
-from .values import ConstLeaf, Op, View, ViewLeaf, is_float
+from . import creation, manipulation, operands, ufuncs
+from .. import ir
+from .registry import Arguments, array_method, numpy_call, numpy_function
+from ..semantics.values import ConstLeaf, Op, Value, View, ViewLeaf, is_float
 
-FUNCTIONS = {"sort", "argsort", "take_along_axis", "median", "percentile",
-             "quantile"}
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
-# Array methods with the signature of the function of the same name (the
-# array first). `.sort()` sorts in place: see sort_in_place.
-METHODS = {"argsort"}
 
 # NumPy's sorting kinds: every one gives the stable order here (for
 # quicksort and heapsort NumPy leaves the order of equal keys unspecified,
 # so the stable one is among theirs).
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def call(tr, name, args, kwargs, node):
-    arg = nc.Arguments(tr, args, kwargs, node)
-    if name in ("sort", "argsort"):
-        arg.only("axis", "kind", "order")
-        _check_kind(tr, arg(2, "kind"), arg(3, "order"), node)
-        if name == "sort":
-            return sort(tr, arg(0, "a"), arg(1, "axis", -1), node)
-        return argsort(tr, arg(0, "a"), arg(1, "axis", -1), node)
-    if name == "take_along_axis":
-        arg.only("axis")
-        if len(args) + len(kwargs) != 3:
-            raise tr.error("np.take_along_axis takes an array, indices and "
-                           "an axis", node)
-        return take_along_axis(tr, arg(0, "arr"), arg(1, "indices"),
-                               arg(2, "axis"), node)
-    if name == "median":
-        arg.only("axis", "keepdims")
-        return quantile(tr, arg(0, "a"), 0.5, arg(1, "axis"), "median",
-                        bool(kwargs.get("keepdims", False)), node)
-    # percentile / quantile
-    arg.only("axis", "method", "keepdims")
-    if len(args) < 2:
-        raise tr.error(f"np.{name} takes an array and q", node)
-    q = _constant_q(tr, arg(1, "q"), name, node)
-    method = arg(3, "method", "linear")
-    if method not in _METHODS:
-        raise tr.unsupported(node, f"np.{name} method {method!r}",
-                             "supported: " + ", ".join(_METHODS))
-    keep = bool(arg(4, "keepdims", False))
-    scale = 100.0 if name == "percentile" else 1.0
-    bound = "[0, 100]" if name == "percentile" else "[0, 1]"
-    fractions = []
-    for v in np.ravel(q):
-        f = float(np.true_divide(v, scale))
-        if not 0.0 <= f <= 1.0:
-            raise tr.error(f"np.{name}: q must be in {bound}, got {v}", node)
-        fractions.append(f)
-    results = [quantile(tr, arg(0, "a"), f, arg(2, "axis"), method, keep,
-                        node) for f in fractions]
-    if np.ndim(q) == 0:
-        return results[0]
-    stacked = nc.numpy_call(tr, "stack", [results], {}, node)
-    shape = tuple(np.shape(q))
-    if len(shape) > 1:
-        rest = tuple(stacked.shape[1:])
-        stacked = nc.reshape(tr, stacked, shape + rest, node)
-    return stacked
-
-
-def method_call(tr, obj, name, args, kwargs, node):
+@array_method("sort")
+def sort_in_place(tr: "Translator", obj: Value, name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
     """`a.sort(axis=-1, kind=None)`: sorts the array variable in place."""
-    arg = nc.Arguments(tr, args, kwargs, node)
+    arg = Arguments(tr, args, kwargs, node)
     arg.only("axis", "kind", "order")
     _check_kind(tr, arg(1, "kind"), arg(2, "order"), node)
     if not isinstance(obj, View):
@@ -127,7 +82,7 @@ def _axis(tr, e, axis, node):
         raise tr.unsupported(node, "sorting a 0-d value")
     if axis is None:
         if len(e.shape) > 1:
-            e = tr.to_expr(nc.reshape(tr, e, (-1,), node))
+            e = tr.to_expr(manipulation.reshape(tr, e, (-1,), node))
         return e, 0
     if not isinstance(axis, int) or isinstance(axis, bool):
         raise tr.unsupported(node, "non-constant axis")
@@ -137,11 +92,12 @@ def _axis(tr, e, axis, node):
     return e, axis % len(e.shape)
 
 
-def argsort(tr, value, axis, node):
+def argsort(tr: "Translator", value: Value, axis: Value,
+            node: ast.AST) -> Value:
     """The int64 positions that sort `value` along `axis`: sdfg.argsort of
     a whole container holding it."""
     e, axis = _axis(tr, tr.to_expr(value), axis, node)
-    shape = nc._static_shape(tr, e, node, "sorting")
+    shape = operands.static_shape(tr, e, node, "sorting")
     if e.dtype == np.bool_:
         e = Op("cast", [e], e.shape, np.int64)
     if isinstance(e, ViewLeaf) and e.view.is_whole():
@@ -150,20 +106,21 @@ def argsort(tr, value, axis, node):
         keys = tr.snapshot(e, node, "keys")
     out = tr.transient_view(shape, np.int64, node, "order")
     ck, co = keys.container, out.container
-    tr.em.line(f"sdfg.argsort {ck.ssa} axis {axis} -> {co.ssa} : "
-               f"{ck.mlir_type} -> {co.mlir_type}")
+    tr.em.line(ir.library_op("argsort", [ck.ssa], co.ssa, [ck.mlir_type],
+                             co.mlir_type, suffix=f" axis {axis}"))
     return ViewLeaf(out)
 
 
-def sort(tr, value, axis, node):
+def sort(tr: "Translator", value: Value, axis: Value, node: ast.AST) -> Value:
     e, axis = _axis(tr, tr.to_expr(value), axis, node)
     # One array for both the keys and the gather (an expression would be
     # computed twice).
-    e = ViewLeaf(nc._as_view(tr, e, node))
+    e = ViewLeaf(operands.as_view(tr, e, node))
     return take_along_axis(tr, e, argsort(tr, e, axis, node), axis, node)
 
 
-def take_along_axis(tr, arr, indices, axis, node):
+def take_along_axis(tr: "Translator", arr: Value, indices: Value, axis: Value,
+                    node: ast.AST) -> Value:
     """arr[..., indices, ...] with the other dimensions matched element by
     element, as np.take_along_axis: a gather."""
     e = tr.to_expr(arr)
@@ -173,18 +130,18 @@ def take_along_axis(tr, arr, indices, axis, node):
         raise tr.error("np.take_along_axis: `indices` and `arr` must have "
                        "the same number of dimensions", node)
     items = []
-    for d, extent in enumerate(nc._static_shape(tr, e, node,
+    for d, extent in enumerate(operands.static_shape(tr, e, node,
                                                 "np.take_along_axis")):
         if d == axis:
             items.append(idx)
             continue
         # Positions along dimension d, broadcast over the others.
-        ramp = nc._ramp(tr, "arange", [extent], {}, node)
+        ramp = creation.ramp(tr, "arange", [extent], {}, node)
         subs = [ast.Constant(None)] * d + [ast.Slice()] + \
             [ast.Constant(None)] * (len(e.shape) - 1 - d)
         items.append(tr.subscript(
             ramp, [ast.copy_location(s, node) for s in subs], node))
-    view = nc._as_view(tr, e, node)
+    view = operands.as_view(tr, e, node)
     return tr.gather(tr.index_items(view, tuple(items), node), node)
 
 
@@ -195,18 +152,19 @@ def _take(tr, s, axis, k, node):
         s, [ast.copy_location(i, node) for i in items], node))
 
 
-def quantile(tr, value, q, axis, method, keepdims, node):
+def quantile(tr: "Translator", value: Value, q: Value, axis: Value,
+             method: str, keepdims: bool, node: ast.AST) -> Value:
     """The q-quantile (0 <= q <= 1) of `value` along `axis` (None: all of
     it) by NumPy's `method` ("median": the mean of the middle elements);
     NaN where a line holds a NaN, as in NumPy."""
     e = tr.to_expr(value)
     ndim = len(e.shape)
     e, ax = _axis(tr, e, axis, node)
-    shape = nc._static_shape(tr, e, node, "an order statistic")
+    shape = operands.static_shape(tr, e, node, "an order statistic")
     n = shape[ax]
     if n == 0:
         raise tr.error("order statistic of an empty array", node)
-    s = nc._as_view(tr, sort(tr, e, ax, node), node)
+    s = operands.as_view(tr, sort(tr, e, ax, node), node)
     if method == "median":
         lo, hi = (n - 1) // 2, n // 2
         r = _take(tr, s, ax, lo, node)
@@ -241,10 +199,77 @@ def quantile(tr, value, q, axis, method, keepdims, node):
     if is_float(s.dtype):
         # NaNs sort last: a line holding one has one at its end.
         nan = Op("isnan", [_take(tr, s, ax, n - 1, node)], r.shape, np.bool_)
-        r = tr.to_expr(nc.where(tr, nan, ConstLeaf(float("nan"), r.dtype),
+        r = tr.to_expr(ufuncs.where(tr, nan, ConstLeaf(float("nan"), r.dtype),
                                 r, node))
     if keepdims:
         shape = [1] * ndim if axis is None else \
             [1 if d == ax else x for d, x in enumerate(shape)]
-        r = tr.to_expr(nc.reshape(tr, r, tuple(shape), node))
+        r = tr.to_expr(manipulation.reshape(tr, r, tuple(shape), node))
     return r
+
+
+@numpy_function("argsort", method=True)
+@numpy_function("sort")
+def np_sort(tr: "Translator", name: str, args: List[Value],
+            kwargs: Dict[str, Value], node: ast.AST) -> Value:
+    arg = Arguments(tr, args, kwargs, node)
+    arg.only("axis", "kind", "order")
+    _check_kind(tr, arg(2, "kind"), arg(3, "order"), node)
+    if name == "sort":
+        return sort(tr, arg(0, "a"), arg(1, "axis", -1), node)
+    return argsort(tr, arg(0, "a"), arg(1, "axis", -1), node)
+
+
+@numpy_function("take_along_axis")
+def np_take_along_axis(tr: "Translator", name: str, args: List[Value],
+                       kwargs: Dict[str, Value], node: ast.AST) -> Value:
+    arg = Arguments(tr, args, kwargs, node)
+    arg.only("axis")
+    if len(args) + len(kwargs) != 3:
+        raise tr.error("np.take_along_axis takes an array, indices and "
+                       "an axis", node)
+    return take_along_axis(tr, arg(0, "arr"), arg(1, "indices"),
+                           arg(2, "axis"), node)
+
+
+@numpy_function("median")
+def np_median(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
+    arg = Arguments(tr, args, kwargs, node)
+    arg.only("axis", "keepdims")
+    return quantile(tr, arg(0, "a"), 0.5, arg(1, "axis"), "median",
+                    bool(kwargs.get("keepdims", False)), node)
+
+
+@numpy_function("percentile", "quantile")
+def np_percentile(tr: "Translator", name: str, args: List[Value],
+                  kwargs: Dict[str, Value], node: ast.AST) -> Value:
+    arg = Arguments(tr, args, kwargs, node)
+    # percentile / quantile
+    arg.only("axis", "method", "keepdims")
+    if len(args) < 2:
+        raise tr.error(f"np.{name} takes an array and q", node)
+    q = _constant_q(tr, arg(1, "q"), name, node)
+    method = arg(3, "method", "linear")
+    if method not in _METHODS:
+        raise tr.unsupported(node, f"np.{name} method {method!r}",
+                             "supported: " + ", ".join(_METHODS))
+    keep = bool(arg(4, "keepdims", False))
+    scale = 100.0 if name == "percentile" else 1.0
+    bound = "[0, 100]" if name == "percentile" else "[0, 1]"
+    fractions = []
+    for v in np.ravel(q):
+        f = float(np.true_divide(v, scale))
+        if not 0.0 <= f <= 1.0:
+            raise tr.error(f"np.{name}: q must be in {bound}, got {v}", node)
+        fractions.append(f)
+    results = [quantile(tr, arg(0, "a"), f, arg(2, "axis"), method, keep,
+                        node) for f in fractions]
+    if np.ndim(q) == 0:
+        return results[0]
+    stacked = numpy_call(tr, "stack", [results], {}, node)
+    shape = tuple(np.shape(q))
+    if len(shape) > 1:
+        rest = tuple(stacked.shape[1:])
+        stacked = manipulation.reshape(tr, stacked, shape + rest, node)
+    return stacked

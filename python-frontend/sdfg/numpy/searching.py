@@ -9,40 +9,17 @@ fp is that of the formula on the interval each x falls in.
 """
 
 import ast
+from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
-from . import numpy_calls as nc
-from .values import Op, ViewLeaf, is_float
+from . import manipulation, operands, ufuncs
+from .. import ir
+from .registry import Arguments, numpy_call, numpy_function
+from ..semantics.values import Op, Value, ViewLeaf, is_float
 
-FUNCTIONS = {"searchsorted", "interp"}
-
-# Array methods with the signature of the function (the array first).
-METHODS = {"searchsorted"}
-
-
-def call(tr, name, args, kwargs, node):
-    arg = nc.Arguments(tr, args, kwargs, node)
-    if name == "searchsorted":
-        arg.only("a", "v", "side", "sorter")
-        if arg(0, "a") is None or arg(1, "v") is None:
-            raise tr.error("np.searchsorted takes a sorted array and values",
-                           node)
-        side = arg(2, "side", "left")
-        if side not in ("left", "right"):
-            raise tr.error(f"np.searchsorted: side must be 'left' or "
-                           f"'right', got {side!r}", node)
-        return searchsorted(tr, arg(0, "a"), arg(1, "v"), side,
-                            arg(3, "sorter"), node)
-    arg.only("x", "xp", "fp", "left", "right", "period")
-    if any(arg(k, key) is None for k, key in enumerate(("x", "xp", "fp"))):
-        raise tr.error("np.interp takes x, xp and fp", node)
-    if arg(5, "period") is not None:
-        raise tr.unsupported(node, "np.interp with period",
-                             "write the wrap-around with np.mod and pass "
-                             "the knots extended by one period")
-    return interp(tr, arg(0, "x"), arg(1, "xp"), arg(2, "fp"),
-                  arg(3, "left"), arg(4, "right"), node)
+if TYPE_CHECKING:
+    from ..frontend.translator import Translator
 
 
 def _search_keys(tr, e, dtype, node, hint):
@@ -54,7 +31,8 @@ def _search_keys(tr, e, dtype, node, hint):
     return tr.snapshot(e, node, hint)
 
 
-def searchsorted(tr, a, v, side, sorter, node):
+def searchsorted(tr: "Translator", a: Value, v: Value, side: Value,
+                 sorter: Value, node: ast.AST) -> Value:
     """The int64 positions where the values `v` would go in the ascending
     1-d `a` (ordered by `sorter` when given), as NumPy's searchsorted."""
     a, v = tr.to_expr(a), tr.to_expr(v)
@@ -67,10 +45,10 @@ def searchsorted(tr, a, v, side, sorter, node):
                 order.dtype == np.bool_:
             raise tr.error("np.searchsorted: sorter must be a 1-d integer "
                            "array", node)
-        a = ViewLeaf(tr.gather(tr.index_items(nc._as_view(tr, a, node),
+        a = ViewLeaf(tr.gather(tr.index_items(operands.as_view(tr, a, node),
                                               order, node), node))
-    nc._static_shape(tr, a, node, "searchsorted")
-    shape = nc._static_shape(tr, v, node, "searchsorted")
+    operands.static_shape(tr, a, node, "searchsorted")
+    shape = operands.static_shape(tr, v, node, "searchsorted")
     # Both compared in their common type, as NumPy does; booleans as
     # integers.
     dtype = np.result_type(a.dtype, v.dtype)
@@ -82,17 +60,15 @@ def searchsorted(tr, a, v, side, sorter, node):
     values = _search_keys(tr, v, dtype, node, "values")
     out = tr.transient_view(shape, np.int64, node, "positions")
     ck, cv, co = keys.container, values.container, out.container
-    right = " right" if side == "right" else ""
-    tr.em.line(f"sdfg.searchsorted {cv.ssa} in {ck.ssa}{right} -> "
-               f"{co.ssa} : {cv.mlir_type} in {ck.mlir_type} -> "
-               f"{co.mlir_type}")
+    tr.em.line(ir.searchsorted(cv.ssa, ck.ssa, side == "right", co.ssa,
+                               cv.mlir_type, ck.mlir_type, co.mlir_type))
     return ViewLeaf(out)
 
 
 def _at(tr, view, positions, node):
     """view[positions] for int64 positions, read lazily: each element is
     loaded in the map that consumes it (no gathered copy)."""
-    from .indexing import FancyLeaf
+    from ..semantics.indexing import FancyLeaf
     return FancyLeaf(tr.index_items(view, positions, node))
 
 
@@ -102,7 +78,8 @@ def _item(tr, view, k, node):
         view, [ast.copy_location(ast.Constant(k), node)], node))
 
 
-def interp(tr, x, xp, fp, left, right, node):
+def interp(tr: "Translator", x: Value, xp: Value, fp: Value, left: Value,
+           right: Value, node: ast.AST) -> Value:
     """NumPy's np.interp: fp linearly interpolated at x between the knots
     xp (ascending, not checked, as in NumPy), fp[0] (or `left`) before
     the first knot and fp[-1] (or `right`) after the last; float64."""
@@ -112,8 +89,8 @@ def interp(tr, x, xp, fp, left, right, node):
         if len(e.shape) != 1:
             raise tr.error(f"np.interp: {what} must be 1-d, not of "
                            f"dimension {len(e.shape)}", node)
-    n = nc._static_shape(tr, xp, node, "np.interp")[0]
-    if nc._static_shape(tr, fp, node, "np.interp")[0] != n:
+    n = operands.static_shape(tr, xp, node, "np.interp")[0]
+    if operands.static_shape(tr, fp, node, "np.interp")[0] != n:
         raise tr.error("np.interp: fp and xp are not of the same length",
                        node)
     if n == 0:
@@ -128,14 +105,15 @@ def interp(tr, x, xp, fp, left, right, node):
         return e if e.dtype == f64 else Op("cast", [e], e.shape, f64)
 
     def where(c, a, b):
-        return tr.to_expr(nc.where(tr, c, a, b, node))
+        return tr.to_expr(ufuncs.where(tr, c, a, b, node))
 
     x = f(x)
     if not x.shape:
         # The gathers below take arrays of positions.
-        r = interp(tr, nc.reshape(tr, x, (1,), node), xp, fp, left, right,
+        r = interp(tr, manipulation.reshape(tr, x, (1,), node), xp, fp, left,
+                   right,
                    node)
-        return tr.to_expr(nc.reshape(tr, r, (), node))
+        return tr.to_expr(manipulation.reshape(tr, r, (), node))
     xs = ViewLeaf(_search_keys(tr, x, f64, node, "x"))
     xpv = _search_keys(tr, f(xp), f64, node, "xp")
     fpv = _search_keys(tr, f(fp), f64, node, "fp")
@@ -152,7 +130,7 @@ def interp(tr, x, xp, fp, left, right, node):
     # and last (the ends take the branches below).
     j = tr.binop("sub", searchsorted(tr, ViewLeaf(xpv), xs, "right", None,
                                      node), 1)
-    j = tr.to_expr(nc.numpy_call(tr, "clip", [j, 0, n - 2], {}, node))
+    j = tr.to_expr(numpy_call(tr, "clip", [j, 0, n - 2], {}, node))
     j1 = tr.to_expr(tr.binop("add", j, 1))
     x0, x1 = _at(tr, xpv, j, node), _at(tr, xpv, j1, node)
     y0, y1 = _at(tr, fpv, j, node), _at(tr, fpv, j1, node)
@@ -176,3 +154,34 @@ def interp(tr, x, xp, fp, left, right, node):
     r = where(tr.binop("lt", xs, xp0), lval, r)
     r = where(tr.binop("gt", xs, xpn), rval, r)
     return where(Op("isnan", [xs], xs.shape, np.bool_), xs, r)
+
+
+@numpy_function("searchsorted", method=True)
+def np_searchsorted(tr: "Translator", name: str, args: List[Value],
+                    kwargs: Dict[str, Value], node: ast.AST) -> Value:
+    arg = Arguments(tr, args, kwargs, node)
+    arg.only("a", "v", "side", "sorter")
+    if arg(0, "a") is None or arg(1, "v") is None:
+        raise tr.error("np.searchsorted takes a sorted array and values",
+                       node)
+    side = arg(2, "side", "left")
+    if side not in ("left", "right"):
+        raise tr.error(f"np.searchsorted: side must be 'left' or "
+                       f"'right', got {side!r}", node)
+    return searchsorted(tr, arg(0, "a"), arg(1, "v"), side,
+                        arg(3, "sorter"), node)
+
+
+@numpy_function("interp")
+def np_interp(tr: "Translator", name: str, args: List[Value],
+              kwargs: Dict[str, Value], node: ast.AST) -> Value:
+    arg = Arguments(tr, args, kwargs, node)
+    arg.only("x", "xp", "fp", "left", "right", "period")
+    if any(arg(k, key) is None for k, key in enumerate(("x", "xp", "fp"))):
+        raise tr.error("np.interp takes x, xp and fp", node)
+    if arg(5, "period") is not None:
+        raise tr.unsupported(node, "np.interp with period",
+                             "write the wrap-around with np.mod and pass "
+                             "the knots extended by one period")
+    return interp(tr, arg(0, "x"), arg(1, "xp"), arg(2, "fp"),
+                  arg(3, "left"), arg(4, "right"), node)

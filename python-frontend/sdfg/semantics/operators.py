@@ -8,7 +8,7 @@ import ast
 import numpy as np
 
 from ..errors import FrontendError
-from . import numpy_calls
+from .. import numpy as numpy_functions
 from .bindings import reads_or_calls
 from .values import (ConstLeaf, Idx, IdxLeaf, Masked, Op, as_idx, fmt_shape,
                      is_float, same_extent)
@@ -80,9 +80,9 @@ class Operators:
 
         if isinstance(c, bool) or not isinstance(c, (int, float)) or \
                 (isinstance(node.op, ast.Div) and c == 0):
-            return unscaled(numpy_calls.matmul(self, a, b, mm))
+            return unscaled(numpy_functions.matmul(self, a, b, mm))
         alpha = 1.0 / c if isinstance(node.op, ast.Div) else float(c)
-        product, folded = numpy_calls.scaled_matmul(self, a, b, mm, alpha)
+        product, folded = numpy_functions.scaled_matmul(self, a, b, mm, alpha)
         return product if folded else unscaled(product)
 
     def eval_BinOp(self, node):
@@ -121,7 +121,7 @@ class Operators:
                               else "shr", left, self.eval(node.right), node)
         if op is None:
             if isinstance(node.op, ast.MatMult):
-                return numpy_calls.matmul(self, left, self.eval(node.right),
+                return numpy_functions.matmul(self, left, self.eval(node.right),
                                           node)
             raise self.unsupported(node, "binary operator "
                                    + type(node.op).__name__)
@@ -142,7 +142,7 @@ class Operators:
                         "and", result, r)
                     left = right
                     continue
-                dl = numpy_calls.as_dtype(left)
+                dl = numpy_functions.as_dtype(left)
                 if dl is not None and isinstance(right, (tuple, list)):
                     # `x.dtype in (np.float32, np.float64)`: dtypes equal
                     # as == compares them (also to names: "float64").
@@ -186,7 +186,7 @@ class Operators:
                 raise self.unsupported(node, "comparison "
                                        + type(opnode).__name__)
             right = self.eval(comp)
-            dl, dr = numpy_calls.as_dtype(left), numpy_calls.as_dtype(right)
+            dl, dr = numpy_functions.as_dtype(left), numpy_functions.as_dtype(right)
             if (dl is None) != (dr is None) and isinstance(
                     left if dl is None else right, str):
                 # `x.dtype == "float32"`: NumPy reads the string as a dtype.
@@ -306,7 +306,7 @@ class Operators:
         cond, raw, kept = chosen
         self.check_scalar_choice(e, self.to_expr(raw[0] if op == "and"
                                                  else raw[1]), node)
-        return numpy_calls.where(self, cond, *kept, node)
+        return numpy_functions.where(self, cond, *kept, node)
 
     def _pick(self, op, a, b, node):
         """Python's `a or b` (a if a is true, else b) and `a and b` (a if
@@ -322,7 +322,7 @@ class Operators:
             return self.logical(op, a, b)
         truth = self.to_bool(ea)
         picked = (ea, eb) if op == "or" else (eb, ea)
-        return numpy_calls.where(self, truth, *picked, node)
+        return numpy_functions.where(self, truth, *picked, node)
 
     def broadcast_shapes(self, a, b):
         out = []

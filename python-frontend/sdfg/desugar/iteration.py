@@ -64,7 +64,7 @@ def _reversed_range(args):
                     [])
 
 
-def lower_iteration(fdef):
+def lower_iteration(fdef: ast.FunctionDef) -> None:
     """Rewrites (in place) every for loop of `fdef` whose iterable is not a
     call of range()."""
     names = (f"__sdfg_it{k}" for k in itertools.count())

@@ -16,7 +16,7 @@ import itertools
 from .astutil import StatementTransformer, fix_locations
 
 
-def lower_loop_exits(fdef):
+def lower_loop_exits(fdef: ast.FunctionDef) -> None:
     """Rewrites every loop of `fdef` (in place) whose body breaks or
     continues."""
     # Numbered on from the flags a previous pass left (returns.py adds

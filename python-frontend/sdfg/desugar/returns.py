@@ -11,6 +11,7 @@ rewrites the breaks.
 """
 
 import ast
+from typing import Callable, List, Optional
 
 from .astutil import copy_tree, fix_locations
 
@@ -20,7 +21,7 @@ RESULT = "return value"
 FLAG = "return taken"
 
 
-def returns_in(stmt):
+def returns_in(stmt: ast.AST) -> Optional[ast.Return]:
     """The first return of the function it is in that `stmt` holds
     (nested functions' returns are theirs), or None."""
     todo = [stmt]
@@ -142,7 +143,8 @@ class _Folder:
         return out
 
 
-def fold_returns(stmts, unsupported):
+def fold_returns(stmts: List[ast.stmt],
+                 unsupported: Callable[..., Exception]) -> List[ast.stmt]:
     """`stmts` (a function body) as statements whose only return is the
     last, or without one where the function returns nothing.
     `unsupported(node, construct, reason)` makes the located error for

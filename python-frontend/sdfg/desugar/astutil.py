@@ -13,6 +13,7 @@ located FrontendError (translator.py, _nested_too_deeply).
 import ast
 import copy
 import threading
+from typing import Tuple
 
 # CPython 3.11's C converter from its parser's tree to `ast` objects keeps
 # its recursion depth in per-interpreter state, not per thread: two
@@ -22,13 +23,13 @@ import threading
 _PARSE_LOCK = threading.Lock()
 
 
-def parse(source):
+def parse(source: str) -> ast.Module:
     """ast.parse, one thread at a time (see _PARSE_LOCK)."""
     with _PARSE_LOCK:
         return ast.parse(source)
 
 
-def fix_locations(node):
+def fix_locations(node: ast.AST) -> ast.AST:
     """ast.fix_missing_locations, iteratively: each node without a
     position gets its parent's. Returns `node`."""
     stack = [(node, 1, 0, 1, 0)]
@@ -60,7 +61,7 @@ def fix_locations(node):
     return node
 
 
-def copy_tree(tree):
+def copy_tree(tree: ast.AST) -> ast.AST:
     """copy.deepcopy of a node or a list of nodes, iteratively (every
     attribute is copied, the passes' own markers too; a node reached
     twice is copied once, as deepcopy does)."""
@@ -97,7 +98,7 @@ class StatementTransformer(ast.NodeTransformer):
         return super().visit(node)
 
 
-def substitute(tree, name, value):
+def substitute(tree: ast.AST, name: str, value: ast.expr) -> ast.AST:
     """`tree` (a statement, changed in place, and returned) with each
     read of `name` replaced by a copy of the expression `value`, placed
     where the read was; a function or lambda whose parameter shadows the
@@ -136,7 +137,8 @@ def substitute(tree, name, value):
     return tree
 
 
-def reaches(root, target, stop):
+def reaches(root: ast.AST, target: ast.AST,
+            stop: Tuple[type, ...]) -> bool:
     """Whether `target` is in the tree of `root` (`root` included) without
     entering a node of the types `stop`."""
     stack = [root]

@@ -8,8 +8,9 @@ import contextlib
 
 import numpy as np
 
+from .. import ir
 from ..errors import FrontendError
-from . import numpy_calls
+from .. import numpy as numpy_functions
 from .bindings import construct_name
 from .values import (Expr, Idx, Masked, View, ViewLeaf, as_idx, expr_leaves,
                      is_float, same_extent, same_mask)
@@ -102,7 +103,7 @@ class Indexing:
                                            v.is_const())):
                 # Numbers picked by a loop variable or data (`coeffs[k]`):
                 # an array of the numbers, indexed.
-                table = numpy_calls.numpy_call(self, "array", [list(base)],
+                table = numpy_functions.numpy_call(self, "array", [list(base)],
                                                {}, node)
                 return self.subscript(table, [index], node)
         k = const(index)
@@ -131,7 +132,7 @@ class Indexing:
                 if isinstance(v, list):
                     # A list of indices (A[[0, 2]]) is an index array, as
                     # in NumPy.
-                    v = numpy_calls.numpy_call(self, "array", [v], {}, it)
+                    v = numpy_functions.numpy_call(self, "array", [v], {}, it)
                 values[id(it)] = v
                 if isinstance(v, (View, Expr)) and len(v.shape) > 0:
                     advanced.append(k)
@@ -300,7 +301,7 @@ class Indexing:
         if op is not None:
             new = op(current, new)
         self.store(dest.value,
-                   numpy_calls.where(self, dest.mask, new, current, node),
+                   numpy_functions.where(self, dest.mask, new, current, node),
                    cast=True)
 
     def fancy_subscript(self, view, items, values, advanced, node):
@@ -421,9 +422,8 @@ class Indexing:
         idx = fancy.base.indices(self.fancy_coords(fancy, coords))
         name = self.em.fresh("l")
         c = fancy.base.container
-        self.em.line(f"{name} = sdfg.load {c.ssa}"
-                     f"[{', '.join(i.render() for i in idx)}] : "
-                     f"{c.mlir_type}")
+        self.em.line(ir.load(name, c.ssa, [i.render() for i in idx],
+                             c.mlir_type))
         return name
 
     def data_index(self, value, extent):
@@ -474,9 +474,9 @@ class Indexing:
                 iv = self.em.fresh("i")
                 self.iter_bounds[iv] = (0, self.upper_extent(e, None) - 1)
                 loops.enter_context(self.em.block(
-                    f"sdfg.loop {iv} = 0 to {as_idx(e).render()} step 1"))
+                    ir.loop(iv, 0, as_idx(e).render(), 1)))
                 ivs.append(iv)
-            with self.em.block("sdfg.state"):
+            with self.em.block(ir.STATE):
                 element([Idx.of(iv) for iv in ivs])
 
     def slice_range(self, sl, extent, node):
@@ -594,13 +594,11 @@ class Indexing:
             arg_of = dict(zip(names, args))
             r = tb.index_value(v, arg_of)
             if wrap:
-                neg = tb.op(f"arith.cmpi slt, {r}, {tb.index_const(0)}",
-                            "index")
+                neg = tb.index_compare("slt", r, tb.index_const(0))
                 wrapped = tb.index_value(v + extent, arg_of)
-                r = tb.op(f"arith.select {neg}, {wrapped}, {r}", "index")
-            r = tb.op(f"arith.maxsi {r}, {tb.index_const(below)}", "index")
-            return [tb.op(f"arith.minsi {r}, {tb.index_value(top, arg_of)}",
-                          "index")]
+                r = tb.index_op("select", neg, wrapped, r)
+            r = tb.index_op("maxsi", r, tb.index_const(below))
+            return [tb.index_op("minsi", r, tb.index_value(top, arg_of))]
 
         (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
                                   body)
@@ -695,8 +693,8 @@ class Indexing:
         if memo is not None:
             return memo
         name = self.em.fresh("k")
-        self.em.line(f"{name} = sdfg.check_index {self.index_ssa(i)}, "
-                     f"{self.index_ssa(extent)} axis {vd}")
+        self.em.line(ir.check_index(name, self.index_ssa(i),
+                                    self.index_ssa(extent), vd))
         try:
             self.iter_bounds[name] = (0, max(self.interval(extent)[1] - 1,
                                              0))
@@ -722,8 +720,8 @@ class Indexing:
             if self._index_memo(key) is not None:
                 return
             name = self.em.fresh("k")
-            self.em.line(f"{name} = sdfg.check_index {self.index_ssa(Idx(0))}"
-                         f", {self.index_ssa(extent)} axis -3")
+            self.em.line(ir.check_index(name, self.index_ssa(Idx(0)),
+                                        self.index_ssa(extent), -3))
             self._remember_index(key, name)
 
     @staticmethod
@@ -751,8 +749,8 @@ class Indexing:
             arg_of = dict(zip(names, args))
             v = tb.index_value(i, arg_of)
             wrapped = tb.index_value(i + extent, arg_of)
-            neg = tb.op(f"arith.cmpi slt, {v}, {tb.index_const(0)}", "index")
-            return [tb.op(f"arith.select {neg}, {wrapped}, {v}", "index")]
+            neg = tb.index_compare("slt", v, tb.index_const(0))
+            return [tb.index_op("select", neg, wrapped, v)]
 
         (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
                                   body)
@@ -775,8 +773,8 @@ class Indexing:
 
         def body(tb, args):
             acc = tb.index_value(v, dict(zip(names, args)))
-            q = tb.op(f"arith.ceildivsi {acc}, {tb.index_const(d)}", "index")
-            return [tb.op(f"arith.maxsi {q}, {tb.index_const(0)}", "index")]
+            q = tb.index_op("ceildivsi", acc, tb.index_const(d))
+            return [tb.index_op("maxsi", q, tb.index_const(0))]
 
         (name,) = self.em.tasklet([(n, "index") for n in names], ["index"],
                                   body)

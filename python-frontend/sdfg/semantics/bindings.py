@@ -4,9 +4,10 @@ in place.
 """
 
 import ast
+from typing import Dict, List, Optional, Set, Tuple
 
 
-def carried_names(stmts, augmented=False):
+def carried_names(stmts: List[ast.stmt], augmented: bool = False) -> Set[str]:
     """Names that `stmts` (a loop body, in order) read before assigning:
     their values come from the previous iteration. With `augmented`, an
     augmented assignment (`s += x`) binds its name and counts as a read
@@ -29,7 +30,8 @@ def carried_names(stmts, augmented=False):
     return carried
 
 
-def name_permutation(node):
+def name_permutation(node: ast.AST
+                     ) -> Optional[Tuple[List[str], List[str]]]:
     """(targets, sources) of `a, b = b, a` (names only, each once, the
     same set on both sides), else None."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
@@ -46,7 +48,8 @@ def name_permutation(node):
     return targets, sources
 
 
-def assigned_names(stmts, augmented=True):
+def assigned_names(stmts: List[ast.stmt], augmented: bool = True
+                   ) -> List[str]:
     """Names that statements `stmts` (nested blocks included) bind, in the
     order of their first binding; with augmented=False, not counting
     `x += ...` (which updates arrays in place)."""
@@ -67,7 +70,7 @@ def assigned_names(stmts, augmented=True):
     return list(out)
 
 
-def inplace_targets(fdef):
+def inplace_targets(fdef: ast.FunctionDef) -> Set[str]:
     """Names written through a subscript or an augmented assignment."""
     out = set()
     for node in ast.walk(fdef):
@@ -86,7 +89,8 @@ def inplace_targets(fdef):
     return out
 
 
-def count_assignments(fdef, augmented=True):
+def count_assignments(fdef: ast.FunctionDef, augmented: bool = True
+                      ) -> Dict[str, int]:
     """How often each name is assigned (for loops count as one per loop);
     with augmented=False, `x += ...` does not count (for arrays it updates
     in place)."""
@@ -201,7 +205,7 @@ def _nested_scope_names(node):
     return names
 
 
-def augmented_target(tree, name):
+def augmented_target(tree: ast.AST, name: ast.Name) -> bool:
     """Whether `name` (a Name node in `tree`) is the target of an
     augmented assignment."""
     return any(isinstance(n, ast.AugAssign) and n.target is name
@@ -232,7 +236,7 @@ def _straight_line_names(fdef):
     return frozenset(top - other)
 
 
-def construct_name(node):
+def construct_name(node: ast.AST) -> str:
     names = {
         "Break": "break", "Continue": "continue", "With": "with",
         "Try": "try", "Raise": "raise", "Lambda": "lambda",
@@ -248,7 +252,7 @@ def construct_name(node):
     return names.get(type(node).__name__, type(node).__name__)
 
 
-def reads_or_calls(expr):
+def reads_or_calls(expr: ast.AST) -> bool:
     """Whether evaluating `expr` may read an element or call (and so check
     an index or a length): a branch Python evaluates only where taken."""
     return any(isinstance(n, (ast.Subscript, ast.Call))

@@ -12,7 +12,15 @@
   constants, evaluated lazily so that one statement becomes one map.
 """
 
+from typing import Any, Iterator, Sequence
+
 import numpy as np
+
+# What evaluating an expression of the program gives, as the translator and
+# the NumPy functions pass it around: an Expr (a View, an Op tree, a
+# leaf), an Idx, a Python constant, a tuple or list of those, or None. An
+# alias for Any: the frontend tests values with isinstance at run time.
+Value = Any
 
 
 class Idx:
@@ -81,7 +89,7 @@ class Idx:
         return f"Idx({self.render()})"
 
 
-def as_idx(v):
+def as_idx(v: Value) -> "Idx":
     if isinstance(v, Idx):
         return v
     if isinstance(v, (bool, np.bool_)):
@@ -91,7 +99,7 @@ def as_idx(v):
     raise TypeError(f"not an index: {v!r}")
 
 
-def same_extent(a, b):
+def same_extent(a: Value, b: Value) -> bool:
     return as_idx(a) == as_idx(b)
 
 
@@ -243,7 +251,7 @@ class Op(Expr):
         self.dtype = np.dtype(dtype)
 
 
-def mlir_scalar(dtype):
+def mlir_scalar(dtype: np.dtype) -> str:
     dtype = np.dtype(dtype)
     return {
         "float64": "f64", "float32": "f32", "int64": "i64", "int32": "i32",
@@ -251,7 +259,7 @@ def mlir_scalar(dtype):
     }[dtype.name]
 
 
-def is_float(dtype):
+def is_float(dtype: np.dtype) -> bool:
     return np.dtype(dtype).kind == "f"
 
 
@@ -275,7 +283,7 @@ class Masked:
         self.mask = mask
 
 
-def same_mask(a, b):
+def same_mask(a: Value, b: Value) -> bool:
     """The same mask: one object, reads of one array the same way (each
     use of a mask variable reads its container anew), or the same
     element-wise expression of such reads (`x[~m] * y[~m]`). A mask of
@@ -307,7 +315,7 @@ def same_mask(a, b):
 SUPPORTED_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
 
 
-def expr_leaves(e):
+def expr_leaves(e: "Expr") -> Iterator["Expr"]:
     """The leaves of expression `e`, left to right (iteratively: an
     expression may be a chain of thousands of operations)."""
     stack = [e]
@@ -319,5 +327,5 @@ def expr_leaves(e):
             yield e
 
 
-def fmt_shape(shape):
+def fmt_shape(shape: Sequence[Value]) -> str:
     return "(" + ", ".join(as_idx(e).render() for e in shape) + ")"
