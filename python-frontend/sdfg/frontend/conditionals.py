@@ -504,10 +504,8 @@ class Conditionals:
                 return memo
 
             def body(tb, args):
-                r = tb.op(f"arith.maxsi {args[0]}, {tb.index_const(lo)}",
-                          "index")
-                return [tb.op(f"arith.minsi {r}, {tb.index_const(hi)}",
-                              "index")]
+                r = tb.index_op("maxsi", args[0], tb.index_const(lo))
+                return [tb.index_op("minsi", r, tb.index_const(hi))]
 
             (name,) = self.em.tasklet([(iv, "index")], ["index"], body)
             self.iter_bounds[name] = (lo, hi)
