@@ -45,11 +45,20 @@ static void addHostLowering(OpPassManager &pm) {
   pm.addPass(sdfg::createSDFGCheckLowered());
 }
 
+/// The sdfg-to-sdfg transforms every lowering starts with, on each program
+/// (for the GPU, then its kernel schedule).
+static void addSDFGTransforms(OpPassManager &pm, bool gpu) {
+  OpPassManager &program = pm.nest<sdfg::SDFGOp>();
+  program.addPass(sdfg::createHoistLoopProducts());
+  program.addPass(sdfg::createEliminateDeadWrites());
+  program.addPass(sdfg::createBatchOuterProducts());
+  program.addPass(sdfg::createFuseMaps());
+  if (gpu)
+    program.addPass(sdfg::createSDFGAssignGPUSchedule());
+}
+
 void mlir::sdfg::buildLowerToCPUPipeline(OpPassManager &pm, bool checkIndices) {
-  pm.addNestedPass<SDFGOp>(createHoistLoopProducts());
-  pm.addNestedPass<SDFGOp>(createEliminateDeadWrites());
-  pm.addNestedPass<SDFGOp>(createBatchOuterProducts());
-  pm.addNestedPass<SDFGOp>(createFuseMaps());
+  addSDFGTransforms(pm, /*gpu=*/false);
   sdfg::ConvertSDFGToSCFOptions lowering;
   lowering.checkIndices = checkIndices;
   pm.addPass(createConvertSDFGToSCF(lowering));
@@ -65,11 +74,7 @@ static sdfg::ConvertSDFGToGPUOptions gpuLowering(bool checkIndices) {
 
 void mlir::sdfg::buildLowerToGPUEmulatorPipeline(OpPassManager &pm,
                                                  bool checkIndices) {
-  pm.addNestedPass<SDFGOp>(createHoistLoopProducts());
-  pm.addNestedPass<SDFGOp>(createEliminateDeadWrites());
-  pm.addNestedPass<SDFGOp>(createBatchOuterProducts());
-  pm.addNestedPass<SDFGOp>(createFuseMaps());
-  pm.addNestedPass<SDFGOp>(createSDFGAssignGPUSchedule());
+  addSDFGTransforms(pm, /*gpu=*/true);
   pm.addPass(createConvertSDFGToGPU(gpuLowering(checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createSDFGEmulateGPU());
@@ -93,11 +98,7 @@ void mlir::sdfg::buildLowerToGPUPipeline(OpPassManager &pm,
     format = "llvm";
     break;
   }
-  pm.addNestedPass<SDFGOp>(createHoistLoopProducts());
-  pm.addNestedPass<SDFGOp>(createEliminateDeadWrites());
-  pm.addNestedPass<SDFGOp>(createBatchOuterProducts());
-  pm.addNestedPass<SDFGOp>(createFuseMaps());
-  pm.addNestedPass<SDFGOp>(createSDFGAssignGPUSchedule());
+  addSDFGTransforms(pm, /*gpu=*/true);
   pm.addPass(createConvertSDFGToGPU(gpuLowering(options.checkIndices)));
   pm.addPass(createSDFGGPUDeviceMemory());
   pm.addPass(createConvertLinalgToLoopsPass());

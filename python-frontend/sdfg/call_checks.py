@@ -14,8 +14,8 @@ from . import native
 def written_args(meta: dict) -> FrozenSet[str]:
     """The names of the arguments the program writes (its ABI description
     says which)."""
-    abi = [f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
-    return frozenset(a["name"] for a in abi[0]["args"] if a.get("written"))
+    abi = native.function_abi(meta["abi"], meta["name"])
+    return frozenset(a["name"] for a in abi["args"] if a.get("written"))
 
 
 def check_indices(meta: dict, args: Sequence[Any],

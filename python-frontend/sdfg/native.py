@@ -186,6 +186,11 @@ def check_gpu_error():
         raise DeviceError("GPU program failed: " + err.decode())
 
 
+def function_abi(abi: dict, name: str) -> dict:
+    """The ABI description (sdfg-translate --abi) of the function `name`."""
+    return next(f for f in abi["functions"] if f["name"] == name)
+
+
 def _tool(name):
     path = os.path.join(tools_dir(), name)
     if not os.path.exists(path):

@@ -207,7 +207,7 @@ class Program:
                 raise native.ToolError(tr.locate(str(e))) from None
             # What the tools say of the program (its ABI description):
             # Python never reads the IR itself.
-            described = _function_abi(abi, name)
+            described = native.function_abi(abi, name)
             meta = {
                 "name": name,
                 "device": self.device,
@@ -298,11 +298,6 @@ def _checkpoint_option(mem, strategy, recompute):
     if recompute:
         parts.append("recompute=" + ",".join(recompute))
     return "--sdfg-checkpoint=" + " ".join(parts)
-
-
-def _function_abi(abi, name):
-    """The ABI description (sdfg-translate --abi) of the function `name`."""
-    return next(f for f in abi["functions"] if f["name"] == name)
 
 
 class Gradient:
@@ -771,8 +766,8 @@ def _call_gradient(self, args, wrt, out, seed, given=None):
     args, given = self.check(args, given, gradient=True)
     abi = meta.get("_gradient_abi")
     if abi is None:  # looked up once per loaded program
-        abi = meta["_gradient_abi"] = [
-            f for f in meta["abi"]["functions"] if f["name"] == meta["name"]]
+        abi = meta["_gradient_abi"] = native.function_abi(meta["abi"],
+                                                          meta["name"])
     # The arguments the program writes (the ABI description says which)
     # are copied so that the caller's arrays stay untouched; the others are
     # passed as they are (read only). A written argument that the backward
@@ -806,7 +801,7 @@ def _call_gradient(self, args, wrt, out, seed, given=None):
     forward = {}
     status = np.zeros((), np.int64)
     cargs = []
-    for a in abi[0]["args"]:
+    for a in abi["args"]:
         name = a["name"]
         if name in arrays:
             cargs.append(arrays[name])
