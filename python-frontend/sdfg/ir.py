@@ -35,9 +35,14 @@ def parameter(ssa: str, mlir_type: str, name: str) -> str:
     return f"{ssa}: {mlir_type} {{sdfg.name = \"{name}\"}}"
 
 
-def loop(iv: str, lb: Bound, ub: Bound, step: Bound) -> str:
-    """The header of a counted loop (`ub` excluded)."""
-    return f"sdfg.loop {iv} = {lb} to {ub} step {step}"
+def loop(iv: str, lb: Bound, ub: Bound, step: Bound,
+         name: Optional[str] = None) -> str:
+    """The header of a counted loop (`ub` excluded); `name` is the Python
+    iterator's, by which sdfg-checkpoint's checkpoints= names the loop."""
+    head = f"sdfg.loop {iv} = {lb} to {ub} step {step}"
+    if name is not None:
+        head += f" attributes {{sdfg.name = \"{name}\"}}"
+    return head
 
 
 def map_(params: Sequence[str], lbs: Sequence[str], ubs: Sequence[str],

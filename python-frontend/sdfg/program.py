@@ -13,7 +13,7 @@ import functools
 import inspect
 import sys
 import threading
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import numpy as np
 
@@ -291,13 +291,44 @@ _STRATEGIES = ("store-all", "recompute-all", "ilp")
 _DEVICES = ("cpu", "gpu", "gpu-emulator")
 
 
-def _checkpoint_option(mem, strategy, recompute):
+def _checkpoint_option(mem, strategy, recompute, checkpoints=()):
     parts = [f"strategy={strategy}"]
     if mem is not None:
         parts.append(f"mem={float(mem)!r}MiB")
     if recompute:
         parts.append("recompute=" + ",".join(recompute))
+    if checkpoints:
+        parts.append("checkpoints=" + ",".join(f"{k}={v}"
+                                               for k, v in checkpoints))
     return "--sdfg-checkpoint=" + " ".join(parts)
+
+
+def _checkpoints(checkpoints):
+    """checkpoints= as sorted (loop, "S1:S2...") pairs, checked."""
+    if checkpoints is None:
+        return ()
+    if not isinstance(checkpoints, dict):
+        raise TypeError(f"checkpoints must be a dict from loop iterator "
+                        f"names to snapshot counts, not "
+                        f"{type(checkpoints).__name__}")
+    out = []
+    for name, n in checkpoints.items():
+        base, _, ordinal = name.partition("#") if isinstance(name, str) \
+            else ("", "", "")
+        if not base.isidentifier() or (ordinal and not ordinal.isdigit()):
+            raise ValueError(f"checkpoints names loops by their iterator "
+                             f"(t, or t#1 for the second loop over t); "
+                             f"{name!r} is not one")
+        levels = n if isinstance(n, (tuple, list)) else (n,)
+        if not levels or any(
+                isinstance(c, bool) or not isinstance(c, (int, np.integer))
+                or c < 0 for c in levels):
+            raise ValueError(f"checkpoints[{name!r}] must be a non-negative "
+                             f"int (snapshots; 0 stores every iteration) or "
+                             f"a tuple of them (snapshots per level), not "
+                             f"{n!r}")
+        out.append((name, ":".join(str(int(c)) for c in levels)))
+    return tuple(sorted(out))
 
 
 class Gradient:
@@ -307,7 +338,7 @@ class Gradient:
     def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
                  recompute=None, device="cpu", with_value=True,
                  while_capacity=None, data_loop_capacity=None,
-                 check_indices=True):
+                 check_indices=True, checkpoints=None):
         # An explicit strategy runs --sdfg-checkpoint (even store-all, which
         # then reports its peak in .checkpoint).
         explicit = strategy is not None
@@ -349,9 +380,10 @@ class Gradient:
                 raise ValueError(
                     f"recompute names the arrays to recompute by their "
                     f"variable names; {name!r} is not a name")
+        checkpoints = _checkpoints(checkpoints)
         self._plan = None
-        if mem is not None or explicit or recompute:
-            self._plan = (mem, strategy, recompute)
+        if mem is not None or explicit or recompute or checkpoints:
+            self._plan = (mem, strategy, recompute, checkpoints)
         #: The checkpoint decision of the last compiled gradient: peak and
         #: limit in bytes, containers recomputed and stored (None without
         #: mem/strategy).
@@ -495,8 +527,9 @@ class Gradient:
                 entry = self.program._load_or_build(
                     args, key, self._autodiff(out))
             except native.ToolError as e:
-                if self._plan is not None and self._plan[2] and \
-                        "cannot recompute" in str(e):
+                if self._plan is not None and (
+                        self._plan[2] and "cannot recompute" in str(e) or
+                        self._plan[3] and "cannot checkpoint loop" in str(e)):
                     # A recompute= name the program has no use for: an
                     # invalid argument of grad (and still the compiler's
                     # located diagnostic).
@@ -517,7 +550,8 @@ def grad(fn: Callable, wrt: Union[str, Sequence[str]],
          recompute: Optional[Sequence[str]] = None, device: str = "cpu",
          while_capacity: Optional[int] = None,
          data_loop_capacity: Optional[int] = None,
-         check_indices: bool = True) -> "Gradient":
+         check_indices: bool = True,
+         checkpoints: Optional[Dict[str, int]] = None) -> "Gradient":
     """d sum(output) / d wrt for each name in `wrt`, as a dict.
 
     `mem` is a memory limit in MiB for what the gradient program allocates
@@ -533,12 +567,20 @@ def grad(fn: Callable, wrt: Union[str, Sequence[str]],
     all executions, of a for loop whose bounds are read from arrays
     (default 2**20); a run past either raises RuntimeError.
     check_indices=False drops the bounds checks of indices that come from
-    data (see `program`)."""
+    data (see `program`).
+
+    Under `mem`, the ILP may also checkpoint top-level for loops: keep
+    snapshots of the loop's state every few iterations and re-run each
+    segment in the backward program instead of storing every iteration
+    (report: `.checkpoint["loops"]`). `checkpoints={"t": 16}` forces 16
+    snapshots for the loop over `t` (0: store every iteration), with or
+    without `mem`; `{"t": (16, 8)}` adds a second level (each of the 17
+    segments split by 8 snapshots of its own when it runs again)."""
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
                     with_value=False, while_capacity=while_capacity,
                     data_loop_capacity=data_loop_capacity,
-                    check_indices=check_indices)
+                    check_indices=check_indices, checkpoints=checkpoints)
 
 
 class ValueAndGradient(Gradient):
@@ -556,7 +598,9 @@ def value_and_grad(fn: Callable, wrt: Union[str, Sequence[str]],
                    recompute: Optional[Sequence[str]] = None,
                    device: str = "cpu", while_capacity: Optional[int] = None,
                    data_loop_capacity: Optional[int] = None,
-                   check_indices: bool = True) -> "ValueAndGradient":
+                   check_indices: bool = True,
+                   checkpoints: Optional[Dict[str, int]] = None
+                   ) -> "ValueAndGradient":
     """Like grad, but the callable returns (value, gradients): value is
     what `fn` returns for those arguments (as sdfg.program(fn) would
     return it), computed by the same program as the gradients."""
@@ -564,7 +608,8 @@ def value_and_grad(fn: Callable, wrt: Union[str, Sequence[str]],
                             strategy=strategy, recompute=recompute,
                             device=device, while_capacity=while_capacity,
                             data_loop_capacity=data_loop_capacity,
-                            check_indices=check_indices)
+                            check_indices=check_indices,
+                            checkpoints=checkpoints)
 
 
 def vjp(fn: Callable, wrt: Union[str, Sequence[str]],
@@ -573,13 +618,14 @@ def vjp(fn: Callable, wrt: Union[str, Sequence[str]],
         recompute: Optional[Sequence[str]] = None, device: str = "cpu",
         while_capacity: Optional[int] = None,
         data_loop_capacity: Optional[int] = None,
-        check_indices: bool = True) -> "Gradient":
+        check_indices: bool = True,
+        checkpoints: Optional[Dict[str, int]] = None) -> "Gradient":
     """Like grad, but the callable takes seed= (the output's cotangent)."""
     return Gradient(fn, wrt, output, with_seed=True, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
                     while_capacity=while_capacity,
                     data_loop_capacity=data_loop_capacity,
-                    check_indices=check_indices)
+                    check_indices=check_indices, checkpoints=checkpoints)
 
 
 

@@ -73,6 +73,7 @@ static LogicalResult reverseLoop(LoopOp op, ReverseBuilder &rb) {
   auto loop =
       LoopOp::create(rb.b, op.getLoc(), operands, AffineMapAttr::get(bounds),
                      rb.b.getI64IntegerAttr(-s));
+  rb.reversedLoops[op] = loop;
   Block *body = new Block();
   loop.getBody().push_back(body);
   Value iv = body->addArgument(rb.b.getIndexType(), op.getLoc());

@@ -74,6 +74,9 @@ bool initialisedBefore(StoreOp store, Value target);
 double stateCost(Operation *state, Intervals &iv);
 double executions(Operation *op, Intervals &iv, int64_t whileCapacity);
 void dropTapeWrites(Operation *clone, const llvm::DenseSet<Value> &tapes);
+/// Whether the first access to `z` in `state` (in program order) is a
+/// write of all of it: then what the state reads of `z` it wrote itself.
+bool firstAccessCovers(StateOp state, Value z);
 LogicalResult
 analyseCandidates(SDFGOp grad, ArrayRef<WriteInfo> writes,
                   const llvm::SetVector<Value> &needed,
@@ -124,6 +127,13 @@ private:
   void annotateCCS();
 
   LogicalResult addGradientArguments();
+
+  // Loop checkpointing (LoopCheckpoint.cpp): which top-level loops can be
+  // split into segments, and the snapshots and segment re-runs of those
+  // the options split.
+  LogicalResult resolveLoopCheckpoints();
+  LogicalResult checkpointLoops();
+  void checkpointLoop(LoopCandidate &c);
   LogicalResult chooseRecomputed();
 
   // Tapes: the forward sweep stores what the backward program reads.

@@ -17,10 +17,12 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
 #include <chrono>
+#include <set>
 #include <cmath>
 
 namespace mlir {
@@ -86,6 +88,39 @@ std::optional<int64_t> parseMemory(StringRef text) {
   return static_cast<int64_t>(value * scale);
 }
 
+/// The schedules the ILP may choose for a loop of `trips` iterations, as
+/// snapshot counts per level: one level with 1, 2, 3, 4, 6, 9, ...
+/// snapshots; two levels whose last segments are a single iteration or
+/// about the square root of the first level's; three levels for long
+/// loops. Each is built and measured, so the menu stays short.
+std::vector<SmallVector<int64_t>> loopMenu(int64_t trips) {
+  std::vector<SmallVector<int64_t>> menu;
+  std::set<SmallVector<int64_t>> seen;
+  auto add = [&](SmallVector<int64_t> counts) {
+    SmallVector<int64_t> segments = loopSegments(trips, counts);
+    if (segments.empty() || !seen.insert(segments).second)
+      return;
+    menu.push_back(counts);
+  };
+  for (int64_t c = 1; c + 1 < trips; c = c < 4 ? c + 1 : c * 3 / 2)
+    add({c});
+  for (int64_t c = 2; c + 1 < trips; c *= 2) {
+    int64_t k = (trips + c) / (c + 1);
+    add({c, k - 1});
+    int64_t r = static_cast<int64_t>(std::ceil(std::sqrt(double(k))));
+    add({c, r});
+  }
+  if (trips >= 64) {
+    int64_t c = static_cast<int64_t>(std::ceil(std::cbrt(double(trips))));
+    int64_t k1 = (trips + c) / (c + 1);
+    int64_t c2 = static_cast<int64_t>(std::ceil(std::sqrt(double(k1))));
+    int64_t k2 = (k1 + c2) / (c2 + 1);
+    add({c, c2, k2 - 1});
+    add({2 * c, c2, k2 - 1});
+  }
+  return menu;
+}
+
 struct CheckpointPass : public sdfg::impl::CheckpointBase<CheckpointPass> {
   using CheckpointBase::CheckpointBase;
 
@@ -101,6 +136,21 @@ struct CheckpointPass : public sdfg::impl::CheckpointBase<CheckpointPass> {
                            const llvm::StringMap<int64_t> &symbols);
 
 private:
+  /// A model candidate that checkpoints a loop with some snapshots.
+  struct LoopOption {
+    std::string loop;
+    SmallVector<int64_t> checkpoints;
+  };
+  /// Adds to `problem` per loop that can be checkpointed a candidate per
+  /// snapshot count tried, measured by building the gradient with it:
+  /// memory relative to store-all at every timeline point, cost the
+  /// iterations re-run. `options` gets them in model order after the
+  /// containers.
+  LogicalResult addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
+                               const DifferentiateResult &storeAll,
+                               const llvm::StringMap<int64_t> &symbols,
+                               CheckpointProblem &problem,
+                               std::vector<LoopOption> &options);
   /// What to recompute, and how the choice was made.
   struct Plan {
     std::vector<bool> decision;
@@ -115,10 +165,12 @@ private:
                          std::optional<int64_t> limit, int64_t storeAllPeak);
   /// The `sdfg.checkpoint` summary on the gradient program.
   void record(SDFGOp result, const DifferentiateResult &storeAll,
+              const DifferentiateResult &built,
               const DifferentiateOptions &opts, int64_t peak, int64_t predicted,
               int64_t storeAllPeak, std::optional<int64_t> limit);
   /// With report=true: a remark per candidate and one with the peak.
   void reportPlan(SDFGOp result, const DifferentiateResult &storeAll,
+                  const DifferentiateResult &built,
                   const DifferentiateOptions &opts, ArrayRef<bool> isArgument,
                   const llvm::DenseMap<Value, int64_t> &bytesOf, int64_t peak,
                   int64_t storeAllPeak, std::optional<int64_t> limit,
@@ -191,6 +243,27 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
     return grad.emitOpError("sdfg.ad names the gradient program itself (")
            << of << ") as its forward program";
   opts.markAnchors = true;
+  for (const std::string &entry : checkpoints) {
+    auto [name, value] = StringRef(entry).split('=');
+    SmallVector<StringRef> parts;
+    value.split(parts, ':');
+    SmallVector<int64_t> counts;
+    for (StringRef p : parts) {
+      int64_t v;
+      if (p.trim().getAsInteger(10, v) || v < 0) {
+        counts.clear();
+        break;
+      }
+      counts.push_back(v);
+    }
+    if (name.trim().empty() || counts.empty())
+      return emitError(grad.getLoc(),
+                       "sdfg-checkpoint: cannot read checkpoints entry '")
+             << entry
+             << "' (expected LOOP=SNAPSHOTS, or LOOP=S1:S2 for two "
+                "levels, with non-negative integers)";
+    opts.checkpoints[name.trim().str()] = counts;
+  }
 
   // The store-all program, with anchors, is the model's reference.
   Location gradLoc = grad.getLoc();
@@ -209,6 +282,14 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   for (const RecomputeCandidate &c : storeAll->candidates)
     isArgument.push_back(!c.container.getDefiningOp<AllocOp>());
   const llvm::DenseMap<Value, int64_t> &bytesOf = problem->bytes;
+  unsigned numContainers = model.candidates.size();
+  std::vector<LoopOption> loopOptions;
+  if (strategy == "ilp" && recompute.empty() && limit &&
+      failed(addLoopOptions(fwd, opts, *storeAll, symbols, *problem,
+                            loopOptions))) {
+    ref.erase();
+    return failure();
+  }
 
   // Decide.
   unsigned n = model.candidates.size();
@@ -228,16 +309,28 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   for (Operation *a : anchors)
     a->erase();
   SDFGOp result = ref;
-  for (unsigned i = 0; i < n; ++i)
-    if (decision[i])
+  bool loopChosen = false;
+  for (unsigned i = 0; i < n; ++i) {
+    if (!decision[i])
+      continue;
+    if (i < numContainers) {
       opts.recompute.insert(model.candidates[i].name);
-  if (!opts.recompute.empty()) {
+      continue;
+    }
+    const LoopOption &o = loopOptions[i - numContainers];
+    opts.checkpoints[o.loop] = o.checkpoints;
+    loopChosen = true;
+  }
+  FailureOr<DifferentiateResult> planned;
+  const DifferentiateResult *built = &*storeAll;
+  if (!opts.recompute.empty() || loopChosen) {
     ref.erase();
     opts.markAnchors = false;
-    FailureOr<DifferentiateResult> planned = differentiate(fwd, opts);
+    planned = differentiate(fwd, opts);
     if (failed(planned))
       return failure();
     result = planned->grad;
+    built = &*planned;
   }
   // The program as built, measured the same way as the model.
   FailureOr<int64_t> measured = transientPeakBytes(result, symbols);
@@ -252,10 +345,75 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                    ? " (the model predicted " + formatBytes(predicted) + ")"
                    : std::string(""));
 
-  record(result, *storeAll, opts, peak, predicted, storeAllPeak, limit);
+  record(result, *storeAll, *built, opts, peak, predicted, storeAllPeak,
+         limit);
   if (report)
-    reportPlan(result, *storeAll, opts, isArgument, bytesOf, peak, storeAllPeak,
+    reportPlan(result, *storeAll, *built, opts, isArgument, bytesOf, peak, storeAllPeak,
                limit, *plan);
+  return success();
+}
+
+LogicalResult CheckpointPass::addLoopOptions(
+    SDFGOp fwd, const DifferentiateOptions &opts,
+    const DifferentiateResult &storeAll,
+    const llvm::StringMap<int64_t> &symbols, CheckpointProblem &problem,
+    std::vector<LoopOption> &options) {
+  SDFGOp ref = storeAll.grad;
+  FailureOr<std::vector<int64_t>> base = transientUsage(ref, symbols);
+  if (failed(base))
+    return failure();
+  CheckpointModel &model = problem.model;
+  unsigned numContainers = model.candidates.size();
+  // The variants are built beside the reference, whose name they take.
+  std::string gradName = ref.getSymName().str();
+  ref.setSymName(gradName + ".store-all");
+  llvm::scope_exit restore([&] { ref.setSymName(gradName); });
+  for (const LoopCandidate &l : storeAll.loops) {
+    if (!l.eligible || opts.checkpoints.count(l.name))
+      continue;
+    SmallVector<unsigned> mine;
+    for (const SmallVector<int64_t> &counts : loopMenu(l.trips)) {
+      SmallVector<int64_t> segments = loopSegments(l.trips, counts);
+      DifferentiateOptions o = opts;
+      o.checkpoints[l.name] = counts;
+      FailureOr<DifferentiateResult> variant = differentiate(fwd, o);
+      if (failed(variant))
+        return failure();
+      FailureOr<std::vector<int64_t>> usage =
+          transientUsage(variant->grad, symbols);
+      variant->grad.erase();
+      if (failed(usage))
+        return failure();
+      // Every candidate variant has the reference's top-level ops.
+      if (usage->size() != base->size())
+        continue;
+      unsigned idx = model.candidates.size();
+      std::string label = "loop." + l.name;
+      for (int64_t c : counts)
+        label += "." + std::to_string(c);
+      double rerun = static_cast<double>(
+          loopRecomputedIterations(l.trips, segments));
+      model.candidates.push_back(
+          {label, 0, std::max(1.0, rerun * l.iterationCost)});
+      for (auto [i, p] : llvm::enumerate(model.timelines.front()))
+        if (int64_t delta = (*usage)[i] - (*base)[i])
+          p.liveIfRecomputed.push_back({idx, delta});
+      for (unsigned other : mine)
+        model.exclusive.push_back({other, idx});
+      // Containers written in the loop are re-run with it, not recomputed
+      // on their own.
+      for (unsigned m = 0; m < numContainers; ++m) {
+        const RecomputeCandidate &rc =
+            storeAll.candidates[problem.candidateIndex[m]];
+        if (llvm::any_of(rc.writers, [&](auto &w) {
+              return l.loop->isAncestor(w.first);
+            }))
+          model.exclusive.push_back({m, idx});
+      }
+      mine.push_back(idx);
+      options.push_back({l.name, counts});
+    }
+  }
   return success();
 }
 
@@ -277,6 +435,7 @@ CheckpointPass::decide(const CheckpointModel &model, Location gradLoc,
         opts.recompute.insert(name); // differentiate names the problem
     }
   } else if (strategy == "recompute-all") {
+    // (Loop options are only added for the ILP.)
     for (unsigned i = 0; i < n; ++i) {
       decision[i] = true;
       if (!model.admissible(decision))
@@ -313,6 +472,7 @@ CheckpointPass::decide(const CheckpointModel &model, Location gradLoc,
 }
 
 void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
+                            const DifferentiateResult &built,
                             const DifferentiateOptions &opts, int64_t peak,
                             int64_t predicted, int64_t storeAllPeak,
                             std::optional<int64_t> limit) {
@@ -330,6 +490,27 @@ void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
       b.getNamedAttr("store_all_peak_bytes", b.getI64IntegerAttr(storeAllPeak)),
       b.getNamedAttr("recompute", b.getArrayAttr(recomputedNames)),
       b.getNamedAttr("store", b.getArrayAttr(storedNames))};
+  SmallVector<Attribute> loops;
+  auto ints = [&](ArrayRef<int64_t> v) {
+    SmallVector<Attribute> out;
+    for (int64_t x : v)
+      out.push_back(b.getI64IntegerAttr(x));
+    return b.getArrayAttr(out);
+  };
+  for (const LoopCandidate &l : built.loops) {
+    SmallVector<NamedAttribute> entry = {
+        b.getNamedAttr("name", b.getStringAttr(l.name)),
+        b.getNamedAttr("trips", b.getI64IntegerAttr(l.trips)),
+        b.getNamedAttr("segments", ints(l.segments)),
+        b.getNamedAttr("snapshots", ints(l.snapshots)),
+        b.getNamedAttr("snapshot_bytes", b.getI64IntegerAttr(l.snapshotBytes)),
+        b.getNamedAttr("recomputed_iterations",
+                       b.getI64IntegerAttr(l.recomputedIterations))};
+    if (!l.eligible)
+      entry.push_back(b.getNamedAttr("reason", b.getStringAttr(l.reason)));
+    loops.push_back(b.getDictionaryAttr(entry));
+  }
+  summary.push_back(b.getNamedAttr("loops", b.getArrayAttr(loops)));
   if (limit)
     summary.push_back(
         b.getNamedAttr("limit_bytes", b.getI64IntegerAttr(*limit)));
@@ -338,7 +519,7 @@ void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
 
 void CheckpointPass::reportPlan(
     SDFGOp result, const DifferentiateResult &storeAll,
-    const DifferentiateOptions &opts, ArrayRef<bool> isArgument,
+    const DifferentiateResult &built, const DifferentiateOptions &opts, ArrayRef<bool> isArgument,
     const llvm::DenseMap<Value, int64_t> &bytesOf, int64_t peak,
     int64_t storeAllPeak, std::optional<int64_t> limit, const Plan &plan) {
   for (auto [k, c] : llvm::enumerate(storeAll.candidates)) {
@@ -360,6 +541,27 @@ void CheckpointPass::reportPlan(
     d << ": " << (re ? "recompute" : "store");
     if (!c.eligible)
       d << " (cannot recompute: " << c.reason << ")";
+  }
+ for (const LoopCandidate &l : built.loops) {
+    InFlightDiagnostic d = emitRemark(result.getLoc())
+                           << "loop '" << l.name << "': ";
+    if (l.trips)
+      d << l.trips << " iterations, ";
+    if (!l.eligible) {
+      d << "store every iteration (cannot checkpoint: " << l.reason << ")";
+      continue;
+    }
+    if (l.segments.empty()) {
+      d << "store every iteration (snapshot " << formatBytes(l.snapshotBytes)
+        << ")";
+      continue;
+    }
+    d << "segments of ";
+    llvm::interleave(l.segments, d, " then ");
+    d << ", ";
+    llvm::interleave(l.snapshots, d, " + ");
+    d << " snapshots of " << formatBytes(l.snapshotBytes) << ", "
+      << l.recomputedIterations << " iterations run again";
   }
   InFlightDiagnostic d =
       emitRemark(result.getLoc())

@@ -245,9 +245,9 @@ mlir::sdfg::buildCheckpointModel(const DifferentiateResult &storeAll,
   return problem;
 }
 
-FailureOr<int64_t>
-mlir::sdfg::transientPeakBytes(SDFGOp grad,
-                               const llvm::StringMap<int64_t> &symbols) {
+FailureOr<std::vector<int64_t>>
+mlir::sdfg::transientUsage(SDFGOp grad,
+                           const llvm::StringMap<int64_t> &symbols) {
   Timeline t = buildTimeline(grad);
   std::vector<int64_t> usage = factorisationBytes(grad, t);
   for (auto &[v, range] : t.live) {
@@ -257,8 +257,17 @@ mlir::sdfg::transientPeakBytes(SDFGOp grad,
     for (unsigned i = range.first; i <= range.second; ++i)
       usage[i] += *b;
   }
+  return usage;
+}
+
+FailureOr<int64_t>
+mlir::sdfg::transientPeakBytes(SDFGOp grad,
+                               const llvm::StringMap<int64_t> &symbols) {
+  FailureOr<std::vector<int64_t>> usage = transientUsage(grad, symbols);
+  if (failed(usage))
+    return failure();
   int64_t peak = 0;
-  for (int64_t u : usage)
+  for (int64_t u : *usage)
     peak = std::max(peak, u);
   return peak;
 }

@@ -28,7 +28,8 @@ LogicalResult Differentiator::run() {
     annotateCCS();
     return success();
   }
-  if (failed(addGradientArguments()) || failed(chooseRecomputed()) ||
+  if (failed(addGradientArguments()) || failed(resolveLoopCheckpoints()) ||
+      failed(chooseRecomputed()) ||
       failed(tapeWrites()) || failed(tapeConditions()) ||
       failed(tapeDataBounds()))
     return failure();
@@ -38,7 +39,7 @@ LogicalResult Differentiator::run() {
     return failure();
   prepareRecomputation();
   markDeadClears();
-  if (failed(buildBackward()))
+  if (failed(buildBackward()) || failed(checkpointLoops()))
     return failure();
   sinkFills();
   if (failed(dropUnrewoundCopies()))

@@ -137,9 +137,9 @@ bool coversWhole(Operation *op, Value x, StateOp state) {
   return true;
 }
 
-/// Whether the first access to `z` in `state` (in program order) is a
-/// write of all of it: then what the state reads of `z` it wrote itself.
-bool firstAccessCovers(StateOp state, Value z) {
+} // namespace
+
+bool mlir::sdfg::detail::firstAccessCovers(StateOp state, Value z) {
   std::optional<bool> result;
   state.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (result)
@@ -157,6 +157,8 @@ bool firstAccessCovers(StateOp state, Value z) {
   });
   return result.value_or(false);
 }
+
+namespace {
 
 /// firstAccessCovers for a writer: a state, or a conditional whose branches
 /// are states (each branch on its own; with `mustWrite`, every branch must
@@ -434,6 +436,16 @@ LogicalResult Differentiator::chooseRecomputed() {
     return failure();
   for (auto [k, c] : llvm::enumerate(result.candidates))
     candidateIndex[c.container] = k;
+  // A checkpointed loop re-runs its segments with the forward containers;
+  // what it writes is not recomputed on its own as well.
+  for (RecomputeCandidate &c : result.candidates)
+    for (const LoopCandidate &l : result.loops)
+      if (!l.segments.empty() && llvm::any_of(c.writers, [&](auto &w) {
+            return l.loop->isAncestor(w.first);
+          })) {
+        c.eligible = false;
+        c.reason = "it is written in loop '" + l.name + "', which is checkpointed";
+      }
   for (const auto &entry : opts.recompute) {
     StringRef n = entry.getKey();
     auto it =

@@ -110,14 +110,20 @@ LogicalResult mlir::sdfg::detail::makeSlot(
       AffineExpr ivE = getAffineDimExpr(off, op->getContext());
       AffineExpr lb = loop.getLowerExpr().shiftDims(nb, off + 1);
       int64_t s = loop.getStepValue();
-      slot.exprs.push_back(s > 0 ? (ivE - lb).floorDiv(s)
-                                 : (lb - ivE).floorDiv(-s));
+      AffineExpr n =
+          s > 0 ? (ivE - lb).floorDiv(s) : (lb - ivE).floorDiv(-s);
       auto lbI = iv.of(loop.getLowerExpr(), loop.getBoundOperands());
       auto ubI = iv.of(loop.getUpperExpr(), loop.getBoundOperands());
       if (!lbI || !ubI)
         return fail();
       int64_t trips = s > 0 ? tripCount(lbI->lo, ubI->hi, s)
                             : tripCount(lbI->hi, ubI->lo, s);
+      // A checkpointed loop's tapes hold one segment at a time.
+      if (int64_t k = rb.segments.lookup(loop); k > 0 && k < trips) {
+        n = n % k;
+        trips = k;
+      }
+      slot.exprs.push_back(n);
       sizes.push_back(trips);
       continue;
     }

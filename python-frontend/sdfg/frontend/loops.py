@@ -118,7 +118,8 @@ class Loops:
                                 carried_names(node.body, True) |
                                 self.closure_reads(node.body)))
         self.loop_ivs.append(iv)
-        with self.em.block(ir.loop(iv, lb.render(), ub.render(), step)):
+        with self.em.block(ir.loop(iv, lb.render(), ub.render(), step,
+                                      name)):
             self.visit_body(node.body)
         self.loop_ivs.pop()
         self.constructs.pop()

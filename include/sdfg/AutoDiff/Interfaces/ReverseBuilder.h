@@ -81,6 +81,14 @@ public:
   llvm::DenseMap<Operation *, SmallVector<std::pair<Value, TapeSlot>>>
       boundTapes;
 
+  /// Forward loops checkpointed by segments (loop checkpointing): the
+  /// iterations per segment. Their tapes hold one segment, indexed by the
+  /// iteration's position in its segment; the backward program re-runs
+  /// each earlier segment from a snapshot before reversing it.
+  llvm::DenseMap<Operation *, int64_t> segments;
+  /// Forward sdfg.loop -> the loop that reverses it (set by its rule).
+  llvm::DenseMap<Operation *, Operation *> reversedLoops;
+
   /// Forward overwrites whose reversal need not zero the gradient it
   /// consumes: nothing reads that gradient afterwards (see markDeadClears in
   /// lib/AutoDiff/Transforms/Differentiate.cpp).

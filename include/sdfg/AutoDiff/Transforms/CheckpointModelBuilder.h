@@ -17,6 +17,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <vector>
+
 namespace mlir {
 namespace sdfg {
 
@@ -34,6 +36,11 @@ struct CheckpointProblem {
 FailureOr<CheckpointProblem>
 buildCheckpointModel(const DifferentiateResult &storeAll,
                      const llvm::StringMap<int64_t> &symbols);
+
+/// Bytes of transients live at each top-level op of `grad`, as code
+/// generation allocates them.
+FailureOr<std::vector<int64_t>>
+transientUsage(SDFGOp grad, const llvm::StringMap<int64_t> &symbols);
 
 /// The most bytes of transients live at once in `grad`, as code generation
 /// allocates them.

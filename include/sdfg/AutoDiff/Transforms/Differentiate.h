@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,14 @@ struct DifferentiateOptions {
   /// Only annotate the forward program with its active and forwarded
   /// containers (sdfg.ccs, sdfg.needed); no gradient program.
   bool printCCS = false;
+  /// Loop checkpointing: top-level sdfg.loop (by the name LoopCandidate
+  /// reports) -> snapshots per level. One level of c snapshots runs the
+  /// loop's T iterations in c + 1 segments of k = ceil(T / (c + 1)): tapes
+  /// hold one segment, and the backward program re-runs each segment but
+  /// the last from its snapshot before reversing it. A second level splits
+  /// each segment the same way, and so on: tapes hold one segment of the
+  /// last level. {} or {0} keeps every iteration's tape.
+  std::map<std::string, SmallVector<int64_t>> checkpoints;
   /// Leave an empty `sdfg.state "checkpoint-anchor"` where the backward
   /// program would recompute each candidate (for the checkpoint model).
   bool markAnchors = false;
@@ -90,11 +99,48 @@ struct RecomputeCandidate {
   SmallVector<unsigned> anchorWriters;
 };
 
+/// A top-level sdfg.loop of the gradient program's forward sweep, and
+/// whether loop checkpointing can split it into segments.
+struct LoopCandidate {
+  /// The frontend's iterator name (the loop's `sdfg.name` attribute), told
+  /// apart by "#k" when given twice, else "loop<k>" by position.
+  std::string name;
+  /// The loop in the gradient program.
+  Operation *loop = nullptr;
+  /// Its largest trip count (the bounds' intervals).
+  int64_t trips = 0;
+  bool eligible = false;
+  std::string reason;
+  /// The containers one snapshot holds (what the loop writes, but not
+  /// transients every iteration overwrites before reading, and what it
+  /// reads that later code overwrites), and their bytes.
+  SmallVector<Value> state;
+  int64_t snapshotBytes = 0;
+  /// Cost of one iteration (operations plus elements moved), as for
+  /// recomputed containers.
+  double iterationCost = 0.0;
+  /// As built: iterations per segment of each level (none: store-all),
+  /// snapshots kept per level, and iterations run again in all.
+  SmallVector<int64_t> segments;
+  SmallVector<int64_t> snapshots;
+  int64_t recomputedIterations = 0;
+};
+
+/// The segment length of each level of a loop of `trips` iterations
+/// checkpointed with `checkpoints` snapshots per level (levels that would
+/// not split anything dropped; none: store every iteration).
+SmallVector<int64_t> loopSegments(int64_t trips,
+                                  ArrayRef<int64_t> checkpoints);
+/// Snapshots kept per level, and iterations run again, for `segments`.
+SmallVector<int64_t> loopSnapshots(int64_t trips, ArrayRef<int64_t> segments);
+int64_t loopRecomputedIterations(int64_t trips, ArrayRef<int64_t> segments);
+
 struct DifferentiateResult {
   SDFGOp grad;
   /// The last op of the forward part of the gradient program's body.
   Operation *forwardEnd = nullptr;
   std::vector<RecomputeCandidate> candidates;
+  std::vector<LoopCandidate> loops;
 };
 
 /// Builds `<fwd><suffix>` after `fwd`. Emits located diagnostics and

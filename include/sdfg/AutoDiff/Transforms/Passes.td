@@ -158,6 +158,10 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     ListOption<"sizes", "sizes", "std::string",
                "NAME=VALUE values of index arguments that size dynamic "
                "containers">,
+    ListOption<"checkpoints", "checkpoints", "std::string",
+               "LOOP=SNAPSHOTS: checkpoint a top-level loop (its iterator "
+               "name, or loop<k>) with that many snapshots (0: store every "
+               "iteration); overrides the ILP for that loop">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit remarks with every forwarded container, its size, "
            "recomputation cost and decision, and the predicted peak memory">

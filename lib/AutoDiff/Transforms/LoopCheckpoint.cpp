@@ -1,0 +1,452 @@
+//===- LoopCheckpoint.cpp - Snapshots and segment re-runs of loops --------===//
+//
+// Loop checkpointing (Griewank's "checkpointing" of a time loop, uniform
+// schedule): a top-level sdfg.loop of T iterations is split into segments
+// of k iterations. Its tapes hold one segment (slot: position in the
+// segment), so the forward sweep leaves the last segment's tapes intact
+// and overwrites the others'; at the start of every other segment it
+// stores a snapshot of the loop's state. The reversed loop, at the first
+// iteration it reverses of an earlier segment (the segment's last),
+// restores that segment's snapshot and re-runs the segment forward with
+// its tape writes, then goes on reversing it. Restore-on-reverse makes
+// this consistent: reversing a segment brings every stored container back
+// to its value at the segment's start.
+//
+// Memory: (segments - 1) snapshots plus one segment's tapes instead of T
+// iterations' tapes; time: every iteration but the last segment's runs
+// twice forward.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AutoDiffInternals.h"
+
+#include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::sdfg;
+using namespace mlir::sdfg::detail;
+
+SmallVector<int64_t> mlir::sdfg::loopSegments(int64_t trips,
+                                              ArrayRef<int64_t> checkpoints) {
+  SmallVector<int64_t> segments;
+  int64_t parent = trips;
+  for (int64_t c : checkpoints) {
+    if (c <= 0 || parent <= 2)
+      break;
+    int64_t k = (parent + c) / (c + 1);
+    if (k >= parent)
+      break;
+    segments.push_back(k);
+    parent = k;
+  }
+  return segments;
+}
+
+SmallVector<int64_t> mlir::sdfg::loopSnapshots(int64_t trips,
+                                               ArrayRef<int64_t> segments) {
+  SmallVector<int64_t> rows;
+  int64_t parent = trips;
+  for (int64_t k : segments) {
+    rows.push_back((parent + k - 1) / k - 1);
+    parent = k;
+  }
+  return rows;
+}
+
+/// Iterations run again to reverse a segment of `length` iterations split
+/// by `segments`: every sub-segment but the last runs again from its
+/// snapshot, and each sub-segment is reversed the same way.
+static int64_t rerunIterations(int64_t length, ArrayRef<int64_t> segments) {
+  if (segments.empty() || length <= 0)
+    return 0;
+  int64_t k = segments.front(), full = length / k, rest = length % k;
+  int64_t last = rest ? rest : k;
+  return length - last + full * rerunIterations(k, segments.drop_front()) +
+         rerunIterations(rest, segments.drop_front());
+}
+
+int64_t mlir::sdfg::loopRecomputedIterations(int64_t trips,
+                                             ArrayRef<int64_t> segments) {
+  return rerunIterations(trips, segments);
+}
+
+/// The position of `loop`'s iteration as an expression over (iterator,
+/// bound operands...): 0 for the first iteration, whatever the step.
+static AffineExpr iterationExpr(LoopOp loop) {
+  MLIRContext *ctx = loop.getContext();
+  unsigned nb = loop.getBoundOperands().size();
+  AffineExpr iv = getAffineDimExpr(0, ctx);
+  AffineExpr lb = loop.getLowerExpr().shiftDims(nb, 1);
+  int64_t s = loop.getStepValue();
+  return s > 0 ? (iv - lb).floorDiv(s) : (lb - iv).floorDiv(-s);
+}
+
+/// The number of iterations `loop` runs (negative when none) over the
+/// same dimensions.
+static AffineExpr tripsExpr(LoopOp loop) {
+  unsigned nb = loop.getBoundOperands().size();
+  AffineExpr lb = loop.getLowerExpr().shiftDims(nb, 1);
+  AffineExpr ub = loop.getUpperExpr().shiftDims(nb, 1);
+  int64_t s = loop.getStepValue();
+  return s > 0 ? (ub - lb).ceilDiv(s) : (lb - ub).ceilDiv(-s);
+}
+
+/// Whether a snapshot can leave out transient `x` of `loop`: nothing
+/// before the loop uses it, and every iteration's first access to it is a
+/// state that overwrites all of it. A segment then never reads the value
+/// it starts with, and no one reads the value before the loop.
+static bool iterationLocal(LoopOp loop, Value x) {
+  auto alloc = x.getDefiningOp<AllocOp>();
+  if (!alloc || alloc->getBlock() != loop->getBlock())
+    return false;
+  auto uses = [&](Operation *op) {
+    bool found = false;
+    op->walk([&](Operation *inner) {
+      found |= llvm::is_contained(inner->getOperands(), x);
+    });
+    return found;
+  };
+  for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode())
+    if (!isa<AllocOp>(op) && uses(op))
+      return false;
+  for (Operation &op : loop.getBody().front())
+    if (uses(&op)) {
+      auto state = dyn_cast<StateOp>(op);
+      return state && firstAccessCovers(state, x);
+    }
+  return false;
+}
+
+LogicalResult Differentiator::resolveLoopCheckpoints() {
+  Block &body = grad.getBody().front();
+  SmallVector<LoopOp> loops;
+  for (Operation &op : body)
+    if (auto loop = dyn_cast<LoopOp>(op))
+      loops.push_back(loop);
+  // Names: the frontend's iterator name, else the position.
+  llvm::StringMap<unsigned> uses;
+  for (LoopOp loop : loops)
+    if (auto n = loop->getAttrOfType<StringAttr>("sdfg.name"))
+      ++uses[n.getValue()];
+  llvm::StringMap<unsigned> seen;
+  for (auto [k, loop] : llvm::enumerate(loops)) {
+    LoopCandidate c;
+    c.loop = loop;
+    if (auto n = loop->getAttrOfType<StringAttr>("sdfg.name")) {
+      c.name = n.str();
+      unsigned ord = seen[n.getValue()]++;
+      if (uses.lookup(n.getValue()) > 1)
+        c.name += "#" + std::to_string(ord);
+    } else {
+      c.name = "loop" + std::to_string(k);
+    }
+    result.loops.push_back(std::move(c));
+  }
+
+  for (LoopCandidate &c : result.loops) {
+    auto loop = cast<LoopOp>(c.loop);
+    auto refuse = [&](const Twine &why) {
+      c.eligible = false;
+      c.reason = why.str();
+    };
+    c.eligible = true;
+    auto lb = intervals.of(loop.getLowerExpr(), loop.getBoundOperands());
+    auto ub = intervals.of(loop.getUpperExpr(), loop.getBoundOperands());
+    int64_t s = loop.getStepValue();
+    if (!lb || !ub) {
+      refuse("its trip count is not bounded when compiling");
+      continue;
+    }
+    c.trips =
+        s > 0 ? tripCount(lb->lo, ub->hi, s) : tripCount(lb->hi, ub->lo, s);
+    if (c.trips < 3) {
+      refuse("it runs fewer than 3 iterations");
+      continue;
+    }
+    bool dataLoop = false;
+    loop.walk([&](LoopOp inner) {
+      dataLoop |= inner != loop && !hasBoundedTrips(inner, intervals);
+    });
+    if (dataLoop) {
+      refuse("a loop inside it has a trip count read from data");
+      continue;
+    }
+    // The state a segment starts from: what the loop writes, and what it
+    // reads that later code overwrites (restore-on-reverse puts back only
+    // what the backward program itself reads).
+    llvm::SetVector<Value> state;
+    for (const WriteInfo &w : writes)
+      if (loop->isAncestor(w.op) && !iterationLocal(loop, w.target))
+        state.insert(w.target);
+    llvm::SetVector<Value> reads;
+    collectContainerReads(loop, reads);
+    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode())
+      for (Value r : reads)
+        if (writesContainer(op, r))
+          state.insert(r);
+    int64_t bytes = 0;
+    std::string dynamic;
+    for (Value v : state) {
+      auto type = cast<MemRefType>(v.getType());
+      std::optional<int64_t> b = checkedByteSize(type);
+      if (!type.hasStaticShape() || !b) {
+        dynamic = containerName(grad, v);
+        break;
+      }
+      bytes += *b;
+    }
+    if (!dynamic.empty()) {
+      refuse("its state '" + dynamic + "' has a dynamic shape");
+      continue;
+    }
+    c.state.assign(state.begin(), state.end());
+    c.snapshotBytes = bytes;
+    double cost = 0;
+    loop.walk([&](StateOp st) {
+      cost += stateCost(st, intervals) *
+              executions(st, intervals, opts.whileCapacity);
+    });
+    c.iterationCost = cost / static_cast<double>(c.trips);
+  }
+
+  for (const auto &[name, counts] : opts.checkpoints) {
+    auto it = llvm::find_if(result.loops, [&, n = name](
+                                              const LoopCandidate &c) {
+      return c.name == n;
+    });
+    if (it == result.loops.end()) {
+      std::string known;
+      for (const LoopCandidate &c : result.loops)
+        known += (known.empty() ? "" : ", ") + c.name;
+      return emitError(fwd.getLoc())
+             << "cannot checkpoint loop '" << name
+             << "': the program has no such top-level loop (those are: "
+             << (known.empty() ? std::string("none") : known) << ")";
+    }
+    if (llvm::any_of(counts, [](int64_t c) { return c < 0; }))
+      return emitError(fwd.getLoc())
+             << "cannot checkpoint loop '" << name
+             << "' with a negative number of snapshots";
+    if (llvm::all_of(counts, [](int64_t c) { return c == 0; }))
+      continue;
+    if (!it->eligible)
+      return emitError(fwd.getLoc())
+             << "cannot checkpoint loop '" << name << "': " << it->reason;
+    it->segments = loopSegments(it->trips, counts);
+    it->snapshots = loopSnapshots(it->trips, it->segments);
+    it->recomputedIterations =
+        loopRecomputedIterations(it->trips, it->segments);
+    if (!it->segments.empty())
+      rb.segments[it->loop] = it->segments.back();
+  }
+  return success();
+}
+
+namespace {
+/// One comparison of a segment condition, over (iterator, bound operands).
+struct IndexTest {
+  AffineExpr lhs;
+  arith::CmpIPredicate pred;
+  AffineExpr rhs;
+};
+} // namespace
+
+/// An i1 tasklet at the insertion point: all of `tests` hold for `loop`'s
+/// iteration `iv`.
+static Value indexCondition(ReverseBuilder &rb, LoopOp loop, Value iv,
+                            ArrayRef<IndexTest> tests) {
+  Location loc = loop.getLoc();
+  SmallVector<Value> ins{iv};
+  llvm::append_range(ins, loop.getBoundOperands());
+  auto t = rb.tasklet(
+      loc, TypeRange{rb.b.getI1Type()}, ins,
+      [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
+        Value all;
+        for (const IndexTest &test : tests) {
+          Value l = affine::expandAffineExpr(ob, loc, test.lhs, args, {});
+          Value r = affine::expandAffineExpr(ob, loc, test.rhs, args, {});
+          Value c = arith::CmpIOp::create(ob, loc, test.pred, l, r);
+          all = all ? arith::AndIOp::create(ob, loc, all, c).getResult() : c;
+        }
+        return {all};
+      });
+  return t->getResult(0);
+}
+
+/// Opens `sdfg.if cond { ... }` at the insertion point and moves into it.
+static void openIf(OpBuilder &b, Location loc, Value cond) {
+  auto ifOp = IfOp::create(b, loc, ValueRange{cond}, 1);
+  Block *then = new Block();
+  ifOp.getBranches().front().push_back(then);
+  b.setInsertionPointToStart(then);
+}
+
+void Differentiator::checkpointLoop(LoopCandidate &c) {
+  auto loop = cast<LoopOp>(c.loop);
+  auto rev = dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(loop));
+  if (!rev) {
+    // Nothing in the loop is reversed: no tapes to save.
+    c.segments.clear();
+    c.snapshots.clear();
+    c.recomputedIterations = 0;
+    return;
+  }
+  Location loc = loop.getLoc();
+  int64_t s = loop.getStepValue();
+  ValueRange bounds = loop.getBoundOperands();
+  unsigned nb = bounds.size(), levels = c.segments.size();
+  AffineExpr n = iterationExpr(loop), trips = tripsExpr(loop);
+  auto constant = [&](int64_t v) { return b.getAffineConstantExpr(v); };
+  // The length of the segments level `l` splits (level 0: the loop).
+  auto parentOf = [&](unsigned l) {
+    return l == 0 ? c.trips : c.segments[l - 1];
+  };
+  // Position of iteration n in its level-l parent segment (segments of a
+  // level start at multiples of their length within their parent).
+  auto posIn = [&](AffineExpr e, unsigned l) {
+    for (unsigned j = 0; j < l; ++j)
+      e = e % c.segments[j];
+    return e;
+  };
+
+  // The snapshots: per level, one row per segment but the last of a
+  // parent.
+  SmallVector<SmallVector<Value>> snaps(levels);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&grad.getBody().front());
+    for (unsigned l = 0; l < levels; ++l)
+      for (Value v : c.state) {
+        auto type = cast<MemRefType>(v.getType());
+        SmallVector<int64_t> shape{c.snapshots[l]};
+        llvm::append_range(shape, type.getShape());
+        auto alloc = AllocOp::create(
+            b, loc, MemRefType::get(shape, type.getElementType()),
+            ValueRange{});
+        std::string name = containerName(grad, v) + ".snapshot." + c.name;
+        if (levels > 1)
+          name += "." + std::to_string(l + 1);
+        alloc.setNameAttr(b.getStringAttr(name));
+        snaps[l].push_back(alloc.getResult());
+      }
+  }
+  // Copies every state container between itself and its level-l snapshot
+  // row for iteration `iv`, in a state at the insertion point.
+  auto copyState = [&](Value iv, unsigned l, bool save,
+                       const std::string &label) {
+    auto st = StateOp::create(b, loc, label);
+    OpBuilder::InsertionGuard guard(b);
+    AffineExpr rowE = posIn(n, l).floorDiv(c.segments[l]);
+    for (auto [v, snap] : llvm::zip(c.state, snaps[l])) {
+      b.setInsertionPointToEnd(&st.getBody().front());
+      auto type = cast<MemRefType>(v.getType());
+      SmallVector<Value> params =
+          rb.openMap(loc, type.getShape(), /*parallel=*/true);
+      SmallVector<Value> operands{iv};
+      llvm::append_range(operands, bounds);
+      llvm::append_range(operands, params);
+      SmallVector<AffineExpr> row{rowE}, elem;
+      for (unsigned d = 0; d < params.size(); ++d) {
+        row.push_back(b.getAffineDimExpr(1 + nb + d));
+        elem.push_back(b.getAffineDimExpr(1 + nb + d));
+      }
+      unsigned dims = 1 + nb + params.size();
+      AffineMap rowMap = AffineMap::get(dims, 0, row, ctx);
+      AffineMap elemMap = AffineMap::get(dims, 0, elem, ctx);
+      if (save)
+        rb.store(loc, rb.load(loc, v, elemMap, operands), snap, rowMap,
+                 operands, false);
+      else
+        rb.store(loc, rb.load(loc, snap, rowMap, operands), v, elemMap,
+                 operands, false);
+    }
+  };
+  // At the start of an iteration (iterator `iv`) that runs forward: the
+  // snapshot of every level from `from` on whose segment starts here,
+  // unless it is the last of its parent (never restored: the re-run of
+  // the parent ends with it and leaves its tapes).
+  auto emitSaves = [&](Value iv, unsigned from) {
+    for (unsigned l = from; l < levels; ++l) {
+      OpBuilder::InsertionGuard guard(b);
+      int64_t k = c.segments[l];
+      // Segments of a level start at multiples of k within their parent.
+      SmallVector<IndexTest> tests = {
+          {posIn(n, l) % k, arith::CmpIPredicate::eq, constant(0)},
+          {n + k, arith::CmpIPredicate::slt, trips}};
+      if (l > 0)
+        tests.push_back({posIn(n, l) + k, arith::CmpIPredicate::slt,
+                         constant(parentOf(l))});
+      openIf(b, loc, indexCondition(rb, loop, iv, tests));
+      std::string label = "snapshot of " + c.name;
+      if (levels > 1)
+        label += " (level " + std::to_string(l + 1) + ")";
+      copyState(iv, l, /*save=*/true, label);
+    }
+  };
+
+  SmallVector<Operation *> original;
+  for (Operation &op : loop.getBody().front())
+    original.push_back(&op);
+
+  // Backward: before reversing the last iteration of a segment whose tapes
+  // are gone (a segment of the coarsest level l that ends here and is not
+  // the last of its parent), restore the segment's start from its level-l
+  // snapshot and run it forward again, taping, and saving the finer
+  // levels' snapshots on the way.
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Value riv = rev.getIterator();
+    b.setInsertionPointToStart(&rev.getBody().front());
+    for (unsigned l = 0; l < levels; ++l) {
+      OpBuilder::InsertionGuard levelGuard(b);
+      int64_t k = c.segments[l];
+      AffineExpr next = n + 1;
+      SmallVector<IndexTest> tests = {
+          {posIn(next, l) % k, arith::CmpIPredicate::eq, constant(0)},
+          {next, arith::CmpIPredicate::slt, trips}};
+      if (l > 0)
+        tests.push_back({posIn(next, l), arith::CmpIPredicate::ne,
+                         constant(0)});
+      openIf(b, loc, indexCondition(rb, loop, riv, tests));
+      std::string label = "restore snapshot of " + c.name;
+      if (levels > 1)
+        label += " (level " + std::to_string(l + 1) + ")";
+      copyState(riv, l, /*save=*/false, label);
+      // From the segment's first iteration up to this one, forwards.
+      AffineExpr iv = b.getAffineDimExpr(0);
+      AffineExpr lb = loop.getLowerExpr().shiftDims(nb, 1);
+      AffineMap rerunBounds = AffineMap::get(
+          1 + nb, 0, {lb + (n - posIn(n, l) % k) * s, iv + s}, ctx);
+      SmallVector<Value> operands{riv};
+      llvm::append_range(operands, bounds);
+      auto rerun =
+          LoopOp::create(b, loc, operands, AffineMapAttr::get(rerunBounds),
+                         b.getI64IntegerAttr(s));
+      Block *body = new Block();
+      rerun.getBody().push_back(body);
+      Value rerunIv = body->addArgument(b.getIndexType(), loc);
+      IRMapping m;
+      m.map(loop.getIterator(), rerunIv);
+      b.setInsertionPointToStart(body);
+      emitSaves(rerunIv, l + 1);
+      for (Operation *op : original)
+        b.clone(*op, m);
+    }
+  }
+  // Forward: the snapshots of every level.
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&loop.getBody().front());
+    emitSaves(loop.getIterator(), 0);
+  }
+}
+
+LogicalResult Differentiator::checkpointLoops() {
+  for (LoopCandidate &c : result.loops)
+    if (!c.segments.empty())
+      checkpointLoop(c);
+  return success();
+}
