@@ -27,7 +27,7 @@
 // The recomputation runs just before the backward program reads A0 again,
 // into a fresh container, from C and the restored D.
 // M450: sdfg.sdfg @foo_grad
-// M450-SAME: sdfg.checkpoint = {limit_bytes = 471859200 : i64, model_peak_bytes = [[PEAK:[0-9]+]] : i64, peak_bytes = [[PEAK]] : i64, recompute = ["A0", "A1"], store = ["D_1", "A2"], store_all_peak_bytes = 576593604 : i64, strategy = "ilp"}
+// M450-SAME: sdfg.checkpoint = {limit_bytes = 471859200 : i64, loops = [], model_peak_bytes = [[PEAK:[0-9]+]] : i64, peak_bytes = [[PEAK]] : i64, recompute = ["A0", "A1"], store = ["D_1", "A2"], store_all_peak_bytes = 576593604 : i64, strategy = "ilp"}
 // M450: sdfg.alloc() {name = "A1.recomputed"}
 // M450: sdfg.alloc() {name = "A0.recomputed"}
 // M450: sdfg.state "recompute A1"
@@ -181,6 +181,7 @@ sdfg.sdfg @foo(%C: memref<3620x3620xf32> {sdfg.name = "C"},
 // JSON: "name": "foo"{{$}}
 // JSON: "checkpoint": {
 // JSON-NEXT: "limit_bytes": 471859200,
+// JSON-NEXT: "loops": [],
 // JSON-NEXT: "model_peak_bytes": 471758404,
 // JSON-NEXT: "peak_bytes": 471758404,
 // JSON-NEXT: "recompute": [

@@ -1,0 +1,48 @@
+// Bad checkpoints= entries and loops that cannot be split: one located
+// error each.
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=s=2" 2>&1 | FileCheck %s --check-prefix=NAME
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=t=two" 2>&1 | FileCheck %s --check-prefix=VALUE
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=t=-1" 2>&1 | FileCheck %s --check-prefix=VALUE
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=loop1=2" 2>&1 | FileCheck %s --check-prefix=DATA
+// RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+
+// NAME: loop-checkpoint-errors.mlir:[[@LINE+5]]:1: error: cannot checkpoint loop 's': the program has no such top-level loop (those are: t, loop1)
+// VALUE: error: sdfg-checkpoint: cannot read checkpoints entry 't={{.*}}' (expected LOOP=SNAPSHOTS, or LOOP=S1:S2 for two levels, with non-negative integers)
+// DATA: loop-checkpoint-errors.mlir:[[@LINE+3]]:1: error: cannot checkpoint loop 'loop1': its trip count is not bounded when compiling
+// REPORT: remark: loop 't': 8 iterations, store every iteration (snapshot 32 B)
+// REPORT: remark: loop 'loop1': store every iteration (cannot checkpoint: its trip count is not bounded when compiling)
+sdfg.sdfg @f(%u: memref<4xf64> {sdfg.name = "u"}, %n: memref<1xindex> {sdfg.name = "n"},
+             %out: memref<f64> {sdfg.name = "out"})
+    attributes {ad_output = "out", ad_wrt = ["u"]} {
+  sdfg.loop %t = 0 to 8 step 1 attributes {sdfg.name = "t"} {
+    sdfg.state {
+      sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+        %a = sdfg.load %u[%i] : memref<4xf64>
+        %r = sdfg.tasklet(%a) : (f64) -> f64 {
+        ^bb0(%x: f64):
+          %s = math.sin %x : f64
+          sdfg.yield %s : f64
+        }
+        sdfg.store %r, %u[%i] : memref<4xf64>
+      }
+    }
+  }
+  %m = sdfg.load %n[0] : memref<1xindex>
+  sdfg.loop %k = 0 to %m step 1 {
+    sdfg.state {
+      %a = sdfg.load %u[0] : memref<4xf64>
+      %r = sdfg.tasklet(%a) : (f64) -> f64 {
+      ^bb0(%x: f64):
+        %s = math.cos %x : f64
+        sdfg.yield %s : f64
+      }
+      sdfg.store %r, %u[0] : memref<4xf64>
+    }
+  }
+  sdfg.state {
+    sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {
+      %v = sdfg.load %u[%i] : memref<4xf64>
+      sdfg.store %v, %out[] wcr(add) : memref<f64>
+    }
+  }
+}
