@@ -27,6 +27,7 @@ from .call_checks import check_overlap as _check_overlap
 from .call_checks import check_writeable as _check_writeable
 from .call_checks import written_args as _written_args
 from .errors import FrontendError
+from .plan_report import format_plan
 from .frontend import translate
 
 # The on-disk cache's location (see cache.py); kept here for callers of
@@ -338,7 +339,7 @@ class Gradient:
     def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
                  recompute=None, device="cpu", with_value=True,
                  while_capacity=None, data_loop_capacity=None,
-                 check_indices=True, checkpoints=None):
+                 check_indices=True, checkpoints=None, report=False):
         # An explicit strategy runs --sdfg-checkpoint (even store-all, which
         # then reports its peak in .checkpoint).
         explicit = strategy is not None
@@ -381,6 +382,7 @@ class Gradient:
                     f"recompute names the arrays to recompute by their "
                     f"variable names; {name!r} is not a name")
         checkpoints = _checkpoints(checkpoints)
+        self._report = bool(report)
         self._plan = None
         if mem is not None or explicit or recompute or checkpoints:
             self._plan = (mem, strategy, recompute, checkpoints)
@@ -536,6 +538,10 @@ class Gradient:
                     raise native.OptionError(str(e)) from None
                 raise
             self._checked[key] = (entry, out)
+            if self._report:
+                print(format_plan(entry.meta.get("checkpoint"),
+                                  self.program.fn.__name__),
+                      file=sys.stderr)
         # The plan of the program compiled for these arguments (per
         # signature, the same for every call of it).
         self.checkpoint = entry.meta.get("checkpoint")
@@ -551,7 +557,8 @@ def grad(fn: Callable, wrt: Union[str, Sequence[str]],
          while_capacity: Optional[int] = None,
          data_loop_capacity: Optional[int] = None,
          check_indices: bool = True,
-         checkpoints: Optional[Dict[str, int]] = None) -> "Gradient":
+         checkpoints: Optional[Dict[str, int]] = None,
+         report: bool = False) -> "Gradient":
     """d sum(output) / d wrt for each name in `wrt`, as a dict.
 
     `mem` is a memory limit in MiB for what the gradient program allocates
@@ -575,12 +582,15 @@ def grad(fn: Callable, wrt: Union[str, Sequence[str]],
     (report: `.checkpoint["loops"]`). `checkpoints={"t": 16}` forces 16
     snapshots for the loop over `t` (0: store every iteration), with or
     without `mem`; `{"t": (16, 8)}` adds a second level (each of the 17
-    segments split by 8 snapshots of its own when it runs again)."""
+    segments split by 8 snapshots of its own when it runs again).
+    report=True prints the plan (per loop and per array) to stderr at
+    each compile."""
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
                     with_value=False, while_capacity=while_capacity,
                     data_loop_capacity=data_loop_capacity,
-                    check_indices=check_indices, checkpoints=checkpoints)
+                    check_indices=check_indices, checkpoints=checkpoints,
+                    report=report)
 
 
 class ValueAndGradient(Gradient):
@@ -599,8 +609,8 @@ def value_and_grad(fn: Callable, wrt: Union[str, Sequence[str]],
                    device: str = "cpu", while_capacity: Optional[int] = None,
                    data_loop_capacity: Optional[int] = None,
                    check_indices: bool = True,
-                   checkpoints: Optional[Dict[str, int]] = None
-                   ) -> "ValueAndGradient":
+                   checkpoints: Optional[Dict[str, int]] = None,
+                   report: bool = False) -> "ValueAndGradient":
     """Like grad, but the callable returns (value, gradients): value is
     what `fn` returns for those arguments (as sdfg.program(fn) would
     return it), computed by the same program as the gradients."""
@@ -609,7 +619,7 @@ def value_and_grad(fn: Callable, wrt: Union[str, Sequence[str]],
                             device=device, while_capacity=while_capacity,
                             data_loop_capacity=data_loop_capacity,
                             check_indices=check_indices,
-                            checkpoints=checkpoints)
+                            checkpoints=checkpoints, report=report)
 
 
 def vjp(fn: Callable, wrt: Union[str, Sequence[str]],
@@ -619,13 +629,15 @@ def vjp(fn: Callable, wrt: Union[str, Sequence[str]],
         while_capacity: Optional[int] = None,
         data_loop_capacity: Optional[int] = None,
         check_indices: bool = True,
-        checkpoints: Optional[Dict[str, int]] = None) -> "Gradient":
+        checkpoints: Optional[Dict[str, int]] = None,
+        report: bool = False) -> "Gradient":
     """Like grad, but the callable takes seed= (the output's cotangent)."""
     return Gradient(fn, wrt, output, with_seed=True, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
                     while_capacity=while_capacity,
                     data_loop_capacity=data_loop_capacity,
-                    check_indices=check_indices, checkpoints=checkpoints)
+                    check_indices=check_indices, checkpoints=checkpoints,
+                    report=report)
 
 
 

@@ -255,3 +255,41 @@ def test_corpus_loops_checkpointed_give_the_store_all_gradient(name):
 def test_the_corpus_exercises_loop_checkpointing():
     # Runs after the corpus test (file order).
     assert len(CHECKPOINTED) >= 8, CHECKPOINTED
+
+
+def _gpu_reason():
+    try:
+        sdfg.native.gpu_runtime()
+        return None
+    except sdfg.DeviceError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("device", [
+    "gpu-emulator",
+    pytest.param("gpu", marks=pytest.mark.skipif(
+        _gpu_reason() is not None, reason="no usable GPU")),
+])
+@pytest.mark.parametrize("case", ["diffusion", "nested"])
+def test_the_gpu_program_checkpoints_loops_too(device, case):
+    fn, wrt, args, loop = CASES[case]
+    _, ref = _grad(fn, wrt, args)
+    g, got = _grad(fn, wrt, args, device=device, checkpoints={loop: (2, 1)})
+    assert set(got) == set(ref)
+    for k in ref:
+        np.testing.assert_allclose(got[k], ref[k], rtol=1e-12, atol=1e-13)
+    (entry,) = [e for e in g.checkpoint["loops"] if e["name"] == loop]
+    assert entry["segments"]
+
+
+def test_report_prints_the_plan_under_the_names_written(capsys):
+    args = (rng.random(16), 30)
+    g = sdfg.grad(diffusion, "u0", checkpoints={"t": 2}, report=True)
+    g(*args)
+    err = capsys.readouterr().err
+    assert "checkpoint plan of diffusion (store-all):" in err
+    assert "loop 't': 30 iterations, segments of 10, 2 snapshots of " \
+        "128 B, 20 iterations run again" in err
+    assert "peak " in err and "storing everything" in err
+    g(*args)  # compiled: nothing more to say
+    assert capsys.readouterr().err == ""

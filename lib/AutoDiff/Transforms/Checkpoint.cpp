@@ -91,8 +91,11 @@ std::optional<int64_t> parseMemory(StringRef text) {
 /// The schedules the ILP may choose for a loop of `trips` iterations, as
 /// snapshot counts per level: one level with 1, 2, 3, 4, 6, 9, ...
 /// snapshots; two levels whose last segments are a single iteration or
-/// about the square root of the first level's; three levels for long
-/// loops. Each is built and measured, so the menu stays short.
+/// about the square root of the first level's; and for every depth d up
+/// to 6, d levels that each split their parent into about trips^(1/d)
+/// segments (the least memory for d levels: about d * trips^(1/d)
+/// snapshots and one iteration's tapes, for d re-runs of the loop). Each
+/// is built and measured, so the menu stays short.
 std::vector<SmallVector<int64_t>> loopMenu(int64_t trips) {
   std::vector<SmallVector<int64_t>> menu;
   std::set<SmallVector<int64_t>> seen;
@@ -110,13 +113,22 @@ std::vector<SmallVector<int64_t>> loopMenu(int64_t trips) {
     int64_t r = static_cast<int64_t>(std::ceil(std::sqrt(double(k))));
     add({c, r});
   }
-  if (trips >= 64) {
-    int64_t c = static_cast<int64_t>(std::ceil(std::cbrt(double(trips))));
-    int64_t k1 = (trips + c) / (c + 1);
-    int64_t c2 = static_cast<int64_t>(std::ceil(std::sqrt(double(k1))));
-    int64_t k2 = (k1 + c2) / (c2 + 1);
-    add({c, c2, k2 - 1});
-    add({2 * c, c2, k2 - 1});
+  for (int depth = 2; depth <= 6; ++depth) {
+    double root = std::pow(double(trips), 1.0 / depth);
+    if (root < 2.0)
+      break;
+    for (int64_t parts : {int64_t(std::floor(root)), int64_t(std::ceil(root)),
+                          int64_t(std::ceil(root)) + 1}) {
+      if (parts < 2)
+        continue;
+      // The last level splits what is left into single iterations.
+      SmallVector<int64_t> counts(depth - 1, parts - 1);
+      SmallVector<int64_t> segments = loopSegments(trips, counts);
+      if (segments.size() != counts.size())
+        continue;
+      counts.push_back(segments.back() - 1);
+      add(counts);
+    }
   }
   return menu;
 }

@@ -20,6 +20,7 @@
 
 #include "AutoDiffInternals.h"
 
+#include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -343,8 +344,12 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
     for (auto [v, snap] : llvm::zip(c.state, snaps[l])) {
       b.setInsertionPointToEnd(&st.getBody().front());
       auto type = cast<MemRefType>(v.getType());
-      SmallVector<Value> params =
-          rb.openMap(loc, type.getShape(), /*parallel=*/true);
+      // Small copies run sequentially: a parallel map's fork and barrier
+      // would cost more than the copy (the schedule policy's threshold).
+      SmallVector<Value> params = rb.openMap(
+          loc, type.getShape(),
+          /*parallel=*/scheduleForIterations(type.getNumElements()) !=
+              ScheduleKind::sequential);
       SmallVector<Value> operands{iv};
       llvm::append_range(operands, bounds);
       llvm::append_range(operands, params);

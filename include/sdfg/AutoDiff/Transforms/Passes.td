@@ -139,12 +139,27 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     one timeline. An infeasible limit is an error that states the smallest
     feasible one.
 
+    Values carried across iterations of a top-level `sdfg.loop` are not
+    recomputed on their own; the loop is checkpointed instead: the forward
+    program keeps snapshots of the loop's state at segment starts and the
+    tapes of one segment, and the reversed loop runs each earlier segment
+    again from its snapshot before reversing it (segments may be split
+    again, up to several levels). With `mem`, the ILP chooses per loop
+    among schedules it builds and measures (one binary each, exclusive per
+    loop), jointly with the containers; `checkpoints=t=16` forces 16
+    snapshots for the loop over `t` (`t=16:8`: two levels; 0: every
+    iteration stored). Loops are named by the frontend's iterator name
+    (`sdfg.name` attribute; `t#1` for the second loop over `t`) or
+    `loop<k>` by position.
+
     `strategy=store-all` keeps the autodiff result; `strategy=recompute-all`
     recomputes every candidate it can; `recompute=A,B` chooses by name.
     With `mem` the chosen plan is checked against the limit. `sizes=N=100`
     gives values to index arguments that size dynamic containers. With
     `report=true` a remark lists every forwarded container (size, cost,
-    decision) and the predicted peak. The decision is also recorded on the
+    decision), every top-level loop (trip count, segments, snapshots,
+    iterations run again, or why it cannot be checkpointed) and the
+    predicted peak. The decision is also recorded on the
     gradient program as the `sdfg.checkpoint` attribute.
   }];
   let options = [

@@ -1,0 +1,48 @@
+"""The checkpoint plan of a gradient (`Gradient.checkpoint`, from the
+compiler's `sdfg.checkpoint` summary) as text, for `report=True`."""
+
+from typing import Any, Dict, List, Optional
+
+MiB = 2.0 ** 20
+
+
+def _bytes(n: int) -> str:
+    if n >= 2 ** 20:
+        return f"{n / MiB:.1f} MiB"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n} B"
+
+
+def format_plan(info: Optional[Dict[str, Any]], name: str = "") -> str:
+    """Per loop: trip count, schedule, snapshots, iterations run again;
+    the arrays recomputed and stored; the predicted peak against the
+    limit and against storing everything."""
+    if not info:
+        return f"{name}: no checkpoint plan (no mem=, strategy= or " \
+               f"checkpoints=)"
+    lines: List[str] = [f"checkpoint plan of {name or 'the gradient'} "
+                        f"({info.get('strategy', '?')}):"]
+    for loop in info.get("loops", []):
+        head = f"  loop {loop['name']!r}: {loop['trips']} iterations, "
+        if "reason" in loop:
+            lines.append(head + f"every iteration stored (cannot "
+                         f"checkpoint: {loop['reason']})")
+        elif not loop["segments"]:
+            lines.append(head + "every iteration stored")
+        else:
+            segs = " then ".join(map(str, loop["segments"]))
+            snaps = " + ".join(map(str, loop["snapshots"]))
+            lines.append(head + f"segments of {segs}, {snaps} snapshots "
+                         f"of {_bytes(loop['snapshot_bytes'])}, "
+                         f"{loop['recomputed_iterations']} iterations "
+                         f"run again")
+    for key, verb in (("recompute", "recomputed"), ("store", "stored")):
+        if info.get(key):
+            lines.append(f"  {verb}: {', '.join(info[key])}")
+    peak = f"  peak {_bytes(info['peak_bytes'])} (storing everything: " \
+           f"{_bytes(info['store_all_peak_bytes'])}"
+    if "limit_bytes" in info:
+        peak += f"; limit {_bytes(info['limit_bytes'])}"
+    lines.append(peak + ")")
+    return "\n".join(lines)
