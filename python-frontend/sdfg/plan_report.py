@@ -24,7 +24,9 @@ def format_plan(info: Optional[Dict[str, Any]], name: str = "") -> str:
     lines: List[str] = [f"checkpoint plan of {name or 'the gradient'} "
                         f"({info.get('strategy', '?')}):"]
     for loop in info.get("loops", []):
-        head = f"  loop {loop['name']!r}: {loop['trips']} iterations, "
+        trips = f"up to {loop['trips']} iterations (while_capacity)" \
+            if loop.get("while") else f"{loop['trips']} iterations"
+        head = f"  loop {loop['name']!r}: {trips}, "
         if "reason" in loop:
             lines.append(head + f"every iteration stored (cannot "
                          f"checkpoint: {loop['reason']})")

@@ -293,3 +293,34 @@ def test_report_prints_the_plan_under_the_names_written(capsys):
     assert "peak " in err and "storing everything" in err
     g(*args)  # compiled: nothing more to say
     assert capsys.readouterr().err == ""
+
+
+def iterate(x: np.ndarray, n: np.ndarray):
+    u = x.copy()
+    k = 0
+    while k < n[0]:
+        u[:] = np.sin(u) * 1.05 + 0.01 * u[0]
+        k += 1
+    return np.sum(u * u)
+
+
+@pytest.mark.parametrize("count", [0, 1, 5, 23, 64])
+@pytest.mark.parametrize("levels", [1, 3, (3, 2), (2, 2, 2)])
+def test_while_loops_are_checkpointed_over_their_capacity(count, levels):
+    # The trip count is known only at the end: segments split the
+    # while-capacity, whatever part of it the loop uses.
+    args = (rng.random(5), np.array([count]))
+    _, ref = _grad(iterate, ["x"], args, while_capacity=64)
+    g, got = _grad(iterate, ["x"], args, while_capacity=64,
+                   checkpoints={"while0": levels})
+    for k in ref:
+        np.testing.assert_allclose(got[k], ref[k], rtol=1e-12, atol=1e-14)
+    (entry,) = g.checkpoint["loops"]
+    assert entry["while"] and entry["trips"] == 64 and entry["segments"]
+
+
+def test_a_while_loop_past_its_capacity_still_raises():
+    args = (rng.random(5), np.array([65]))
+    with pytest.raises(RuntimeError, match="capacity"):
+        sdfg.grad(iterate, "x", while_capacity=64,
+                  checkpoints={"while0": 3})(*args)

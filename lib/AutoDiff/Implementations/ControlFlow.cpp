@@ -142,6 +142,7 @@ static LogicalResult reverseWhile(WhileOp op, ReverseBuilder &rb) {
   auto loop =
       LoopOp::create(b, loc, ValueRange{trips}, AffineMapAttr::get(bounds),
                      b.getI64IntegerAttr(-1));
+  rb.reversedLoops[op] = loop;
   Block *body = new Block();
   loop.getBody().push_back(body);
   Value iv = body->addArgument(b.getIndexType(), loc);

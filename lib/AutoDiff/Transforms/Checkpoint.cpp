@@ -513,6 +513,7 @@ void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
     SmallVector<NamedAttribute> entry = {
         b.getNamedAttr("name", b.getStringAttr(l.name)),
         b.getNamedAttr("trips", b.getI64IntegerAttr(l.trips)),
+        b.getNamedAttr("while", b.getBoolAttr(l.isWhile)),
         b.getNamedAttr("segments", ints(l.segments)),
         b.getNamedAttr("snapshots", ints(l.snapshots)),
         b.getNamedAttr("snapshot_bytes", b.getI64IntegerAttr(l.snapshotBytes)),
@@ -557,7 +558,9 @@ void CheckpointPass::reportPlan(
  for (const LoopCandidate &l : built.loops) {
     InFlightDiagnostic d = emitRemark(result.getLoc())
                            << "loop '" << l.name << "': ";
-    if (l.trips)
+    if (l.isWhile)
+      d << "up to " << l.trips << " iterations (while-capacity), ";
+    else if (l.trips)
       d << l.trips << " iterations, ";
     if (!l.eligible) {
       d << "store every iteration (cannot checkpoint: " << l.reason << ")";

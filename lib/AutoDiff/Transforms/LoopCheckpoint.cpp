@@ -99,7 +99,7 @@ static AffineExpr tripsExpr(LoopOp loop) {
 /// before the loop uses it, and every iteration's first access to it is a
 /// state that overwrites all of it. A segment then never reads the value
 /// it starts with, and no one reads the value before the loop.
-static bool iterationLocal(LoopOp loop, Value x) {
+static bool iterationLocal(Operation *loop, Block &body, Value x) {
   auto alloc = x.getDefiningOp<AllocOp>();
   if (!alloc || alloc->getBlock() != loop->getBlock())
     return false;
@@ -113,7 +113,7 @@ static bool iterationLocal(LoopOp loop, Value x) {
   for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode())
     if (!isa<AllocOp>(op) && uses(op))
       return false;
-  for (Operation &op : loop.getBody().front())
+  for (Operation &op : body)
     if (uses(&op)) {
       auto state = dyn_cast<StateOp>(op);
       return state && firstAccessCovers(state, x);
@@ -124,9 +124,13 @@ static bool iterationLocal(LoopOp loop, Value x) {
 LogicalResult Differentiator::resolveLoopCheckpoints() {
   Block &body = grad.getBody().front();
   SmallVector<LoopOp> loops;
-  for (Operation &op : body)
+  SmallVector<WhileOp> whiles;
+  for (Operation &op : body) {
     if (auto loop = dyn_cast<LoopOp>(op))
       loops.push_back(loop);
+    if (auto w = dyn_cast<WhileOp>(op))
+      whiles.push_back(w);
+  }
   // Names: the frontend's iterator name, else the position.
   llvm::StringMap<unsigned> uses;
   for (LoopOp loop : loops)
@@ -146,29 +150,45 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
     }
     result.loops.push_back(std::move(c));
   }
+  for (auto [k, w] : llvm::enumerate(whiles)) {
+    LoopCandidate c;
+    c.loop = w;
+    c.name = "while" + std::to_string(k);
+    c.isWhile = true;
+    result.loops.push_back(std::move(c));
+  }
 
   for (LoopCandidate &c : result.loops) {
-    auto loop = cast<LoopOp>(c.loop);
+    Operation *loop = c.loop;
+    Block &loopBody = loop->getRegion(isa<WhileOp>(loop) ? 1 : 0).front();
     auto refuse = [&](const Twine &why) {
       c.eligible = false;
       c.reason = why.str();
     };
     c.eligible = true;
-    auto lb = intervals.of(loop.getLowerExpr(), loop.getBoundOperands());
-    auto ub = intervals.of(loop.getUpperExpr(), loop.getBoundOperands());
-    int64_t s = loop.getStepValue();
-    if (!lb || !ub) {
-      refuse("its trip count is not bounded when compiling");
-      continue;
+    if (auto counted = dyn_cast<LoopOp>(loop)) {
+      auto lb =
+          intervals.of(counted.getLowerExpr(), counted.getBoundOperands());
+      auto ub =
+          intervals.of(counted.getUpperExpr(), counted.getBoundOperands());
+      int64_t s = counted.getStepValue();
+      if (!lb || !ub) {
+        refuse("its trip count is not bounded when compiling");
+        continue;
+      }
+      c.trips = s > 0 ? tripCount(lb->lo, ub->hi, s)
+                      : tripCount(lb->hi, ub->lo, s);
+    } else {
+      // A while loop's tapes cover while-capacity iterations: its
+      // segments split that.
+      c.trips = opts.whileCapacity;
     }
-    c.trips =
-        s > 0 ? tripCount(lb->lo, ub->hi, s) : tripCount(lb->hi, ub->lo, s);
     if (c.trips < 3) {
       refuse("it runs fewer than 3 iterations");
       continue;
     }
     bool dataLoop = false;
-    loop.walk([&](LoopOp inner) {
+    loop->walk([&](LoopOp inner) {
       dataLoop |= inner != loop && !hasBoundedTrips(inner, intervals);
     });
     if (dataLoop) {
@@ -180,7 +200,7 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
     // what the backward program itself reads).
     llvm::SetVector<Value> state;
     for (const WriteInfo &w : writes)
-      if (loop->isAncestor(w.op) && !iterationLocal(loop, w.target))
+      if (loop->isAncestor(w.op) && !iterationLocal(loop, loopBody, w.target))
         state.insert(w.target);
     llvm::SetVector<Value> reads;
     collectContainerReads(loop, reads);
@@ -206,7 +226,7 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
     c.state.assign(state.begin(), state.end());
     c.snapshotBytes = bytes;
     double cost = 0;
-    loop.walk([&](StateOp st) {
+    loop->walk([&](StateOp st) {
       cost += stateCost(st, intervals) *
               executions(st, intervals, opts.whileCapacity);
     });
@@ -255,13 +275,12 @@ struct IndexTest {
 };
 } // namespace
 
-/// An i1 tasklet at the insertion point: all of `tests` hold for `loop`'s
-/// iteration `iv`.
-static Value indexCondition(ReverseBuilder &rb, LoopOp loop, Value iv,
-                            ArrayRef<IndexTest> tests) {
-  Location loc = loop.getLoc();
+/// An i1 tasklet at the insertion point: all of `tests` (over `iv`, then
+/// `operands`) hold.
+static Value indexCondition(ReverseBuilder &rb, Location loc, Value iv,
+                            ValueRange operands, ArrayRef<IndexTest> tests) {
   SmallVector<Value> ins{iv};
-  llvm::append_range(ins, loop.getBoundOperands());
+  llvm::append_range(ins, operands);
   auto t = rb.tasklet(
       loc, TypeRange{rb.b.getI1Type()}, ins,
       [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
@@ -286,7 +305,7 @@ static void openIf(OpBuilder &b, Location loc, Value cond) {
 }
 
 void Differentiator::checkpointLoop(LoopCandidate &c) {
-  auto loop = cast<LoopOp>(c.loop);
+  Operation *loop = c.loop;
   auto rev = dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(loop));
   if (!rev) {
     // Nothing in the loop is reversed: no tapes to save.
@@ -295,11 +314,42 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
     c.recomputedIterations = 0;
     return;
   }
-  Location loc = loop.getLoc();
-  int64_t s = loop.getStepValue();
-  ValueRange bounds = loop.getBoundOperands();
-  unsigned nb = bounds.size(), levels = c.segments.size();
-  AffineExpr n = iterationExpr(loop), trips = tripsExpr(loop);
+  Location loc = loop->getLoc();
+  unsigned levels = c.segments.size();
+  // The iteration space, as expressions over (iterator, operands...): the
+  // position n of an iteration from 0, the trip count, the first iterator
+  // value and the step. A counted loop's operands are its bounds'
+  // operands, forward and backward. A while loop's position is its
+  // iteration index; forward, the trip count is not known yet (the
+  // capacity bounds it), backward it is the reversed loop's operand.
+  int64_t s = 1;
+  AffineExpr n = b.getAffineDimExpr(0), lb = b.getAffineConstantExpr(0);
+  AffineExpr fwdTrips = b.getAffineConstantExpr(c.trips),
+             bwdTrips = b.getAffineDimExpr(1);
+  SmallVector<Value> fwdOperands, bwdOperands;
+  Value fwdIv;
+  Block *fwdBody;
+  Operation *fwdStart; // the saves go before it
+  if (auto counted = dyn_cast<LoopOp>(loop)) {
+    s = counted.getStepValue();
+    n = iterationExpr(counted);
+    fwdTrips = bwdTrips = tripsExpr(counted);
+    lb = counted.getLowerExpr().shiftDims(counted.getBoundOperands().size(),
+                                          1);
+    fwdOperands.assign(counted.getBoundOperands().begin(),
+                       counted.getBoundOperands().end());
+    bwdOperands = fwdOperands;
+    fwdIv = counted.getIterator();
+    fwdBody = &counted.getBody().front();
+    fwdStart = &fwdBody->front();
+  } else {
+    auto w = cast<WhileOp>(loop);
+    bwdOperands.push_back(rev.getBoundOperands().front());
+    fwdIv = rb.whileLoops.lookup(w).second;
+    fwdBody = &w.getBody().front();
+    // After the tasklet that computes the iteration index.
+    fwdStart = fwdIv.getDefiningOp()->getNextNode();
+  }
   auto constant = [&](int64_t v) { return b.getAffineConstantExpr(v); };
   // The length of the segments level `l` splits (level 0: the loop).
   auto parentOf = [&](unsigned l) {
@@ -336,8 +386,9 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
   }
   // Copies every state container between itself and its level-l snapshot
   // row for iteration `iv`, in a state at the insertion point.
-  auto copyState = [&](Value iv, unsigned l, bool save,
-                       const std::string &label) {
+  auto copyState = [&](Value iv, ValueRange ivOperands, unsigned l,
+                       bool save, const std::string &label) {
+    unsigned nb = ivOperands.size();
     auto st = StateOp::create(b, loc, label);
     OpBuilder::InsertionGuard guard(b);
     AffineExpr rowE = posIn(n, l).floorDiv(c.segments[l]);
@@ -351,7 +402,7 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
           /*parallel=*/scheduleForIterations(type.getNumElements()) !=
               ScheduleKind::sequential);
       SmallVector<Value> operands{iv};
-      llvm::append_range(operands, bounds);
+      llvm::append_range(operands, ivOperands);
       llvm::append_range(operands, params);
       SmallVector<AffineExpr> row{rowE}, elem;
       for (unsigned d = 0; d < params.size(); ++d) {
@@ -373,7 +424,8 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
   // snapshot of every level from `from` on whose segment starts here,
   // unless it is the last of its parent (never restored: the re-run of
   // the parent ends with it and leaves its tapes).
-  auto emitSaves = [&](Value iv, unsigned from) {
+  auto emitSaves = [&](Value iv, ValueRange ivOperands, AffineExpr trips,
+                       unsigned from) {
     for (unsigned l = from; l < levels; ++l) {
       OpBuilder::InsertionGuard guard(b);
       int64_t k = c.segments[l];
@@ -384,16 +436,16 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
       if (l > 0)
         tests.push_back({posIn(n, l) + k, arith::CmpIPredicate::slt,
                          constant(parentOf(l))});
-      openIf(b, loc, indexCondition(rb, loop, iv, tests));
+      openIf(b, loc, indexCondition(rb, loc, iv, ivOperands, tests));
       std::string label = "snapshot of " + c.name;
       if (levels > 1)
         label += " (level " + std::to_string(l + 1) + ")";
-      copyState(iv, l, /*save=*/true, label);
+      copyState(iv, ivOperands, l, /*save=*/true, label);
     }
   };
 
   SmallVector<Operation *> original;
-  for (Operation &op : loop.getBody().front())
+  for (Operation &op : *fwdBody)
     original.push_back(&op);
 
   // Backward: before reversing the last iteration of a segment whose tapes
@@ -411,22 +463,22 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
       AffineExpr next = n + 1;
       SmallVector<IndexTest> tests = {
           {posIn(next, l) % k, arith::CmpIPredicate::eq, constant(0)},
-          {next, arith::CmpIPredicate::slt, trips}};
+          {next, arith::CmpIPredicate::slt, bwdTrips}};
       if (l > 0)
         tests.push_back({posIn(next, l), arith::CmpIPredicate::ne,
                          constant(0)});
-      openIf(b, loc, indexCondition(rb, loop, riv, tests));
+      openIf(b, loc, indexCondition(rb, loc, riv, bwdOperands, tests));
       std::string label = "restore snapshot of " + c.name;
       if (levels > 1)
         label += " (level " + std::to_string(l + 1) + ")";
-      copyState(riv, l, /*save=*/false, label);
+      copyState(riv, bwdOperands, l, /*save=*/false, label);
       // From the segment's first iteration up to this one, forwards.
       AffineExpr iv = b.getAffineDimExpr(0);
-      AffineExpr lb = loop.getLowerExpr().shiftDims(nb, 1);
-      AffineMap rerunBounds = AffineMap::get(
-          1 + nb, 0, {lb + (n - posIn(n, l) % k) * s, iv + s}, ctx);
+      AffineMap rerunBounds =
+          AffineMap::get(1 + bwdOperands.size(), 0,
+                         {lb + (n - posIn(n, l) % k) * s, iv + s}, ctx);
       SmallVector<Value> operands{riv};
-      llvm::append_range(operands, bounds);
+      llvm::append_range(operands, bwdOperands);
       auto rerun =
           LoopOp::create(b, loc, operands, AffineMapAttr::get(rerunBounds),
                          b.getI64IntegerAttr(s));
@@ -434,9 +486,12 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
       rerun.getBody().push_back(body);
       Value rerunIv = body->addArgument(b.getIndexType(), loc);
       IRMapping m;
-      m.map(loop.getIterator(), rerunIv);
+      // A while body computes its iteration index from its counter,
+      // which the snapshot restored.
+      if (auto counted = dyn_cast<LoopOp>(loop))
+        m.map(counted.getIterator(), rerunIv);
       b.setInsertionPointToStart(body);
-      emitSaves(rerunIv, l + 1);
+      emitSaves(rerunIv, bwdOperands, bwdTrips, l + 1);
       for (Operation *op : original)
         b.clone(*op, m);
     }
@@ -444,8 +499,8 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
   // Forward: the snapshots of every level.
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&loop.getBody().front());
-    emitSaves(loop.getIterator(), 0);
+    b.setInsertionPoint(fwdStart);
+    emitSaves(fwdIv, fwdOperands, fwdTrips, 0);
   }
 }
 

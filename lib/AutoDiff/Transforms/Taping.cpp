@@ -97,8 +97,15 @@ LogicalResult mlir::sdfg::detail::makeSlot(
     if (isa<WhileOp>(c)) {
       // One slot per iteration, up to the capacity.
       slot.operands.push_back(rb.whileLoops.lookup(c).second);
-      slot.exprs.push_back(
-          getAffineDimExpr(slot.operands.size() - 1, op->getContext()));
+      AffineExpr index =
+          getAffineDimExpr(slot.operands.size() - 1, op->getContext());
+      // A checkpointed while loop's tapes hold one segment.
+      if (int64_t k = rb.segments.lookup(c); k > 0 && k < rb.whileCapacity) {
+        slot.exprs.push_back(index % k);
+        sizes.push_back(k);
+        continue;
+      }
+      slot.exprs.push_back(index);
       sizes.push_back(rb.whileCapacity);
       continue;
     }

@@ -47,7 +47,7 @@
 
 // FITS: recompute = [], store = ["u", "tmp", "flux"], store_all_peak_bytes = 14022
 // TIGHT: peak_bytes = 10950 : i64, recompute = ["tmp"]
-// FLUX: sdfg.checkpoint = {limit_bytes = 10000 : i64, loops = [{name = "loop0", recomputed_iterations = 0 : i64, segments = [], snapshot_bytes = {{[0-9]+}} : i64, snapshots = [], trips = 6 : i64}], model_peak_bytes = 8070 : i64, peak_bytes = 8070 : i64, recompute = ["flux"], store = ["u", "tmp"]
+// FLUX: sdfg.checkpoint = {limit_bytes = 10000 : i64, loops = [{name = "loop0", recomputed_iterations = 0 : i64, segments = [], snapshot_bytes = {{[0-9]+}} : i64, snapshots = [], trips = 6 : i64, while = false}], model_peak_bytes = 8070 : i64, peak_bytes = 8070 : i64, recompute = ["flux"], store = ["u", "tmp"]
 // The reversed loop re-runs the conditional, taking the stored branch.
 // FLUX: %[[FRESH:.*]] = sdfg.alloc() {name = "flux.recomputed"}
 // FLUX: sdfg.loop %[[T:.*]] = 5 to -1 step -1 {

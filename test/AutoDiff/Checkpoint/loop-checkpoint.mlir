@@ -10,7 +10,7 @@
 // snapshot holds u (tmp is overwritten before it is read in every
 // iteration), the tape of u's overwritten values one segment.
 // CHECK-LABEL: sdfg.sdfg @diffuse_grad(
-// CHECK-SAME: loops = [{name = "t", recomputed_iterations = 8 : i64, segments = [4], snapshot_bytes = 48 : i64, snapshots = [2], trips = 10 : i64}]
+// CHECK-SAME: loops = [{name = "t", recomputed_iterations = 8 : i64, segments = [4], snapshot_bytes = 48 : i64, snapshots = [2], trips = 10 : i64, while = false}]
 // CHECK: %[[SNAP:.*]] = sdfg.alloc() {name = "u.snapshot.t"} : memref<2x6xf64>
 // CHECK: %[[TAPE:.*]] = sdfg.alloc() : memref<4x4xf64>
 // CHECK: sdfg.loop %[[T:.*]] = 0 to 10 step 1

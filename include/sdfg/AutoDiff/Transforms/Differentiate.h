@@ -99,7 +99,8 @@ struct RecomputeCandidate {
   SmallVector<unsigned> anchorWriters;
 };
 
-/// A top-level sdfg.loop of the gradient program's forward sweep, and
+/// A top-level sdfg.loop or sdfg.while of the gradient program's forward
+/// sweep ("while<k>" by position), and
 /// whether loop checkpointing can split it into segments.
 struct LoopCandidate {
   /// The frontend's iterator name (the loop's `sdfg.name` attribute), told
@@ -107,8 +108,10 @@ struct LoopCandidate {
   std::string name;
   /// The loop in the gradient program.
   Operation *loop = nullptr;
-  /// Its largest trip count (the bounds' intervals).
+  /// Its largest trip count (the bounds' intervals; a while loop's
+  /// while-capacity).
   int64_t trips = 0;
+  bool isWhile = false;
   bool eligible = false;
   std::string reason;
   /// The containers one snapshot holds (what the loop writes, but not
