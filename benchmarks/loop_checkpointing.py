@@ -89,7 +89,6 @@ def make_inputs(name, size):
 
 
 def child(name, size, options):
-    import sdfg
     fn, wrt, args, _ = make_inputs(name, size)
     forward = options.pop("forward", False)
     if forward:

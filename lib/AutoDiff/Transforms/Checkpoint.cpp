@@ -22,8 +22,8 @@
 #include "llvm/Support/Format.h"
 
 #include <chrono>
-#include <set>
 #include <cmath>
+#include <set>
 
 namespace mlir {
 namespace sdfg {
@@ -357,19 +357,19 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                    ? " (the model predicted " + formatBytes(predicted) + ")"
                    : std::string(""));
 
-  record(result, *storeAll, *built, opts, peak, predicted, storeAllPeak,
-         limit);
+  record(result, *storeAll, *built, opts, peak, predicted, storeAllPeak, limit);
   if (report)
-    reportPlan(result, *storeAll, *built, opts, isArgument, bytesOf, peak, storeAllPeak,
-               limit, *plan);
+    reportPlan(result, *storeAll, *built, opts, isArgument, bytesOf, peak,
+               storeAllPeak, limit, *plan);
   return success();
 }
 
-LogicalResult CheckpointPass::addLoopOptions(
-    SDFGOp fwd, const DifferentiateOptions &opts,
-    const DifferentiateResult &storeAll,
-    const llvm::StringMap<int64_t> &symbols, CheckpointProblem &problem,
-    std::vector<LoopOption> &options) {
+LogicalResult
+CheckpointPass::addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
+                               const DifferentiateResult &storeAll,
+                               const llvm::StringMap<int64_t> &symbols,
+                               CheckpointProblem &problem,
+                               std::vector<LoopOption> &options) {
   SDFGOp ref = storeAll.grad;
   FailureOr<std::vector<int64_t>> base = transientUsage(ref, symbols);
   if (failed(base))
@@ -403,8 +403,8 @@ LogicalResult CheckpointPass::addLoopOptions(
       std::string label = "loop." + l.name;
       for (int64_t c : counts)
         label += "." + std::to_string(c);
-      double rerun = static_cast<double>(
-          loopRecomputedIterations(l.trips, segments));
+      double rerun =
+          static_cast<double>(loopRecomputedIterations(l.trips, segments));
       model.candidates.push_back(
           {label, 0, std::max(1.0, rerun * l.iterationCost)});
       for (auto [i, p] : llvm::enumerate(model.timelines.front()))
@@ -417,9 +417,8 @@ LogicalResult CheckpointPass::addLoopOptions(
       for (unsigned m = 0; m < numContainers; ++m) {
         const RecomputeCandidate &rc =
             storeAll.candidates[problem.candidateIndex[m]];
-        if (llvm::any_of(rc.writers, [&](auto &w) {
-              return l.loop->isAncestor(w.first);
-            }))
+        if (llvm::any_of(rc.writers,
+                         [&](auto &w) { return l.loop->isAncestor(w.first); }))
           model.exclusive.push_back({m, idx});
       }
       mine.push_back(idx);
@@ -532,9 +531,10 @@ void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
 
 void CheckpointPass::reportPlan(
     SDFGOp result, const DifferentiateResult &storeAll,
-    const DifferentiateResult &built, const DifferentiateOptions &opts, ArrayRef<bool> isArgument,
-    const llvm::DenseMap<Value, int64_t> &bytesOf, int64_t peak,
-    int64_t storeAllPeak, std::optional<int64_t> limit, const Plan &plan) {
+    const DifferentiateResult &built, const DifferentiateOptions &opts,
+    ArrayRef<bool> isArgument, const llvm::DenseMap<Value, int64_t> &bytesOf,
+    int64_t peak, int64_t storeAllPeak, std::optional<int64_t> limit,
+    const Plan &plan) {
   for (auto [k, c] : llvm::enumerate(storeAll.candidates)) {
     bool re = opts.recompute.contains(c.name);
     int64_t tapeBytes = 0;
@@ -555,7 +555,7 @@ void CheckpointPass::reportPlan(
     if (!c.eligible)
       d << " (cannot recompute: " << c.reason << ")";
   }
- for (const LoopCandidate &l : built.loops) {
+  for (const LoopCandidate &l : built.loops) {
     InFlightDiagnostic d = emitRemark(result.getLoc())
                            << "loop '" << l.name << "': ";
     if (l.isWhile)

@@ -29,9 +29,8 @@ LogicalResult Differentiator::run() {
     return success();
   }
   if (failed(addGradientArguments()) || failed(resolveLoopCheckpoints()) ||
-      failed(chooseRecomputed()) ||
-      failed(tapeWrites()) || failed(tapeConditions()) ||
-      failed(tapeDataBounds()))
+      failed(chooseRecomputed()) || failed(tapeWrites()) ||
+      failed(tapeConditions()) || failed(tapeDataBounds()))
     return failure();
   result.forwardEnd = &grad.getBody().front().back();
   if (failed(copyResults()) || failed(zeroGradients()) ||

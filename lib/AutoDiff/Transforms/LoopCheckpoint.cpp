@@ -1,20 +1,18 @@
 //===- LoopCheckpoint.cpp - Snapshots and segment re-runs of loops --------===//
 //
-// Loop checkpointing (Griewank's "checkpointing" of a time loop, uniform
-// schedule): a top-level sdfg.loop of T iterations is split into segments
-// of k iterations. Its tapes hold one segment (slot: position in the
-// segment), so the forward sweep leaves the last segment's tapes intact
-// and overwrites the others'; at the start of every other segment it
-// stores a snapshot of the loop's state. The reversed loop, at the first
-// iteration it reverses of an earlier segment (the segment's last),
-// restores that segment's snapshot and re-runs the segment forward with
-// its tape writes, then goes on reversing it. Restore-on-reverse makes
-// this consistent: reversing a segment brings every stored container back
-// to its value at the segment's start.
-//
-// Memory: (segments - 1) snapshots plus one segment's tapes instead of T
-// iterations' tapes; time: every iteration but the last segment's runs
-// twice forward.
+// Loop checkpointing (Griewank's checkpointing of a time loop, uniform
+// schedules nested to any depth): a top-level sdfg.loop of T iterations
+// (or sdfg.while, over its capacity) is split into segments of k
+// iterations, each of those into segments of k2, and so on. Tapes hold
+// one segment of the last level (slot: position mod km), so the forward
+// sweep leaves the last segment's tapes intact; at the start of every
+// segment that is not the last of its parent it stores a snapshot of the
+// loop's state. The reversed loop, before reversing the last iteration of
+// a segment whose tapes are gone, restores the segment's snapshot and
+// runs it forward again with its tape writes (saving the finer levels'
+// snapshots), then goes on reversing it. Restore-on-reverse makes this
+// consistent: reversing a segment brings every stored container back to
+// its value at the segment's start. See docs/design/checkpointing.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,6 +111,11 @@ static bool iterationLocal(Operation *loop, Block &body, Value x) {
   for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode())
     if (!isa<AllocOp>(op) && uses(op))
       return false;
+  // A while loop's condition runs before each body.
+  if (auto w = dyn_cast<WhileOp>(loop))
+    for (Operation &op : w.getCond().front())
+      if (uses(&op))
+        return false;
   for (Operation &op : body)
     if (uses(&op)) {
       auto state = dyn_cast<StateOp>(op);
@@ -176,8 +179,8 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
         refuse("its trip count is not bounded when compiling");
         continue;
       }
-      c.trips = s > 0 ? tripCount(lb->lo, ub->hi, s)
-                      : tripCount(lb->hi, ub->lo, s);
+      c.trips =
+          s > 0 ? tripCount(lb->lo, ub->hi, s) : tripCount(lb->hi, ub->lo, s);
     } else {
       // A while loop's tapes cover while-capacity iterations: its
       // segments split that.
@@ -234,10 +237,10 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
   }
 
   for (const auto &[name, counts] : opts.checkpoints) {
-    auto it = llvm::find_if(result.loops, [&, n = name](
-                                              const LoopCandidate &c) {
-      return c.name == n;
-    });
+    auto it =
+        llvm::find_if(result.loops, [&, n = name](const LoopCandidate &c) {
+          return c.name == n;
+        });
     if (it == result.loops.end()) {
       std::string known;
       for (const LoopCandidate &c : result.loops)
@@ -248,9 +251,8 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
              << (known.empty() ? std::string("none") : known) << ")";
     }
     if (llvm::any_of(counts, [](int64_t c) { return c < 0; }))
-      return emitError(fwd.getLoc())
-             << "cannot checkpoint loop '" << name
-             << "' with a negative number of snapshots";
+      return emitError(fwd.getLoc()) << "cannot checkpoint loop '" << name
+                                     << "' with a negative number of snapshots";
     if (llvm::all_of(counts, [](int64_t c) { return c == 0; }))
       continue;
     if (!it->eligible)
@@ -334,8 +336,7 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
     s = counted.getStepValue();
     n = iterationExpr(counted);
     fwdTrips = bwdTrips = tripsExpr(counted);
-    lb = counted.getLowerExpr().shiftDims(counted.getBoundOperands().size(),
-                                          1);
+    lb = counted.getLowerExpr().shiftDims(counted.getBoundOperands().size(), 1);
     fwdOperands.assign(counted.getBoundOperands().begin(),
                        counted.getBoundOperands().end());
     bwdOperands = fwdOperands;
@@ -386,8 +387,8 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
   }
   // Copies every state container between itself and its level-l snapshot
   // row for iteration `iv`, in a state at the insertion point.
-  auto copyState = [&](Value iv, ValueRange ivOperands, unsigned l,
-                       bool save, const std::string &label) {
+  auto copyState = [&](Value iv, ValueRange ivOperands, unsigned l, bool save,
+                       const std::string &label) {
     unsigned nb = ivOperands.size();
     auto st = StateOp::create(b, loc, label);
     OpBuilder::InsertionGuard guard(b);
@@ -465,8 +466,8 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
           {posIn(next, l) % k, arith::CmpIPredicate::eq, constant(0)},
           {next, arith::CmpIPredicate::slt, bwdTrips}};
       if (l > 0)
-        tests.push_back({posIn(next, l), arith::CmpIPredicate::ne,
-                         constant(0)});
+        tests.push_back(
+            {posIn(next, l), arith::CmpIPredicate::ne, constant(0)});
       openIf(b, loc, indexCondition(rb, loc, riv, bwdOperands, tests));
       std::string label = "restore snapshot of " + c.name;
       if (levels > 1)

@@ -444,7 +444,8 @@ LogicalResult Differentiator::chooseRecomputed() {
             return l.loop->isAncestor(w.first);
           })) {
         c.eligible = false;
-        c.reason = "it is written in loop '" + l.name + "', which is checkpointed";
+        c.reason =
+            "it is written in loop '" + l.name + "', which is checkpointed";
       }
   for (const auto &entry : opts.recompute) {
     StringRef n = entry.getKey();

@@ -117,8 +117,7 @@ LogicalResult mlir::sdfg::detail::makeSlot(
       AffineExpr ivE = getAffineDimExpr(off, op->getContext());
       AffineExpr lb = loop.getLowerExpr().shiftDims(nb, off + 1);
       int64_t s = loop.getStepValue();
-      AffineExpr n =
-          s > 0 ? (ivE - lb).floorDiv(s) : (lb - ivE).floorDiv(-s);
+      AffineExpr n = s > 0 ? (ivE - lb).floorDiv(s) : (lb - ivE).floorDiv(-s);
       auto lbI = iv.of(loop.getLowerExpr(), loop.getBoundOperands());
       auto ubI = iv.of(loop.getUpperExpr(), loop.getBoundOperands());
       if (!lbI || !ubI)

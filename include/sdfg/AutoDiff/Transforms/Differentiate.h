@@ -132,8 +132,7 @@ struct LoopCandidate {
 /// The segment length of each level of a loop of `trips` iterations
 /// checkpointed with `checkpoints` snapshots per level (levels that would
 /// not split anything dropped; none: store every iteration).
-SmallVector<int64_t> loopSegments(int64_t trips,
-                                  ArrayRef<int64_t> checkpoints);
+SmallVector<int64_t> loopSegments(int64_t trips, ArrayRef<int64_t> checkpoints);
 /// Snapshots kept per level, and iterations run again, for `segments`.
 SmallVector<int64_t> loopSnapshots(int64_t trips, ArrayRef<int64_t> segments);
 int64_t loopRecomputedIterations(int64_t trips, ArrayRef<int64_t> segments);
