@@ -576,7 +576,8 @@ def grad(fn: Callable, wrt: Union[str, Sequence[str]],
     check_indices=False drops the bounds checks of indices that come from
     data (see `program`).
 
-    Under `mem`, the ILP may also checkpoint top-level for loops: keep
+    Under `mem`, the ILP may also checkpoint loops (for loops at any
+    depth, named by their iterator, and while loops, "while0", ...): keep
     snapshots of the loop's state every few iterations and re-run each
     segment in the backward program instead of storing every iteration
     (report: `.checkpoint["loops"]`). `checkpoints={"t": 16}` forces 16

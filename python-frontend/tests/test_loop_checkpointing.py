@@ -324,3 +324,63 @@ def test_a_while_loop_past_its_capacity_still_raises():
     with pytest.raises(RuntimeError, match="capacity"):
         sdfg.grad(iterate, "x", while_capacity=64,
                   checkpoints={"while0": 3})(*args)
+
+
+def outer_inner(u0: np.ndarray, S: int, T: int):
+    # A loop of time loops: each level gets its own schedule.
+    u = u0.copy()
+    for s in range(S):
+        for t in range(T):
+            u[1:-1] = u[1:-1] + 0.1 * (u[2:] - 2.0 * u[1:-1] + u[:-2]) + \
+                0.01 * np.sin(u[1:-1] + s)
+        if s % 2 == 0:
+            for r in range(1, T, 2):
+                u[:] = np.tanh(u) * 1.01 + 0.001 * r
+        u[0] = u[0] * 0.5 + u[-1] * 0.1
+    return np.sum(u * u)
+
+
+@pytest.mark.parametrize("checkpoints", [
+    {"t": 2}, {"t": (2, 1)}, {"s": 1, "t": 2}, {"s": (1,), "t": (2, 1)},
+    {"s": 2}, {"r": 1}, {"s": 1, "r": 2, "t": 3}])
+def test_nested_loops_each_get_their_schedule(checkpoints):
+    args = (rng.random(12), 5, 9)
+    _, ref = _grad(outer_inner, ["u0"], args)
+    g, got = _grad(outer_inner, ["u0"], args, checkpoints=checkpoints)
+    _same(got, ref)
+    loops = {e["name"]: e for e in g.checkpoint["loops"]}
+    for name in checkpoints:
+        assert loops[name]["segments"], loops[name]
+
+
+def test_the_ilp_checkpoints_nested_loops():
+    args = (rng.random(2000), 4, 50)
+    store = sdfg.grad(outer_inner, "u0", strategy="store-all")
+    ref = store(*copy.deepcopy(args))
+    full = store.checkpoint["store_all_peak_bytes"]
+    g, got = _grad(outer_inner, ["u0"], args, mem=0.3 * full / 2**20)
+    _same(got, ref)
+    assert g.checkpoint["peak_bytes"] <= g.checkpoint["limit_bytes"]
+    assert any(e["segments"] for e in g.checkpoint["loops"])
+
+
+def inner_bound(u0: np.ndarray, S: int):
+    u = u0.copy()
+    for s in range(S):
+        m = 2 * s + 1
+        for t in range(m):
+            u[:] = np.sin(u)
+    return np.sum(u)
+
+
+def test_loops_around_a_data_bound_loop_are_refused():
+    # The inner trip count is computed in the outer loop: a data loop.
+    args = (rng.random(4), 4)
+    g, _ = _grad(inner_bound, ["u0"], args, strategy="store-all")
+    loops = {e["name"]: e for e in g.checkpoint["loops"]}
+    assert loops["s"]["reason"] == \
+        "a loop inside it has a trip count read from data"
+    assert loops["t"]["reason"] == \
+        "its trip count is not bounded when compiling"
+    with pytest.raises(sdfg.native.OptionError, match="read from data"):
+        sdfg.grad(inner_bound, "u0", checkpoints={"s": 1})(*args)

@@ -133,7 +133,7 @@ private:
   // the options split.
   LogicalResult resolveLoopCheckpoints();
   LogicalResult checkpointLoops();
-  void checkpointLoop(LoopCandidate &c);
+  LogicalResult checkpointLoop(LoopCandidate &c);
   LogicalResult chooseRecomputed();
 
   // Tapes: the forward sweep stores what the backward program reads.

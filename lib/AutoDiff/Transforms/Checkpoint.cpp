@@ -380,10 +380,14 @@ CheckpointPass::addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
   std::string gradName = ref.getSymName().str();
   ref.setSymName(gradName + ".store-all");
   llvm::scope_exit restore([&] { ref.setSymName(gradName); });
+  // Per loop, its options' model indices: a loop's options exclude those
+  // of the loops around it. (Measured one at a time, an outer and an inner
+  // schedule's savings overlap: the sum would under-count the memory.)
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> optionsOf;
   for (const LoopCandidate &l : storeAll.loops) {
     if (!l.eligible || opts.checkpoints.count(l.name))
       continue;
-    SmallVector<unsigned> mine;
+    SmallVector<unsigned> &mine = optionsOf[l.loop];
     for (const SmallVector<int64_t> &counts : loopMenu(l.trips)) {
       SmallVector<int64_t> segments = loopSegments(l.trips, counts);
       DifferentiateOptions o = opts;
@@ -421,6 +425,11 @@ CheckpointPass::addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
                          [&](auto &w) { return l.loop->isAncestor(w.first); }))
           model.exclusive.push_back({m, idx});
       }
+      for (auto &[other, indices] : optionsOf)
+        if (other != l.loop &&
+            (other->isAncestor(l.loop) || l.loop->isAncestor(other)))
+          for (unsigned j : indices)
+            model.exclusive.push_back({j, idx});
       mine.push_back(idx);
       options.push_back({l.name, counts});
     }

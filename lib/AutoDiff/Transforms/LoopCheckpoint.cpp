@@ -126,14 +126,13 @@ static bool iterationLocal(Operation *loop, Block &body, Value x) {
 
 LogicalResult Differentiator::resolveLoopCheckpoints() {
   Block &body = grad.getBody().front();
+  // Every counted loop (outer before inner) and the top-level while loops.
   SmallVector<LoopOp> loops;
   SmallVector<WhileOp> whiles;
-  for (Operation &op : body) {
-    if (auto loop = dyn_cast<LoopOp>(op))
-      loops.push_back(loop);
+  grad.walk<WalkOrder::PreOrder>([&](LoopOp loop) { loops.push_back(loop); });
+  for (Operation &op : body)
     if (auto w = dyn_cast<WhileOp>(op))
       whiles.push_back(w);
-  }
   // Names: the frontend's iterator name, else the position.
   llvm::StringMap<unsigned> uses;
   for (LoopOp loop : loops)
@@ -198,19 +197,58 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
       refuse("a loop inside it has a trip count read from data");
       continue;
     }
+    bool topLevel = loop->getBlock() == &body;
+    if (!topLevel) {
+      // A nested loop: its snapshots are indexed like its tapes by the
+      // enclosing loops, and its segments re-run inside their reversal,
+      // where only top-level values and the enclosing loops' iterators
+      // (mapped to the reversed loops') are available.
+      std::string why;
+      for (Operation *p = loop->getParentOp(); p != grad.getOperation();
+           p = p->getParentOp()) {
+        auto outer = dyn_cast<LoopOp>(p);
+        if (!outer && !isa<IfOp>(p))
+          why = "it is inside a map, state or while loop";
+        else if (outer && !hasBoundedTrips(outer, intervals))
+          why = "an enclosing loop has a trip count read from data";
+      }
+      loop->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands()) {
+          Block *owner = v.getParentBlock();
+          if (owner == &body || loop->isAncestor(owner->getParentOp()))
+            continue;
+          auto arg = dyn_cast<BlockArgument>(v);
+          if (!arg || !isa<LoopOp>(owner->getParentOp()))
+            why = "it uses values computed in an enclosing loop";
+        }
+      });
+      if (!why.empty()) {
+        refuse(why);
+        continue;
+      }
+    }
     // The state a segment starts from: what the loop writes, and what it
     // reads that later code overwrites (restore-on-reverse puts back only
-    // what the backward program itself reads).
+    // what the backward program itself reads). A nested loop's "later"
+    // includes the next iterations of its enclosing loops: what it reads
+    // that anything else writes.
     llvm::SetVector<Value> state;
     for (const WriteInfo &w : writes)
-      if (loop->isAncestor(w.op) && !iterationLocal(loop, loopBody, w.target))
+      if (loop->isAncestor(w.op) &&
+          !(topLevel && iterationLocal(loop, loopBody, w.target)))
         state.insert(w.target);
     llvm::SetVector<Value> reads;
     collectContainerReads(loop, reads);
-    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode())
-      for (Value r : reads)
-        if (writesContainer(op, r))
-          state.insert(r);
+    if (topLevel) {
+      for (Operation *op = loop->getNextNode(); op; op = op->getNextNode())
+        for (Value r : reads)
+          if (writesContainer(op, r))
+            state.insert(r);
+    } else {
+      for (const WriteInfo &w : writes)
+        if (!loop->isAncestor(w.op) && reads.contains(w.target))
+          state.insert(w.target);
+    }
     int64_t bytes = 0;
     std::string dynamic;
     for (Value v : state) {
@@ -306,7 +344,7 @@ static void openIf(OpBuilder &b, Location loc, Value cond) {
   b.setInsertionPointToStart(then);
 }
 
-void Differentiator::checkpointLoop(LoopCandidate &c) {
+LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
   Operation *loop = c.loop;
   auto rev = dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(loop));
   if (!rev) {
@@ -314,7 +352,7 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
     c.segments.clear();
     c.snapshots.clear();
     c.recomputedIterations = 0;
-    return;
+    return success();
   }
   Location loc = loop->getLoc();
   unsigned levels = c.segments.size();
@@ -332,6 +370,15 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
   Value fwdIv;
   Block *fwdBody;
   Operation *fwdStart; // the saves go before it
+  // Forward values -> backward ones where the re-runs and restores are:
+  // the enclosing loops' iterators -> their reversed loops'.
+  IRMapping toBwd;
+  for (Operation *p = loop->getParentOp(); p != grad.getOperation();
+       p = p->getParentOp())
+    if (auto outer = dyn_cast<LoopOp>(p))
+      if (auto outerRev =
+              dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(outer)))
+        toBwd.map(outer.getIterator(), outerRev.getIterator());
   if (auto counted = dyn_cast<LoopOp>(loop)) {
     s = counted.getStepValue();
     n = iterationExpr(counted);
@@ -339,7 +386,9 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
     lb = counted.getLowerExpr().shiftDims(counted.getBoundOperands().size(), 1);
     fwdOperands.assign(counted.getBoundOperands().begin(),
                        counted.getBoundOperands().end());
-    bwdOperands = fwdOperands;
+    // The reversed loop's operands are the same bounds, recomputed there.
+    bwdOperands.assign(rev.getBoundOperands().begin(),
+                       rev.getBoundOperands().end());
     fwdIv = counted.getIterator();
     fwdBody = &counted.getBody().front();
     fwdStart = &fwdBody->front();
@@ -364,6 +413,18 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
     return e;
   };
 
+  // Where a nested loop's executions keep their snapshots apart: the slot
+  // its tapes would have (the enclosing loops' positions; a checkpointed
+  // enclosing loop's modulo its segment).
+  TapeSlot outerSlot;
+  SmallVector<int64_t> outerSizes;
+  if (failed(makeSlot(loop, intervals, rb, outerSlot, outerSizes,
+                      [&](LoopOp l) { return dataLoopIndex(l); })))
+    return failure();
+  SmallVector<Value> bwdSlotOperands;
+  for (Value v : outerSlot.operands)
+    bwdSlotOperands.push_back(toBwd.lookupOrDefault(v));
+
   // The snapshots: per level, one row per segment but the last of a
   // parent.
   SmallVector<SmallVector<Value>> snaps(levels);
@@ -373,7 +434,8 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
     for (unsigned l = 0; l < levels; ++l)
       for (Value v : c.state) {
         auto type = cast<MemRefType>(v.getType());
-        SmallVector<int64_t> shape{c.snapshots[l]};
+        SmallVector<int64_t> shape(outerSizes);
+        shape.push_back(c.snapshots[l]);
         llvm::append_range(shape, type.getShape());
         auto alloc = AllocOp::create(
             b, loc, MemRefType::get(shape, type.getElementType()),
@@ -387,9 +449,9 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
   }
   // Copies every state container between itself and its level-l snapshot
   // row for iteration `iv`, in a state at the insertion point.
-  auto copyState = [&](Value iv, ValueRange ivOperands, unsigned l, bool save,
-                       const std::string &label) {
-    unsigned nb = ivOperands.size();
+  auto copyState = [&](Value iv, ValueRange ivOperands, ValueRange slotOps,
+                       unsigned l, bool save, const std::string &label) {
+    unsigned nb = ivOperands.size() + slotOps.size();
     auto st = StateOp::create(b, loc, label);
     OpBuilder::InsertionGuard guard(b);
     AffineExpr rowE = posIn(n, l).floorDiv(c.segments[l]);
@@ -404,8 +466,12 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
               ScheduleKind::sequential);
       SmallVector<Value> operands{iv};
       llvm::append_range(operands, ivOperands);
+      llvm::append_range(operands, slotOps);
       llvm::append_range(operands, params);
-      SmallVector<AffineExpr> row{rowE}, elem;
+      SmallVector<AffineExpr> row, elem;
+      for (AffineExpr e : outerSlot.exprs)
+        row.push_back(e.shiftDims(slotOps.size(), 1 + ivOperands.size()));
+      row.push_back(rowE);
       for (unsigned d = 0; d < params.size(); ++d) {
         row.push_back(b.getAffineDimExpr(1 + nb + d));
         elem.push_back(b.getAffineDimExpr(1 + nb + d));
@@ -425,8 +491,8 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
   // snapshot of every level from `from` on whose segment starts here,
   // unless it is the last of its parent (never restored: the re-run of
   // the parent ends with it and leaves its tapes).
-  auto emitSaves = [&](Value iv, ValueRange ivOperands, AffineExpr trips,
-                       unsigned from) {
+  auto emitSaves = [&](Value iv, ValueRange ivOperands, ValueRange slotOps,
+                       AffineExpr trips, unsigned from) {
     for (unsigned l = from; l < levels; ++l) {
       OpBuilder::InsertionGuard guard(b);
       int64_t k = c.segments[l];
@@ -441,7 +507,7 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
       std::string label = "snapshot of " + c.name;
       if (levels > 1)
         label += " (level " + std::to_string(l + 1) + ")";
-      copyState(iv, ivOperands, l, /*save=*/true, label);
+      copyState(iv, ivOperands, slotOps, l, /*save=*/true, label);
     }
   };
 
@@ -472,7 +538,7 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
       std::string label = "restore snapshot of " + c.name;
       if (levels > 1)
         label += " (level " + std::to_string(l + 1) + ")";
-      copyState(riv, bwdOperands, l, /*save=*/false, label);
+      copyState(riv, bwdOperands, bwdSlotOperands, l, /*save=*/false, label);
       // From the segment's first iteration up to this one, forwards.
       AffineExpr iv = b.getAffineDimExpr(0);
       AffineMap rerunBounds =
@@ -486,13 +552,13 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
       Block *body = new Block();
       rerun.getBody().push_back(body);
       Value rerunIv = body->addArgument(b.getIndexType(), loc);
-      IRMapping m;
+      IRMapping m = toBwd;
       // A while body computes its iteration index from its counter,
       // which the snapshot restored.
       if (auto counted = dyn_cast<LoopOp>(loop))
         m.map(counted.getIterator(), rerunIv);
       b.setInsertionPointToStart(body);
-      emitSaves(rerunIv, bwdOperands, bwdTrips, l + 1);
+      emitSaves(rerunIv, bwdOperands, bwdSlotOperands, bwdTrips, l + 1);
       for (Operation *op : original)
         b.clone(*op, m);
     }
@@ -501,13 +567,17 @@ void Differentiator::checkpointLoop(LoopCandidate &c) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(fwdStart);
-    emitSaves(fwdIv, fwdOperands, fwdTrips, 0);
+    emitSaves(fwdIv, fwdOperands, outerSlot.operands, fwdTrips, 0);
   }
+  return success();
 }
 
 LogicalResult Differentiator::checkpointLoops() {
-  for (LoopCandidate &c : result.loops)
-    if (!c.segments.empty())
-      checkpointLoop(c);
+  // Inner loops first: an enclosing loop's re-runs copy its body with the
+  // inner loop's snapshot saves in it. (Loops are listed outer before
+  // inner, while loops last; while loops are top-level.)
+  for (LoopCandidate &c : llvm::reverse(result.loops))
+    if (!c.segments.empty() && failed(checkpointLoop(c)))
+      return failure();
   return success();
 }

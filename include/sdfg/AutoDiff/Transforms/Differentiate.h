@@ -56,10 +56,10 @@ struct DifferentiateOptions {
   /// Only annotate the forward program with its active and forwarded
   /// containers (sdfg.ccs, sdfg.needed); no gradient program.
   bool printCCS = false;
-  /// Loop checkpointing: top-level sdfg.loop (by the name LoopCandidate
-  /// reports) -> snapshots per level. One level of c snapshots runs the
-  /// loop's T iterations in c + 1 segments of k = ceil(T / (c + 1)): tapes
-  /// hold one segment, and the backward program re-runs each segment but
+  /// Loop checkpointing: sdfg.loop or top-level sdfg.while (by the name
+  /// LoopCandidate reports) -> snapshots per level. One level of c snapshots
+  /// runs the loop's T iterations in c + 1 segments of k = ceil(T / (c + 1)):
+  /// tapes hold one segment, and the backward program re-runs each segment but
   /// the last from its snapshot before reversing it. A second level splits
   /// each segment the same way, and so on: tapes hold one segment of the
   /// last level. {} or {0} keeps every iteration's tape.
@@ -99,8 +99,8 @@ struct RecomputeCandidate {
   SmallVector<unsigned> anchorWriters;
 };
 
-/// A top-level sdfg.loop or sdfg.while of the gradient program's forward
-/// sweep ("while<k>" by position), and
+/// An sdfg.loop (at any depth) or top-level sdfg.while ("while<k>" by
+/// position) of the gradient program's forward sweep, and
 /// whether loop checkpointing can split it into segments.
 struct LoopCandidate {
   /// The frontend's iterator name (the loop's `sdfg.name` attribute), told

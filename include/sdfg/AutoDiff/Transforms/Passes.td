@@ -139,8 +139,9 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     one timeline. An infeasible limit is an error that states the smallest
     feasible one.
 
-    Values carried across iterations of a top-level `sdfg.loop` are not
-    recomputed on their own; the loop is checkpointed instead: the forward
+    Values carried across iterations of an `sdfg.loop` (at any depth) or a
+    top-level `sdfg.while` are not recomputed on their own; the loop is
+    checkpointed instead: the forward
     program keeps snapshots of the loop's state at segment starts and the
     tapes of one segment, and the reversed loop runs each earlier segment
     again from its snapshot before reversing it (segments may be split
@@ -149,8 +150,8 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     loop), jointly with the containers; `checkpoints=t=16` forces 16
     snapshots for the loop over `t` (`t=16:8`: two levels; 0: every
     iteration stored). Loops are named by the frontend's iterator name
-    (`sdfg.name` attribute; `t#1` for the second loop over `t`) or
-    `loop<k>` by position.
+    (`sdfg.name` attribute; `t#1` for the second loop over `t`),
+    `loop<k>` by position or `while<k>`.
 
     `strategy=store-all` keeps the autodiff result; `strategy=recompute-all`
     recomputes every candidate it can; `recompute=A,B` chooses by name.
@@ -174,9 +175,10 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
                "NAME=VALUE values of index arguments that size dynamic "
                "containers">,
     ListOption<"checkpoints", "checkpoints", "std::string",
-               "LOOP=SNAPSHOTS: checkpoint a top-level loop (its iterator "
-               "name, or loop<k>) with that many snapshots (0: store every "
-               "iteration); overrides the ILP for that loop">,
+               "LOOP=SNAPSHOTS: checkpoint a loop (its iterator name, "
+               "loop<k> or while<k>) with that many snapshots (LOOP=S1:S2: "
+               "two levels; 0: store every iteration); overrides the ILP "
+               "for that loop">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit remarks with every forwarded container, its size, "
            "recomputation cost and decision, and the predicted peak memory">
