@@ -274,7 +274,10 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
              << entry
              << "' (expected LOOP=SNAPSHOTS, or LOOP=S1:S2 for two "
                 "levels, with non-negative integers)";
-    opts.checkpoints[name.trim().str()] = counts;
+    if (!opts.checkpoints.emplace(name.trim().str(), counts).second)
+      return emitError(grad.getLoc(), "sdfg-checkpoint: checkpoints names "
+                                      "loop '")
+             << name.trim() << "' twice";
   }
 
   // The store-all program, with anchors, is the model's reference.

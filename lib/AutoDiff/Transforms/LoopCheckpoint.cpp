@@ -35,7 +35,8 @@ SmallVector<int64_t> mlir::sdfg::loopSegments(int64_t trips,
   for (int64_t c : checkpoints) {
     if (c <= 0 || parent <= 2)
       break;
-    int64_t k = (parent + c) / (c + 1);
+    // ceil(parent / (c + 1)), without overflow for huge counts.
+    int64_t k = c >= parent ? 1 : (parent + c) / (c + 1);
     if (k >= parent)
       break;
     segments.push_back(k);
@@ -285,7 +286,7 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
         known += (known.empty() ? "" : ", ") + c.name;
       return emitError(fwd.getLoc())
              << "cannot checkpoint loop '" << name
-             << "': the program has no such top-level loop (those are: "
+             << "': the program has no such loop (those are: "
              << (known.empty() ? std::string("none") : known) << ")";
     }
     if (llvm::any_of(counts, [](int64_t c) { return c < 0; }))

@@ -3,10 +3,16 @@
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=s=2" 2>&1 | FileCheck %s --check-prefix=NAME
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=t=two" 2>&1 | FileCheck %s --check-prefix=VALUE
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=t=-1" 2>&1 | FileCheck %s --check-prefix=VALUE
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=t=1:" 2>&1 | FileCheck %s --check-prefix=VALUE
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=t=99999999999999999999" 2>&1 | FileCheck %s --check-prefix=VALUE
+// RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=t=5,t=6" 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=t=9223372036854775807 report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all checkpoints=loop1=2" 2>&1 | FileCheck %s --check-prefix=DATA
 // RUN: sdfg-opt %s --sdfg-autodiff --sdfg-checkpoint="strategy=store-all report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 
-// NAME: loop-checkpoint-errors.mlir:[[@LINE+5]]:1: error: cannot checkpoint loop 's': the program has no such top-level loop (those are: t, loop1)
+// TWICE: error: sdfg-checkpoint: checkpoints names loop 't' twice
+// HUGE: remark: loop 't': 8 iterations, segments of 1, 7 snapshots of 32 B, 7 iterations run again
+// NAME: loop-checkpoint-errors.mlir:[[@LINE+5]]:1: error: cannot checkpoint loop 's': the program has no such loop (those are: t, loop1)
 // VALUE: error: sdfg-checkpoint: cannot read checkpoints entry 't={{.*}}' (expected LOOP=SNAPSHOTS, or LOOP=S1:S2 for two levels, with non-negative integers)
 // DATA: loop-checkpoint-errors.mlir:[[@LINE+3]]:1: error: cannot checkpoint loop 'loop1': its trip count is not bounded when compiling
 // REPORT: remark: loop 't': 8 iterations, store every iteration (snapshot 32 B)
