@@ -109,35 +109,32 @@ def _status(field):
     raise RuntimeError(field)
 
 
-def child(name, quick, options):
-    import sdfg
-    fn, wrt, args = make_inputs(name, quick)
-    g = sdfg.grad(fn, wrt, **options)
-    g(*args)  # compile, and check it runs
+def native_arguments(g, args):
+    """The arguments of gradient `g`'s native function for `args` (by ABI
+    name: inputs copied in, d___return seeds ones, the rest zeros),
+    allocated and touched before measuring."""
     entry, _ = next(iter(g._checked.values()))
-    function = entry.function
-    # The native arguments, allocated and touched before measuring.
     by_name = {p[1]: a for p, a in zip(entry.meta["params"], args)}
     cargs = []
-    for a in function.args:
+    for a in entry.function.args:
         if a["kind"] != "array":
             raise RuntimeError("scalar argument in benchmark kernel")
-        base = a["name"]
-        for prefix in ("d_", "fwd_"):
-            if base.startswith(prefix) and base[len(prefix):] in by_name:
-                base = base[len(prefix):]
-        shape = [s for s in a["shape"]]
-        value = np.zeros(shape, dtype=a["dtype"])
-        value[...] = 0
+        value = np.zeros(a["shape"], dtype=a["dtype"])
         if a["name"] in by_name:
             value[...] = by_name[a["name"]]
         if a["name"].startswith("d___return"):
             value[...] = 1
         cargs.append(value)
-    function(*[c.copy() for c in cargs])  # warm-up: threads, page tables
-    times = []
-    peak = 0
-    for _ in range(3):
+    return entry.function, cargs
+
+
+def measure(function, cargs, calls=3):
+    """Times of `calls` calls of `function` on fresh copies of `cargs`
+    (after a warm-up call: threads, page tables) and the most any call
+    added to the resident set (VmHWM reset before each)."""
+    function(*[c.copy() for c in cargs])
+    times, peak = [], 0
+    for _ in range(calls):
         run = [c.copy() for c in cargs]
         before = _status("VmRSS")
         with open("/proc/self/clear_refs", "w") as f:
@@ -146,6 +143,14 @@ def child(name, quick, options):
         function(*run)
         times.append(time.perf_counter() - t0)
         peak = max(peak, _status("VmHWM") - before)
+    return times, peak
+
+
+def child(name, quick, options):
+    fn, wrt, args = make_inputs(name, quick)
+    g = sdfg.grad(fn, wrt, **options)
+    g(*args)  # compile, and check it runs
+    times, peak = measure(*native_arguments(g, args))
     info = g.checkpoint or {}
     print(json.dumps({"time": sorted(times)[1], "peak": peak, "info": info}))
 

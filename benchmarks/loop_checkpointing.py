@@ -38,7 +38,7 @@ import sdfg  # noqa: E402,F401  (before numpy: sdfg/blas.py)
 
 import numpy as np  # noqa: E402
 
-from checkpoint_memory import _status  # noqa: E402
+from checkpoint_memory import measure, native_arguments  # noqa: E402
 
 MiB = 2.0 ** 20
 
@@ -105,30 +105,7 @@ def child(name, size, options):
     g = sdfg.grad(fn, wrt, **options)
     g(*args)
     compile_s = time.perf_counter() - t0
-    entry, _ = next(iter(g._checked.values()))
-    function = entry.function
-    by_name = {p[1]: a for p, a in zip(entry.meta["params"], args)}
-    cargs = []
-    for a in function.args:
-        if a["kind"] != "array":
-            raise RuntimeError("scalar argument in benchmark kernel")
-        value = np.zeros(a["shape"], dtype=a["dtype"])
-        if a["name"] in by_name:
-            value[...] = by_name[a["name"]]
-        if a["name"].startswith("d___return"):
-            value[...] = 1
-        cargs.append(value)
-    function(*[c.copy() for c in cargs])
-    times, peak = [], 0
-    for _ in range(3):
-        run = [c.copy() for c in cargs]
-        before = _status("VmRSS")
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        t0 = time.perf_counter()
-        function(*run)
-        times.append(time.perf_counter() - t0)
-        peak = max(peak, _status("VmHWM") - before)
+    times, peak = measure(*native_arguments(g, args))
     print(json.dumps({"time": sorted(times)[1], "spread": max(times) /
                       min(times), "peak": peak, "compile": compile_s,
                       "info": g.checkpoint or {}}))

@@ -6,13 +6,13 @@ storing every iteration does not fit, and the plan is reported per loop
 under the iterator's name."""
 
 import copy
-import inspect
 
 import numpy as np
 import pytest
 
 import sdfg
-from test_gradients import _float64_kernels, _inputs, _output_spec
+from test_checkpoint import _setup
+from test_gradients import _float64_kernels
 
 
 @pytest.fixture(autouse=True)
@@ -222,11 +222,7 @@ def test_a_loop_with_a_data_bound_is_reported_and_refused():
 
 
 def _top_level_loops(name):
-    fn, args = _inputs(name)
-    names = list(inspect.signature(fn).parameters)
-    spec = _output_spec(fn, args)
-    wrt = [n for n, a in zip(names, args)
-           if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    fn, args, spec, wrt = _setup(name)
     g = sdfg.grad(fn, wrt, output=spec, strategy="store-all")
     ref = g(*copy.deepcopy(args))
     loops = [e["name"] for e in g.checkpoint["loops"] if "reason" not in e]
