@@ -32,6 +32,11 @@ def format_plan(info: Optional[Dict[str, Any]], name: str = "") -> str:
                          f"checkpoint: {loop['reason']})")
         elif not loop["segments"]:
             lines.append(head + "every iteration stored")
+        elif loop.get("schedule") == "binomial":
+            lines.append(head + f"binomial, {loop['snapshots'][0]} "
+                         f"snapshots of {_bytes(loop['snapshot_bytes'])}, "
+                         f"{loop['recomputed_iterations']} iterations "
+                         f"run again")
         else:
             segs = " then ".join(map(str, loop["segments"]))
             snaps = " + ".join(map(str, loop["snapshots"]))

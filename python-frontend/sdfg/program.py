@@ -320,14 +320,23 @@ def _checkpoints(checkpoints):
             raise ValueError(f"checkpoints names loops by their iterator "
                              f"(t, or t#1 for the second loop over t); "
                              f"{name!r} is not one")
+        if isinstance(n, (tuple, list)) and len(n) == 2 and \
+                n[0] == "binomial":
+            s = n[1]
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)) \
+                    or s < 1:
+                raise ValueError(f"checkpoints[{name!r}] = ('binomial', S) "
+                                 f"needs S >= 1 snapshots, not {s!r}")
+            out.append((name, f"binomial:{int(s)}"))
+            continue
         levels = n if isinstance(n, (tuple, list)) else (n,)
         if not levels or any(
                 isinstance(c, bool) or not isinstance(c, (int, np.integer))
                 or c < 0 for c in levels):
             raise ValueError(f"checkpoints[{name!r}] must be a non-negative "
-                             f"int (snapshots; 0 stores every iteration) or "
-                             f"a tuple of them (snapshots per level), not "
-                             f"{n!r}")
+                             f"int (snapshots; 0 stores every iteration), "
+                             f"a tuple of them (snapshots per level) or "
+                             f"('binomial', S), not {n!r}")
         out.append((name, ":".join(str(int(c)) for c in levels)))
     return tuple(sorted(out))
 
@@ -583,7 +592,10 @@ def grad(fn: Callable, wrt: Union[str, Sequence[str]],
     (report: `.checkpoint["loops"]`). `checkpoints={"t": 16}` forces 16
     snapshots for the loop over `t` (0: store every iteration), with or
     without `mem`; `{"t": (16, 8)}` adds a second level (each of the 17
-    segments split by 8 snapshots of its own when it runs again).
+    segments split by 8 snapshots of its own when it runs again);
+    `{"t": ("binomial", 8)}` uses Revolve's binomial schedule with 8
+    snapshots and one iteration's tapes (the fewest iterations run again
+    for that memory; counted loops only).
     report=True prints the plan (per loop and per array) to stderr at
     each compile."""
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,

@@ -70,6 +70,15 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
 bool runsAfterAll(Operation *op, Operation *later);
 bool initialisedBefore(StoreOp store, Value target);
 
+// LoopCheckpoint.cpp: a counted loop's iteration space, as expressions
+// over (iterator, bound operands...).
+/// The position of the iteration from 0, whatever the step.
+AffineExpr iterationExpr(LoopOp loop);
+/// The trip count (negative when the loop runs no iteration).
+AffineExpr tripsExpr(LoopOp loop);
+/// Opens `sdfg.if cond { ... }` at the insertion point and moves into it.
+void openIf(OpBuilder &b, Location loc, Value cond);
+
 // Recompute.cpp: what recomputing a forwarded transient takes.
 double stateCost(Operation *state, Intervals &iv);
 double executions(Operation *op, Intervals &iv, int64_t whileCapacity);
@@ -134,6 +143,7 @@ private:
   LogicalResult resolveLoopCheckpoints();
   LogicalResult checkpointLoops();
   LogicalResult checkpointLoop(LoopCandidate &c);
+  LogicalResult checkpointLoopBinomial(LoopCandidate &c);
   LogicalResult chooseRecomputed();
 
   // Tapes: the forward sweep stores what the backward program reads.

@@ -133,6 +133,15 @@ std::vector<SmallVector<int64_t>> loopMenu(int64_t trips) {
   return menu;
 }
 
+/// Binomial schedules the ILP may choose: 1, 2, 3, 4, 6, 8, 12, ...
+/// snapshots, fewer than the trip count (more would store every state).
+std::vector<int64_t> binomialMenu(int64_t trips) {
+  std::vector<int64_t> menu;
+  for (int64_t s = 1; s < trips && s <= 64; s = s < 4 ? s + 1 : s * 3 / 2)
+    menu.push_back(s);
+  return menu;
+}
+
 struct CheckpointPass : public sdfg::impl::CheckpointBase<CheckpointPass> {
   using CheckpointBase::CheckpointBase;
 
@@ -152,6 +161,8 @@ private:
   struct LoopOption {
     std::string loop;
     SmallVector<int64_t> checkpoints;
+    /// Snapshots of a binomial schedule (0: uniform `checkpoints`).
+    int64_t binomial = 0;
   };
   /// Adds to `problem` per loop that can be checkpointed a candidate per
   /// snapshot count tried, measured by building the gradient with it:
@@ -259,6 +270,10 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
     auto [name, value] = StringRef(entry).split('=');
     SmallVector<StringRef> parts;
     value.split(parts, ':');
+    // LOOP=binomial:S: Revolve with S snapshots.
+    bool binomial = parts.size() == 2 && parts.front().trim() == "binomial";
+    if (binomial)
+      parts.erase(parts.begin());
     SmallVector<int64_t> counts;
     for (StringRef p : parts) {
       int64_t v;
@@ -272,9 +287,12 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
       return emitError(grad.getLoc(),
                        "sdfg-checkpoint: cannot read checkpoints entry '")
              << entry
-             << "' (expected LOOP=SNAPSHOTS, or LOOP=S1:S2 for two "
-                "levels, with non-negative integers)";
-    if (!opts.checkpoints.emplace(name.trim().str(), counts).second)
+             << "' (expected LOOP=SNAPSHOTS, LOOP=S1:S2 for two "
+                "levels, or LOOP=binomial:S, with non-negative integers)";
+    std::string loop = name.trim().str();
+    if (opts.checkpoints.count(loop) || opts.binomial.count(loop) ||
+        !(binomial ? opts.binomial.emplace(loop, counts.front()).second
+                   : opts.checkpoints.emplace(loop, counts).second))
       return emitError(grad.getLoc(), "sdfg-checkpoint: checkpoints names "
                                       "loop '")
              << name.trim() << "' twice";
@@ -333,7 +351,10 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
       continue;
     }
     const LoopOption &o = loopOptions[i - numContainers];
-    opts.checkpoints[o.loop] = o.checkpoints;
+    if (o.binomial)
+      opts.binomial[o.loop] = o.binomial;
+    else
+      opts.checkpoints[o.loop] = o.checkpoints;
     loopChosen = true;
   }
   FailureOr<DifferentiateResult> planned;
@@ -388,13 +409,22 @@ CheckpointPass::addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
   // schedule's savings overlap: the sum would under-count the memory.)
   llvm::DenseMap<Operation *, SmallVector<unsigned>> optionsOf;
   for (const LoopCandidate &l : storeAll.loops) {
-    if (!l.eligible || opts.checkpoints.count(l.name))
+    if (!l.eligible || opts.checkpoints.count(l.name) ||
+        opts.binomial.count(l.name))
       continue;
     SmallVector<unsigned> &mine = optionsOf[l.loop];
-    for (const SmallVector<int64_t> &counts : loopMenu(l.trips)) {
-      SmallVector<int64_t> segments = loopSegments(l.trips, counts);
+    // Uniform schedules, then binomial ones.
+    std::vector<LoopOption> menu;
+    for (const SmallVector<int64_t> &counts : loopMenu(l.trips))
+      menu.push_back({l.name, counts, 0});
+    for (int64_t s : binomialMenu(l.trips))
+        menu.push_back({l.name, {}, s});
+    for (const LoopOption &option : menu) {
       DifferentiateOptions o = opts;
-      o.checkpoints[l.name] = counts;
+      if (option.binomial)
+        o.binomial[l.name] = option.binomial;
+      else
+        o.checkpoints[l.name] = option.checkpoints;
       FailureOr<DifferentiateResult> variant = differentiate(fwd, o);
       if (failed(variant))
         return failure();
@@ -408,10 +438,16 @@ CheckpointPass::addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
         continue;
       unsigned idx = model.candidates.size();
       std::string label = "loop." + l.name;
-      for (int64_t c : counts)
+      if (option.binomial)
+        label += ".binomial";
+      for (int64_t c : option.binomial ? SmallVector<int64_t>{option.binomial}
+                                       : option.checkpoints)
         label += "." + std::to_string(c);
-      double rerun =
-          static_cast<double>(loopRecomputedIterations(l.trips, segments));
+      double rerun = static_cast<double>(
+          option.binomial
+              ? variant->loops[&l - storeAll.loops.data()].recomputedIterations
+              : loopRecomputedIterations(
+                    l.trips, loopSegments(l.trips, option.checkpoints)));
       model.candidates.push_back(
           {label, 0, std::max(1.0, rerun * l.iterationCost)});
       for (auto [i, p] : llvm::enumerate(model.timelines.front()))
@@ -434,7 +470,7 @@ CheckpointPass::addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
           for (unsigned j : indices)
             model.exclusive.push_back({j, idx});
       mine.push_back(idx);
-      options.push_back({l.name, counts});
+      options.push_back(option);
     }
   }
   return success();
@@ -525,6 +561,10 @@ void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
         b.getNamedAttr("name", b.getStringAttr(l.name)),
         b.getNamedAttr("trips", b.getI64IntegerAttr(l.trips)),
         b.getNamedAttr("while", b.getBoolAttr(l.isWhile)),
+        b.getNamedAttr("schedule",
+                       b.getStringAttr(l.segments.empty() ? "store-all"
+                                       : l.binomial       ? "binomial"
+                                                          : "uniform")),
         b.getNamedAttr("segments", ints(l.segments)),
         b.getNamedAttr("snapshots", ints(l.snapshots)),
         b.getNamedAttr("snapshot_bytes", b.getI64IntegerAttr(l.snapshotBytes)),
@@ -581,6 +621,12 @@ void CheckpointPass::reportPlan(
     if (l.segments.empty()) {
       d << "store every iteration (snapshot " << formatBytes(l.snapshotBytes)
         << ")";
+      continue;
+    }
+    if (l.binomial) {
+      d << "binomial, " << l.snapshots.front() << " snapshots of "
+        << formatBytes(l.snapshotBytes) << ", " << l.recomputedIterations
+        << " iterations run again";
       continue;
     }
     d << "segments of ";

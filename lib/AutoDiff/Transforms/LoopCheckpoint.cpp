@@ -75,7 +75,7 @@ int64_t mlir::sdfg::loopRecomputedIterations(int64_t trips,
 
 /// The position of `loop`'s iteration as an expression over (iterator,
 /// bound operands...): 0 for the first iteration, whatever the step.
-static AffineExpr iterationExpr(LoopOp loop) {
+AffineExpr mlir::sdfg::detail::iterationExpr(LoopOp loop) {
   MLIRContext *ctx = loop.getContext();
   unsigned nb = loop.getBoundOperands().size();
   AffineExpr iv = getAffineDimExpr(0, ctx);
@@ -86,7 +86,7 @@ static AffineExpr iterationExpr(LoopOp loop) {
 
 /// The number of iterations `loop` runs (negative when none) over the
 /// same dimensions.
-static AffineExpr tripsExpr(LoopOp loop) {
+AffineExpr mlir::sdfg::detail::tripsExpr(LoopOp loop) {
   unsigned nb = loop.getBoundOperands().size();
   AffineExpr lb = loop.getLowerExpr().shiftDims(nb, 1);
   AffineExpr ub = loop.getUpperExpr().shiftDims(nb, 1);
@@ -275,20 +275,25 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
     c.iterationCost = cost / static_cast<double>(c.trips);
   }
 
+  auto find = [&](const std::string &name) -> LoopCandidate * {
+    auto it = llvm::find_if(result.loops, [&](const LoopCandidate &c) {
+      return c.name == name;
+    });
+    if (it != result.loops.end())
+      return &*it;
+    std::string known;
+    for (const LoopCandidate &c : result.loops)
+      known += (known.empty() ? "" : ", ") + c.name;
+    emitError(fwd.getLoc())
+        << "cannot checkpoint loop '" << name
+        << "': the program has no such loop (those are: "
+        << (known.empty() ? std::string("none") : known) << ")";
+    return nullptr;
+  };
   for (const auto &[name, counts] : opts.checkpoints) {
-    auto it =
-        llvm::find_if(result.loops, [&, n = name](const LoopCandidate &c) {
-          return c.name == n;
-        });
-    if (it == result.loops.end()) {
-      std::string known;
-      for (const LoopCandidate &c : result.loops)
-        known += (known.empty() ? "" : ", ") + c.name;
-      return emitError(fwd.getLoc())
-             << "cannot checkpoint loop '" << name
-             << "': the program has no such loop (those are: "
-             << (known.empty() ? std::string("none") : known) << ")";
-    }
+    LoopCandidate *it = find(name);
+    if (!it)
+      return failure();
     if (llvm::any_of(counts, [](int64_t c) { return c < 0; }))
       return emitError(fwd.getLoc()) << "cannot checkpoint loop '" << name
                                      << "' with a negative number of snapshots";
@@ -303,6 +308,40 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
         loopRecomputedIterations(it->trips, it->segments);
     if (!it->segments.empty())
       rb.segments[it->loop] = it->segments.back();
+  }
+  for (const auto &[name, count] : opts.binomial) {
+    LoopCandidate *it = find(name);
+    if (!it)
+      return failure();
+    auto refuse = [&, n = name](const Twine &why) {
+      return emitError(fwd.getLoc())
+             << "cannot checkpoint loop '" << n << "' binomially: " << why;
+    };
+    if (opts.checkpoints.count(name))
+      return refuse("it is also given uniform segments");
+    if (count < 1)
+      return refuse("it needs at least one snapshot");
+    if (!it->eligible)
+      return refuse(it->reason);
+    // The schedule's arithmetic stays within 64 bits up to 2^40 trips
+    // and 2^22 snapshots.
+    if (it->trips > (int64_t(1) << 40))
+      return refuse("it runs more than 2^40 iterations");
+    if (count > (int64_t(1) << 22))
+      return refuse("more than 2^22 snapshots");
+    it->binomial = true;
+    it->segments = {1};
+    it->snapshots = {std::min(count, it->trips)};
+    // A while loop stores only the snapshot at 0 forward (its trip count
+    // is known when it ends): reversing then takes one more forward
+    // sweep, at most, than Revolve's.
+    it->recomputedIterations =
+        it->isWhile ? binomialRecomputedIterations(it->trips - 1,
+                                                   it->snapshots.front()) +
+                          it->trips - 1
+                    : binomialRecomputedIterations(it->trips,
+                                                   it->snapshots.front());
+    rb.segments[it->loop] = 1;
   }
   return success();
 }
@@ -337,8 +376,7 @@ static Value indexCondition(ReverseBuilder &rb, Location loc, Value iv,
   return t->getResult(0);
 }
 
-/// Opens `sdfg.if cond { ... }` at the insertion point and moves into it.
-static void openIf(OpBuilder &b, Location loc, Value cond) {
+void mlir::sdfg::detail::openIf(OpBuilder &b, Location loc, Value cond) {
   auto ifOp = IfOp::create(b, loc, ValueRange{cond}, 1);
   Block *then = new Block();
   ifOp.getBranches().front().push_back(then);
@@ -578,7 +616,8 @@ LogicalResult Differentiator::checkpointLoops() {
   // inner loop's snapshot saves in it. (Loops are listed outer before
   // inner, while loops last; while loops are top-level.)
   for (LoopCandidate &c : llvm::reverse(result.loops))
-    if (!c.segments.empty() && failed(checkpointLoop(c)))
+    if (!c.segments.empty() &&
+        failed(c.binomial ? checkpointLoopBinomial(c) : checkpointLoop(c)))
       return failure();
   return success();
 }

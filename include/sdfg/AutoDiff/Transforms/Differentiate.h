@@ -64,6 +64,12 @@ struct DifferentiateOptions {
   /// each segment the same way, and so on: tapes hold one segment of the
   /// last level. {} or {0} keeps every iteration's tape.
   std::map<std::string, SmallVector<int64_t>> checkpoints;
+  /// Binomial loop checkpointing (Griewank and Walther's Revolve): loop ->
+  /// snapshots s >= 1. Tapes hold one iteration; the backward program
+  /// places the snapshots at run time from the trip count, re-running the
+  /// fewest iterations s snapshots allow. A loop is named here or in
+  /// `checkpoints`, not both.
+  std::map<std::string, int64_t> binomial;
   /// Leave an empty `sdfg.state "checkpoint-anchor"` where the backward
   /// program would recompute each candidate (for the checkpoint model).
   bool markAnchors = false;
@@ -127,6 +133,8 @@ struct LoopCandidate {
   SmallVector<int64_t> segments;
   SmallVector<int64_t> snapshots;
   int64_t recomputedIterations = 0;
+  /// A binomial schedule (segments {1}, snapshots {s}): true.
+  bool binomial = false;
 };
 
 /// The segment length of each level of a loop of `trips` iterations
@@ -136,6 +144,16 @@ SmallVector<int64_t> loopSegments(int64_t trips, ArrayRef<int64_t> checkpoints);
 /// Snapshots kept per level, and iterations run again, for `segments`.
 SmallVector<int64_t> loopSnapshots(int64_t trips, ArrayRef<int64_t> segments);
 int64_t loopRecomputedIterations(int64_t trips, ArrayRef<int64_t> segments);
+/// Iterations the binomial schedule runs again to reverse `trips`
+/// iterations with `snapshots` snapshots (Griewank's closed form: the
+/// fewest possible), saturating at INT64_MAX.
+int64_t binomialRecomputedIterations(int64_t trips, int64_t snapshots);
+/// The binomial schedule's next snapshot: with `slots` snapshots free
+/// (the one holding the current start included) and `steps` iterations
+/// to reverse from there (steps >= 2, slots >= 2), how many iterations
+/// to advance before storing the next one. The generated code computes
+/// the same at run time.
+int64_t binomialAdvance(int64_t steps, int64_t slots);
 
 struct DifferentiateResult {
   SDFGOp grad;
