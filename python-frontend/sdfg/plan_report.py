@@ -25,7 +25,8 @@ def format_plan(info: Optional[Dict[str, Any]], name: str = "") -> str:
                         f"({info.get('strategy', '?')}):"]
     for loop in info.get("loops", []):
         trips = f"up to {loop['trips']} iterations (while_capacity)" \
-            if loop.get("while") else f"{loop['trips']} iterations"
+            if loop.get("while") else "trip count from data" \
+            if loop.get("data_trips") else f"{loop['trips']} iterations"
         head = f"  loop {loop['name']!r}: {trips}, "
         if "reason" in loop:
             lines.append(head + f"every iteration stored (cannot "
@@ -36,7 +37,9 @@ def format_plan(info: Optional[Dict[str, Any]], name: str = "") -> str:
             lines.append(head + f"binomial, {loop['snapshots'][0]} "
                          f"snapshots of {_bytes(loop['snapshot_bytes'])}, "
                          f"{loop['recomputed_iterations']} iterations "
-                         f"run again")
+                         f"run again" + (
+                             " (if it ran data_loop_capacity iterations)"
+                             if loop.get("data_trips") else ""))
         else:
             segs = " then ".join(map(str, loop["segments"]))
             snaps = " + ".join(map(str, loop["snapshots"]))

@@ -465,17 +465,23 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
     rerun(cur, end);
   }
 
-  // Forward: an empty stack before the loop; at the start of an iteration
-  // whose position is the next snapshot's, push and place the next one.
+  // Forward: an empty stack at the first iteration; at the start of an
+  // iteration whose position is the next snapshot's, push and place the
+  // next one.
   {
+    // (In the body, at iteration 0: the checkpoint model compares
+    // programs with the same top-level ops.)
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(loop);
-    inState("binomial schedule", [&] {
-      store(constant(0), stacked, fwdSlot);
-      store(constant(0), nextSave, fwdSlot);
-    });
     b.setInsertionPoint(fwdStart);
     Value at = position(n, fwdIv, fwdOps);
+    {
+      OpBuilder::InsertionGuard first(b);
+      openIf(b, loc, compare(Pred::eq, at, constant(0)));
+      inState("binomial schedule", [&] {
+        store(constant(0), stacked, fwdSlot);
+        store(constant(0), nextSave, fwdSlot);
+      });
+    }
     openIf(b, loc, compare(Pred::eq, at, load(nextSave, fwdSlot)));
     Value k1 = push(at, fwdSlot, saveLabel);
     inState("binomial schedule",

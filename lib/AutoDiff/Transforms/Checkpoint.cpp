@@ -409,14 +409,15 @@ CheckpointPass::addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
   // schedule's savings overlap: the sum would under-count the memory.)
   llvm::DenseMap<Operation *, SmallVector<unsigned>> optionsOf;
   for (const LoopCandidate &l : storeAll.loops) {
-    if (!l.eligible || opts.checkpoints.count(l.name) ||
+    if (!l.binomialEligible || opts.checkpoints.count(l.name) ||
         opts.binomial.count(l.name))
       continue;
     SmallVector<unsigned> &mine = optionsOf[l.loop];
     // Uniform schedules, then binomial ones.
     std::vector<LoopOption> menu;
-    for (const SmallVector<int64_t> &counts : loopMenu(l.trips))
-      menu.push_back({l.name, counts, 0});
+    if (l.eligible)
+      for (const SmallVector<int64_t> &counts : loopMenu(l.trips))
+        menu.push_back({l.name, counts, 0});
     for (int64_t s : binomialMenu(l.trips))
         menu.push_back({l.name, {}, s});
     for (const LoopOption &option : menu) {
@@ -570,7 +571,9 @@ void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
         b.getNamedAttr("snapshot_bytes", b.getI64IntegerAttr(l.snapshotBytes)),
         b.getNamedAttr("recomputed_iterations",
                        b.getI64IntegerAttr(l.recomputedIterations))};
-    if (!l.eligible)
+    if (l.dataTrips)
+      entry.push_back(b.getNamedAttr("data_trips", b.getBoolAttr(true)));
+    if (!l.eligible && l.segments.empty())
       entry.push_back(b.getNamedAttr("reason", b.getStringAttr(l.reason)));
     loops.push_back(b.getDictionaryAttr(entry));
   }
@@ -612,9 +615,11 @@ void CheckpointPass::reportPlan(
                            << "loop '" << l.name << "': ";
     if (l.isWhile)
       d << "up to " << l.trips << " iterations (while-capacity), ";
+    else if (l.dataTrips)
+      d << "trip count from data, ";
     else if (l.trips)
       d << l.trips << " iterations, ";
-    if (!l.eligible) {
+    if (!l.eligible && l.segments.empty()) {
       d << "store every iteration (cannot checkpoint: " << l.reason << ")";
       continue;
     }
@@ -626,7 +631,8 @@ void CheckpointPass::reportPlan(
     if (l.binomial) {
       d << "binomial, " << l.snapshots.front() << " snapshots of "
         << formatBytes(l.snapshotBytes) << ", " << l.recomputedIterations
-        << " iterations run again";
+        << " iterations run again"
+        << (l.dataTrips ? " (if it ran data-loop-capacity iterations)" : "");
       continue;
     }
     d << "segments of ";

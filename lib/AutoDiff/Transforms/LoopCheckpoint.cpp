@@ -169,6 +169,7 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
       c.reason = why.str();
     };
     c.eligible = true;
+    bool topLevel = loop->getBlock() == &body;
     if (auto counted = dyn_cast<LoopOp>(loop)) {
       auto lb =
           intervals.of(counted.getLowerExpr(), counted.getBoundOperands());
@@ -176,11 +177,17 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
           intervals.of(counted.getUpperExpr(), counted.getBoundOperands());
       int64_t s = counted.getStepValue();
       if (!lb || !ub) {
+        // A top-level loop can still take a binomial schedule, computed
+        // from the trip count at run time.
         refuse("its trip count is not bounded when compiling");
-        continue;
+        if (!topLevel)
+          continue;
+        c.dataTrips = true;
+        c.trips = opts.dataLoopCapacity;
+      } else {
+        c.trips = s > 0 ? tripCount(lb->lo, ub->hi, s)
+                        : tripCount(lb->hi, ub->lo, s);
       }
-      c.trips =
-          s > 0 ? tripCount(lb->lo, ub->hi, s) : tripCount(lb->hi, ub->lo, s);
     } else {
       // A while loop's tapes cover while-capacity iterations: its
       // segments split that.
@@ -198,7 +205,6 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
       refuse("a loop inside it has a trip count read from data");
       continue;
     }
-    bool topLevel = loop->getBlock() == &body;
     if (!topLevel) {
       // A nested loop: its snapshots are indexed like its tapes by the
       // enclosing loops, and its segments re-run inside their reversal,
@@ -273,6 +279,9 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
               executions(st, intervals, opts.whileCapacity);
     });
     c.iterationCost = cost / static_cast<double>(c.trips);
+    // Reaching here, a loop whose trip count is data can still be
+    // checkpointed binomially (its reason stays for uniform schedules).
+    c.binomialEligible = true;
   }
 
   auto find = [&](const std::string &name) -> LoopCandidate * {
@@ -301,7 +310,10 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
       continue;
     if (!it->eligible)
       return emitError(fwd.getLoc())
-             << "cannot checkpoint loop '" << name << "': " << it->reason;
+             << "cannot checkpoint loop '" << name << "': " << it->reason
+             << (it->binomialEligible
+                     ? " (a binomial schedule takes it at run time)"
+                     : "");
     it->segments = loopSegments(it->trips, counts);
     it->snapshots = loopSnapshots(it->trips, it->segments);
     it->recomputedIterations =
@@ -321,7 +333,7 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
       return refuse("it is also given uniform segments");
     if (count < 1)
       return refuse("it needs at least one snapshot");
-    if (!it->eligible)
+    if (!it->binomialEligible)
       return refuse(it->reason);
     // The schedule's arithmetic stays within 64 bits up to 2^40 trips
     // and 2^22 snapshots.

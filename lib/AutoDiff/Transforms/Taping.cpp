@@ -10,6 +10,8 @@
 
 #include "AutoDiffInternals.h"
 
+#include <limits>
+
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -81,6 +83,15 @@ LogicalResult mlir::sdfg::detail::makeSlot(
     auto loop = dyn_cast<LoopOp>(context[k]);
     if (!loop || hasBoundedTrips(loop, iv))
       continue;
+    // A loop checkpointed binomially tapes one iteration, however many.
+    // It still takes its place in the count of data-loop iterations, so
+    // the checkpoint model compares programs of the same shape, but
+    // without a capacity.
+    if (rb.segments.lookup(loop) == 1) {
+      if (failed(dataLoopIndex(loop)))
+        return failure();
+      continue;
+    }
     if (llvm::any_of(ArrayRef(context).take_front(k),
                      [](Operation *c) { return isa<MapOp>(c); }))
       return fail();
@@ -110,6 +121,13 @@ LogicalResult mlir::sdfg::detail::makeSlot(
       continue;
     }
     if (auto loop = dyn_cast<LoopOp>(c)) {
+      if (rb.segments.lookup(loop) == 1) {
+        // Tapes of one iteration (the last segment of a checkpointed loop
+        // is a single iteration).
+        slot.exprs.push_back(getAffineConstantExpr(0, op->getContext()));
+        sizes.push_back(1);
+        continue;
+      }
       unsigned off = slot.operands.size();
       slot.operands.push_back(loop.getIterator());
       llvm::append_range(slot.operands, loop.getBoundOperands());
@@ -274,7 +292,9 @@ FailureOr<Value> Differentiator::dataLoopIndex(LoopOp loop) {
   Block &body = grad.getBody().front();
   Location loc = loop.getLoc();
   OpBuilder::InsertionGuard guard(b);
-  int64_t cap = rb.dataLoopCapacity;
+  int64_t cap = rb.segments.lookup(loop) == 1
+                    ? std::numeric_limits<int64_t>::max()
+                    : rb.dataLoopCapacity;
   if (!status) {
     status = addArgOfType(MemRefType::get({}, i64), "ad_status");
     if (!status)

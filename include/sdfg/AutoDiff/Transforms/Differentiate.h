@@ -118,6 +118,13 @@ struct LoopCandidate {
   /// while-capacity).
   int64_t trips = 0;
   bool isWhile = false;
+  /// A counted loop whose trip count is read from data: only a binomial
+  /// schedule (which takes the count at run time) applies; `trips` is
+  /// the data-loop-capacity, for the model.
+  bool dataTrips = false;
+  /// Whether a binomial schedule applies: eligible, or a top-level loop
+  /// whose only obstacle is a trip count read from data.
+  bool binomialEligible = false;
   bool eligible = false;
   std::string reason;
   /// The containers one snapshot holds (what the loop writes, but not
