@@ -238,7 +238,7 @@ def test_corpus_loops_checkpointed_give_the_store_all_gradient(name):
     if not loops:
         return
     CHECKPOINTED.append(name)
-    for snapshots in (1, 3, (2, 1)):
+    for snapshots in (1, 3, (2, 1), ("binomial", 2)):
         g = sdfg.grad(fn, wrt, output=spec,
                       checkpoints={n: snapshots for n in loops})
         got = g(*copy.deepcopy(args))

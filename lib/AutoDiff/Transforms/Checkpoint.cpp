@@ -620,7 +620,10 @@ void CheckpointPass::reportPlan(
     else if (l.trips)
       d << l.trips << " iterations, ";
     if (!l.eligible && l.segments.empty()) {
-      d << "store every iteration (cannot checkpoint: " << l.reason << ")";
+      d << "store every iteration (cannot checkpoint: " << l.reason
+        << (l.binomialEligible ? "; a binomial schedule takes it at run time"
+                               : "")
+        << ")";
       continue;
     }
     if (l.segments.empty()) {

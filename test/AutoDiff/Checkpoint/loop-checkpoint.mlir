@@ -10,7 +10,7 @@
 // snapshot holds u (tmp is overwritten before it is read in every
 // iteration), the tape of u's overwritten values one segment.
 // CHECK-LABEL: sdfg.sdfg @diffuse_grad(
-// CHECK-SAME: loops = [{name = "t", recomputed_iterations = 8 : i64, segments = [4], snapshot_bytes = 48 : i64, snapshots = [2], trips = 10 : i64, while = false}]
+// CHECK-SAME: loops = [{name = "t", recomputed_iterations = 8 : i64, schedule = "uniform", segments = [4], snapshot_bytes = 48 : i64, snapshots = [2], trips = 10 : i64, while = false}]
 // CHECK: %[[SNAP:.*]] = sdfg.alloc() {name = "u.snapshot.t"} : memref<2x6xf64>
 // CHECK: %[[TAPE:.*]] = sdfg.alloc() : memref<4x4xf64>
 // CHECK: sdfg.loop %[[T:.*]] = 0 to 10 step 1
@@ -33,7 +33,7 @@
 // Below storing every iteration (352 B) the ILP picks a schedule.
 // ILP: remark: loop 't': 10 iterations, segments of
 // ILP: remark: peak memory {{.*}} (storing everything: 352 B; limit 300 B)
-// MIN: error: sdfg-checkpoint: no store/recompute plan for @diffuse_grad fits in 100 B; the smallest feasible limit is 272 B (272 bytes; storing everything needs 352 B)
+// MIN: error: sdfg-checkpoint: no store/recompute plan for @diffuse_grad fits in 100 B; the smallest feasible limit is 200 B (200 bytes; storing everything needs 352 B)
 
 sdfg.sdfg @diffuse(%u: memref<6xf64> {sdfg.name = "u"},
                    %out: memref<f64> {sdfg.name = "out"})
