@@ -149,7 +149,11 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     among schedules it builds and measures (one binary each, exclusive per
     loop), jointly with the containers; `checkpoints=t=16` forces 16
     snapshots for the loop over `t` (`t=16:8`: two levels; 0: every
-    iteration stored). Loops are named by the frontend's iterator name
+    iteration stored); `t=binomial:8` uses Griewank and Walther's binomial
+    schedule (Revolve) with 8 snapshots and one iteration's tapes,
+    computed at run time from the trip count (so it also applies to
+    top-level loops whose trip count is read from data, and to while
+    loops). The ILP's menu has both kinds. Loops are named by the frontend's iterator name
     (`sdfg.name` attribute; `t#1` for the second loop over `t`),
     `loop<k>` by position or `while<k>`.
 
@@ -177,8 +181,9 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     ListOption<"checkpoints", "checkpoints", "std::string",
                "LOOP=SNAPSHOTS: checkpoint a loop (its iterator name, "
                "loop<k> or while<k>) with that many snapshots (LOOP=S1:S2: "
-               "two levels; 0: store every iteration); overrides the ILP "
-               "for that loop">,
+               "two levels; 0: store every iteration; LOOP=binomial:S: "
+               "Revolve with S snapshots); overrides the ILP for that "
+               "loop">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit remarks with every forwarded container, its size, "
            "recomputation cost and decision, and the predicted peak memory">
