@@ -128,6 +128,8 @@ def schedule(info):
     if not loops:
         return "store-all"
     return "; ".join(
+        f"{l['name']}: binomial, {l['snapshots'][0]} snapshots"
+        if l.get("schedule") == "binomial" else
         f"{l['name']}: segments {'/'.join(map(str, l['segments']))}, "
         f"{'+'.join(map(str, l['snapshots']))} snapshots"
         for l in loops)
