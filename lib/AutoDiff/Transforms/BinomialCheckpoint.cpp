@@ -362,9 +362,10 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
   SmallVector<Operation *> original;
   for (Operation &op : *fwdBody)
     original.push_back(&op);
-  // Runs the forward body again for positions [from, to) (i64), with its
-  // tape writes: the last run's tapes are those the reversal reads.
-  auto rerun = [&](Value from, Value to) {
+  // Runs the forward body again for positions [from, to) (i64). Only the
+  // run of the iteration about to be reversed writes tapes: an advance's
+  // would be overwritten unread (tapes hold one iteration).
+  auto rerun = [&](Value from, Value to, bool taping) {
     AffineExpr lb = lbExpr.shiftDims(counted ? nb : 0, 2);
     AffineMap bounds = AffineMap::get(
         2 + (counted ? nb : 0), 0,
@@ -387,6 +388,8 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
     b.setInsertionPointToStart(body);
     for (Operation *op : original)
       b.clone(*op, m);
+    if (!taping)
+      dropTapeWrites(again, tapeValues);
   };
 
   std::string saveLabel = "snapshot of " + c.name;
@@ -452,17 +455,18 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
       Value to = calc(i64, {cur, m}, [&](OpBuilder &ob, ArrayRef<Value> a) {
         return arith::AddIOp::create(ob, loc, a[0], a[1]).getResult();
       });
-      rerun(cur, to);
+      rerun(cur, to, /*taping=*/false);
       push(to, bwdSlot, saveLabel);
       inState("binomial schedule", [&] { store(to, current); });
     }
     // Then on to i, with its tapes.
     Value cur = load(current);
+    rerun(cur, i, /*taping=*/false);
     Value end = calc(i64, {i}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
       Value one = arith::ConstantIntOp::create(ob, loc, i64, 1);
       return arith::AddIOp::create(ob, loc, a[0], one);
     });
-    rerun(cur, end);
+    rerun(i, end, /*taping=*/true);
   }
 
   // Forward: an empty stack at the first iteration; at the start of an
