@@ -272,8 +272,8 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
       Value t = load(repT), x0 = load(beta0), x1 = load(beta1);
       Value next = calc(i64, {x0, t, freeSlots},
                         [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
-                          Value one = arith::ConstantIntOp::create(ob, loc,
-                                                                   i64, 1);
+                          Value one =
+                              arith::ConstantIntOp::create(ob, loc, i64, 1);
                           Value t1 = arith::AddIOp::create(ob, loc, a[1], one);
                           Value f = arith::AddIOp::create(ob, loc, a[2], t1);
                           Value p = arith::MulIOp::create(ob, loc, a[0], f);
@@ -432,8 +432,8 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
       OpBuilder::InsertionGuard whileGuard(b);
       b.setInsertionPointToStart(&w.getCond().front());
       Value cur = load(current), kk = load(stacked, bwdSlot);
-      Value more =
-          calc(i1, {cur, i, kk}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
+      Value more = calc(
+          i1, {cur, i, kk}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
             Value behind =
                 arith::CmpIOp::create(ob, loc, Pred::slt, a[0], a[1]);
             // Free slots s - kk + 1 >= 2, i.e. kk < s.

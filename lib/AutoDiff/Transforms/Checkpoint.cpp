@@ -419,7 +419,7 @@ CheckpointPass::addLoopOptions(SDFGOp fwd, const DifferentiateOptions &opts,
       for (const SmallVector<int64_t> &counts : loopMenu(l.trips))
         menu.push_back({l.name, counts, 0});
     for (int64_t s : binomialMenu(l.trips))
-        menu.push_back({l.name, {}, s});
+      menu.push_back({l.name, {}, s});
     for (const LoopOption &option : menu) {
       DifferentiateOptions o = opts;
       if (option.binomial)

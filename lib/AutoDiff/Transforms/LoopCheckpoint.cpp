@@ -185,8 +185,8 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
         c.dataTrips = true;
         c.trips = opts.dataLoopCapacity;
       } else {
-        c.trips = s > 0 ? tripCount(lb->lo, ub->hi, s)
-                        : tripCount(lb->hi, ub->lo, s);
+        c.trips =
+            s > 0 ? tripCount(lb->lo, ub->hi, s) : tripCount(lb->hi, ub->lo, s);
       }
     } else {
       // A while loop's tapes cover while-capacity iterations: its
@@ -285,9 +285,8 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
   }
 
   auto find = [&](const std::string &name) -> LoopCandidate * {
-    auto it = llvm::find_if(result.loops, [&](const LoopCandidate &c) {
-      return c.name == name;
-    });
+    auto it = llvm::find_if(
+        result.loops, [&](const LoopCandidate &c) { return c.name == name; });
     if (it != result.loops.end())
       return &*it;
     std::string known;
@@ -348,11 +347,11 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
     // is known when it ends): reversing then takes one more forward
     // sweep, at most, than Revolve's.
     it->recomputedIterations =
-        it->isWhile ? binomialRecomputedIterations(it->trips - 1,
-                                                   it->snapshots.front()) +
-                          it->trips - 1
-                    : binomialRecomputedIterations(it->trips,
-                                                   it->snapshots.front());
+        it->isWhile
+            ? binomialRecomputedIterations(it->trips - 1,
+                                           it->snapshots.front()) +
+                  it->trips - 1
+            : binomialRecomputedIterations(it->trips, it->snapshots.front());
     rb.segments[it->loop] = 1;
   }
   return success();
