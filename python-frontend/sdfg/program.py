@@ -405,6 +405,11 @@ class Gradient:
         self.wrt = list(wrt)
         if not self.wrt:
             raise ValueError("wrt must name at least one argument")
+        twice = sorted({w for w in self.wrt if self.wrt.count(w) > 1})
+        if twice:
+            # The result is a dict by name: a name twice has one gradient.
+            raise ValueError(f"wrt names {', '.join(map(repr, twice))} "
+                             f"more than once")
         self.output = output
         self.with_seed = with_seed
         self.with_value = with_value

@@ -213,6 +213,8 @@ def test_errors():
     with pytest.raises(sdfg.FrontendError, match="wrt name 'z' is not a "
                        "parameter"):
         sdfg.grad(products, ["z"])(x, x, 1.0)
+    with pytest.raises(ValueError, match="wrt names 'x' more than once"):
+        sdfg.grad(products, ["x", "y", "x"])
     with pytest.raises(sdfg.FrontendError, match="only float outputs"):
         sdfg.grad(int_output, ["x"])(x)
     with pytest.raises(sdfg.FrontendError, match="output 'w' is not a "

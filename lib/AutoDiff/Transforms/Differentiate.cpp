@@ -74,7 +74,12 @@ LogicalResult Differentiator::resolveNames() {
           fwd.getArgument(i) != outArg)
         wrtNames.push_back(fwd.getArgName(i));
     }
+  llvm::StringSet<> seenWrt;
   for (const std::string &n : wrtNames) {
+    // One gradient argument per name: a second d_<n> would make the
+    // gradient program's signature invalid.
+    if (!seenWrt.insert(n).second)
+      return fwd.emitOpError() << "autodiff wrt names '" << n << "' twice";
     BlockArgument a = fwd.lookupArg(n);
     if (!a)
       return fwd.emitOpError()

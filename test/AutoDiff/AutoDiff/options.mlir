@@ -4,6 +4,8 @@
 // RUN: not sdfg-opt %s --sdfg-autodiff="output=x wrt=q" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not sdfg-opt %s --sdfg-autodiff="output=n" 2>&1 | FileCheck %s --check-prefix=INTOUT
 // RUN: not sdfg-opt %s --sdfg-autodiff="bogus=1" 2>&1 | FileCheck %s --check-prefix=BOGUS
+// RUN: not sdfg-opt %s --sdfg-autodiff="output=x wrt=x,x" 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: 'sdfg.sdfg' op autodiff wrt names 'x' twice
 
 // OUT: options.mlir:[[# @LINE + 5]]:1: error: 'sdfg.sdfg' op autodiff output 'nope' is not an argument
 // WRT: error: 'sdfg.sdfg' op autodiff wrt argument 'n' must be a float container
