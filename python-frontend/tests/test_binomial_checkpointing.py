@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import sdfg
-from test_loop_checkpointing import (CASES, _grad, _same, diffusion, iterate,
-                                     outer_inner, recurrence)
+from test_loop_checkpointing import (CASES, _gpu_reason, _grad, _same,
+                                     diffusion, iterate, outer_inner,
+                                     recurrence)
 
 
 @pytest.fixture(autouse=True)
@@ -142,14 +143,6 @@ def test_the_ilp_chooses_binomial_where_uniform_segments_do_not_fit():
         sdfg.grad(diffusion, "u0", mem=1e-4)(*copy.deepcopy(args))
     m = re.search(r"\((\d+) bytes; storing everything", str(err.value))
     assert m and int(m.group(1)) < full / 50, str(err.value)
-
-
-def _gpu_reason():
-    try:
-        sdfg.native.gpu_runtime()
-        return None
-    except sdfg.DeviceError as e:
-        return str(e)
 
 
 @pytest.mark.parametrize("device", [

@@ -70,6 +70,28 @@ LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
 bool runsAfterAll(Operation *op, Operation *later);
 bool initialisedBefore(StoreOp store, Value target);
 
+/// A checkpointed loop in the gradient program, forward and reversed
+/// (LoopCheckpoint.cpp). Expressions are over (iterator, operands...).
+struct LoopFrame {
+  int64_t step = 1;
+  /// The iteration's position from 0, its first iterator value, and the
+  /// trip count forward (a while loop's capacity) and backward.
+  AffineExpr n, lb, fwdTrips, bwdTrips;
+  SmallVector<Value> fwdOperands, bwdOperands;
+  Value fwdIv;
+  Block *fwdBody = nullptr;
+  /// Where forward saves go: the body's start (a while body's, after its
+  /// iteration index).
+  Operation *fwdStart = nullptr;
+  /// The enclosing loops' iterators -> their reversed loops'.
+  IRMapping toBwd;
+  /// The enclosing loops' slot (as the loop's tapes have it), its sizes,
+  /// and its operands where the loop is reversed.
+  TapeSlot outerSlot;
+  SmallVector<int64_t> outerSizes;
+  SmallVector<Value> bwdSlotOperands;
+};
+
 // LoopCheckpoint.cpp: a counted loop's iteration space, as expressions
 // over (iterator, bound operands...).
 /// The position of the iteration from 0, whatever the step.
@@ -144,6 +166,7 @@ private:
   LogicalResult checkpointLoops();
   LogicalResult checkpointLoop(LoopCandidate &c);
   LogicalResult checkpointLoopBinomial(LoopCandidate &c);
+  FailureOr<LoopFrame> loopFrame(const LoopCandidate &c, LoopOp rev);
   LogicalResult chooseRecomputed();
 
   // Tapes: the forward sweep stores what the backward program reads.

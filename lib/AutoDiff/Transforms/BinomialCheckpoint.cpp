@@ -99,61 +99,21 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
   Location loc = loop->getLoc();
   int64_t slots = c.snapshots.front();
   Type i64 = b.getI64Type(), i1 = b.getI1Type(), index = b.getIndexType();
-  // The iteration space over (iterator, operands...): position n from 0
-  // and trip count; iteration n's iterator is lb + n * step. A counted
-  // loop's operands are its bounds', forward and backward. A while loop's
-  // position is its iteration index, its trip count known backward only
-  // (the reversed loop's operand): forward it stores just the snapshot
-  // at 0, and the backward program schedules from there.
-  int64_t step = 1;
-  AffineExpr n = b.getAffineDimExpr(0), trips = b.getAffineDimExpr(1);
-  AffineExpr lbExpr = b.getAffineConstantExpr(0);
-  unsigned nb = 1;
-  SmallVector<Value> fwdOps, bwdOps;
-  Value fwdIv;
-  Block *fwdBody;
-  Operation *fwdStart;
-  bool counted = isa<LoopOp>(loop);
-  if (auto l = dyn_cast<LoopOp>(loop)) {
-    step = l.getStepValue();
-    nb = l.getBoundOperands().size();
-    n = iterationExpr(l);
-    trips = tripsExpr(l);
-    lbExpr = l.getLowerExpr();
-    fwdOps.assign(l.getBoundOperands().begin(), l.getBoundOperands().end());
-    bwdOps.assign(rev.getBoundOperands().begin(), rev.getBoundOperands().end());
-    fwdIv = l.getIterator();
-    fwdBody = &l.getBody().front();
-    fwdStart = &fwdBody->front();
-  } else {
-    auto w = cast<WhileOp>(loop);
-    bwdOps.push_back(rev.getBoundOperands().front());
-    fwdIv = rb.whileLoops.lookup(w).second;
-    fwdBody = &w.getBody().front();
-    // After the tasklet that computes the iteration index.
-    fwdStart = fwdIv.getDefiningOp()->getNextNode();
-  }
-
-  // Where the re-runs and restores are, the enclosing loops' iterators are
-  // their reversed loops'.
-  IRMapping toBwd;
-  for (Operation *p = loop->getParentOp(); p != grad.getOperation();
-       p = p->getParentOp())
-    if (auto outer = dyn_cast<LoopOp>(p))
-      if (auto outerRev =
-              dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(outer)))
-        toBwd.map(outer.getIterator(), outerRev.getIterator());
-  // A nested loop keeps a stack per execution, indexed like its tapes.
-  TapeSlot outerSlot;
-  SmallVector<int64_t> outerSizes;
-  if (failed(makeSlot(loop, intervals, rb, outerSlot, outerSizes,
-                      [&](LoopOp l) { return dataLoopIndex(l); })))
+  // A while loop's trip count is known backward only: forward it stores
+  // just the snapshot at 0, and the backward program schedules from there.
+  FailureOr<LoopFrame> frame = loopFrame(c, rev);
+  if (failed(frame))
     return failure();
-  SmallVector<Value> fwdSlot(outerSlot.operands.begin(),
-                             outerSlot.operands.end());
-  SmallVector<Value> bwdSlot;
-  for (Value v : fwdSlot)
-    bwdSlot.push_back(toBwd.lookupOrDefault(v));
+  bool counted = isa<LoopOp>(loop);
+  int64_t step = frame->step;
+  AffineExpr n = frame->n;
+  ArrayRef<Value> fwdOps = frame->fwdOperands, bwdOps = frame->bwdOperands;
+  Value fwdIv = frame->fwdIv;
+  const TapeSlot &outerSlot = frame->outerSlot;
+  ArrayRef<int64_t> outerSizes = frame->outerSizes;
+  // A nested loop keeps a stack per execution, indexed like its tapes.
+  ArrayRef<Value> fwdSlot = outerSlot.operands,
+                  bwdSlot = frame->bwdSlotOperands;
   unsigned ns = fwdSlot.size();
 
   // The containers: the snapshots and their positions, how many are
@@ -232,6 +192,13 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
   auto constant = [&](int64_t v) {
     return rb.constantTasklet(loc, i64, static_cast<double>(v));
   };
+  // v + k, for an i64 v.
+  auto plus = [&](Value v, int64_t k) {
+    return calc(i64, {v}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
+      Value c = arith::ConstantIntOp::create(ob, loc, i64, k);
+      return arith::AddIOp::create(ob, loc, a[0], c);
+    });
+  };
   // An affine expression over (iterator, operands...) as an i64.
   auto position = [&](AffineExpr e, Value iv, ValueRange ops) {
     SmallVector<Value> ins{iv};
@@ -279,10 +246,7 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
                           Value p = arith::MulIOp::create(ob, loc, a[0], f);
                           return arith::DivSIOp::create(ob, loc, p, t1);
                         });
-      Value t1 = calc(i64, {t}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
-        Value one = arith::ConstantIntOp::create(ob, loc, i64, 1);
-        return arith::AddIOp::create(ob, loc, a[0], one);
-      });
+      Value t1 = plus(t, 1);
       inState("binomial schedule", [&] {
         store(x1, beta2);
         store(x0, beta1);
@@ -339,12 +303,9 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
   // Pushes a snapshot of the state at iteration position `at` (i64).
   auto push = [&](Value at, ValueRange slot, StringRef label) {
     Value k = load(stacked, slot);
-    copySnapshot(toIndex(k), slot, /*save=*/true, label);
-    Value k1 = calc(i64, {k}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
-      Value one = arith::ConstantIntOp::create(ob, loc, i64, 1);
-      return arith::AddIOp::create(ob, loc, a[0], one);
-    });
     Value kIdx = toIndex(k);
+    copySnapshot(kIdx, slot, /*save=*/true, label);
+    Value k1 = plus(k, 1);
     inState("binomial schedule", [&] {
       store(at, positions, slot, {kIdx});
       store(k1, stacked, slot);
@@ -360,15 +321,17 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
   };
 
   SmallVector<Operation *> original;
-  for (Operation &op : *fwdBody)
+  for (Operation &op : *frame->fwdBody)
     original.push_back(&op);
   // Runs the forward body again for positions [from, to) (i64). Only the
   // run of the iteration about to be reversed writes tapes: an advance's
   // would be overwritten unread (tapes hold one iteration).
   auto rerun = [&](Value from, Value to, bool taping) {
-    AffineExpr lb = lbExpr.shiftDims(counted ? nb : 0, 2);
+    // Over (from, to, bound operands...): a counted loop's bounds'.
+    unsigned nOps = counted ? bwdOps.size() : 0;
+    AffineExpr lb = frame->lb.shiftDims(1 + nOps, 1);
     AffineMap bounds = AffineMap::get(
-        2 + (counted ? nb : 0), 0,
+        2 + nOps, 0,
         {lb + b.getAffineDimExpr(0) * step, lb + b.getAffineDimExpr(1) * step},
         ctx);
     SmallVector<Value> operands{toIndex(from), toIndex(to)};
@@ -378,7 +341,7 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
                                 b.getI64IntegerAttr(step));
     Block *body = new Block();
     again.getBody().push_back(body);
-    IRMapping m = toBwd;
+    IRMapping m = frame->toBwd;
     Value iv = body->addArgument(index, loc);
     // A while body computes its iteration index from its counter, which
     // the snapshot restored.
@@ -402,13 +365,10 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
     Value riv = rev.getIterator();
     b.setInsertionPointToStart(&rev.getBody().front());
     Value i = position(n, riv, bwdOps);
-    Value last = position(trips - 1, riv, bwdOps);
+    Value last = position(frame->bwdTrips - 1, riv, bwdOps);
     openIf(b, loc, compare(Pred::slt, i, last));
     Value k = load(stacked, bwdSlot);
-    Value top = calc(i64, {k}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
-      Value one = arith::ConstantIntOp::create(ob, loc, i64, 1);
-      return arith::SubIOp::create(ob, loc, a[0], one);
-    });
+    Value top = plus(k, -1);
     Value topPos = load(positions, bwdSlot, {toIndex(top)});
     {
       OpBuilder::InsertionGuard ifGuard(b);
@@ -416,10 +376,7 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
       inState("binomial schedule", [&] { store(top, stacked, bwdSlot); });
     }
     k = load(stacked, bwdSlot);
-    top = calc(i64, {k}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
-      Value one = arith::ConstantIntOp::create(ob, loc, i64, 1);
-      return arith::SubIOp::create(ob, loc, a[0], one);
-    });
+    top = plus(k, -1);
     Value topIdx = toIndex(top);
     copySnapshot(topIdx, bwdSlot, /*save=*/false, restoreLabel);
     Value from = load(positions, bwdSlot, {topIdx});
@@ -462,11 +419,7 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
     // Then on to i, with its tapes.
     Value cur = load(current);
     rerun(cur, i, /*taping=*/false);
-    Value end = calc(i64, {i}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {
-      Value one = arith::ConstantIntOp::create(ob, loc, i64, 1);
-      return arith::AddIOp::create(ob, loc, a[0], one);
-    });
-    rerun(i, end, /*taping=*/true);
+    rerun(i, plus(i, 1), /*taping=*/true);
   }
 
   // Forward: an empty stack at the first iteration; at the start of an
@@ -476,7 +429,7 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
     // (In the body, at iteration 0: the checkpoint model compares
     // programs with the same top-level ops.)
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(fwdStart);
+    b.setInsertionPoint(frame->fwdStart);
     Value at = position(n, fwdIv, fwdOps);
     {
       OpBuilder::InsertionGuard first(b);
@@ -493,7 +446,7 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
     if (!counted)
       return success();
     // Iterations left from here, T - n, and slots left, s - k1 + 1.
-    Value steps = position(trips - n, fwdIv, fwdOps);
+    Value steps = position(frame->fwdTrips - n, fwdIv, fwdOps);
     Value free = freeSlots(k1);
     Value again =
         calc(i1, {steps, free}, [&](OpBuilder &ob, ArrayRef<Value> a) -> Value {

@@ -394,6 +394,58 @@ void mlir::sdfg::detail::openIf(OpBuilder &b, Location loc, Value cond) {
   b.setInsertionPointToStart(then);
 }
 
+FailureOr<LoopFrame> Differentiator::loopFrame(const LoopCandidate &c,
+                                               LoopOp rev) {
+  Operation *loop = c.loop;
+  LoopFrame f;
+  // A counted loop's operands are its bounds' operands, forward and
+  // backward (recomputed there). A while loop's position is its iteration
+  // index; forward, the trip count is not known yet (the capacity bounds
+  // it), backward it is the reversed loop's operand.
+  f.n = b.getAffineDimExpr(0);
+  f.lb = b.getAffineConstantExpr(0);
+  f.fwdTrips = b.getAffineConstantExpr(c.trips);
+  f.bwdTrips = b.getAffineDimExpr(1);
+  if (auto counted = dyn_cast<LoopOp>(loop)) {
+    f.step = counted.getStepValue();
+    f.n = iterationExpr(counted);
+    f.fwdTrips = f.bwdTrips = tripsExpr(counted);
+    f.lb =
+        counted.getLowerExpr().shiftDims(counted.getBoundOperands().size(), 1);
+    f.fwdOperands.assign(counted.getBoundOperands().begin(),
+                         counted.getBoundOperands().end());
+    f.bwdOperands.assign(rev.getBoundOperands().begin(),
+                         rev.getBoundOperands().end());
+    f.fwdIv = counted.getIterator();
+    f.fwdBody = &counted.getBody().front();
+    f.fwdStart = &f.fwdBody->front();
+  } else {
+    auto w = cast<WhileOp>(loop);
+    f.bwdOperands.push_back(rev.getBoundOperands().front());
+    f.fwdIv = rb.whileLoops.lookup(w).second;
+    f.fwdBody = &w.getBody().front();
+    // After the tasklet that computes the iteration index.
+    f.fwdStart = f.fwdIv.getDefiningOp()->getNextNode();
+  }
+  // Forward values -> backward ones where the re-runs and restores are:
+  // the enclosing loops' iterators -> their reversed loops'.
+  for (Operation *p = loop->getParentOp(); p != grad.getOperation();
+       p = p->getParentOp())
+    if (auto outer = dyn_cast<LoopOp>(p))
+      if (auto outerRev =
+              dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(outer)))
+        f.toBwd.map(outer.getIterator(), outerRev.getIterator());
+  // Where a nested loop's executions keep their snapshots apart: the slot
+  // its tapes would have (the enclosing loops' positions; a checkpointed
+  // enclosing loop's modulo its segment).
+  if (failed(makeSlot(loop, intervals, rb, f.outerSlot, f.outerSizes,
+                      [&](LoopOp l) { return dataLoopIndex(l); })))
+    return failure();
+  for (Value v : f.outerSlot.operands)
+    f.bwdSlotOperands.push_back(f.toBwd.lookupOrDefault(v));
+  return f;
+}
+
 LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
   Operation *loop = c.loop;
   auto rev = dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(loop));
@@ -406,50 +458,19 @@ LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
   }
   Location loc = loop->getLoc();
   unsigned levels = c.segments.size();
-  // The iteration space, as expressions over (iterator, operands...): the
-  // position n of an iteration from 0, the trip count, the first iterator
-  // value and the step. A counted loop's operands are its bounds'
-  // operands, forward and backward. A while loop's position is its
-  // iteration index; forward, the trip count is not known yet (the
-  // capacity bounds it), backward it is the reversed loop's operand.
-  int64_t s = 1;
-  AffineExpr n = b.getAffineDimExpr(0), lb = b.getAffineConstantExpr(0);
-  AffineExpr fwdTrips = b.getAffineConstantExpr(c.trips),
-             bwdTrips = b.getAffineDimExpr(1);
-  SmallVector<Value> fwdOperands, bwdOperands;
-  Value fwdIv;
-  Block *fwdBody;
-  Operation *fwdStart; // the saves go before it
-  // Forward values -> backward ones where the re-runs and restores are:
-  // the enclosing loops' iterators -> their reversed loops'.
-  IRMapping toBwd;
-  for (Operation *p = loop->getParentOp(); p != grad.getOperation();
-       p = p->getParentOp())
-    if (auto outer = dyn_cast<LoopOp>(p))
-      if (auto outerRev =
-              dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(outer)))
-        toBwd.map(outer.getIterator(), outerRev.getIterator());
-  if (auto counted = dyn_cast<LoopOp>(loop)) {
-    s = counted.getStepValue();
-    n = iterationExpr(counted);
-    fwdTrips = bwdTrips = tripsExpr(counted);
-    lb = counted.getLowerExpr().shiftDims(counted.getBoundOperands().size(), 1);
-    fwdOperands.assign(counted.getBoundOperands().begin(),
-                       counted.getBoundOperands().end());
-    // The reversed loop's operands are the same bounds, recomputed there.
-    bwdOperands.assign(rev.getBoundOperands().begin(),
-                       rev.getBoundOperands().end());
-    fwdIv = counted.getIterator();
-    fwdBody = &counted.getBody().front();
-    fwdStart = &fwdBody->front();
-  } else {
-    auto w = cast<WhileOp>(loop);
-    bwdOperands.push_back(rev.getBoundOperands().front());
-    fwdIv = rb.whileLoops.lookup(w).second;
-    fwdBody = &w.getBody().front();
-    // After the tasklet that computes the iteration index.
-    fwdStart = fwdIv.getDefiningOp()->getNextNode();
-  }
+  FailureOr<LoopFrame> frame = loopFrame(c, rev);
+  if (failed(frame))
+    return failure();
+  int64_t s = frame->step;
+  AffineExpr n = frame->n, lb = frame->lb;
+  AffineExpr fwdTrips = frame->fwdTrips, bwdTrips = frame->bwdTrips;
+  ArrayRef<Value> fwdOperands = frame->fwdOperands,
+                  bwdOperands = frame->bwdOperands;
+  Value fwdIv = frame->fwdIv;
+  const IRMapping &toBwd = frame->toBwd;
+  const TapeSlot &outerSlot = frame->outerSlot;
+  ArrayRef<int64_t> outerSizes = frame->outerSizes;
+  ArrayRef<Value> bwdSlotOperands = frame->bwdSlotOperands;
   auto constant = [&](int64_t v) { return b.getAffineConstantExpr(v); };
   // The length of the segments level `l` splits (level 0: the loop).
   auto parentOf = [&](unsigned l) {
@@ -462,18 +483,6 @@ LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
       e = e % c.segments[j];
     return e;
   };
-
-  // Where a nested loop's executions keep their snapshots apart: the slot
-  // its tapes would have (the enclosing loops' positions; a checkpointed
-  // enclosing loop's modulo its segment).
-  TapeSlot outerSlot;
-  SmallVector<int64_t> outerSizes;
-  if (failed(makeSlot(loop, intervals, rb, outerSlot, outerSizes,
-                      [&](LoopOp l) { return dataLoopIndex(l); })))
-    return failure();
-  SmallVector<Value> bwdSlotOperands;
-  for (Value v : outerSlot.operands)
-    bwdSlotOperands.push_back(toBwd.lookupOrDefault(v));
 
   // The snapshots: per level, one row per segment but the last of a
   // parent.
@@ -562,7 +571,7 @@ LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
   };
 
   SmallVector<Operation *> original;
-  for (Operation &op : *fwdBody)
+  for (Operation &op : *frame->fwdBody)
     original.push_back(&op);
 
   // Backward: before reversing the last iteration of a segment whose tapes
@@ -616,7 +625,7 @@ LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
   // Forward: the snapshots of every level.
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(fwdStart);
+    b.setInsertionPoint(frame->fwdStart);
     emitSaves(fwdIv, fwdOperands, outerSlot.operands, fwdTrips, 0);
   }
   return success();
