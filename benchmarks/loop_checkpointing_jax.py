@@ -153,7 +153,10 @@ def check(name):
 
 
 def spawn(argv, cache):
+    # glibc and the program give large blocks back, so each measured call
+    # allocates (and is timed allocating) what it uses.
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536",
+               SDFG_REUSE_MEMORY="0",
                SDFG_CACHE_DIR=cache, XLA_FLAGS="--xla_cpu_multi_thread_eigen"
                "=true")
     proc = subprocess.run([sys.executable] + argv, capture_output=True,

@@ -11,11 +11,22 @@
 // caller reads the bytes that failed from a thread-local record.
 //
 // Allocations of the calling thread are kept on a thread-local list (a
-// 16-byte header before each block) so that a failure frees everything the
+// 32-byte header before each block) so that a failure frees everything the
 // call allocated before it: a MemoryError must not leak the tapes that did
 // fit. Allocations of other threads (OpenMP workers) are not listed; a
 // failure there, or on the calling thread inside a parallel region, cannot
 // unwind the team, so it prints the size and aborts (docs/Reliability.md).
+//
+// Large blocks (64 KiB and up) are not given back to the system when freed
+// but kept in a small cache for the next allocation of the same size, in
+// this call or the next one. glibc serves such blocks with mmap and returns
+// them with munmap, so every call of a program would otherwise fault in
+// and zero its tapes and transients afresh: half the time of a time loop's
+// gradient, and 7x a float32 softmax's forward (docs/design/c-abi.md,
+// "Memory between calls"). A call frees, when it returns, the cached blocks
+// it found on entry and did not reuse, so what a program keeps between
+// calls is at most what its last call freed (its own peak).
+// SDFG_REUSE_MEMORY=0 in the environment turns the cache off.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,16 +45,26 @@ namespace {
 
 /// The run-time half, in LLVM IR: linked into every program (hidden here,
 /// internal once linked). Block layout:
-/// {prev, next} header, then the caller's 16-byte aligned memory. `prev`
-/// = 1 marks a block that is on no list.
+/// {prev, next, bytes, unused} header, then the caller's 16-byte aligned
+/// memory. `prev` = 1 marks a block that is on no list.
 constexpr const char *kRuntimeIR = R"IR(
 @sdfg_alloc_error = thread_local global i64 0
 @__sdfg_guard = hidden thread_local global ptr null
 @__sdfg_live = hidden thread_local global ptr null
 @__sdfg_oom_message = private unnamed_addr constant [92 x i8] c"sdfg: out of memory: a parallel region of a compiled program could not allocate %lld bytes\0A\00"
 
+@__sdfg_cache_blocks = hidden global [128 x ptr] zeroinitializer
+@__sdfg_cache_bytes = hidden global [128 x i64] zeroinitializer
+@__sdfg_cache_stamp = hidden global [128 x i64] zeroinitializer
+@__sdfg_cache_lock = hidden global i32 0
+@__sdfg_cache_on = hidden global i32 -1
+@__sdfg_calls = hidden global i64 0
+@__sdfg_reuse_variable = private unnamed_addr constant [18 x i8] c"SDFG_REUSE_MEMORY\00"
+
 declare ptr @malloc(i64)
 declare void @free(ptr)
+declare ptr @getenv(ptr)
+declare i32 @sched_yield()
 declare i32 @omp_in_parallel()
 declare void @longjmp(ptr, i32) noreturn
 declare i32 @dprintf(i32, ptr, ...)
@@ -86,6 +107,160 @@ unwind:
   unreachable
 }
 
+; The block cache: 128 slots {block, bytes asked for, call count when
+; cached} under one spin lock (allocations of this size are rare and slow).
+define hidden i1 @__sdfg_cache_enabled() {
+entry:
+  %mode = load atomic i32, ptr @__sdfg_cache_on monotonic, align 4
+  %known = icmp sge i32 %mode, 0
+  br i1 %known, label %done, label %read
+read:
+  %v = call ptr @getenv(ptr @__sdfg_reuse_variable)
+  %unset = icmp eq ptr %v, null
+  br i1 %unset, label %store, label %look
+look:
+  %c = load i8, ptr %v
+  %zero = icmp eq i8 %c, 48
+  %on = select i1 %zero, i32 0, i32 1
+  br label %store
+store:
+  %m = phi i32 [ 1, %read ], [ %on, %look ]
+  store atomic i32 %m, ptr @__sdfg_cache_on monotonic, align 4
+  br label %done
+done:
+  %mode2 = phi i32 [ %mode, %entry ], [ %m, %store ]
+  %enabled = icmp eq i32 %mode2, 1
+  ret i1 %enabled
+}
+
+define hidden void @__sdfg_cache_acquire() {
+entry:
+  br label %try
+try:
+  %old = atomicrmw xchg ptr @__sdfg_cache_lock, i32 1 acquire
+  %got = icmp eq i32 %old, 0
+  br i1 %got, label %done, label %wait
+wait:
+  %r = call i32 @sched_yield()
+  br label %try
+done:
+  ret void
+}
+
+define hidden void @__sdfg_cache_release() {
+entry:
+  store atomic i32 0, ptr @__sdfg_cache_lock release, align 4
+  ret void
+}
+
+; A cached block (header address) of exactly `bytes`, or null.
+define hidden ptr @__sdfg_cache_take(i64 %bytes) {
+entry:
+  %small = icmp ult i64 %bytes, 65536
+  br i1 %small, label %none, label %check
+check:
+  %on = call i1 @__sdfg_cache_enabled()
+  br i1 %on, label %lock, label %none
+lock:
+  call void @__sdfg_cache_acquire()
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %lock ], [ %next, %skip ]
+  %end = icmp eq i64 %i, 128
+  br i1 %end, label %miss, label %body
+body:
+  %blockAddr = getelementptr inbounds [128 x ptr], ptr @__sdfg_cache_blocks, i64 0, i64 %i
+  %block = load ptr, ptr %blockAddr
+  %bytesAddr = getelementptr inbounds [128 x i64], ptr @__sdfg_cache_bytes, i64 0, i64 %i
+  %size = load i64, ptr %bytesAddr
+  %full = icmp ne ptr %block, null
+  %same = icmp eq i64 %size, %bytes
+  %fits = and i1 %full, %same
+  br i1 %fits, label %hit, label %skip
+skip:
+  %next = add i64 %i, 1
+  br label %loop
+hit:
+  store ptr null, ptr %blockAddr
+  call void @__sdfg_cache_release()
+  ret ptr %block
+miss:
+  call void @__sdfg_cache_release()
+  br label %none
+none:
+  ret ptr null
+}
+
+; Keeps the block (header address) for a later allocation of `bytes`;
+; false if it is too small or no slot is free.
+define hidden i1 @__sdfg_cache_put(ptr %p, i64 %bytes) {
+entry:
+  %small = icmp ult i64 %bytes, 65536
+  br i1 %small, label %no, label %check
+check:
+  %on = call i1 @__sdfg_cache_enabled()
+  br i1 %on, label %lock, label %no
+lock:
+  %stamp = load atomic i64, ptr @__sdfg_calls monotonic, align 8
+  call void @__sdfg_cache_acquire()
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %lock ], [ %next, %skip ]
+  %end = icmp eq i64 %i, 128
+  br i1 %end, label %full, label %body
+body:
+  %blockAddr = getelementptr inbounds [128 x ptr], ptr @__sdfg_cache_blocks, i64 0, i64 %i
+  %block = load ptr, ptr %blockAddr
+  %empty = icmp eq ptr %block, null
+  br i1 %empty, label %keep, label %skip
+skip:
+  %next = add i64 %i, 1
+  br label %loop
+keep:
+  store ptr %p, ptr %blockAddr
+  %bytesAddr = getelementptr inbounds [128 x i64], ptr @__sdfg_cache_bytes, i64 0, i64 %i
+  store i64 %bytes, ptr %bytesAddr
+  %stampAddr = getelementptr inbounds [128 x i64], ptr @__sdfg_cache_stamp, i64 0, i64 %i
+  store i64 %stamp, ptr %stampAddr
+  call void @__sdfg_cache_release()
+  ret i1 true
+full:
+  call void @__sdfg_cache_release()
+  br label %no
+no:
+  ret i1 false
+}
+
+; Frees the cached blocks cached when the call count was at most `before`.
+define hidden void @__sdfg_cache_trim(i64 %before) {
+entry:
+  call void @__sdfg_cache_acquire()
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %skip ]
+  %end = icmp eq i64 %i, 128
+  br i1 %end, label %exit, label %body
+body:
+  %blockAddr = getelementptr inbounds [128 x ptr], ptr @__sdfg_cache_blocks, i64 0, i64 %i
+  %block = load ptr, ptr %blockAddr
+  %stampAddr = getelementptr inbounds [128 x i64], ptr @__sdfg_cache_stamp, i64 0, i64 %i
+  %stamp = load i64, ptr %stampAddr
+  %full = icmp ne ptr %block, null
+  %old = icmp ule i64 %stamp, %before
+  %stale = and i1 %full, %old
+  br i1 %stale, label %drop, label %skip
+drop:
+  call void @free(ptr %block)
+  store ptr null, ptr %blockAddr
+  br label %skip
+skip:
+  %next = add i64 %i, 1
+  br label %loop
+exit:
+  call void @__sdfg_cache_release()
+  ret void
+}
+
 ; Seen from the program as an allocator (noalias, allocsize), like malloc:
 ; not inlined, so that the list it keeps the block on is invisible to the
 ; program's alias analysis (a block stored to a global would count as
@@ -96,14 +271,36 @@ entry:
   %huge = icmp ugt i64 %bytes, 4611686018427387904
   br i1 %huge, label %fail, label %try
 try:
-  %total = add i64 %bytes, 16
-  %p = call ptr @malloc(i64 %total)
-  %null = icmp eq ptr %p, null
-  br i1 %null, label %fail, label %ok
+  %cached = call ptr @__sdfg_cache_take(i64 %bytes)
+  %miss = icmp eq ptr %cached, null
+  br i1 %miss, label %fresh, label %ok
+fresh:
+  ; A large block the cache cannot give: what it holds goes back first, so
+  ; that the cache never adds to the peak the memory model predicts (only
+  ; exact sizes are reused; in a program's later calls, the same sizes).
+  %large = icmp uge i64 %bytes, 65536
+  br i1 %large, label %clear, label %allocate
+clear:
+  call void @__sdfg_cache_trim(i64 -1)
+  br label %allocate
+allocate:
+  %total = add i64 %bytes, 32
+  %new = call ptr @malloc(i64 %total)
+  %null = icmp eq ptr %new, null
+  br i1 %null, label %retry, label %ok
+retry:
+  ; The cache first gives back everything it holds.
+  call void @__sdfg_cache_trim(i64 -1)
+  %again = call ptr @malloc(i64 %total)
+  %stillNull = icmp eq ptr %again, null
+  br i1 %stillNull, label %fail, label %ok
 fail:
   call void @__sdfg_alloc_failed(i64 %bytes)
   unreachable
 ok:
+  %p = phi ptr [ %cached, %try ], [ %new, %allocate ], [ %again, %retry ]
+  %bytesAddr = getelementptr inbounds i8, ptr %p, i64 16
+  store i64 %bytes, ptr %bytesAddr
   %nextAddr = getelementptr inbounds i8, ptr %p, i64 8
   %guard = load ptr, ptr @__sdfg_guard
   %guarded = icmp ne ptr %guard, null
@@ -124,7 +321,7 @@ unlisted:
   store ptr inttoptr (i64 1 to ptr), ptr %p
   br label %user
 user:
-  %mem = getelementptr inbounds i8, ptr %p, i64 16
+  %mem = getelementptr inbounds i8, ptr %p, i64 32
   ret ptr %mem
 }
 
@@ -133,7 +330,7 @@ entry:
   %none = icmp eq ptr %mem, null
   br i1 %none, label %exit, label %some
 some:
-  %p = getelementptr inbounds i8, ptr %mem, i64 -16
+  %p = getelementptr inbounds i8, ptr %mem, i64 -32
   %nextAddr = getelementptr inbounds i8, ptr %p, i64 8
   %prev = load ptr, ptr %p
   %unlisted = icmp eq ptr %prev, inttoptr (i64 1 to ptr)
@@ -156,6 +353,11 @@ setNextPrev:
   store ptr %prev, ptr %next
   br label %release
 release:
+  %bytesAddr = getelementptr inbounds i8, ptr %p, i64 16
+  %bytes = load i64, ptr %bytesAddr
+  %kept = call i1 @__sdfg_cache_put(ptr %p, i64 %bytes)
+  br i1 %kept, label %exit, label %dispose
+dispose:
   call void @free(ptr %p)
   br label %exit
 exit:
@@ -234,6 +436,8 @@ void wrap(Module &module, Function *body) {
       module.getOrInsertFunction("_setjmp", FunctionType::get(i32, ptr, false));
   cast<Function>(setjmp.getCallee())->addFnAttr(Attribute::ReturnsTwice);
   Function *detach = module.getFunction("__sdfg_detach_live");
+  Function *trim = module.getFunction("__sdfg_cache_trim");
+  GlobalVariable *calls = module.getNamedGlobal("__sdfg_calls");
 
   BasicBlock *entry = BasicBlock::Create(ctx, "entry", wrapper);
   BasicBlock *run = BasicBlock::Create(ctx, "run", wrapper);
@@ -244,6 +448,9 @@ void wrap(Module &module, Function *body) {
   buf->setAlignment(Align(16));
   Value *outerGuard = b.CreateLoad(ptr, guard);
   Value *outerLive = b.CreateLoad(ptr, live);
+  // Cached blocks stamped at most `before` were there when this call began.
+  Value *before = b.CreateAtomicRMW(AtomicRMWInst::Add, calls, b.getInt64(1),
+                                    MaybeAlign(8), AtomicOrdering::Monotonic);
   b.CreateStore(ConstantPointerNull::get(cast<PointerType>(ptr)), live);
   b.CreateStore(buf, guard);
   CallInst *jumped = b.CreateCall(setjmp, {buf});
@@ -259,6 +466,7 @@ void wrap(Module &module, Function *body) {
   b.SetInsertPoint(exit);
   b.CreateStore(outerGuard, guard);
   b.CreateStore(outerLive, live);
+  b.CreateCall(trim, {before});
   if (wrapper->getReturnType()->isVoidTy()) {
     b.CreateRetVoid();
     return;
