@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 
 import numpy as np
 
@@ -93,14 +94,36 @@ def gpu_runtime():
     return rt
 
 
+def _record(module, name, ctype):
+    """The calling thread's instance of the thread-local record `name` of
+    the module's library, or None where the library has none. Looked up
+    once per thread (each thread has its own address; a thread id can be
+    reused after the thread ends, a threading.local cannot): a per-call
+    lookup cost about 1 us of a small program's 10."""
+    local = module._per_thread
+    records = getattr(local, "records", None)
+    if records is None:
+        records = local.records = {}
+    record = records.get(name, _MISSING)
+    if record is _MISSING:
+        try:
+            record = ctype.in_dll(module._lib, name)
+        except ValueError:
+            record = None
+        records[name] = record
+    return record
+
+
+_MISSING = object()
+
+
 def take_index_error(module):
     """After a call: (generated line, index, axis, extent) of the first
     access whose index, computed from data, was outside its array (the
     program skipped it; see sdfg_index_error in docs/c-abi.md), or None;
     clears the record."""
-    try:
-        record = (ctypes.c_int64 * 4).in_dll(module._lib, "sdfg_index_error")
-    except ValueError:
+    record = _record(module, "sdfg_index_error", ctypes.c_int64 * 4)
+    if record is None:
         return None  # no checked access in the compiled program
     if record[0] == 0:
         return None
@@ -114,9 +137,8 @@ def take_alloc_error(module):
     for and did not get (the call then stopped and freed what it had
     allocated; see sdfg_alloc_error in docs/design/c-abi.md), or None;
     clears the record. Thread-local: read it in the calling thread."""
-    try:
-        record = ctypes.c_int64.in_dll(module._lib, "sdfg_alloc_error")
-    except ValueError:
+    record = _record(module, "sdfg_alloc_error", ctypes.c_int64)
+    if record is None:
         return None  # a library built without the call guards
     if record.value == 0:
         return None
@@ -286,6 +308,16 @@ OMP_SPIN_MS = 20
 OMP_SPIN_MS_WITH_BLAS = 1
 
 
+def reuse_memory():
+    """Whether memory is kept for later calls (compiled programs read the
+    same variable: docs/design/c-abi.md, "Memory between calls")."""
+    return os.environ.get("SDFG_REUSE_MEMORY", "1")[:1] != "0"
+
+
+# What this module last set in the calling thread (the spin).
+_THIS_THREAD = threading.local()
+
+
 def _spin_setter(lib):
     """libomp's kmp_set_blocktime, unless KMP_BLOCKTIME is set (the
     user's choice wins) or the library has no OpenMP."""
@@ -307,6 +339,7 @@ class NativeModule:
         self._directory = directory
         self.library_path = library_path
         self._lib = ctypes.CDLL(library_path)
+        self._per_thread = threading.local()
         self._spin_setter = _spin_setter(self._lib)
         self.set_spin(OMP_SPIN_MS_WITH_BLAS)
         self.functions = {
@@ -330,8 +363,11 @@ class NativeModule:
         that follows a parallel region on a machine with few cores
         (gemm's gradient 6.1 ms at 1 ms, 8.8 at 20): programs that call
         BLAS spin 1 ms (OMP_SPIN_MS_WITH_BLAS), others 20 (OMP_SPIN_MS)."""
-        if self._spin_setter is not None:
+        if self._spin_setter is not None and \
+                getattr(_THIS_THREAD, "spin", None) != ms:
+            # libomp keeps it per thread, one libomp for every program.
             self._spin_setter(ms)
+            _THIS_THREAD.spin = ms
 
     def set_num_threads(self, n):
         """Sets the OpenMP thread count of the library's parallel maps."""

@@ -561,7 +561,8 @@ class Gradient:
         self.checkpoint = entry.meta.get("checkpoint")
         # The forward results computed on the way (what `fn` returns)
         # come back with the gradients.
-        return entry.call_gradient(args, self.wrt, out, seed, given)
+        return entry.call_gradient(args, self.wrt, out, seed, given,
+                                   with_value=self.with_value)
 
 
 def grad(fn: Callable, wrt: Union[str, Sequence[str]],
@@ -716,6 +717,9 @@ class _Entry:
         self.globals = [(g[1:], np.dtype(params[g[0]][2]),
                          tuple(params[g[0]][3]))
                         for g in meta.get("globals", ())]
+        # Per calling thread: the arrays a gradient call needs but does not
+        # return, kept for the next call (_call_gradient).
+        self._scratch = threading.local()
 
     def with_globals(self, args):
         """`args` followed by the global arrays the program reads, as
@@ -832,14 +836,38 @@ def _gradient_array(like):
     return np.empty_like(like)
 
 
-def _call_gradient(self, args, wrt, out, seed, given=None):
+def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
     """Calls a gradient program; its C arguments are found by name in the
     ABI description: parameters and outputs, d_<x> gradients (d_<output>
     is the seed), fwd_<x> forward results, ad_status. Returns (what the
-    function returns, {w: gradient}): per call, nothing is kept on the
-    shared objects (several threads may call at once)."""
+    function returns, {w: gradient}); with with_value=False (sdfg.grad) what
+    the function returns is not meaningful, and the arrays that carry it,
+    the copies of written arguments and the unit seed are this thread's
+    scratch, kept for its next call: fresh ones would be faulted in and
+    zeroed by the kernel each call (a float32 softmax's gradient at 16 MiB
+    spent about a third of its time so), as the program's own blocks were
+    before it kept them (docs/design/c-abi.md, "Memory between calls"). No
+    other state is kept on the shared objects (several threads may call
+    at once)."""
     meta = self.meta
     args, given = self.check(args, given, gradient=True)
+    keep = {}
+    reuse = not with_value and native.reuse_memory()
+    if reuse:
+        keep = getattr(self._scratch, "arrays", None)
+        if keep is None:
+            keep = self._scratch.arrays = {}
+
+    def scratch(role, shape, dtype):
+        """A `shape` x `dtype` array for `role` (a tuple: parameter names
+        and output numbers must not meet) that outlives the call where
+        nothing of the call reaches the caller through it."""
+        a = keep.get(role)
+        if a is None or a.shape != tuple(shape) or a.dtype != dtype:
+            a = np.empty(shape, dtype=dtype)
+            if reuse:
+                keep[role] = a
+        return a
     abi = meta.get("_gradient_abi")
     if abi is None:  # looked up once per loaded program
         abi = meta["_gradient_abi"] = native.function_abi(meta["abi"],
@@ -851,19 +879,27 @@ def _call_gradient(self, args, wrt, out, seed, given=None):
     # others hold it themselves on return.
     written = self.written
     arrays = {}
-    for (kind, name, dtype, _), value in zip(meta["params"], args):
+    # The seed is the caller's gradient where the output is also
+    # differentiated (an argument updated in place).
+    scratch_seed = seed is None and out not in wrt
+    for (kind, name, dtype, _), a in zip(meta["params"], args):
         if kind == "array":
-            arrays[name] = (np.array(value, copy=True, order="C")
-                            if name in written
-                            else _contiguous(value))
+            if name in written:
+                copy = scratch(("arg", name), np.shape(a), np.asarray(a).dtype)
+                np.copyto(copy, a)
+                arrays[name] = copy
+            else:
+                arrays[name] = _contiguous(a)
         elif kind == "scalar":
-            arrays[name] = np.array(value, dtype=dtype)
+            arrays[name] = np.array(a, dtype=dtype)
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         if kind == "array":
-            arrays[f"__return{k}"] = np.empty(shape, dtype=dtype)
+            arrays[f"__return{k}"] = scratch(("return", k), shape, dtype)
     target = arrays[out]
-    if seed is None:
+    if scratch_seed:
         # The program fills its unit seed itself (unit-seed=true).
+        seed_arr = scratch(("seed",), target.shape, target.dtype)
+    elif seed is None:
         seed_arr = _gradient_array(target)
     else:
         seed_arr = np.array(seed, dtype=target.dtype, order="C")
@@ -884,7 +920,8 @@ def _call_gradient(self, args, wrt, out, seed, given=None):
         elif name == "ad_status":
             cargs.append(status)
         elif name.startswith("fwd_"):
-            forward[name[4:]] = np.empty_like(arrays[name[4:]])
+            like = arrays[name[4:]]
+            forward[name[4:]] = scratch(("fwd", name), like.shape, like.dtype)
             cargs.append(forward[name[4:]])
         elif name.startswith("d_") and name[2:] in grads:
             cargs.append(grads[name[2:]])

@@ -122,3 +122,39 @@ def test_reused_tapes_give_the_same_gradient():
     for _ in range(2):
         # Reductions give the same bits from call to call.
         assert np.array_equal(g(x.copy())["x"], first)
+
+
+def _scaled(u, v):
+    u[:] = u * v
+    return np.sum(u * u)
+
+
+def test_gradient_scratch_never_reaches_the_caller():
+    # sdfg.grad keeps, per thread, the copies of written arguments, the
+    # outputs and the unit seed for its next call: what a call returned
+    # must not change when the next call reuses them, and the caller's
+    # arrays stay untouched.
+    rng = np.random.default_rng(1)
+    g = sdfg.grad(_scaled, ["u", "v"])
+    calls = []
+    for _ in range(3):
+        u, v = rng.standard_normal(20000), rng.standard_normal(20000)
+        u0 = u.copy()
+        calls.append((u0, v, g(u, v)))
+        assert np.array_equal(u, u0)
+    for u, v, got in calls:
+        np.testing.assert_allclose(got["u"], 2 * u * v * v, rtol=1e-13)
+        np.testing.assert_allclose(got["v"], 2 * u * u * v, rtol=1e-13)
+
+
+def test_gradient_of_an_updated_argument_is_not_scratch():
+    # Differentiating the argument that is the output: its gradient is
+    # returned in the seed's array, which must then be the call's own.
+    rng = np.random.default_rng(2)
+    g = sdfg.grad(_scaled, ["u"], output="u")
+    results = []
+    for _ in range(3):
+        u, v = rng.standard_normal(20000), rng.standard_normal(20000)
+        results.append((v, g(u, v)["u"]))
+    for v, du in results:
+        np.testing.assert_allclose(du, v, rtol=1e-15)
