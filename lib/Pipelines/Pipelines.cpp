@@ -31,9 +31,11 @@ static void addHostLowering(OpPassManager &pm) {
   // call, early enough for the func-to-LLVM conversion to see the calls.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  // scf.parallel -> OpenMP; the alloca scopes it creates must be lowered by
-  // the memref conversion before scf-to-cf runs.
+  // scf.parallel -> OpenMP, each thread then computing its own share; the
+  // alloca scopes it creates must be lowered by the memref conversion
+  // before scf-to-cf runs.
   pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(sdfg::createSDFGPartitionWorksharingLoops());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(sdfg::createSDFGExpandArith());

@@ -1,10 +1,12 @@
 // RUN: sdfg-opt %s --sdfg-lower-to-cpu | FileCheck %s
 // The whole pipeline reaches the LLVM dialect: no sdfg, scf, memref or
-// arith op is left, and the parallel map is an OpenMP worksharing loop.
+// arith op is left, and the parallel map is an OpenMP parallel region in
+// which each thread computes its share (sdfg-partition-worksharing-loops).
 
 // CHECK-LABEL: llvm.func @stencil(
 // CHECK: omp.parallel
-// CHECK: omp.wsloop
+// CHECK: llvm.call @omp_get_thread_num()
+// CHECK: llvm.call @omp_get_num_threads()
 // CHECK: llvm.intr.exp
 // CHECK: llvm.call @erf
 // CHECK-NOT: sdfg.
