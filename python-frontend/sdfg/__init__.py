@@ -8,6 +8,8 @@
   (``sdfg.DeviceError`` where no GPU can be used); ``device="gpu-emulator"``
   runs that GPU program's kernels on host threads (no GPU needed).
 - ``sdfg.compile_mlir(text)``: compile hand-written sdfg-dialect MLIR.
+- ``sdfg.set_num_threads(n)`` / ``sdfg.get_num_threads()``: the threads
+  compiled programs (their maps and BLAS calls) run on; SDFG_NUM_THREADS.
 
 Unsupported Python raises ``sdfg.FrontendError`` naming file, line and
 construct.
@@ -23,8 +25,10 @@ from .errors import (CacheError, CacheWarning, DeviceError,  # noqa: E402
 from .native import NativeModule, ToolError, compile_mlir  # noqa: E402
 from .program import (Gradient, Program, grad, program, to_mlir,  # noqa: E402
                       value_and_grad, vjp)
+from .threads import get_num_threads, set_num_threads  # noqa: E402
 
 __all__ = ["CacheError", "CacheWarning", "DeviceError", "FrontendError",
            "Gradient", "NativeModule", "Program", "ToolError", "compile_mlir",
-           "grad", "program", "to_mlir", "value_and_grad", "vjp"]
+           "get_num_threads", "grad", "program", "set_num_threads",
+           "to_mlir", "value_and_grad", "vjp"]
 __version__ = "0.1.0"

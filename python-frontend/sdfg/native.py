@@ -18,6 +18,8 @@ import threading
 
 import numpy as np
 
+from . import threads
+
 from .errors import DeviceError
 
 __all__ = ["ToolError", "NativeModule", "NativeFunction", "compile_mlir",
@@ -314,8 +316,23 @@ def reuse_memory():
     return os.environ.get("SDFG_REUSE_MEMORY", "1")[:1] != "0"
 
 
-# What this module last set in the calling thread (the spin).
+# What this module last set in the calling thread (the spin, the OpenMP
+# thread count).
 _THIS_THREAD = threading.local()
+# The count last given to OpenBLAS (one for the process).
+_blas_threads = None
+
+
+def _optional(lib, name):
+    """`name`(int) -> void of the library or what it links (libomp,
+    OpenBLAS), or None where there is none."""
+    try:
+        f = getattr(lib, name)
+    except AttributeError:
+        return None
+    f.argtypes = [ctypes.c_int]
+    f.restype = None
+    return f
 
 
 def _spin_setter(lib):
@@ -341,6 +358,8 @@ class NativeModule:
         self._lib = ctypes.CDLL(library_path)
         self._per_thread = threading.local()
         self._spin_setter = _spin_setter(self._lib)
+        self._omp_threads = _optional(self._lib, "omp_set_num_threads")
+        self._blas_threads = _optional(self._lib, "openblas_set_num_threads")
         self.set_spin(OMP_SPIN_MS_WITH_BLAS)
         self.functions = {
             f["name"]: NativeFunction(getattr(self._lib, f["name"]), f)
@@ -372,6 +391,23 @@ class NativeModule:
     def set_num_threads(self, n):
         """Sets the OpenMP thread count of the library's parallel maps."""
         self._lib.omp_set_num_threads(ctypes.c_int(n))
+
+    def before_call(self, spin_ms):
+        """What a call from this thread needs set first: the spin
+        (set_spin) and the thread count of sdfg.set_num_threads or
+        SDFG_NUM_THREADS, where one is set (sdfg/threads.py)."""
+        global _blas_threads
+        self.set_spin(spin_ms)
+        n = threads.requested()
+        if n is None:
+            return
+        if self._omp_threads is not None and \
+                getattr(_THIS_THREAD, "threads", None) != n:
+            self._omp_threads(n)
+            _THIS_THREAD.threads = n
+        if self._blas_threads is not None and _blas_threads != n:
+            self._blas_threads(n)
+            _blas_threads = n
 
     def __del__(self):
         directory = self.__dict__.get("_directory")

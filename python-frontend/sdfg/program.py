@@ -799,7 +799,7 @@ class _Entry:
                 outputs.append(out)
             else:
                 outputs.append(None)
-        self.module.set_spin(
+        self.module.before_call(
             meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
         self.function(*cargs)
         # In this thread, right after the call: the error records are the
@@ -929,7 +929,7 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
             cargs.append(seed_arr)
         else:
             raise AssertionError(f"unexpected gradient argument {name}")
-    self.module.set_spin(
+    self.module.before_call(
         meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
     self.function(*cargs)
     _check_after_call(meta, self.module)
