@@ -25,8 +25,9 @@
 // gradient, and 7x a float32 softmax's forward (docs/design/c-abi.md,
 // "Memory between calls"). A call frees, when it returns, the cached blocks
 // it found on entry and did not reuse, so what a program keeps between
-// calls is at most what its last call freed (its own peak).
-// SDFG_REUSE_MEMORY=0 in the environment turns the cache off.
+// calls is at most what its last call freed (its own peak), and
+// `sdfg_release_memory()` gives it all back. SDFG_REUSE_MEMORY=0 in the
+// environment turns the cache off.
 //
 //===----------------------------------------------------------------------===//
 
@@ -361,6 +362,15 @@ dispose:
   call void @free(ptr %p)
   br label %exit
 exit:
+  ret void
+}
+
+; Exported: gives back everything the cache holds. The Python runtime
+; calls it for programs not called lately (sdfg/native.py), so that memory
+; kept between calls stays bounded however many programs a process loads.
+define void @sdfg_release_memory() {
+entry:
+  call void @__sdfg_cache_trim(i64 -1)
   ret void
 }
 

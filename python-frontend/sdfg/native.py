@@ -232,7 +232,8 @@ class NativeFunction:
     lose the program's writes.
     """
 
-    def __init__(self, cfunc, desc):
+    def __init__(self, cfunc, desc, module=None):
+        self._module = module
         self.name = desc["name"]
         self.args = desc["args"]
         argtypes = []
@@ -278,6 +279,10 @@ class NativeFunction:
                 cargs.append(int(value))
             else:
                 cargs.append(value)
+        last = _RECENT[-1:]  # a slice: other threads may be moving it
+        if self._module is not None and (
+                not last or last[0] is not self._module):
+            _called(self._module)
         self._cfunc(*cargs)
 
     def _array_arg(self, name, value, a):
@@ -314,6 +319,27 @@ def reuse_memory():
     """Whether memory is kept for later calls (compiled programs read the
     same variable: docs/design/c-abi.md, "Memory between calls")."""
     return os.environ.get("SDFG_REUSE_MEMORY", "1")[:1] != "0"
+
+
+# The programs called last, most recent at the end. Each keeps the memory
+# its last call freed for its next call (docs/design/c-abi.md, "Memory
+# between calls"); beyond these, a program gives it back, so a process
+# that loads many programs (a sweep over shapes compiles one per shape)
+# holds at most KEEP_MEMORY_OF programs' worth.
+KEEP_MEMORY_OF = 8
+_RECENT = []
+
+
+def _called(module):
+    """Moves `module` to the end of _RECENT; the program that falls off
+    gives its kept memory back."""
+    try:
+        _RECENT.remove(module)
+    except ValueError:
+        pass
+    _RECENT.append(module)
+    while len(_RECENT) > KEEP_MEMORY_OF:
+        _RECENT.pop(0).release_memory()
 
 
 # What this module last set in the calling thread (the spin, the OpenMP
@@ -362,7 +388,8 @@ class NativeModule:
         self._blas_threads = _optional(self._lib, "openblas_set_num_threads")
         self.set_spin(OMP_SPIN_MS_WITH_BLAS)
         self.functions = {
-            f["name"]: NativeFunction(getattr(self._lib, f["name"]), f)
+            f["name"]: NativeFunction(getattr(self._lib, f["name"]), f,
+                                      self)
             for f in abi["functions"]
         }
 
@@ -387,6 +414,15 @@ class NativeModule:
             # libomp keeps it per thread, one libomp for every program.
             self._spin_setter(ms)
             _THIS_THREAD.spin = ms
+
+    def release_memory(self):
+        """Gives back the memory the program keeps for its next call (a
+        library built without the call guards keeps none)."""
+        release = getattr(self.__dict__.get("_lib"), "sdfg_release_memory",
+                          None)
+        if release is not None:
+            release.restype = None
+            release()
 
     def set_num_threads(self, n):
         """Sets the OpenMP thread count of the library's parallel maps."""

@@ -158,3 +158,61 @@ def test_gradient_of_an_updated_argument_is_not_scratch():
         results.append((v, g(u, v)["u"]))
     for v, du in results:
         np.testing.assert_allclose(du, v, rtol=1e-15)
+
+
+MANY = textwrap.dedent('''
+    import json
+    import numpy as np
+    from sdfg import native
+
+    def program(k):
+        return native.compile_mlir(f"""
+    sdfg.sdfg @fill(%y: memref<4xf64> {{sdfg.name = "y"}}, %n: index {{sdfg.name = "n"}}) {{
+      %t = sdfg.alloc(%n) {{name = "t"}} : memref<?xf64>
+      sdfg.state {{
+        sdfg.map (%i) = (0) to (%n) step (1) schedule(sequential) {{
+          %c = sdfg.tasklet() : () -> f64 {{
+            %v = arith.constant {k}.0 : f64
+            sdfg.yield %v : f64
+          }}
+          sdfg.store %c, %t[%i] : memref<?xf64>
+        }}
+        sdfg.map (%i) = (0) to (4) step (1) schedule(sequential) {{
+          %v = sdfg.load %t[%i] : memref<?xf64>
+          sdfg.store %v, %y[%i] : memref<4xf64>
+        }}
+      }}
+    }}
+    """)
+
+    def rss():
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+
+    programs = [program(k) for k in range(12)]
+    y = np.zeros(4)
+    for m in programs:
+        m.fill(y, 8)
+    base = rss()
+    for k, m in enumerate(programs):
+        m.fill(y, 1 << 20)  # 8 MiB each
+        assert y[0] == k
+    print(json.dumps({"held": rss() - base,
+                      "keep": native.KEEP_MEMORY_OF}))
+''')
+
+
+def test_programs_not_called_lately_give_memory_back(tmp_path):
+    # Twelve programs, each keeping its 8 MiB block after its call: only
+    # the last KEEP_MEMORY_OF called keep theirs.
+    script = tmp_path / "many.py"
+    script.write_text(MANY)
+    out = subprocess.run([sys.executable, str(script)],
+                         env=dict(os.environ, PYTHONPATH=FRONTEND),
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout.splitlines()[-1])
+    kept = r["keep"] * 8 * MiB
+    assert kept - 2 * MiB < r["held"] < kept + 4 * MiB, r
