@@ -431,10 +431,13 @@ class NativeModule:
     def before_call(self, spin_ms):
         """What a call from this thread needs set first: the spin
         (set_spin) and the thread count of sdfg.set_num_threads or
-        SDFG_NUM_THREADS, where one is set (sdfg/threads.py)."""
+        SDFG_NUM_THREADS, or where none is set the cores other processes
+        leave free (sdfg/threads.py)."""
         global _blas_threads
         self.set_spin(spin_ms)
         n = threads.requested()
+        if n is None:
+            n = threads.automatic()
         if n is None:
             return
         if self._omp_threads is not None and \

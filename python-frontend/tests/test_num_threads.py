@@ -112,3 +112,74 @@ def test_malformed_environment_is_named(tmp_path):
     assert out.returncode == 1
     assert "SDFG_NUM_THREADS must be a positive integer, got 'two'" in \
         out.stderr
+
+
+class _Clock:
+    """Stands in for the load's sources: /proc/stat's busy ticks of our
+    CPUs, our process's CPU seconds and the monotonic clock."""
+
+    def __init__(self, monkeypatch):
+        self.now, self.busy, self.own = 100.0, 0, 0.0
+        monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+        monkeypatch.delenv("SDFG_NUM_THREADS", raising=False)
+        monkeypatch.setattr(threads, "_requested", None)
+        monkeypatch.setattr(threads._Load, "at", None)
+        monkeypatch.setattr(threads._Load, "decision", None)
+        monkeypatch.setattr(threads, "_TICKS_PER_S", 100)
+        monkeypatch.setattr(threads.os, "sched_getaffinity",
+                            lambda pid: {0, 1, 2, 3})
+        monkeypatch.setattr(threads, "_busy_ticks", lambda cpus: self.busy)
+        monkeypatch.setattr(threads.time, "monotonic", lambda: self.now)
+        monkeypatch.setattr(threads.os, "times", lambda: os.times_result(
+            (self.own, 0.0, 0.0, 0.0, 0.0)))
+
+    def window(self, seconds, others, own=0.0):
+        """`seconds` pass with other processes busy on `others` cores
+        and this one on `own`."""
+        self.now += seconds
+        self.busy += round((others + own) * seconds * 100)
+        self.own += own * seconds
+
+
+def test_automatic_count_leaves_busy_cores_to_others(monkeypatch):
+    clock = _Clock(monkeypatch)
+    assert threads.automatic() is None  # the first sample: no window yet
+    clock.window(1.0, others=0.0, own=3.7)  # our own work is not load
+    assert threads.automatic() == 4
+    clock.window(1.0, others=1.0, own=2.0)
+    assert threads.automatic() == 3
+    clock.window(0.1, others=4.0)  # shorter than LOAD_WINDOW_S: kept
+    assert threads.automatic() == 3
+    clock.window(1.0, others=2.6)
+    assert threads.automatic() == 1
+    clock.window(1.0, others=9.0)  # at least one thread
+    assert threads.automatic() == 1
+    clock.window(1.0, others=0.3)
+    assert threads.automatic() == 4
+
+
+def test_automatic_count_yields_to_any_set_count(monkeypatch):
+    clock = _Clock(monkeypatch)
+    threads.automatic()
+    clock.window(1.0, others=2.0)
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    assert threads.automatic() is None
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    monkeypatch.setenv("SDFG_NUM_THREADS", "4")
+    assert threads.automatic() is None
+    monkeypatch.delenv("SDFG_NUM_THREADS")
+    sdfg.set_num_threads(4)
+    assert threads.automatic() is None
+
+
+def test_busy_ticks_reads_only_our_cpus(tmp_path, monkeypatch):
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  9 9 9 9 9 9 9 9 0 0\n"
+                    "cpu0 1 2 3 100 100 4 5 6 0 0\n"
+                    "cpu1 10 20 30 100 100 40 50 60 0 0\n"
+                    "intr 12345\n")
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda path, *a, **k: real_open(
+        stat if path == "/proc/stat" else path, *a, **k))
+    assert threads._busy_ticks({0}) == 1 + 2 + 3 + 4 + 5 + 6
+    assert threads._busy_ticks({0, 1}) == 21 + 210
