@@ -427,6 +427,8 @@ class NativeModule:
     def set_num_threads(self, n):
         """Sets the OpenMP thread count of the library's parallel maps."""
         self._lib.omp_set_num_threads(ctypes.c_int(n))
+        # Behind before_call's back: it must set its count again.
+        _THIS_THREAD.threads = None
 
     def before_call(self, spin_ms):
         """What a call from this thread needs set first: the spin
