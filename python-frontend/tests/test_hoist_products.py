@@ -87,7 +87,47 @@ def written_in_loop(A, B):
     return np.sum(out * out)
 
 
+def trmm(alpha, A, B):
+    # B := alpha (I + strict_lower(A))^T B in place: row i reads the rows
+    # below it, which no iteration has written yet, so the product of B as
+    # it was before the loops (A masked to its strict lower triangle) holds.
+    M = B.shape[0]
+    N = B.shape[1]
+    for i in range(M):
+        for j in range(N):
+            B[i, j] += np.dot(A[i + 1:, i], B[i + 1:, j])
+    B *= alpha
+    return np.sum(np.sin(B))
+
+
+def lower_rows_written(A, B):
+    # As trmm but over the rows above, which earlier iterations have
+    # already updated: each row sees the new values (no product up front).
+    M = B.shape[0]
+    N = B.shape[1]
+    for i in range(M):
+        for j in range(N):
+            B[i, j] += np.dot(A[:i, i], B[:i, j])
+    return np.sum(np.sin(B))
+
+
+def band(A, B):
+    # A constant part of the reduced dimension: rows 2 to 6 of both.
+    n = A.shape[1]
+    out = np.zeros((n, B.shape[1]))
+    for i in range(n):
+        for j in range(B.shape[1]):
+            out[i, j] = np.dot(A[2:7, i], B[2:7, j])
+    return np.sum(out * out)
+
+
 def _inputs(fn, rng):
+    if fn is trmm:
+        return (1.5, rng.random((20, 20)) - 0.5, rng.random((20, 24)) - 0.5)
+    if fn is lower_rows_written:
+        return (rng.random((20, 20)) - 0.5, rng.random((20, 24)) - 0.5)
+    if fn is band:
+        return (rng.random((10, 8)), rng.random((10, 6)))
     if fn is covariance:
         return (60.0, rng.random((60, 40)))
     if fn is upper_rows:
@@ -131,6 +171,9 @@ def _fd(fn, args, k, direction, h=1e-6):
     (syrk, ["C", "A"], True),
     (syr2k, ["C", "A", "B"], True),
     (written_in_loop, ["A", "B"], False),
+    (trmm, ["A", "B"], True),
+    (lower_rows_written, ["A", "B"], False),
+    (band, ["A", "B"], True),
 ])
 def test_gradient_matches_finite_differences(fn, wrt, hoisted):
     rng = np.random.default_rng(3)

@@ -6,13 +6,17 @@
 // the whole matrices. Computing that product once before the loop, with a
 // GEMM, and reading its entries in the loop replaces T memory-bound
 // matrix-vector sweeps by one compute-bound call, also when the loop needs
-// only part of the product (a triangle). Three forms: a map reducing
-// A[k, x] * B[k, y] over a whole dimension, the frontend's gemv of a matrix
+// only part of the product (a triangle). Three forms (ProductMatching.h):
+// a map reducing A[k, x] * B[k, y] over a whole dimension or over a range
+// bounded by x (trmm's A[i+1:, i] @ B[i+1:, j]: the product of A masked to
+// a triangle), the frontend's gemv of a matrix
 // with a vector copied from a row of another, and a loop over k adding
 // such products to the elements its map updates (syrk, syr2k). The autodiff
 // pass then differentiates the matmul (two GEMMs) instead of the T sweeps.
 //
 //===----------------------------------------------------------------------===//
+
+#include "ProductMatching.h"
 
 #include "sdfg/Dialect/SDFG/Analysis/SchedulePolicy.h"
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
@@ -34,195 +38,47 @@ namespace sdfg {
 
 using namespace mlir;
 using namespace mlir::sdfg;
+using namespace mlir::sdfg::products;
 
 namespace {
 
-/// Whether the index expressions of an access (`map` over `operands`) read
-/// `v` in result `d`.
-bool readsIn(AffineMap map, ValueRange operands, Value v, unsigned d) {
-  for (auto [pos, operand] : llvm::enumerate(operands))
-    if (operand == v && map.getResult(d).isFunctionOfDim(pos))
-      return true;
-  return false;
-}
-
-bool reads(AffineMap map, ValueRange operands, Value v) {
-  for (unsigned d = 0; d < map.getNumResults(); ++d)
-    if (readsIn(map, operands, v, d))
-      return true;
-  return false;
-}
-
-/// The one dimension of a rank-2 load that `k` indexes, exactly as `k`
-/// itself, with the other dimension free of `k`.
-std::optional<unsigned> reductionDim(LoadOp load, Value k) {
-  AffineMap map = load.getMap();
-  if (map.getNumResults() != 2)
-    return std::nullopt;
-  std::optional<unsigned> found;
-  for (unsigned d = 0; d < 2; ++d) {
-    if (!readsIn(map, load.getIndices(), k, d))
-      continue;
-    auto dim = dyn_cast<AffineDimExpr>(map.getResult(d));
-    if (found || !dim || load.getIndices()[dim.getPosition()] != k)
-      return std::nullopt;
-    found = d;
-  }
-  return found;
-}
-
-/// `T[...] += A[k, x] * B[k, y]` (either dimension of A and B), k a map
-/// parameter that runs over the whole of that dimension.
-struct Contraction {
-  MapOp map;
-  LoadOp lhs, rhs;
-  StoreOp store;
-  unsigned k;              // the reduced parameter
-  unsigned lhsDim, rhsDim; // the dimensions k indexes
-};
-
-/// Whether `tasklet` multiplies its two inputs and yields the product.
-bool isProduct(TaskletOp tasklet) {
-  if (tasklet.getInputs().size() != 2 || tasklet.getNumResults() != 1)
-    return false;
-  Block &body = tasklet.getBody().front();
-  if (body.getOperations().size() != 2)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(body.front());
-  auto yield = dyn_cast<YieldOp>(body.back());
-  if (!mul || !yield || yield.getValues().size() != 1 ||
-      yield.getValues()[0] != mul.getResult())
-    return false;
-  Value a = body.getArgument(0), b = body.getArgument(1);
-  return (mul.getLhs() == a && mul.getRhs() == b) ||
-         (mul.getLhs() == b && mul.getRhs() == a);
-}
-
-std::optional<Contraction> matchContraction(MapOp map) {
-  Block &body = map.getBody().front();
-  if (body.getOperations().size() != 4)
-    return std::nullopt;
-  SmallVector<LoadOp> loads;
-  TaskletOp tasklet;
-  StoreOp store;
-  for (Operation &op : body) {
-    if (auto load = dyn_cast<LoadOp>(op))
-      loads.push_back(load);
-    else if (auto t = dyn_cast<TaskletOp>(op))
-      tasklet = t;
-    else if (auto s = dyn_cast<StoreOp>(op))
-      store = s;
-  }
-  if (loads.size() != 2 || !tasklet || !store || !isProduct(tasklet) ||
-      store.getValue() != tasklet.getResult(0) || !store.getWcr() ||
-      *store.getWcr() != WCRKind::add ||
-      !isa<FloatType>(store.getValue().getType()))
-    return std::nullopt;
-  auto inputs = tasklet.getInputs();
-  if (!((inputs[0] == loads[0].getResult() &&
-         inputs[1] == loads[1].getResult()) ||
-        (inputs[0] == loads[1].getResult() &&
-         inputs[1] == loads[0].getResult())))
-    return std::nullopt;
-  // The reduced parameter: the one the store does not index with.
-  std::optional<unsigned> k;
-  for (auto [i, param] : llvm::enumerate(map.getParams())) {
-    if (reads(store.getMap(), store.getIndices(), param))
-      continue;
-    if (k)
-      return std::nullopt;
-    k = i;
-  }
-  if (!k || map.getSteps()[*k] != 1)
-    return std::nullopt;
-  Value kv = map.getParams()[*k];
-  std::optional<unsigned> lhsDim = reductionDim(loads[0], kv);
-  std::optional<unsigned> rhsDim = reductionDim(loads[1], kv);
-  if (!lhsDim || !rhsDim)
-    return std::nullopt;
-  // k covers the whole dimension, in both matrices.
-  auto lhsType = cast<MemRefType>(loads[0].getMemref().getType());
-  auto rhsType = cast<MemRefType>(loads[1].getMemref().getType());
-  if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape())
-    return std::nullopt;
-  auto lo = dyn_cast<AffineConstantExpr>(map.getLowerBounds().getResult(*k));
-  auto hi = dyn_cast<AffineConstantExpr>(map.getUpperBounds().getResult(*k));
-  int64_t extent = lhsType.getDimSize(*lhsDim);
-  if (!lo || !hi || lo.getValue() != 0 || hi.getValue() != extent ||
-      rhsType.getDimSize(*rhsDim) != extent)
-    return std::nullopt;
-  return Contraction{map, loads[0], loads[1], store, *k, *lhsDim, *rhsDim};
-}
-
-/// Whether `loop` only reads `container`: element loads, library ops and
-/// copies that read it (a library op writes only its output container).
-bool onlyReadIn(Value container, LoopOp loop) {
-  for (Operation *user : container.getUsers()) {
-    if (!loop->isProperAncestor(user) || isa<LoadOp>(user))
-      continue;
-    if (auto lib = dyn_cast<LibraryOpInterface>(user))
-      if (lib.getOutputContainer() != container)
-        continue;
-    if (auto copy = dyn_cast<CopyOp>(user))
-      if (copy.getTarget() != container)
-        continue;
-    return false;
-  }
-  return true;
-}
-
-/// `x[p] = X[..., p, ...]` for every element of `x`: the frontend's copy of
-/// a matrix's row or column into a vector operand.
-struct RowCopy {
-  MapOp map;
-  LoadOp load;
-  unsigned dim; // the dimension of X that p runs along
-};
-
-std::optional<RowCopy> matchRowCopy(MapOp map, Value x) {
-  Block &body = map.getBody().front();
-  if (map.getNumParams() != 1 || body.getOperations().size() != 2)
-    return std::nullopt;
-  auto load = dyn_cast<LoadOp>(body.front());
-  auto store = dyn_cast<StoreOp>(body.back());
-  Value p = map.getParams()[0];
-  auto len = cast<MemRefType>(x.getType()).getShape();
-  auto lo = dyn_cast<AffineConstantExpr>(map.getLowerBounds().getResult(0));
-  auto hi = dyn_cast<AffineConstantExpr>(map.getUpperBounds().getResult(0));
-  if (!load || !store || store.getMemref() != x ||
-      store.getValue() != load.getResult() || store.getWcr() ||
-      store.getIndices().size() != 1 || store.getIndices()[0] != p ||
-      store.getMap() !=
-          AffineMap::getMultiDimIdentityMap(1, map.getContext()) ||
-      len.size() != 1 || ShapedType::isDynamic(len[0]) || !lo || !hi ||
-      lo.getValue() != 0 || hi.getValue() != len[0] || map.getSteps()[0] != 1)
-    return std::nullopt;
-  auto type = cast<MemRefType>(load.getMemref().getType());
-  std::optional<unsigned> dim = reductionDim(load, p);
-  if (!dim || !type.hasStaticShape() || type.getDimSize(*dim) != len[0])
-    return std::nullopt;
-  return RowCopy{map, load, *dim};
-}
-
-/// The number of points the map computes over all iterations of `loop`,
+/// The number of points the map computes over all iterations of `loops`
+/// (innermost first, each directly in the next's body, constant bounds),
 /// leaving out parameter `skip`; std::nullopt when its extents depend on
-/// anything but constants and the loop's iterator.
-std::optional<double> pointsOverLoop(MapOp map, unsigned skip, LoopOp loop,
-                                     int64_t trips) {
+/// anything but constants and the loops' iterators.
+std::optional<double> pointsOverLoops(MapOp map, unsigned skip,
+                                      ArrayRef<LoopOp> loops) {
   // Evaluating the extents per iteration is exact for triangles; bound the
   // work for very long loops.
-  if (trips > (int64_t(1) << 20))
-    return std::nullopt;
-  for (Value operand : map.getRangeOperands())
-    if (operand != loop.getIterator())
+  int64_t iterations = 1;
+  for (LoopOp loop : loops) {
+    iterations *= *constantTrips(loop);
+    if (iterations > (int64_t(1) << 20))
       return std::nullopt;
-  int64_t lb = cast<AffineConstantExpr>(loop.getLowerExpr()).getValue();
-  int64_t step = loop.getStepValue();
+  }
+  SmallVector<unsigned> position;
+  for (Value operand : map.getRangeOperands()) {
+    auto it = llvm::find_if(
+        loops, [&](LoopOp loop) { return loop.getIterator() == operand; });
+    if (it == loops.end())
+      return std::nullopt;
+    position.push_back(it - loops.begin());
+  }
   double total = 0;
-  SmallVector<std::optional<int64_t>> dims(map.getRangeOperands().size());
-  for (int64_t t = 0; t < trips; ++t) {
-    for (auto &d : dims)
-      d = lb + t * step;
+  SmallVector<int64_t> ivs(loops.size());
+  SmallVector<std::optional<int64_t>> dims(position.size());
+  for (int64_t n = 0; n < iterations; ++n) {
+    // Iteration n, innermost loop fastest.
+    int64_t rest = n;
+    for (auto [iv, constLoop] : llvm::zip(ivs, loops)) {
+      LoopOp loop = constLoop;
+      int64_t trips = *constantTrips(loop);
+      int64_t lb = cast<AffineConstantExpr>(loop.getLowerExpr()).getValue();
+      iv = lb + (rest % trips) * loop.getStepValue();
+      rest /= trips;
+    }
+    for (auto [d, pos] : llvm::zip(dims, position))
+      d = ivs[pos];
     double points = 1;
     for (unsigned p = 0; p < map.getNumParams(); ++p) {
       if (p == skip)
@@ -237,141 +93,6 @@ std::optional<double> pointsOverLoop(MapOp map, unsigned skip, LoopOp loop,
     total += points;
   }
   return total;
-}
-
-/// A loop over k (0 to K, one state holding one map) that adds products to
-/// elements it does not index by k, as syrk's inner loop does:
-/// `C[idx] = C[idx] + f * ... * A[k, x] * B[k, y] + ...`, each term's
-/// factors f loads that do not depend on k. Over the whole loop each term
-/// adds `f * ... * P[x, y]`.
-struct Term {
-  LoadOp lhs, rhs;
-  unsigned lhsDim = 0, rhsDim = 0;
-  SmallVector<LoadOp> factors;
-};
-
-struct Accumulation {
-  LoopOp loop;
-  MapOp map;
-  LoadOp old;
-  SmallVector<Term> terms;
-  StoreOp store;
-};
-
-/// Collects the leaves of a tree of `arith.mulf` inside a tasklet body.
-bool productLeaves(Value v, SmallVectorImpl<Value> &leaves) {
-  if (isa<BlockArgument>(v)) {
-    leaves.push_back(v);
-    return true;
-  }
-  auto mul = v.getDefiningOp<arith::MulFOp>();
-  return mul && mul->hasOneUse() && productLeaves(mul.getLhs(), leaves) &&
-         productLeaves(mul.getRhs(), leaves);
-}
-
-/// Splits a tree of `arith.addf` into its operands, each a product tree.
-bool sumTerms(Value v, SmallVectorImpl<SmallVector<Value>> &terms) {
-  if (auto add = v.getDefiningOp<arith::AddFOp>())
-    return add->hasOneUse() && sumTerms(add.getLhs(), terms) &&
-           sumTerms(add.getRhs(), terms);
-  return productLeaves(v, terms.emplace_back());
-}
-
-std::optional<Accumulation> matchAccumulation(LoopOp loop) {
-  Block &loopBody = loop.getBody().front();
-  auto state = loopBody.getOperations().size() == 1
-                   ? dyn_cast<StateOp>(loopBody.front())
-                   : StateOp();
-  if (!state || state.getBody().front().getOperations().size() != 1)
-    return std::nullopt;
-  auto map = dyn_cast<MapOp>(state.getBody().front().front());
-  auto lb = dyn_cast<AffineConstantExpr>(loop.getLowerExpr());
-  auto ub = dyn_cast<AffineConstantExpr>(loop.getUpperExpr());
-  Value k = loop.getIterator();
-  if (!map || !lb || !ub || lb.getValue() != 0 || loop.getStepValue() != 1 ||
-      llvm::is_contained(map.getRangeOperands(), k))
-    return std::nullopt;
-  Accumulation acc{loop, map, {}, {}, {}};
-  TaskletOp tasklet;
-  for (Operation &op : map.getBody().front()) {
-    if (auto load = dyn_cast<LoadOp>(op)) {
-      if (!load->hasOneUse() || !isa<TaskletOp>(*load->getUsers().begin()))
-        return std::nullopt;
-    } else if (auto t = dyn_cast<TaskletOp>(op); t && !tasklet) {
-      tasklet = t;
-    } else if (auto st = dyn_cast<StoreOp>(op); st && !acc.store) {
-      acc.store = st;
-    } else {
-      return std::nullopt;
-    }
-  }
-  StoreOp store = acc.store;
-  if (!tasklet || !store || store.getWcr() || tasklet.getNumResults() != 1 ||
-      store.getValue() != tasklet.getResult(0) ||
-      !isa<FloatType>(store.getValue().getType()) ||
-      reads(store.getMap(), store.getIndices(), k))
-    return std::nullopt;
-  // Every input of the tasklet is one of the map's loads.
-  SmallVector<LoadOp> inputs;
-  for (Value in : tasklet.getInputs()) {
-    auto load = in.getDefiningOp<LoadOp>();
-    if (!load || load->getParentOp() != map)
-      return std::nullopt;
-    inputs.push_back(load);
-    if (load.getMemref() != store.getMemref())
-      continue;
-    // The element the store writes, and no other of the target.
-    if (acc.old || load.getIndices() != store.getIndices() ||
-        load.getMap() != store.getMap())
-      return std::nullopt;
-    acc.old = load;
-  }
-  if (!acc.old)
-    return std::nullopt;
-  // The tasklet yields old + a sum of products of the other inputs, each
-  // input used once.
-  Block &body = tasklet.getBody().front();
-  auto yield = cast<YieldOp>(body.getTerminator());
-  auto add = yield.getValues().size() == 1
-                 ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
-                 : arith::AddFOp();
-  unsigned oldIndex = llvm::find(inputs, acc.old) - inputs.begin();
-  Value oldArg = body.getArgument(oldIndex);
-  if (!add || !add->hasOneUse() ||
-      (add.getLhs() != oldArg && add.getRhs() != oldArg))
-    return std::nullopt;
-  SmallVector<SmallVector<Value>> leaves;
-  if (!sumTerms(add.getLhs() == oldArg ? add.getRhs() : add.getLhs(), leaves))
-    return std::nullopt;
-  llvm::SmallDenseSet<Value> seen{oldArg};
-  size_t ops = 2 + leaves.size() - 1; // the yield, the adds
-  for (auto &term : leaves) {
-    ops += term.size() - 1;
-    Term t;
-    for (Value leaf : term) {
-      if (!seen.insert(leaf).second)
-        return std::nullopt;
-      LoadOp load = inputs[cast<BlockArgument>(leaf).getArgNumber()];
-      if (!reads(load.getMap(), load.getIndices(), k)) {
-        t.factors.push_back(load);
-        continue;
-      }
-      std::optional<unsigned> dim = reductionDim(load, k);
-      auto type = cast<MemRefType>(load.getMemref().getType());
-      // k runs over the whole reduced dimension.
-      if (!dim || t.rhs || !type.hasStaticShape() ||
-          type.getDimSize(*dim) != ub.getValue())
-        return std::nullopt;
-      (t.lhs ? t.rhsDim : t.lhsDim) = *dim;
-      (t.lhs ? t.rhs : t.lhs) = load;
-    }
-    if (!t.rhs)
-      return std::nullopt;
-    acc.terms.push_back(std::move(t));
-  }
-  if (seen.size() != inputs.size() || body.getOperations().size() != ops)
-    return std::nullopt;
-  return acc;
 }
 
 /// The replacements of an access's dimensions (one per operand of `from`)
@@ -409,13 +130,18 @@ Value loadProduct(OpBuilder &b, Location loc, Value product, LoadOp lhs,
 }
 
 /// The product matrix a loop already computed for these operands.
+/// The product matrix a loop already computed for these operands (each
+/// masked to the range its mask, a map (free index) -> (lo, hi) of the
+/// reduced index, gives; all of it without).
 struct ProductKey {
   Operation *loop;
   Value lhs, rhs;
   unsigned lhsDim, rhsDim;
+  AffineMap lhsMask = {}, rhsMask = {};
   bool operator==(const ProductKey &o) const {
     return loop == o.loop && lhs == o.lhs && rhs == o.rhs &&
-           lhsDim == o.lhsDim && rhsDim == o.rhsDim;
+           lhsDim == o.lhsDim && rhsDim == o.rhsDim && lhsMask == o.lhsMask &&
+           rhsMask == o.rhsMask;
   }
 };
 
@@ -465,6 +191,21 @@ struct HoistLoopProductsPass
     return {loop, *trips};
   }
 
+  /// The loops around the state that holds `op` directly, innermost first,
+  /// each directly in the next's body, while their bounds are constant.
+  static SmallVector<LoopOp> enclosingLoops(Operation *op) {
+    SmallVector<LoopOp> loops;
+    auto state = dyn_cast<StateOp>(op->getParentOp());
+    auto loop = state ? dyn_cast<LoopOp>(state->getParentOp()) : LoopOp();
+    for (; loop; loop = dyn_cast<LoopOp>(loop->getParentOp())) {
+      std::optional<int64_t> trips = constantTrips(loop);
+      if (!trips || *trips < 1)
+        break;
+      loops.push_back(loop);
+    }
+    return loops;
+  }
+
   /// The existing product matrix for `key`, if any.
   Value existing(const ProductKey &key) {
     for (auto &[k, v] : products)
@@ -473,14 +214,21 @@ struct HoistLoopProductsPass
     return Value();
   }
 
-  /// The bytes a new product matrix for `key` takes (0 when one exists),
-  /// where the loop only reads the operands and P costs at most
-  /// `maxFlopsRatio` times the `points` entries the loop computes;
-  /// std::nullopt otherwise.
+  /// The bytes a new product matrix for `key` takes with its masked
+  /// operands (0 when one exists), where the loop reads of the operands only
+  /// what they held when it began (`lhsReads` and `rhsReads` the loads of
+  /// the elements multiplied; without them, the loop must only read the
+  /// operands) and P costs at most `maxFlopsRatio` times the `points`
+  /// entries the loop computes; std::nullopt otherwise.
   std::optional<int64_t> admissible(const ProductKey &key, LoopOp loop,
-                                    double points) {
-    if (!onlyReadIn(key.lhs, loop) || !onlyReadIn(key.rhs, loop))
-      return std::nullopt;
+                                    double points,
+                                    ArrayRef<LoadOp> lhsReads = {},
+                                    ArrayRef<LoadOp> rhsReads = {}) {
+    for (auto [operand, loads] :
+         {std::pair(key.lhs, lhsReads), std::pair(key.rhs, rhsReads)})
+      if (loop->isAncestor(operand.getParentBlock()->getParentOp()) ||
+          !readsEntryValues(operand, loads, loop))
+        return std::nullopt;
     auto lhsType = cast<MemRefType>(key.lhs.getType());
     auto rhsType = cast<MemRefType>(key.rhs.getType());
     Type elt = lhsType.getElementType();
@@ -501,7 +249,71 @@ struct HoistLoopProductsPass
       return 0;
     if (*bytes > maxBytes)
       return std::nullopt;
+    for (auto [operand, mask] :
+         {std::pair(key.lhs, key.lhsMask), std::pair(key.rhs, key.rhsMask)})
+      if (mask)
+        *bytes += *checkedByteSize(cast<MemRefType>(operand.getType()));
     return bytes;
+  }
+
+  /// A copy of the matrix `a`, reduced along `dim`, with zeros where the
+  /// reduced index falls outside `mask` of the free one, computed in a
+  /// state before `loop`.
+  Value masked(Value a, unsigned dim, AffineMap mask, LoopOp loop,
+               Location loc) {
+    auto type = cast<MemRefType>(a.getType());
+    auto sdfg = loop->getParentOfType<SDFGOp>();
+    OpBuilder b(loop.getContext());
+    b.setInsertionPointToStart(&sdfg.getBody().front());
+    Value copy =
+        AllocOp::create(b, loc, type, ValueRange{}, b.getStringAttr("masked"));
+    b.setInsertionPoint(loop);
+    auto state = StateOp::create(b, loc, StringRef("mask"));
+    b.setInsertionPointToStart(&state.getBody().front());
+    MLIRContext *ctx = b.getContext();
+    auto map = MapOp::create(
+        b, loc, ValueRange{},
+        AffineMap::get(0, 0,
+                       {b.getAffineConstantExpr(0), b.getAffineConstantExpr(0)},
+                       ctx),
+        AffineMap::get(0, 0,
+                       {b.getAffineConstantExpr(type.getDimSize(0)),
+                        b.getAffineConstantExpr(type.getDimSize(1))},
+                       ctx),
+        b.getDenseI64ArrayAttr({1, 1}),
+        scheduleForIterations(type.getNumElements()));
+    Block *body = new Block();
+    map.getBody().push_back(body);
+    SmallVector<Value> params{body->addArgument(b.getIndexType(), loc),
+                              body->addArgument(b.getIndexType(), loc)};
+    b.setInsertionPointToStart(body);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Type elt = type.getElementType();
+    Value v = LoadOp::create(b, loc, elt, a, params, identity);
+    auto tasklet = TaskletOp::create(
+        b, loc, TypeRange{elt}, ValueRange{v, params[dim], params[1 - dim]});
+    Block *tb = new Block();
+    tasklet.getBody().push_back(tb);
+    Value value = tb->addArgument(elt, loc);
+    Value r = tb->addArgument(b.getIndexType(), loc);
+    Value x = tb->addArgument(b.getIndexType(), loc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(tb);
+      Value lo = expandIndexExpr(b, loc, mask.getResult(0), x);
+      Value hi = expandIndexExpr(b, loc, mask.getResult(1), x);
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, r, lo),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, hi));
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+      YieldOp::create(
+          b, loc,
+          ValueRange{arith::SelectOp::create(b, loc, inside, value, zero)});
+    }
+    StoreOp::create(b, loc, tasklet.getResult(0), copy, params, identity,
+                    nullptr);
+    return copy;
   }
 
   /// Whether `bytes` more fit what a limit left of the program's memory,
@@ -525,6 +337,12 @@ struct HoistLoopProductsPass
     Type elt = lhsType.getElementType();
     int64_t rows = lhsType.getDimSize(1 - key.lhsDim);
     int64_t cols = rhsType.getDimSize(1 - key.rhsDim);
+    Value lhs = key.lhsMask
+                    ? masked(key.lhs, key.lhsDim, key.lhsMask, loop, loc)
+                    : key.lhs;
+    Value rhs = key.rhsMask
+                    ? masked(key.rhs, key.rhsDim, key.rhsMask, loop, loc)
+                    : key.rhs;
     auto sdfg = loop->getParentOfType<SDFGOp>();
     OpBuilder b(loop.getContext());
     b.setInsertionPointToStart(&sdfg.getBody().front());
@@ -534,7 +352,7 @@ struct HoistLoopProductsPass
     auto state = StateOp::create(b, loc, StringRef("products"));
     b.setInsertionPointToStart(&state.getBody().front());
     // A[k, x] is row x of A^T; B[y, k] is column y of B^T.
-    MatmulOp::create(b, loc, key.lhs, key.rhs, p,
+    MatmulOp::create(b, loc, lhs, rhs, p,
                      /*transpose_a=*/key.lhsDim == 0,
                      /*transpose_b=*/key.rhsDim == 1, /*accumulate=*/false,
                      /*alpha=*/nullptr);
@@ -543,25 +361,37 @@ struct HoistLoopProductsPass
   }
 
   /// The product for one term: admissible, within the memory, created.
-  Value product(const ProductKey &key, LoopOp loop, double points,
-                Location loc) {
-    std::optional<int64_t> bytes = admissible(key, loop, points);
+  Value product(const ProductKey &key, LoopOp loop, double points, Location loc,
+                ArrayRef<LoadOp> lhsReads = {},
+                ArrayRef<LoadOp> rhsReads = {}) {
+    std::optional<int64_t> bytes =
+        admissible(key, loop, points, lhsReads, rhsReads);
     if (!bytes || !spend(loop->getParentOfType<SDFGOp>(), *bytes))
       return Value();
     return create(key, loop, loc);
   }
 
+  /// Before the outermost of the loops around the map where the product
+  /// is admissible: computed once for all their iterations (trmm's
+  /// product leaves both the row and the column loop).
   void hoist(Contraction &c) {
-    auto [loop, trips] = enclosingLoop(c.map);
-    if (!loop)
-      return;
-    std::optional<double> points = pointsOverLoop(c.map, c.k, loop, trips);
-    if (!points)
-      return;
-    ProductKey key{loop, c.lhs.getMemref(), c.rhs.getMemref(), c.lhsDim,
-                   c.rhsDim};
-    if (Value p = product(key, loop, *points, c.map.getLoc()))
-      replaceMap(c, p);
+    SmallVector<LoopOp> loops = enclosingLoops(c.map);
+    for (size_t n = loops.size(); n > 0; --n) {
+      LoopOp loop = loops[n - 1];
+      std::optional<double> points =
+          pointsOverLoops(c.map, c.k, ArrayRef(loops).take_front(n));
+      if (!points)
+        continue;
+      ProductKey key{loop, c.lhs.getMemref(), c.rhs.getMemref(), c.lhsDim,
+                     c.rhsDim};
+      if (c.mask)
+        (c.mask->onLhs ? key.lhsMask : key.rhsMask) = c.mask->bounds;
+      if (Value p =
+              product(key, loop, *points, c.map.getLoc(), {c.lhs}, {c.rhs})) {
+        replaceMap(c, p);
+        return;
+      }
+    }
   }
 
   /// `y (+)= op(A) x` where x is, each iteration, a copy of row or column
@@ -683,7 +513,7 @@ struct HoistLoopProductsPass
     std::optional<int64_t> trips = outer ? constantTrips(outer) : std::nullopt;
     if (!trips || *trips < 1)
       return;
-    std::optional<double> points = pointsOverLoop(a.map, ~0u, outer, *trips);
+    std::optional<double> points = pointsOverLoops(a.map, ~0u, {outer});
     if (!points)
       return;
     // Every term's product admissible, the new ones within the memory.

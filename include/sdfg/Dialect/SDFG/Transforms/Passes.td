@@ -115,6 +115,18 @@ def HoistLoopProducts : Pass<"sdfg-hoist-loop-products",
     dimension of each) and the loop writes neither `A` nor `B`, computes
     `P` (`sdfg.matmul`, a new transient `products`) in a state before the
     loop, and replaces the map by one without `%k` that adds `P[x, y]`.
+    The reduced index may be `%k + c` in both loads, over part of the
+    dimension: constant bounds, or bounds that move with `x` (or `y`), as
+    trmm's `B[i, j] += A[i+1:, i] @ B[i+1:, j]` reduces over rows `i + 1`
+    on; that operand is then first copied with zeros outside the range
+    (a transient `masked`, a triangle for trmm), so that `P` holds exactly
+    the sums the loop needs. The product goes before the outermost of the
+    loops around the map (each directly in the next) where it is admissible,
+    once for all their iterations. A loop may also write an operand when
+    each of its iterations `i` (ascending) writes only row `i` of some
+    dimension in which the multiplied loads read rows `i + 1` or beyond:
+    rows no iteration has written yet, so the product of the operand as it
+    was before the loop holds (trmm updates `B` in place this way).
     Likewise an `sdfg.gemv` of a matrix the loop only reads with a vector
     that a map earlier in the same state fills with row or column g of
     another such matrix (the frontend's `Y[b] = W @ X[b]`, `X[:, i] @ A`)

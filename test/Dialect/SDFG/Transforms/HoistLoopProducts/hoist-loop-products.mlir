@@ -119,21 +119,34 @@ sdfg.sdfg @shared(%A: memref<5x6xf64> {sdfg.name = "A"}, %s: memref<6xf64> {sdfg
 // -----
 
 // Left alone: an operand the loop writes (the product would be stale),
-// only the diagonal of the product (8 of 64 entries: ratio 8), a
-// reduction over part of a dimension, a sum instead of a product, a map
-// outside loops, a map whose extent depends on an outer loop's iterator.
+// only the diagonal of the product (8 of 64 entries: ratio 8), a sum
+// instead of a product, a map outside loops. A reduction over a constant
+// part of a dimension multiplies a copy of the operand with zeros outside
+// it; a map whose extent depends on an outer loop's iterator reads a
+// product computed before the outer loop.
 // CHECK-LABEL: sdfg.sdfg @written
 // CHECK-NOT: sdfg.matmul
 // CHECK-LABEL: sdfg.sdfg @diagonal
 // CHECK-NOT: sdfg.matmul
 // CHECK-LABEL: sdfg.sdfg @partial
-// CHECK-NOT: sdfg.matmul
+// CHECK: %[[M:.*]] = sdfg.alloc() {name = "masked"} : memref<5x6xf64>
+// CHECK: sdfg.state "mask" {
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: arith.cmpi sge, %{{.*}}, %[[C0]] : index
+// CHECK: arith.cmpi slt, %{{.*}}, %[[C4]] : index
+// CHECK: sdfg.matmul %[[M]], %{{.*}} -> %{{.*}} {transpose_a}
 // CHECK-LABEL: sdfg.sdfg @not_a_product
 // CHECK-NOT: sdfg.matmul
 // CHECK-LABEL: sdfg.sdfg @outside_loops
 // CHECK-NOT: sdfg.matmul
 // CHECK-LABEL: sdfg.sdfg @outer_extent
-// CHECK-NOT: sdfg.matmul
+// CHECK: sdfg.state "products" {
+// CHECK-NEXT: sdfg.matmul %arg0, %arg0 -> %{{.*}} {transpose_a}
+// CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: sdfg.loop %[[T:.*]] = 1 to 6 step 1 {
+// CHECK-NEXT: sdfg.loop %[[I:.*]] = 0 to 6 step 1 {
+// CHECK-NOT: arith.mulf
 // At ratio 8 the diagonal is just worth it; its map, which reduced only
 // over k, keeps one point.
 // EIGHT-LABEL: sdfg.sdfg @written
@@ -145,8 +158,6 @@ sdfg.sdfg @shared(%A: memref<5x6xf64> {sdfg.name = "A"}, %s: memref<6xf64> {sdfg
 // EIGHT: sdfg.map (%{{.*}}) = (0) to (1) step (1)
 // EIGHT-NEXT: %[[V:.*]] = sdfg.load %[[P]][%[[I]], %[[I]]] : memref<8x8xf64>
 // EIGHT-NEXT: sdfg.store %[[V]], %{{.*}}[] wcr(add) : memref<f64>
-// EIGHT-LABEL: sdfg.sdfg @partial
-// EIGHT-NOT: sdfg.matmul
 // EIGHT-LABEL: sdfg.sdfg @not_a_product
 sdfg.sdfg @written(%A: memref<5x6xf64>, %s: memref<6xf64>) {
   sdfg.loop %i = 0 to 6 step 1 {
@@ -714,6 +725,187 @@ sdfg.sdfg @not_a_contraction(%C: memref<12x12xf64>, %A: memref<12x9xf64>) {
           }
           sdfg.store %t, %C[%i, %j] : memref<12x12xf64>
         }
+      }
+    }
+  }
+}
+
+// -----
+
+// trmm, B := B + strict_lower(A)^T B, as the frontend writes
+// `B[i, j] += np.dot(A[i + 1:, i], B[i + 1:, j])`: the reduction runs over
+// rows i + 1 on, a range moving with A's free index (a triangle), so A is
+// multiplied masked to r >= x + 1. The loop writes B, but iteration i
+// writes only row i and reads rows beyond it, which no iteration has
+// written yet: the product of B as it was before the loops serves, hoisted
+// out of both.
+// CHECK-LABEL: sdfg.sdfg @trmm
+// CHECK-DAG: %[[P:.*]] = sdfg.alloc() {name = "products"} : memref<6x7xf64>
+// CHECK-DAG: %[[M:.*]] = sdfg.alloc() {name = "masked"} : memref<6x6xf64>
+// CHECK: sdfg.state "mask" {
+// CHECK-NEXT: sdfg.map (%[[R:.*]], %[[X:.*]]) = (0, 0) to (6, 6)
+// CHECK-NEXT: %[[A:.*]] = sdfg.load %{{.*}}[%[[R]], %[[X]]]
+// CHECK-NEXT: sdfg.tasklet(%[[A]], %[[R]], %[[X]])
+// CHECK-NEXT: ^bb0(%[[VA:.*]]: f64, %[[VR:.*]]: index, %[[VX:.*]]: index):
+// CHECK: %[[LO:.*]] = arith.addi %[[VX]], %{{.*}} : index
+// CHECK: %[[HI:.*]] = arith.constant 6 : index
+// CHECK: arith.cmpi sge, %[[VR]], %[[LO]] : index
+// CHECK: arith.cmpi slt, %[[VR]], %[[HI]] : index
+// CHECK: sdfg.store %{{.*}}, %[[M]][%[[R]], %[[X]]]
+// CHECK: sdfg.state "products" {
+// CHECK-NEXT: sdfg.matmul %[[M]], %{{.*}} -> %[[P]] {transpose_a}
+// CHECK: sdfg.loop %[[I:.*]] = 0 to 6 step 1 {
+// CHECK-NEXT: sdfg.loop %[[J:.*]] = 0 to 7 step 1 {
+// CHECK: sdfg.map (%{{.*}}) = (0) to (1) step (1)
+// CHECK-NEXT: %[[V:.*]] = sdfg.load %[[P]][%[[I]], %[[J]]] : memref<6x7xf64>
+// CHECK-NEXT: sdfg.store %[[V]], %{{.*}}[] wcr(add)
+// CHECK-NOT: arith.mulf
+sdfg.sdfg @trmm(%A: memref<6x6xf64>, %B: memref<6x7xf64>) {
+  %sum = sdfg.alloc() {name = "sum"} : memref<f64>
+  sdfg.loop %i = 0 to 6 step 1 {
+    sdfg.loop %j = 0 to 7 step 1 {
+      sdfg.state {
+        %z = sdfg.tasklet() : () -> f64 {
+          %c = arith.constant 0.0 : f64
+          sdfg.yield %c : f64
+        }
+        sdfg.store %z, %sum[] : memref<f64>
+        sdfg.map (%k) = (0) to (-%i + 5) step (1) schedule(sequential) {
+          %a = sdfg.load %A[%i + %k + 1, %i] : memref<6x6xf64>
+          %b = sdfg.load %B[%i + %k + 1, %j] : memref<6x7xf64>
+          %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64):
+            %m = arith.mulf %x, %y : f64
+            sdfg.yield %m : f64
+          }
+          sdfg.store %p, %sum[] wcr(add) : memref<f64>
+        }
+        %old = sdfg.load %B[%i, %j] : memref<6x7xf64>
+        %s = sdfg.load %sum[] : memref<f64>
+        %n = sdfg.tasklet(%old, %s) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %t = arith.addf %x, %y : f64
+          sdfg.yield %t : f64
+        }
+        sdfg.store %n, %B[%i, %j] : memref<6x7xf64>
+      }
+    }
+  }
+}
+
+// -----
+
+// The range moves with the second operand's free index: C[i, j] reduces
+// A[k, i] * B[k, j] over k < j, so B is the one masked (r < y).
+// CHECK-LABEL: sdfg.sdfg @mask_second
+// CHECK: %[[M:.*]] = sdfg.alloc() {name = "masked"} : memref<5x5xf64>
+// CHECK: ^bb0(%{{.*}}: f64, %[[VR:.*]]: index, %[[VY:.*]]: index):
+// CHECK: %[[LO:.*]] = arith.constant 0 : index
+// CHECK: arith.cmpi sge, %[[VR]], %[[LO]] : index
+// CHECK: arith.cmpi slt, %[[VR]], %[[VY]] : index
+// CHECK: sdfg.matmul %{{.*}}, %[[M]] -> %{{.*}} {transpose_a}
+sdfg.sdfg @mask_second(%A: memref<5x4xf64>, %B: memref<5x5xf64>, %C: memref<4x5xf64>) {
+  sdfg.loop %i = 0 to 4 step 1 {
+    sdfg.loop %j = 0 to 5 step 1 {
+      sdfg.state {
+        sdfg.map (%k) = (0) to (%j) step (1) schedule(sequential) {
+          %a = sdfg.load %A[%k, %i] : memref<5x4xf64>
+          %b = sdfg.load %B[%k, %j] : memref<5x5xf64>
+          %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64):
+            %m = arith.mulf %x, %y : f64
+            sdfg.yield %m : f64
+          }
+          sdfg.store %p, %C[%i, %j] wcr(add) : memref<4x5xf64>
+        }
+      }
+    }
+  }
+}
+
+// -----
+
+// Left alone: rows the loop has already written (k < i: the product of B
+// before the loop would be stale), a loop running down (row i + 1 is
+// then written first), a range that moves with an index neither operand
+// is free along, and the two operands reduced along different rows.
+// CHECK-LABEL: sdfg.sdfg @rows_written
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @descending
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @other_bound
+// CHECK-NOT: sdfg.matmul
+// CHECK-LABEL: sdfg.sdfg @shifted
+// CHECK-NOT: sdfg.matmul
+sdfg.sdfg @rows_written(%A: memref<6x6xf64>, %B: memref<6x7xf64>) {
+  sdfg.loop %i = 0 to 6 step 1 {
+    sdfg.loop %j = 0 to 7 step 1 {
+      sdfg.state {
+        sdfg.map (%k) = (0) to (%i) step (1) schedule(sequential) {
+          %a = sdfg.load %A[%k, %i] : memref<6x6xf64>
+          %b = sdfg.load %B[%k, %j] : memref<6x7xf64>
+          %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64):
+            %m = arith.mulf %x, %y : f64
+            sdfg.yield %m : f64
+          }
+          sdfg.store %p, %B[%i, %j] wcr(add) : memref<6x7xf64>
+        }
+      }
+    }
+  }
+}
+
+sdfg.sdfg @descending(%A: memref<6x6xf64>, %B: memref<6x7xf64>) {
+  sdfg.loop %i = 5 to -1 step -1 {
+    sdfg.loop %j = 0 to 7 step 1 {
+      sdfg.state {
+        sdfg.map (%k) = (0) to (-%i + 5) step (1) schedule(sequential) {
+          %a = sdfg.load %A[%i + %k + 1, %i] : memref<6x6xf64>
+          %b = sdfg.load %B[%i + %k + 1, %j] : memref<6x7xf64>
+          %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64):
+            %m = arith.mulf %x, %y : f64
+            sdfg.yield %m : f64
+          }
+          sdfg.store %p, %B[%i, %j] wcr(add) : memref<6x7xf64>
+        }
+      }
+    }
+  }
+}
+
+sdfg.sdfg @other_bound(%A: memref<6x6xf64>, %B: memref<6x6xf64>, %C: memref<6x6xf64>) {
+  sdfg.loop %t = 0 to 6 step 1 {
+    sdfg.loop %i = 0 to 6 step 1 {
+      sdfg.state {
+        sdfg.map (%k, %j) = (0, 0) to (%t, 6) step (1, 1) schedule(sequential) {
+          %a = sdfg.load %A[%k, %i] : memref<6x6xf64>
+          %b = sdfg.load %B[%k, %j] : memref<6x6xf64>
+          %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+          ^bb0(%x: f64, %y: f64):
+            %m = arith.mulf %x, %y : f64
+            sdfg.yield %m : f64
+          }
+          sdfg.store %p, %C[%i, %j] wcr(add) : memref<6x6xf64>
+        }
+      }
+    }
+  }
+}
+
+sdfg.sdfg @shifted(%A: memref<6x6xf64>, %B: memref<6x6xf64>, %C: memref<6x6xf64>) {
+  sdfg.loop %i = 0 to 6 step 1 {
+    sdfg.state {
+      sdfg.map (%k, %j) = (0, 0) to (5, 6) step (1, 1) schedule(sequential) {
+        %a = sdfg.load %A[%k, %i] : memref<6x6xf64>
+        %b = sdfg.load %B[%k + 1, %j] : memref<6x6xf64>
+        %p = sdfg.tasklet(%a, %b) : (f64, f64) -> f64 {
+        ^bb0(%x: f64, %y: f64):
+          %m = arith.mulf %x, %y : f64
+          sdfg.yield %m : f64
+        }
+        sdfg.store %p, %C[%i, %j] wcr(add) : memref<6x6xf64>
       }
     }
   }
