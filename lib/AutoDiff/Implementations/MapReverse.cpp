@@ -64,6 +64,36 @@ static bool hasConflictingReads(MapOp map) {
   return conflict;
 }
 
+/// Rewrites the loads and stores that index with `p0 = q * colors + c` (a
+/// tasklet's result) to index with `q`, the expression in their affine
+/// maps, and drops the tasklet once nothing else reads it. Through a
+/// tasklet an index is data to the lowering, which checks it on every
+/// access; those checks (calls) kept the sweeps' loops from vectorising.
+static void foldColorIndex(Value p0, Value q, int64_t colors, int64_t c) {
+  auto fold = [&](auto access) {
+    SmallVector<Value> operands(access.getIndices());
+    AffineMap map = access.getMap();
+    SmallVector<AffineExpr> dims;
+    for (auto [k, v] : llvm::enumerate(operands)) {
+      AffineExpr d = getAffineDimExpr(k, map.getContext());
+      dims.push_back(v == p0 ? d * colors + c : d);
+      if (v == p0)
+        v = q;
+    }
+    access.setMapAttr(AffineMapAttr::get(
+        map.replaceDimsAndSymbols(dims, {}, operands.size(), 0)));
+    access.getIndicesMutable().assign(operands);
+  };
+  for (Operation *user : llvm::make_early_inc_range(p0.getUsers())) {
+    if (auto load = dyn_cast<LoadOp>(user))
+      fold(load);
+    else if (auto store = dyn_cast<StoreOp>(user))
+      fold(store);
+  }
+  if (p0.use_empty())
+    p0.getDefiningOp()->erase();
+}
+
 /// Reverses `map` as `colors` parallel sweeps over its first dimension,
 /// one after the other in the same state: sweep c runs param0 = c,
 /// c + colors, c + 2 colors, ...
@@ -112,6 +142,8 @@ static LogicalResult emitColoredReverse(MapOp op, ReverseBuilder &rb,
     rb.map = saved;
     if (failed(r))
       return failure();
+    if (colors > 1)
+      foldColorIndex(p0, params[0], colors, c);
   }
   return success();
 }

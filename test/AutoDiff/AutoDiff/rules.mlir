@@ -259,10 +259,19 @@ sdfg.sdfg @databound(%x: memref<8xf64> {sdfg.name = "x"},
 
 // A parallel stencil's reversal accumulates into neighbours (offsets -1..1
 // in the first dimension): it runs as 3 parallel sweeps over rows 3 apart,
-// which never collide, so no atomics are needed (disjoint_wcr).
+// which never collide, so no atomics are needed (disjoint_wcr). Sweep c
+// indexes row 3 q + c in its memlets' affine maps (an index computed by a
+// tasklet would be data the lowering checks on every access).
 // CHECK-LABEL: sdfg.sdfg @stencil_grad(
 // CHECK: sdfg.state "reverse" {
-// CHECK-COUNT-3: schedule(cpu_multicore) attributes {disjoint_wcr}
+// CHECK: sdfg.map (%[[Q:.*]]) = (0) to (22) step (1) schedule(cpu_multicore) attributes {disjoint_wcr}
+// CHECK-NOT: sdfg.tasklet(%[[Q]])
+// CHECK-DAG: sdfg.load %d_y[%[[Q]] * 3]
+// CHECK-DAG: sdfg.store %{{.*}}, %d_x[%[[Q]] * 3 + 2] wcr(add)
+// CHECK: sdfg.map (%[[Q1:.*]]) = (0) to (21) step (1) schedule(cpu_multicore) attributes {disjoint_wcr}
+// CHECK-DAG: sdfg.load %d_y[%[[Q1]] * 3 + 1]
+// CHECK-DAG: sdfg.store %{{.*}}, %d_x[%[[Q1]] * 3 + 3] wcr(add)
+// CHECK: sdfg.map (%{{.*}}) = (0) to (21) step (1) schedule(cpu_multicore) attributes {disjoint_wcr}
 // CHECK-NOT: schedule(cpu_multicore) attributes {disjoint_wcr}
 sdfg.sdfg @stencil(%x: memref<66xf64> {sdfg.name = "x"},
                    %y: memref<64xf64> {sdfg.name = "y"})
