@@ -540,8 +540,7 @@ void eraseLeftovers(SDFGOp sdfg) {
     sdfg.walk([&](Operation *op) {
       if (isa<TaskletOp, LoadOp, AllocOp>(op) && op->use_empty())
         erase.push_back(op);
-      else if ((isa<MapOp>(op) ||
-                (isa<StateOp>(op) && isa<SDFGOp>(op->getParentOp()))) &&
+      else if (isa<MapOp, StateOp, LoopOp>(op) &&
                op->getRegion(0).front().empty())
         erase.push_back(op);
     });
@@ -608,6 +607,10 @@ struct EliminateDeadWritesPass
     : public sdfg::impl::EliminateDeadWritesBase<EliminateDeadWritesPass> {
   void runOnOperation() override {
     getOperation().walk([](SDFGOp sdfg) {
+      // Reversed tasklets recompute forward values their adjoints may not
+      // need (a linear stencil's); trimmed first, their loads no longer
+      // keep the forward sweep that wrote those values alive.
+      eraseLeftovers(sdfg);
       bool folded = foldFills(sdfg);
       folded |= foldClearThenAccumulate(sdfg);
       while (forwardCopies(sdfg))

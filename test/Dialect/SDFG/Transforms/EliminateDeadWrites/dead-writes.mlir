@@ -396,14 +396,11 @@ sdfg.sdfg @constant_fills(%a: memref<3x4xf64> {sdfg.name = "a"},
 // Transients whose values reach only each other: %t accumulates in a loop,
 // %u is computed from it there, and nothing after the loop reads either.
 // The loop reads them, so the writes are not dead by position; they are by
-// where their values go. Everything but the loop's shell goes.
+// where their values go. Everything goes, the emptied loop too.
 // CHECK-LABEL: sdfg.sdfg @dead_containers
 // CHECK-NOT: sdfg.alloc
-// CHECK: sdfg.loop
-// CHECK-NEXT: sdfg.state {
-// CHECK-NEXT: }
-// CHECK-NEXT: }
-// CHECK-NEXT: sdfg.state {
+// CHECK-NOT: sdfg.loop
+// CHECK: sdfg.state {
 // CHECK-NEXT: sdfg.map
 // CHECK-NOT: %t
 sdfg.sdfg @dead_containers(%a: memref<8xf64> {sdfg.name = "a"},
@@ -563,5 +560,54 @@ sdfg.sdfg @twice_used(%A: memref<3x3xf64>) {
   sdfg.state {
     sdfg.solve %A, %0 -> %0 : memref<3x3xf64>, memref<3x3xf64> -> memref<3x3xf64>
     sdfg.copy %1[0:2] to %1[2:4] : memref<4xf64> to memref<4xf64>
+  }
+}
+
+// -----
+
+// The reversal of a linear stencil in a time loop: its tasklet recomputes
+// the forward value (reading the forward's B) next to adjoints that do not
+// depend on it. Trimmed before anything else, the tasklet no longer reads
+// B, so the forward sweep that wrote B (a discardable argument) is dead,
+// and so is its loop.
+// CHECK-LABEL: sdfg.sdfg @linear_reverse
+// CHECK-NOT: sdfg.load %B
+// CHECK: sdfg.loop %{{.*}} = 3 to -1 step -1 {
+// CHECK-NOT: sdfg.loop
+// CHECK: sdfg.store %{{.*}}, %d_B[%{{.*}} + 1] wcr(add)
+// CHECK-NOT: sdfg.load %B
+sdfg.sdfg @linear_reverse(%A: memref<10xf64> {sdfg.discardable, sdfg.name = "A"},
+                          %B: memref<10xf64> {sdfg.discardable, sdfg.name = "B"},
+                          %d_A: memref<8xf64> {sdfg.name = "d_A"},
+                          %d_B: memref<10xf64> {sdfg.name = "d_B"}) {
+  sdfg.loop %t = 0 to 4 step 1 {
+    sdfg.state {
+      sdfg.map (%i) = (0) to (8) step (1) schedule(sequential) {
+        %x = sdfg.load %B[%i + 1] : memref<10xf64>
+        %y = sdfg.load %A[%i] : memref<10xf64>
+        %s = sdfg.tasklet(%x, %y) : (f64, f64) -> f64 {
+        ^bb0(%p: f64, %q: f64):
+          %r = arith.addf %p, %q : f64
+          sdfg.yield %r : f64
+        }
+        sdfg.store %s, %B[%i + 1] : memref<10xf64>
+      }
+    }
+  }
+  sdfg.loop %t = 3 to -1 step -1 {
+    sdfg.state {
+      sdfg.map (%i) = (0) to (8) step (1) schedule(sequential) {
+        %x = sdfg.load %B[%i + 1] : memref<10xf64>
+        %g = sdfg.load %d_A[%i] : memref<8xf64>
+        %r:2 = sdfg.tasklet(%x, %g) : (f64, f64) -> (f64, f64) {
+        ^bb0(%p: f64, %q: f64):
+          %c = arith.constant 2.0 : f64
+          %f = arith.mulf %p, %c : f64
+          %d = arith.mulf %q, %c : f64
+          sdfg.yield %d, %f : f64, f64
+        }
+        sdfg.store %r#0, %d_B[%i + 1] wcr(add) : memref<10xf64>
+      }
+    }
   }
 }
