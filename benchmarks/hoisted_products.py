@@ -6,7 +6,8 @@ before or after differentiating.
 
 The corpus's covariance and correlation compute row i of a symmetric
 product per iteration, `data[:, i] @ data[:, i:M]`; a dense layer applied
-sample by sample, `Y[b] = W @ X[b]`, one row of X W^T.
+sample by sample, `Y[b] = W @ X[b]`, one row of X W^T; trmm's in-place
+`B[i, j] += A[i+1:, i] @ B[i+1:, j]`, entries of (strict_lower(A))^T B.
 sdfg-hoist-loop-products computes the whole product with one GEMM before
 the loop. One process compiles two gradients of each kernel and times them
 alternately, call by call (median of --repeat):
@@ -45,6 +46,24 @@ def per_sample(W, X):
     return np.tanh(Y)
 
 
+def trmm(alpha, A, B):
+    # The corpus's trmm, B := alpha (I + strict_lower(A))^T B in place:
+    # each row's products read rows the loop has not written yet.
+    M = B.shape[0]
+    N = B.shape[1]
+    for i in range(M):
+        for j in range(N):
+            B[i, j] += np.dot(A[i + 1:, i], B[i + 1:, j])
+    B *= alpha
+    return np.tanh(B)
+
+
+def _trmm(m, n):
+    rng = np.random.default_rng(0)
+    return {"alpha": np.full((), 1.5), "A": rng.random((m, m)) - 0.5,
+            "B": rng.random((m, n)) - 0.5}
+
+
 def _stats(n, m):
     rng = np.random.default_rng(0)
     return {"float_n": np.full((), float(n)), "data": rng.random((n, m))}
@@ -63,6 +82,8 @@ CASES = [
     (correlation, "1400 x 1200", _stats(1400, 1200), ["data"]),
     (per_sample, "W 256 x 512, 1000 samples", _layer(1000, 256, 512),
      ["W", "X"]),
+    (trmm, "65 x 80", _trmm(65, 80), ["A", "B"]),
+    (trmm, "400 x 500", _trmm(400, 500), ["A", "B"]),
 ]
 
 

@@ -10,6 +10,7 @@ module reads: it never parses MLIR itself.
 
 import ctypes
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -315,10 +316,15 @@ OMP_SPIN_MS = 20
 OMP_SPIN_MS_WITH_BLAS = 1
 
 
+# Read once, as each compiled program reads it once (docs/design/c-abi.md,
+# "Memory between calls"): the gradient's per-call check costs nothing.
+_REUSE_MEMORY = os.environ.get("SDFG_REUSE_MEMORY", "1")[:1] != "0"
+
+
 def reuse_memory():
-    """Whether memory is kept for later calls (compiled programs read the
-    same variable: docs/design/c-abi.md, "Memory between calls")."""
-    return os.environ.get("SDFG_REUSE_MEMORY", "1")[:1] != "0"
+    """Whether memory is kept for later calls ($SDFG_REUSE_MEMORY when the
+    module was imported; 0 turns it off)."""
+    return _REUSE_MEMORY
 
 
 # The programs called last, most recent at the end. Each keeps the memory
@@ -375,6 +381,38 @@ def _spin_setter(lib):
     return setter
 
 
+# From this size on the runtime caches blocks (lib/Target/CallGuards.cpp).
+RESULT_CACHE_BYTES = 65536
+
+
+def _result_allocator(lib):
+    """(sdfg_alloc_result, sdfg_free_result) of the library, or None for a
+    library built without them (before they existed, or unguarded)."""
+    try:
+        alloc, free = lib.sdfg_alloc_result, lib.sdfg_free_result
+    except AttributeError:
+        return None
+    alloc.argtypes, alloc.restype = [ctypes.c_size_t], ctypes.c_void_p
+    free.argtypes, free.restype = [ctypes.c_void_p], None
+    return alloc, free
+
+
+class _ResultBlock:
+    """Owns a block of sdfg_alloc_result for the array that views it (the
+    array's base): when the last view dies, the block goes back to the
+    library's cache. The free function keeps the library loaded."""
+
+    __slots__ = ("__array_interface__", "_ptr", "_free")
+
+    def __init__(self, ptr, shape, dtype, free):
+        self._ptr, self._free = ptr, free
+        self.__array_interface__ = {"data": (ptr, False), "shape": shape,
+                                    "typestr": dtype.str, "version": 3}
+
+    def __del__(self):
+        self._free(self._ptr)
+
+
 class NativeModule:
     """A shared library built from an MLIR module; functions by name."""
 
@@ -414,6 +452,27 @@ class NativeModule:
             # libomp keeps it per thread, one libomp for every program.
             self._spin_setter(ms)
             _THIS_THREAD.spin = ms
+
+    def empty(self, shape, dtype):
+        """An uninitialised array for the caller to keep (a result, a
+        gradient), in memory the program's block cache hands out and takes
+        back when the array dies: a large array the user dropped serves the
+        next call instead of new pages that the kernel faults in and zeroes
+        (docs/design/c-abi.md, "Memory between calls"). Small arrays, and
+        libraries without the runtime, get NumPy's memory."""
+        dtype = np.dtype(dtype)
+        shape = tuple(int(d) for d in shape)
+        nbytes = dtype.itemsize * math.prod(shape)
+        alloc = self.__dict__.get("_alloc_result", False)
+        if alloc is False:
+            alloc = self._alloc_result = _result_allocator(self._lib)
+        if alloc is None or nbytes < RESULT_CACHE_BYTES or not _REUSE_MEMORY:
+            return np.empty(shape, dtype)
+        ptr = alloc[0](nbytes)
+        if not ptr:
+            raise MemoryError(f"cannot allocate {nbytes} bytes for a result "
+                              f"of shape {shape}")
+        return np.asarray(_ResultBlock(ptr, shape, dtype, alloc[1]))
 
     def release_memory(self):
         """Gives back the memory the program keeps for its next call (a

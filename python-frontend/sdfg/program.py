@@ -794,7 +794,7 @@ class _Entry:
         outputs = []
         for kind, dtype, shape in meta["outputs"]:
             if kind == "array":
-                out = np.empty(shape, dtype=dtype)
+                out = self.module.empty(shape, dtype)
                 cargs.append(out)
                 outputs.append(out)
             else:
@@ -828,12 +828,12 @@ def _contiguous(a):
     return np.ascontiguousarray(a) if np.ndim(a) else np.array(a)
 
 
-def _gradient_array(like):
+def _gradient_array(module, like):
     """The array a d_<w> gradient (or grad's seed) is written into. The
     program overwrites every element (sdfg-autodiff's accumulate=false,
     unit-seed=true), so it is not initialised here; the tests fill it with
     NaN to check that."""
-    return np.empty_like(like)
+    return module.empty(like.shape, like.dtype)
 
 
 def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
@@ -864,7 +864,7 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
         nothing of the call reaches the caller through it."""
         a = keep.get(role)
         if a is None or a.shape != tuple(shape) or a.dtype != dtype:
-            a = np.empty(shape, dtype=dtype)
+            a = self.module.empty(shape, dtype)
             if reuse:
                 keep[role] = a
         return a
@@ -900,7 +900,7 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
         # The program fills its unit seed itself (unit-seed=true).
         seed_arr = scratch(("seed",), target.shape, target.dtype)
     elif seed is None:
-        seed_arr = _gradient_array(target)
+        seed_arr = _gradient_array(self.module, target)
     else:
         seed_arr = np.array(seed, dtype=target.dtype, order="C")
         if seed_arr.shape != target.shape:
@@ -908,7 +908,8 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
                              f"has shape {target.shape}")
     # seed_arr is ours (np.array copies the caller's seed): an output that
     # is also differentiated receives its gradient in it.
-    grads = {w: (seed_arr if w == out else _gradient_array(arrays[w]))
+    grads = {w: (seed_arr if w == out else
+                 _gradient_array(self.module, arrays[w]))
              for w in wrt}
     forward = {}
     status = np.zeros((), np.int64)

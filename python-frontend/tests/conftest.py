@@ -14,5 +14,12 @@ def poisoned_gradients(monkeypatch):
     NaN so that an element a program leaves unwritten fails the test."""
     # sdfg.program is the decorator; the module is sys.modules'.
     module = importlib.import_module("sdfg.program")
-    monkeypatch.setattr(module, "_gradient_array",
-                        lambda like: np.full_like(like, np.nan))
+    allocate = module._gradient_array
+
+    def poisoned(native_module, like):
+        # The runtime's own memory (a block of an earlier call's dropped
+        # gradient, possibly), filled with NaN.
+        a = allocate(native_module, like)
+        a.fill(np.nan)
+        return a
+    monkeypatch.setattr(module, "_gradient_array", poisoned)

@@ -2,7 +2,9 @@
 the same size (lib/Target/CallGuards.cpp): a later call finds its tapes and
 transients already faulted in instead of zeroing fresh pages; a call that
 needs a size the cache cannot give first returns what the cache holds, so
-the peak never grows; SDFG_REUSE_MEMORY=0 turns it off (issue 35)."""
+the peak never grows; SDFG_REUSE_MEMORY=0 turns it off (issue 35). The
+arrays a call returns come from the same cache and go back to it when the
+caller drops them."""
 
 import json
 import os
@@ -158,6 +160,43 @@ def test_gradient_of_an_updated_argument_is_not_scratch():
         results.append((v, g(u, v)["u"]))
     for v, du in results:
         np.testing.assert_allclose(du, v, rtol=1e-15)
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def test_dropped_results_serve_the_next_call():
+    # Gradients and results of 64 KiB and more come from the program's
+    # block cache: the block of a gradient the caller dropped serves the
+    # next call (no pages faulted in afresh); one the caller still holds is
+    # never handed out again, and a held result keeps its values.
+    rng = np.random.default_rng(3)
+    u, v = rng.standard_normal(20000), rng.standard_normal(20000)
+    g = sdfg.grad(_scaled, ["u", "v"])
+    first = g(u, v)
+    held = first["u"]
+    assert not held.flags.owndata and held.nbytes == 160000
+    kept = held.copy()
+    address = _address(first["v"])
+    del first  # v's gradient dropped, u's held
+    second = g(u, v)
+    assert address in {_address(second["u"]), _address(second["v"])}
+    assert _address(held) not in {_address(second["u"]),
+                                  _address(second["v"])}
+    assert np.array_equal(held, kept)
+    np.testing.assert_allclose(second["u"], 2 * u * v * v, rtol=1e-13)
+    # Views outlive the array they were taken from.
+    view = second["v"][::2]
+    del second
+    g(u * 2, v)
+    np.testing.assert_allclose(view, (2 * u * u * v)[::2], rtol=1e-13)
+
+
+def test_small_results_are_numpys():
+    g = sdfg.grad(_scaled, ["u", "v"])
+    out = g(np.ones(100), np.ones(100))
+    assert out["u"].flags.owndata
 
 
 MANY = textwrap.dedent('''

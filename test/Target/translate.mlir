@@ -26,8 +26,10 @@
 // LLVM-DAG: call <{{[0-9]+}} x float> @_ZGV{{[bde]}}N{{4|8|16}}v_tanhf
 // LLVM-DAG: call <{{[0-9]+}} x float> @_ZGV{{[bde]}}N{{4|8|16}}vv_atan2f
 // LLVM-DAG: call <{{[0-9]+}} x float> @_ZGV{{[bde]}}N{{4|8|16}}v_sinhf
-// The runtime's one export follows the programs (design/c-abi.md).
-// LLVM: define void @sdfg_release_memory()
+// The runtime's exports follow the programs (design/c-abi.md).
+// LLVM-DAG: define void @sdfg_release_memory()
+// LLVM-DAG: define ptr @sdfg_alloc_result(i64
+// LLVM-DAG: define void @sdfg_free_result(ptr
 // LLVM-NOT: define void @
 // A named processor bounds the vectors to its registers (SSE: 2 doubles),
 // whatever the machine compiling has.
@@ -44,6 +46,8 @@
 // OBJ-DAG: U __kmpc_fork_call
 // SO-DAG: T axpy
 // SO-DAG: T scale_rows
+// SO-DAG: T sdfg_alloc_result
+// SO-DAG: T sdfg_free_result
 
 // Arrays say whether the program may write them (x is read only).
 // ABI: "dtype": "float64",
