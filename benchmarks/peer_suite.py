@@ -110,6 +110,7 @@ FD_TOL = 1e-5
 # is off (a sum that is constant in the inputs, a branch flipped by h).
 AGREE_TOL = 1e-9
 QUIET = 0.3
+WARM = 2
 VENV_PYTHON = os.path.join(HERE, ".venv", "bin", "python")
 
 
@@ -131,9 +132,14 @@ def median_time(fn, prepare, repeat):
     process idles for QUIET seconds: OpenBLAS worker threads spin for about
     0.1 s after their last call (numpy's FD runs, compiles), and on a
     2-core machine one spinning thread halves an OpenMP team's speed and
-    stalls its barriers - measured up to 14x on a 0.25 ms kernel."""
+    stalls its barriers - measured up to 14x on a 0.25 ms kernel. The
+    first calls after that idle time run slow on this VM (fdtd_2d's
+    gradient: 4.5 and 4.4 ms, then 0.4; with 7 timed calls a few such made
+    its forward read 2.5 ms against 0.17), so WARM more calls go untimed."""
     fn(*prepare())
     time.sleep(QUIET)
+    for _ in range(WARM):
+        fn(*prepare())
     times = []
     for _ in range(repeat):
         a = prepare()

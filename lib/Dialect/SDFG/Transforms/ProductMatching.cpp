@@ -303,7 +303,8 @@ bool products::readsEntryValues(Value container, ArrayRef<LoadOp> loads,
   if (onlyReadIn(container, loop))
     return true;
   Value i = loop.getIterator();
-  if (loop.getStepValue() <= 0)
+  // Without the loads to check, only a loop that never writes qualifies.
+  if (loads.empty() || loop.getStepValue() <= 0)
     return false;
   for (Operation *user : container.getUsers()) {
     if (!loop->isProperAncestor(user) || isa<LoadOp>(user))

@@ -79,7 +79,8 @@ bool onlyReadIn(Value container, LoopOp loop);
 /// as it was when `loop` began: the loop only reads it, or writes it only
 /// through element stores into "row" `i` (its iterator, ascending) of some
 /// dimension in which every load reads a row beyond `i` (trmm's
-/// `B[i, j] += A[i+1:, i] @ B[i+1:, j]`).
+/// `B[i, j] += A[i+1:, i] @ B[i+1:, j]`). Without loads: whether the loop
+/// only reads it.
 bool readsEntryValues(Value container, ArrayRef<LoadOp> loads, LoopOp loop);
 
 /// `x[p] = X[..., p, ...]` for every element of `x`: the frontend's copy of

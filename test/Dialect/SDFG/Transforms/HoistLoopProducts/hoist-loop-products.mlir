@@ -910,3 +910,32 @@ sdfg.sdfg @shifted(%A: memref<6x6xf64>, %B: memref<6x6xf64>, %C: memref<6x6xf64>
     }
   }
 }
+
+// -----
+
+// A gemv's copied row of a matrix the loop writes in column b: row b's
+// first b elements were written by earlier iterations, so the product of X
+// as it was before the loop would be stale. (Only a contraction's own loads
+// can show that the rows it reads are not yet written; the gemv's operands
+// must be read only.)
+// CHECK-LABEL: sdfg.sdfg @row_of_written_columns
+// CHECK-NOT: sdfg.matmul
+// CHECK: sdfg.gemv
+sdfg.sdfg @row_of_written_columns(%W: memref<9x12xf64> {sdfg.name = "W"},
+                                  %X: memref<12x12xf64> {sdfg.name = "X"},
+                                  %x: memref<12xf64> {sdfg.name = "x"},
+                                  %y: memref<9xf64> {sdfg.name = "y"}) {
+  sdfg.loop %b = 0 to 12 step 1 {
+    sdfg.state {
+      sdfg.map (%p) = (0) to (12) step (1) schedule(sequential) {
+        %v = sdfg.load %X[%b, %p] : memref<12x12xf64>
+        sdfg.store %v, %x[%p] : memref<12xf64>
+      }
+      sdfg.gemv %W, %x -> %y : memref<9x12xf64>, memref<12xf64> -> memref<9xf64>
+      sdfg.map (%q) = (0) to (9) step (1) schedule(sequential) {
+        %v = sdfg.load %y[%q] : memref<9xf64>
+        sdfg.store %v, %X[%q, %b] : memref<12x12xf64>
+      }
+    }
+  }
+}
