@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.join(ROOT, "python-frontend", "tests"))
 
 import sdfg  # noqa: E402
 from corpus.kernels import correlation, covariance  # noqa: E402
+from corpus.kernels import trmm as corpus_trmm  # noqa: E402
 from sdfg import native  # noqa: E402
 
 
@@ -49,12 +50,7 @@ def per_sample(W, X):
 def trmm(alpha, A, B):
     # The corpus's trmm, B := alpha (I + strict_lower(A))^T B in place:
     # each row's products read rows the loop has not written yet.
-    M = B.shape[0]
-    N = B.shape[1]
-    for i in range(M):
-        for j in range(N):
-            B[i, j] += np.dot(A[i + 1:, i], B[i + 1:, j])
-    B *= alpha
+    corpus_trmm(alpha, A, B)
     return np.tanh(B)
 
 
@@ -97,7 +93,7 @@ def compile_variants(fn, inputs, wrt, threads):
     for name, passes in variants.items():
         module = sdfg.compile_mlir(native.run_passes(text, passes))
         module.set_num_threads(threads)
-        programs[name] = getattr(module, fn.__name__ + "_grad")
+        programs[name] = getattr(module, "py_" + fn.__name__ + "_grad")
     return programs
 
 

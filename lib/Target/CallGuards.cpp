@@ -263,15 +263,19 @@ exit:
   ret void
 }
 
-; Asks for transparent huge pages over a fresh block of `total` bytes from
-; 4 MiB on, as NumPy does for its arrays: where the system gives them only
-; on request (THP "madvise", Debian's default), a 40 MB matrix in 4 KiB
-; pages made a GEMM 5% and a matrix-vector product up to 30% slower
-; through TLB misses than in NumPy's memory.
-define hidden void @__sdfg_advise_huge(ptr %p, i64 %total) {
+; A fresh block of `total` bytes (header included) from malloc, or null.
+; From 4 MiB on it asks for transparent huge pages, as NumPy does for its
+; arrays: where the system gives them only on request (THP "madvise",
+; Debian's default), a 40 MB matrix in 4 KiB pages made a GEMM 5% and a
+; matrix-vector product up to 30% slower through TLB misses than in
+; NumPy's memory.
+define hidden ptr @__sdfg_malloc_block(i64 %total) {
 entry:
+  %p = call ptr @malloc(i64 %total)
+  %some = icmp ne ptr %p, null
   %large = icmp uge i64 %total, 4194304
-  br i1 %large, label %advise, label %done
+  %huge = and i1 %some, %large
+  br i1 %huge, label %advise, label %done
 advise:
   %addr = ptrtoint ptr %p to i64
   %up = add i64 %addr, 4095
@@ -282,7 +286,7 @@ advise:
   %r = call i32 @madvise(ptr %startPtr, i64 %len, i32 14)
   br label %done
 done:
-  ret void
+  ret ptr %p
 }
 
 ; Seen from the program as an allocator (noalias, allocsize), like malloc:
@@ -309,26 +313,20 @@ clear:
   br label %allocate
 allocate:
   %total = add i64 %bytes, 32
-  %new = call ptr @malloc(i64 %total)
+  %new = call ptr @__sdfg_malloc_block(i64 %total)
   %null = icmp eq ptr %new, null
-  br i1 %null, label %retry, label %advise
-advise:
-  call void @__sdfg_advise_huge(ptr %new, i64 %total)
-  br label %ok
+  br i1 %null, label %retry, label %ok
 retry:
   ; The cache first gives back everything it holds.
   call void @__sdfg_cache_trim(i64 -1)
-  %again = call ptr @malloc(i64 %total)
+  %again = call ptr @__sdfg_malloc_block(i64 %total)
   %stillNull = icmp eq ptr %again, null
-  br i1 %stillNull, label %fail, label %adviseAgain
-adviseAgain:
-  call void @__sdfg_advise_huge(ptr %again, i64 %total)
-  br label %ok
+  br i1 %stillNull, label %fail, label %ok
 fail:
   call void @__sdfg_alloc_failed(i64 %bytes)
   unreachable
 ok:
-  %p = phi ptr [ %cached, %try ], [ %new, %advise ], [ %again, %adviseAgain ]
+  %p = phi ptr [ %cached, %try ], [ %new, %allocate ], [ %again, %retry ]
   %bytesAddr = getelementptr inbounds i8, ptr %p, i64 16
   store i64 %bytes, ptr %bytesAddr
   %nextAddr = getelementptr inbounds i8, ptr %p, i64 8
@@ -420,14 +418,11 @@ try:
   br i1 %miss, label %fresh, label %ok
 fresh:
   %total = add i64 %bytes, 32
-  %new = call ptr @malloc(i64 %total)
+  %new = call ptr @__sdfg_malloc_block(i64 %total)
   %null = icmp eq ptr %new, null
-  br i1 %null, label %none, label %advise
-advise:
-  call void @__sdfg_advise_huge(ptr %new, i64 %total)
-  br label %ok
+  br i1 %null, label %none, label %ok
 ok:
-  %p = phi ptr [ %cached, %try ], [ %new, %advise ]
+  %p = phi ptr [ %cached, %try ], [ %new, %fresh ]
   store ptr inttoptr (i64 1 to ptr), ptr %p
   %bytesAddr = getelementptr inbounds i8, ptr %p, i64 16
   store i64 %bytes, ptr %bytesAddr

@@ -51,6 +51,18 @@ bool sumTerms(Value v, SmallVectorImpl<SmallVector<Value>> &terms) {
   return productLeaves(v, terms.emplace_back());
 }
 
+/// Whether `user` of `container` only reads it: an element load, a library
+/// op or copy that reads it (a library op writes only its output).
+bool onlyReads(Operation *user, Value container) {
+  if (isa<LoadOp>(user))
+    return true;
+  if (auto lib = dyn_cast<LibraryOpInterface>(user))
+    return lib.getOutputContainer() != container;
+  if (auto copy = dyn_cast<CopyOp>(user))
+    return copy.getTarget() != container;
+  return false;
+}
+
 /// Whether `v` is never negative: a map parameter or an ascending loop's
 /// iterator starting at a constant >= 0.
 bool isNonNegative(Value v) {
@@ -284,18 +296,9 @@ std::optional<Contraction> products::matchContraction(MapOp map) {
 /// Whether `loop` only reads `container`: element loads, library ops and
 /// copies that read it (a library op writes only its output container).
 bool products::onlyReadIn(Value container, LoopOp loop) {
-  for (Operation *user : container.getUsers()) {
-    if (!loop->isProperAncestor(user) || isa<LoadOp>(user))
-      continue;
-    if (auto lib = dyn_cast<LibraryOpInterface>(user))
-      if (lib.getOutputContainer() != container)
-        continue;
-    if (auto copy = dyn_cast<CopyOp>(user))
-      if (copy.getTarget() != container)
-        continue;
-    return false;
-  }
-  return true;
+  return llvm::all_of(container.getUsers(), [&](Operation *user) {
+    return !loop->isProperAncestor(user) || onlyReads(user, container);
+  });
 }
 
 bool products::readsEntryValues(Value container, ArrayRef<LoadOp> loads,
@@ -307,14 +310,8 @@ bool products::readsEntryValues(Value container, ArrayRef<LoadOp> loads,
   if (loads.empty() || loop.getStepValue() <= 0)
     return false;
   for (Operation *user : container.getUsers()) {
-    if (!loop->isProperAncestor(user) || isa<LoadOp>(user))
+    if (!loop->isProperAncestor(user) || onlyReads(user, container))
       continue;
-    if (auto lib = dyn_cast<LibraryOpInterface>(user))
-      if (lib.getOutputContainer() != container)
-        continue;
-    if (auto copy = dyn_cast<CopyOp>(user))
-      if (copy.getTarget() != container)
-        continue;
     auto store = dyn_cast<StoreOp>(user);
     if (!store)
       return false;
