@@ -424,6 +424,7 @@ class NativeModule:
         self._spin_setter = _spin_setter(self._lib)
         self._omp_threads = _optional(self._lib, "omp_set_num_threads")
         self._blas_threads = _optional(self._lib, "openblas_set_num_threads")
+        self._alloc_result = _result_allocator(self._lib)
         self.set_spin(OMP_SPIN_MS_WITH_BLAS)
         self.functions = {
             f["name"]: NativeFunction(getattr(self._lib, f["name"]), f,
@@ -463,9 +464,7 @@ class NativeModule:
         dtype = np.dtype(dtype)
         shape = tuple(int(d) for d in shape)
         nbytes = dtype.itemsize * math.prod(shape)
-        alloc = self.__dict__.get("_alloc_result", False)
-        if alloc is False:
-            alloc = self._alloc_result = _result_allocator(self._lib)
+        alloc = self._alloc_result
         if alloc is None or nbytes < RESULT_CACHE_BYTES or not _REUSE_MEMORY:
             return np.empty(shape, dtype)
         ptr = alloc[0](nbytes)
