@@ -4,9 +4,18 @@
 - ``sdfg.to_mlir(fn, *args)``: the sdfg-dialect text for those arguments.
 - ``sdfg.grad(fn, wrt)`` / ``sdfg.vjp(fn, wrt)``: reverse-mode gradients;
   ``sdfg.value_and_grad(fn, wrt)`` returns ``(fn's value, gradients)``.
+- ``sdfg.jvp(fn, primals, tangents)``: forward mode (Jacobian-vector
+  products), as JAX's; ``sdfg.hvp`` (forward over reverse) and
+  ``sdfg.hessian``.
 - ``device="gpu"`` on program/grad/vjp: NVIDIA GPU kernels and cuBLAS
   (``sdfg.DeviceError`` where no GPU can be used); ``device="gpu-emulator"``
   runs that GPU program's kernels on host threads (no GPU needed).
+- ``sdfg.check_grads(fn, args)``: a gradient against finite differences
+  (float64, random directions), with a report.
+- ``sdfg.program(source=text)`` / ``sdfg.from_source(text)``: functions
+  given as Python text (generated code).
+- ``SDFG_LOG=1`` or ``sdfg.config.log_compiles = True``: each compile
+  (stages, times) and cache hit logged to stderr (logger "sdfg").
 - ``sdfg.compile_mlir(text)``: compile hand-written sdfg-dialect MLIR.
 - ``sdfg.set_num_threads(n)`` / ``sdfg.get_num_threads()``: the threads
   compiled programs (their maps and BLAS calls) run on; SDFG_NUM_THREADS.
@@ -25,10 +34,19 @@ from .errors import (CacheError, CacheWarning, DeviceError,  # noqa: E402
 from .native import NativeModule, ToolError, compile_mlir  # noqa: E402
 from .program import (Gradient, Program, grad, program, to_mlir,  # noqa: E402
                       value_and_grad, vjp)
+from .check_grads import GradCheck, check_grads  # noqa: E402
+from .forward_mode import hessian, hvp, jvp  # noqa: E402
+from .log import config  # noqa: E402
+from .log import from_environment as _log_from_environment  # noqa: E402
+from .source import from_source  # noqa: E402
 from .threads import get_num_threads, set_num_threads  # noqa: E402
 
 __all__ = ["CacheError", "CacheWarning", "DeviceError", "FrontendError",
-           "Gradient", "NativeModule", "Program", "ToolError", "compile_mlir",
+           "GradCheck", "Gradient", "check_grads", "config", "hessian", "hvp",
+           "jvp", "NativeModule", "Program", "ToolError", "compile_mlir",
+           "from_source",
            "get_num_threads", "grad", "program", "set_num_threads",
            "to_mlir", "value_and_grad", "vjp"]
 __version__ = "0.1.0"
+
+_log_from_environment()

@@ -13,11 +13,14 @@ import functools
 import inspect
 import sys
 import threading
-from typing import Any, Callable, Dict, Optional, Sequence, Union
+import time
+from typing import (Any, Callable, Dict, NamedTuple, Optional, Sequence,
+                    Tuple, Union)
 
 import numpy as np
 
 from . import cache, cache_key, native
+from . import log as _log
 from .arguments import argument as _argument
 from .arguments import bind as _bind
 from .arguments import normalise as _normalise
@@ -28,6 +31,8 @@ from .call_checks import check_writeable as _check_writeable
 from .call_checks import written_args as _written_args
 from .errors import FrontendError
 from .plan_report import format_plan
+from .source import from_source
+from .source import source_lines as _source_lines
 from .frontend import translate
 
 # The on-disk cache's location (see cache.py); kept here for callers of
@@ -53,6 +58,16 @@ def _global_value(fn, where, module, name):
         return scope[name]
     except (KeyError, ValueError):
         raise NameError(f"name '{name}' is not defined") from None
+
+
+class ForwardMode(NamedTuple):
+    """What _build needs to build a tangent program (sdfg.jvp): the
+    containers whose tangents it returns, the inputs given tangents; with
+    `reverse` = (output, wrt), the tangent program of that gradient
+    program (forward over reverse: Hessian-vector products, sdfg.hvp)."""
+    outputs: Tuple[str, ...]
+    wrt: Tuple[str, ...]
+    reverse: Optional[Tuple[str, Tuple[str, ...]]] = None
 
 
 class Program:
@@ -86,12 +101,9 @@ class Program:
         code = getattr(fn, "__code__", None)
         self._nparams = None if getattr(code, "co_kwonlyargcount", 0) else \
             getattr(code, "co_argcount", None)
-        try:
-            # The function's own source, not that of a function it wraps
-            # (functools.wraps), which the translator does not compile.
-            self._source = inspect.getsource(getattr(fn, "__code__", fn))
-        except (OSError, TypeError) as e:
-            raise FrontendError(f"cannot read the source of {fn!r}: {e}")
+        # The function's own source, not that of a function it wraps
+        # (functools.wraps), which the translator does not compile.
+        self._source = "".join(_source_lines(fn)[0])
 
     def _key(self, args):
         """What decides the program compiled for `args`: their signature
@@ -154,12 +166,50 @@ class Program:
         digest = cache_key.digest(self._source, key, autodiff, self.device,
                               self.check_indices)
         found = cache.lookup(digest)
+        if autodiff is None:
+            what = self.fn.__name__
+        elif isinstance(autodiff, ForwardMode):
+            what = (f"the tangent program of {self.fn.__name__} wrt "
+                    f"{','.join(autodiff.wrt)}")
+        else:
+            what = (f"the gradient of {self.fn.__name__} wrt "
+                    f"{','.join(autodiff[1])}")
         if found is not None:
+            _log.cache_hit(what, args, found[0])
             return found[0], _rebased(found[1], self.fn), False
+        start = time.perf_counter()
         tr = translate(self.fn, args, device=self.device)
+        stages = [("translate", time.perf_counter() - start)]
         source = tr.text
         name = tr.name
-        if autodiff is not None:
+        if isinstance(autodiff, ForwardMode):
+            passes, of = [], ""
+            if autodiff.reverse is not None:
+                out, grad_wrt = autodiff.reverse
+                # The gradient program (store-all, its own unit seed, no
+                # forward results kept), then its tangent program. Without
+                # strong zeros: `select(adjoint == 0, 0, ...)` is not
+                # differentiable in the adjoint, and its tangent would
+                # vanish wherever an adjoint is exactly zero (a 0 label
+                # times a log-probability) instead of where it stays zero.
+                passes.append(f"--sdfg-autodiff=output={out} "
+                              f"wrt={','.join(grad_wrt)} unit-seed=true "
+                              "discard-results=true strong-zero=false")
+                name += "_grad"
+                of = f"of={name} "
+            passes += [f"--sdfg-forward-diff={of}outputs="
+                       f"{','.join(autodiff.outputs)} "
+                       f"wrt={','.join(autodiff.wrt)}",
+                       "--mlir-print-debuginfo"]
+            t0 = time.perf_counter()
+            try:
+                source = native.run_passes(source, passes)
+            except native.ToolError as e:
+                raise native.ToolError(tr.locate(str(e))) from None
+            stages.append(("sdfg-opt (forward mode)",
+                           time.perf_counter() - t0))
+            name += "_jvp"
+        elif autodiff is not None:
             out, wrt, plan, unit_seed, with_value, capacity = autodiff
             # The caller gets the gradients, and what the function returns
             # where it asked for that (value_and_grad, vjp); the forward
@@ -191,21 +241,26 @@ class Program:
             # With the input's positions kept in the output, diagnostics
             # of the later compile point back to the Python source too.
             passes.append("--mlir-print-debuginfo")
+            t0 = time.perf_counter()
             try:
                 source = native.run_passes(source, passes)
             except native.ToolError as e:
                 raise native.ToolError(tr.locate(str(e))) from None
+            stages.append(("sdfg-opt (autodiff)", time.perf_counter() - t0))
             name = tr.name + "_grad"
         # Build in a private directory, then rename: a crash mid-compile
         # never leaves a half-written entry behind.
         staging = cache.staging_dir()
         try:
+            t0 = time.perf_counter()
             try:
                 abi = native.build_library(
                     source, staging, device=self.device,
                     check_indices=self.check_indices)
             except native.ToolError as e:
                 raise native.ToolError(tr.locate(str(e))) from None
+            stages.append(("sdfg-translate (lowering, LLVM, link)",
+                           time.perf_counter() - t0))
             # What the tools say of the program (its ABI description):
             # Python never reads the IR itself.
             described = native.function_abi(abi, name)
@@ -244,6 +299,7 @@ class Program:
         except BaseException:
             native.remove_tree(staging)
             raise
+        _log.compiled(what, args, stages, time.perf_counter() - start)
         return directory, meta, True
 
     def _load_or_build(self, args, key, autodiff=None):
@@ -348,7 +404,8 @@ class Gradient:
     def __init__(self, fn, wrt, output, with_seed, mem=None, strategy=None,
                  recompute=None, device="cpu", with_value=True,
                  while_capacity=None, data_loop_capacity=None,
-                 check_indices=True, checkpoints=None, report=False):
+                 check_indices=True, checkpoints=None, report=False,
+                 argnums=None, has_aux=False):
         # An explicit strategy runs --sdfg-checkpoint (even store-all, which
         # then reports its peak in .checkpoint).
         explicit = strategy is not None
@@ -361,10 +418,12 @@ class Gradient:
             # program(fn) would read the source of the function it wraps
             # and differentiate that again: the first derivative.
             raise NotImplementedError(
-                "higher-order derivatives are not supported yet: "
+                "sdfg.grad of a gradient is not supported: "
                 f"{getattr(fn, '__name__', 'this')} is already a gradient "
-                "(sdfg.grad, sdfg.value_and_grad or sdfg.vjp); "
-                "differentiate a function of the original arguments")
+                "(sdfg.grad, sdfg.value_and_grad or sdfg.vjp); for second "
+                "derivatives use sdfg.hvp(fn, primals, tangents) "
+                "(Hessian-vector products, forward over reverse) or "
+                "sdfg.hessian(fn) on the original function")
         if mem is not None:
             if isinstance(mem, (bool, np.bool_)) or not isinstance(
                     mem, (int, float, np.integer, np.floating)) or \
@@ -400,16 +459,39 @@ class Gradient:
         #: mem/strategy).
         self.checkpoint = None
         self.program = program(fn, device, check_indices)
+        #: How a call returns the gradients: "dict" by name (wrt), as JAX
+        #: does for argnums: "one" array (an int) or a "tuple" (a tuple).
+        self._form = "dict"
+        if argnums is not None:
+            if wrt is not None:
+                raise TypeError("give wrt (parameter names) or argnums "
+                                "(positions), not both")
+            wrt, self._form = _argnum_names(self.program.fn, argnums)
         if isinstance(wrt, str):
             wrt = [wrt]
-        self.wrt = list(wrt)
-        if not self.wrt:
+        #: The names differentiated; None: every float array argument of
+        #: the call (_wrt_for).
+        self.wrt = None if wrt is None else list(wrt)
+        if self.wrt is not None and not self.wrt:
             raise ValueError("wrt must name at least one argument")
-        twice = sorted({w for w in self.wrt if self.wrt.count(w) > 1})
+        twice = sorted({w for w in self.wrt or () if self.wrt.count(w) > 1})
         if twice:
             # The result is a dict by name: a name twice has one gradient.
             raise ValueError(f"wrt names {', '.join(map(repr, twice))} "
                              f"more than once")
+        if not isinstance(has_aux, bool):
+            raise TypeError(f"has_aux must be True or False, not "
+                            f"{has_aux!r}")
+        #: fn returns (output, aux): the first is differentiated, the
+        #: second comes back with the gradients (JAX's has_aux).
+        self.has_aux = has_aux
+        if has_aux:
+            if output != "return":
+                raise ValueError("has_aux=True differentiates fn's first "
+                                 "returned value; output= cannot choose "
+                                 "another")
+            output = "return:0"
+            with_value = True
         self.output = output
         self.with_seed = with_seed
         self.with_value = with_value
@@ -438,13 +520,28 @@ class Gradient:
                                 "'return', 'return:K' or a parameter name)")
         return out
 
-    def _output_for(self, args):
+    def _wrt_for(self, args):
+        """The names differentiated in a call with `args`: wrt, or every
+        parameter given a float array."""
+        if self.wrt is not None:
+            return self.wrt
+        names = list(inspect.signature(self.program.fn).parameters)
+        wrt = [n for n, a in zip(names, args)
+               if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+        if not wrt:
+            raise FrontendError(
+                f"{self.program.fn.__name__} is given no float array to "
+                "differentiate with respect to; name the arguments with "
+                "wrt= (or argnums=)")
+        return wrt
+
+    def _output_for(self, args, wrt):
         """The container holding the differentiated output, after checking
         wrt and output against the signature of `args`."""
         tr = translate(self.program.fn, args, device=self.program.device)
         params = tr.signature.params
         kinds = {p[1]: p[0] for p in params}
-        for w in self.wrt:
+        for w in wrt:
             if w not in kinds:
                 hint = ""
                 if any(g[3] == w for g in tr.signature.globals):
@@ -465,6 +562,11 @@ class Gradient:
             k = int(out[len("__return"):])
             outs = tr.signature.outputs
             name = self.program.fn.__name__
+            if self.has_aux and (tr.signature.returns_none or
+                                 len(outs) < 2):
+                raise FrontendError(
+                    f"has_aux=True: {name} must return a pair (output, "
+                    f"aux); it returns {len(outs)} value(s)")
             if self.output == "return" and len(outs) > 1:
                 # As JAX: the gradient of which of them? Not silently the
                 # first.
@@ -492,9 +594,11 @@ class Gradient:
                                 "can be differentiated")
         return out
 
-    def _autodiff(self, out):
+    def _autodiff(self, out, wrt):
         """What _build needs to know to build this gradient program."""
-        return (out, tuple(self.wrt), self._plan, not self.with_seed,
+        # In a fixed order: the program is the same for any order of wrt
+        # (its gradients are found by name).
+        return (out, tuple(sorted(wrt)), self._plan, not self.with_seed,
                 self.with_value, self._capacity)
 
     @property
@@ -512,14 +616,25 @@ class Gradient:
         """Builds the gradient library for `args` into the cache without
         loading it; returns its directory (see Program.precompile)."""
         args = _normalise(self.program.bind(args, {}), self.program.fn)
-        out = self._output_for(args)
+        wrt = self._wrt_for(args)
+        out = self._output_for(args, wrt)
         return self.program._build(
             args, self.program._key(args),
-            self._autodiff(out))[0]
+            self._autodiff(out, wrt))[0]
 
     def __call__(self, *args, seed=None, **kwargs):
         value, grads = self._value_and_grads(args, kwargs, seed)
         self._local.value = value
+        if self.has_aux:
+            return grads, _aux(value)
+        return grads
+
+    def _shaped(self, grads):
+        """The gradients of a call in the form the caller asked for."""
+        if self._form == "one":
+            return next(iter(grads.values()))
+        if self._form == "tuple":
+            return tuple(grads.values())
         return grads
 
     def _value_and_grads(self, args, kwargs, seed=None):
@@ -536,12 +651,13 @@ class Gradient:
         key = self.program._key(args)
         cached = self._checked.get(key)
         if cached is not None:
-            entry, out = cached
+            entry, out, wrt = cached
         else:
-            out = self._output_for(args)
+            wrt = self._wrt_for(args)
+            out = self._output_for(args, wrt)
             try:
                 entry = self.program._load_or_build(
-                    args, key, self._autodiff(out))
+                    args, key, self._autodiff(out, wrt))
             except native.ToolError as e:
                 if self._plan is not None and (
                         self._plan[2] and "cannot recompute" in str(e) or
@@ -551,7 +667,7 @@ class Gradient:
                     # located diagnostic).
                     raise native.OptionError(str(e)) from None
                 raise
-            self._checked[key] = (entry, out)
+            self._checked[key] = (entry, out, wrt)
             if self._report:
                 print(format_plan(entry.meta.get("checkpoint"),
                                   self.program.fn.__name__),
@@ -561,11 +677,44 @@ class Gradient:
         self.checkpoint = entry.meta.get("checkpoint")
         # The forward results computed on the way (what `fn` returns)
         # come back with the gradients.
-        return entry.call_gradient(args, self.wrt, out, seed, given,
-                                   with_value=self.with_value)
+        value, grads = entry.call_gradient(args, wrt, out, seed, given,
+                                           with_value=self.with_value)
+        return value, self._shaped(grads)
 
 
-def grad(fn: Callable, wrt: Union[str, Sequence[str]],
+def _argnum_names(fn, argnums):
+    """(the parameter names at positions `argnums`, the form a call
+    returns the gradients in): JAX's argnums, an int (one array) or a
+    tuple of ints (a tuple); negative positions count from the end."""
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    one = isinstance(argnums, (int, np.integer)) and \
+        not isinstance(argnums, bool)
+    nums = (argnums,) if one else argnums
+    if not isinstance(nums, (tuple, list)) or not nums or any(
+            isinstance(k, bool) or not isinstance(k, (int, np.integer))
+            for k in nums):
+        raise TypeError(f"argnums must be an int or a non-empty tuple of "
+                        f"ints, not {argnums!r}")
+    names = []
+    for k in nums:
+        if not -len(params) <= k < len(params):
+            raise ValueError(f"argnums {k} is out of range: "
+                             f"{fn.__name__} has {len(params)} positional "
+                             "parameter(s)")
+        names.append(params[k].name)
+    if len(set(names)) != len(names):
+        raise ValueError(f"argnums {argnums!r} names a parameter twice")
+    return names, "one" if one else "tuple"
+
+
+def _aux(value):
+    """The aux of has_aux=True: what fn returns after its output (one
+    value, or a tuple of the rest where it returns more than two)."""
+    return value[1] if len(value) == 2 else tuple(value[1:])
+
+
+def grad(fn: Callable, wrt: Union[str, Sequence[str], None] = None,
          output: Any = "return",
          mem: Optional[float] = None, strategy: Optional[str] = None,
          recompute: Optional[Sequence[str]] = None, device: str = "cpu",
@@ -573,8 +722,15 @@ def grad(fn: Callable, wrt: Union[str, Sequence[str]],
          data_loop_capacity: Optional[int] = None,
          check_indices: bool = True,
          checkpoints: Optional[Dict[str, int]] = None,
-         report: bool = False) -> "Gradient":
+         report: bool = False, *,
+         argnums: Union[int, Sequence[int], None] = None,
+         has_aux: bool = False) -> "Gradient":
     """d sum(output) / d wrt for each name in `wrt`, as a dict.
+
+    Without `wrt`, with respect to every argument given a float array.
+    `argnums` chooses by position instead, as JAX's: an int returns one
+    array, a tuple of ints a tuple. has_aux=True: fn returns (output, aux)
+    and the call returns (gradients, aux), as JAX's.
 
     `mem` is a memory limit in MiB for what the gradient program allocates
     besides its arguments (--sdfg-checkpoint); `strategy` is "store-all"
@@ -603,13 +759,21 @@ def grad(fn: Callable, wrt: Union[str, Sequence[str]],
     snapshots and one iteration's tapes (the fewest iterations run again
     for that memory; counted loops only).
     report=True prints the plan (per loop and per array) to stderr at
-    each compile."""
+    each compile.
+
+    sdfg.grad of an sdfg.grad differentiates the sum of its gradients
+    (forward over reverse, see sdfg.hvp): grad(grad(f, argnums=0)) of a
+    function of a float is its second derivative, as in JAX."""
+    if isinstance(fn, Gradient) and output == "return" and mem is None \
+            and strategy is None and not recompute and not has_aux:
+        from .forward_mode import GradOfGrad
+        return GradOfGrad(fn, wrt, argnums)
     return Gradient(fn, wrt, output, with_seed=False, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
                     with_value=False, while_capacity=while_capacity,
                     data_loop_capacity=data_loop_capacity,
                     check_indices=check_indices, checkpoints=checkpoints,
-                    report=report)
+                    report=report, argnums=argnums, has_aux=has_aux)
 
 
 class ValueAndGradient(Gradient):
@@ -618,10 +782,13 @@ class ValueAndGradient(Gradient):
     def __call__(self, *args, seed=None, **kwargs):
         value, grads = self._value_and_grads(args, kwargs, seed)
         self._local.value = value
+        if self.has_aux:
+            return (value[0], _aux(value)), grads
         return value, grads
 
 
-def value_and_grad(fn: Callable, wrt: Union[str, Sequence[str]],
+def value_and_grad(fn: Callable,
+                   wrt: Union[str, Sequence[str], None] = None,
                    output: Any = "return", mem: Optional[float] = None,
                    strategy: Optional[str] = None,
                    recompute: Optional[Sequence[str]] = None,
@@ -629,19 +796,23 @@ def value_and_grad(fn: Callable, wrt: Union[str, Sequence[str]],
                    data_loop_capacity: Optional[int] = None,
                    check_indices: bool = True,
                    checkpoints: Optional[Dict[str, int]] = None,
-                   report: bool = False) -> "ValueAndGradient":
+                   report: bool = False, *,
+                   argnums: Union[int, Sequence[int], None] = None,
+                   has_aux: bool = False) -> "ValueAndGradient":
     """Like grad, but the callable returns (value, gradients): value is
     what `fn` returns for those arguments (as sdfg.program(fn) would
-    return it), computed by the same program as the gradients."""
+    return it), computed by the same program as the gradients; with
+    has_aux=True ((output, aux), gradients), as JAX's."""
     return ValueAndGradient(fn, wrt, output, with_seed=False, mem=mem,
                             strategy=strategy, recompute=recompute,
                             device=device, while_capacity=while_capacity,
                             data_loop_capacity=data_loop_capacity,
                             check_indices=check_indices,
-                            checkpoints=checkpoints, report=report)
+                            checkpoints=checkpoints, report=report,
+                            argnums=argnums, has_aux=has_aux)
 
 
-def vjp(fn: Callable, wrt: Union[str, Sequence[str]],
+def vjp(fn: Callable, wrt: Union[str, Sequence[str], None] = None,
         output: Any = "return",
         mem: Optional[float] = None, strategy: Optional[str] = None,
         recompute: Optional[Sequence[str]] = None, device: str = "cpu",
@@ -649,14 +820,15 @@ def vjp(fn: Callable, wrt: Union[str, Sequence[str]],
         data_loop_capacity: Optional[int] = None,
         check_indices: bool = True,
         checkpoints: Optional[Dict[str, int]] = None,
-        report: bool = False) -> "Gradient":
+        report: bool = False, *,
+        argnums: Union[int, Sequence[int], None] = None) -> "Gradient":
     """Like grad, but the callable takes seed= (the output's cotangent)."""
     return Gradient(fn, wrt, output, with_seed=True, mem=mem,
                     strategy=strategy, recompute=recompute, device=device,
                     while_capacity=while_capacity,
                     data_loop_capacity=data_loop_capacity,
                     check_indices=check_indices, checkpoints=checkpoints,
-                    report=report)
+                    report=report, argnums=argnums)
 
 
 
@@ -962,9 +1134,13 @@ _Entry.call_gradient = _call_gradient
 
 
 def program(fn: Optional[Callable] = None, device: str = "cpu",
-            check_indices: bool = True) -> Any:
+            check_indices: bool = True, *, source: Optional[str] = None,
+            name: Optional[str] = None) -> Any:
     """Compiles an unmodified NumPy function; usable as a decorator
     (``@sdfg.program`` or ``@sdfg.program(device="gpu")``).
+
+    `source=` compiles a function given as Python text instead (generated
+    code; see sdfg.from_source, which `name=` is passed to).
 
     With device="gpu" the outermost parallel maps run as CUDA kernels and
     library ops on cuBLAS; arrays go in and out as NumPy arrays (copied to
@@ -981,6 +1157,13 @@ def program(fn: Optional[Callable] = None, device: str = "cpu",
     call. check_indices=False compiles without those checks, for callers
     that vouch for their indices (a CSR product runs about 1.3x faster);
     an index outside its array then reads or writes outside it, as in C."""
+    if source is not None:
+        if fn is not None:
+            raise TypeError("sdfg.program takes a function or source=, "
+                            "not both")
+        fn = from_source(source, name)
+    elif name is not None:
+        raise TypeError("name= chooses a function of source=")
     if fn is None:
         return lambda f: program(f, device, check_indices)
     if isinstance(fn, Gradient):

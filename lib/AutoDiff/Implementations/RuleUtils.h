@@ -37,6 +37,8 @@ void attachMemletRules(MLIRContext *ctx);
 void attachSortingRules(MLIRContext *ctx);
 void attachBLASRules(MLIRContext *ctx);
 void attachFactorisationRules(MLIRContext *ctx);
+/// TangentOpInterface (forward mode) on the library ops (Tangents.cpp).
+void attachTangentRules(MLIRContext *ctx);
 /// ScalarAdjointOpInterface on the arith and math ops (as extensions of
 /// their dialects).
 void attachArithMathAdjoints(DialectRegistry &registry);

@@ -5,7 +5,6 @@ as Python would.
 
 import ast
 import collections
-import inspect
 import textwrap
 
 from .. import ir
@@ -16,6 +15,8 @@ from .expressions import ScalarLeafCopy
 from ..desugar.iteration import lower_iteration
 from ..desugar.loop_exits import lower_loop_exits
 from ..semantics.values import ConstLeaf, Expr, View
+from ..errors import FrontendError
+from ..source import source_file, source_lines
 
 
 class Inlining:
@@ -33,12 +34,10 @@ class Inlining:
         if fn in self.inlining:
             raise self.unsupported(node, f"recursive call of {fn.__name__}")
         try:
-            lines, firstline = inspect.getsourcelines(
-                getattr(fn, "__code__", fn))  # not what it wraps
-            filename = inspect.getsourcefile(fn) or "<unknown>"
-        except (OSError, TypeError) as e:
-            raise self.error(f"cannot read the source of {fn.__name__}: {e}",
-                             node)
+            lines, firstline = source_lines(fn)  # not what it wraps
+        except FrontendError as e:
+            raise self.error(e.reason, node) from None
+        filename = source_file(fn)
         fdef = parse(textwrap.dedent("".join(lines))).body[0]
         if fn.__name__ == "<lambda>":
             # A module-level lambda (`f = lambda z: c * z ** 2`): the one

@@ -8,7 +8,6 @@ become sdfg.loop / sdfg.while, conditionals sdfg.if.
 """
 
 import ast
-import inspect
 import re
 import textwrap
 from typing import Any, Callable, Optional, Sequence
@@ -27,6 +26,7 @@ from ..semantics.bindings import (construct_name, count_assignments,
 from ..semantics.indexing import Indexing
 from ..semantics.operators import Operators
 from ..semantics.values import Container, SUPPORTED_DTYPES
+from ..source import source_file, source_lines
 from .assignments import Assignments
 from .conditionals import Conditionals
 from .emitter import Emitter
@@ -173,16 +173,8 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
         # (sdfg-gpu-schedule), since running it on the host would move
         # unified memory back and forth.
         self.device = device
-        self.filename = inspect.getsourcefile(fn) or "<unknown>"
-        try:
-            # Of the function itself, never of what it wraps (inspect
-            # follows __wrapped__: a decorated wrapper, or an sdfg.grad
-            # object, would silently compile the wrapped function).
-            lines, self.firstline = inspect.getsourcelines(
-                getattr(fn, "__code__", fn))
-        except (OSError, TypeError) as e:
-            raise FrontendError(f"cannot read the source of {fn!r}: {e}",
-                                self.filename)
+        self.filename = source_file(fn)
+        lines, self.firstline = source_lines(fn)
         self.source = textwrap.dedent("".join(lines))
         tree = parse(self.source)
         self.fdef = tree.body[0]

@@ -103,6 +103,61 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def ForwardDiff : Pass<"sdfg-forward-diff", "::mlir::ModuleOp"> {
+  let summary = "Forward-mode automatic differentiation (Jacobian-vector "
+                "products) of sdfg programs";
+  let description = [{
+    For every `sdfg.sdfg` with an output (the `outputs` option, else its
+    `ad_output` attribute, else `__return0`), adds `@<name>_jvp`: the
+    program computing its results and, with them, their tangents. Its
+    arguments are the original ones, then `t_<w>` for each differentiated
+    input `w` (`wrt` option, else every float container argument): the
+    tangent (direction) of that input on entry; then `t_<o>` for each
+    output `o` that is not also an input: its tangent on exit, the
+    Jacobian-vector product. An input updated in place that is also an
+    output has one `t_` argument, read on entry and holding the output's
+    tangent on exit.
+
+    Every container that depends on a differentiated input (found by a
+    dataflow fixed point over the whole program, loops included) gets a
+    tangent container, zero at the start; each op that writes such a
+    container is followed by the op that writes its tangent:
+    * a store by a store of the value's tangent (same indices and
+      `wcr(add)`); the value's tangent is computed where the value is: a
+      load of the tangent container after each load, and after each
+      tasklet a tangent tasklet built from the ScalarAdjointOpInterface
+      rules of its arith/math ops (for a real scalar op, its adjoint rule
+      for operand i applied to operand i's tangent is that operand's
+      contribution);
+    * a copy by the same copy of the tangents (of zeros where the source
+      has none);
+    * a library op by its TangentOpInterface rule: products (matmul, gemv,
+      ger, dot) are bilinear, two library ops; transpose and sums are
+      linear.
+    Loops, branches and while loops are the program's own, so the tangent
+    program costs about two to three times the program and stores nothing.
+    Library ops without a tangent rule (factorisations, sorting, min/max
+    reductions) and stores with `wcr(mul|min|max)` are refused with a
+    located error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+  let options = [
+    Option<"of", "of", "std::string", /*default=*/"",
+           "Name of the sdfg.sdfg to differentiate (default: every one with "
+           "an output)">,
+    ListOption<"outputs", "outputs", "std::string",
+               "Names of the containers whose tangents the program returns "
+               "(default: ad_output, else __return0)">,
+    ListOption<"wrt", "wrt", "std::string",
+               "Names of the inputs given tangents (default: every float "
+               "container argument but the frontend's __return<k>)">,
+    Option<"suffix", "suffix", "std::string", /*default=*/"\"_jvp\"",
+           "Suffix of the tangent program's name">
+  ];
+}
+
 def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
   let summary = "Store or recompute forwarded values under a memory limit";
   let description = [{

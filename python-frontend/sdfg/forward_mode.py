@@ -1,0 +1,329 @@
+"""Forward mode: `sdfg.jvp` (Jacobian-vector products, as jax.jvp)
+through the sdfg-forward-diff pass, one compiled program computing the
+function's results and their tangents in one sweep, storing nothing; and
+second order by forward over reverse: `sdfg.hvp` (the tangent program of
+the gradient program) and `sdfg.hessian` (column by column)."""
+
+import inspect
+import weakref
+from typing import Any, Callable, Sequence, Tuple
+
+import numpy as np
+
+from . import native
+from .arguments import normalise as _normalise
+from .arguments import param_name
+from .call_checks import check_after_call as _check_after_call
+from .errors import FrontendError
+from .frontend import translate
+from .program import ForwardMode, _contiguous, program
+
+# fn -> {(device, check_indices): Program} and the tangent programs loaded
+# for it: repeated jvp calls of one function compile and load once.
+_PROGRAMS = weakref.WeakKeyDictionary()
+
+
+def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
+        device: str = "cpu", check_indices: bool = True) -> Tuple[Any, Any]:
+    """(fn(*primals), the tangents of its results): the directional
+    derivative of fn at `primals` along `tangents`, as jax.jvp.
+
+    `tangents` has one entry per primal: an array of the argument's shape
+    for a float array, a float for a float, None for an argument held
+    fixed (ints and bools always; a float argument given None has tangent
+    zero and is not differentiated). The result mirrors what fn returns:
+    one value or a tuple; each float result's tangent has its shape, a
+    non-float result's tangent is None. The caller's arrays are never
+    modified (arguments the program writes are copied).
+
+    The tangent program is sdfg-forward-diff's: it runs fn once with the
+    tangents alongside (about two to three times fn's cost) and stores
+    nothing, whatever the loops."""
+    prog, args, wrt, tans = _prepare("jvp", fn, primals, tangents, device,
+                                     check_indices)
+    if not wrt:
+        value = prog(*primals)
+        return value, _zeros_like_results(value)
+
+    def spec(tr):
+        outs = _float_outputs(tr.signature)
+        if not outs:
+            raise FrontendError(f"jvp: {fn.__name__} returns no float "
+                                "value to differentiate")
+        return ForwardMode(tuple(outs), tuple(sorted(wrt)))
+    entry = _entry(prog, args, ("jvp", tuple(wrt)), spec)
+    return _results(entry.meta, _call(entry, args, tans))
+
+
+def hvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
+        output: Any = "return", device: str = "cpu",
+        check_indices: bool = True) -> Tuple[Any, ...]:
+    """The Hessian-vector product of sum(output) at `primals` along
+    `tangents`: one entry per primal, H v for those given a tangent (the
+    arguments differentiated, as in jvp) and None for the others. JAX
+    writes it jax.jvp(jax.grad(f), primals, tangents)[1].
+
+    Forward over reverse: the tangent program (sdfg-forward-diff) of the
+    gradient program (sdfg-autodiff, store-all), one compiled program;
+    `output` chooses the differentiated value as in sdfg.grad."""
+    from .program import Gradient
+    prog, args, wrt, tans = _prepare("hvp", fn, primals, tangents, device,
+                                     check_indices)
+    if not wrt:
+        raise ValueError("hvp: give a tangent for at least one float "
+                         "argument")
+
+    def spec(tr):
+        out = Gradient(fn, wrt, output, with_seed=False, device=device,
+                       check_indices=check_indices)._output_for(args, wrt)
+        order = tuple(sorted(wrt))
+        return ForwardMode(tuple("d_" + w for w in order), order,
+                           (out, order))
+    entry = _entry(prog, args, ("hvp", tuple(wrt), repr(output)), spec)
+    arrays = _call(entry, args, tans)
+    names = list(inspect.signature(fn).parameters)
+    result = []
+    for k in range(len(args)):
+        name = names[k] if k < len(names) else None
+        t = arrays.get("t_d_" + name) if name in tans else None
+        result.append(None if t is None else (t[()] if t.ndim == 0 else t))
+    return tuple(result)
+
+
+def hessian(fn: Callable, argnums: int = 0, *, output: Any = "return",
+            device: str = "cpu") -> Callable:
+    """jax.hessian for one array argument (`argnums`, an int): a function
+    of fn's arguments returning the Hessian of sum(output) with respect to
+    it, of shape x.shape + x.shape. Built column by column with hvp (one
+    call of the compiled program per element of x): for small inputs."""
+    if isinstance(argnums, bool) or not isinstance(argnums, int):
+        raise TypeError(f"hessian: argnums must be an int, not {argnums!r}")
+
+    def hess(*args):
+        args = list(args)
+        if not -len(args) <= argnums < len(args):
+            raise ValueError(f"hessian: argnums {argnums} is out of range "
+                             f"for {len(args)} argument(s)")
+        k = argnums % len(args)
+        x = np.asarray(args[k])
+        if x.dtype.kind != "f":
+            raise TypeError(f"hessian: argument {k} is not a float array")
+        cols = []
+        for j in range(x.size):
+            e = np.zeros(x.size, x.dtype)
+            e[j] = 1.0
+            tangents = [None] * len(args)
+            tangents[k] = e.reshape(x.shape) if x.ndim else float(e[0])
+            cols.append(np.asarray(hvp(fn, args, tangents, output=output,
+                                       device=device)[k]).reshape(-1))
+        h = np.stack(cols, axis=1) if cols else np.zeros((0, 0), x.dtype)
+        return h.reshape(x.shape + x.shape)
+    return hess
+
+
+def _prepare(what, fn, primals, tangents, device, check_indices):
+    """(the Program of fn, the normalised arguments, the names given
+    tangents, name -> tangent array) of a jvp/hvp call."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise TypeError(f"{what}: {len(primals)} primal(s) but "
+                        f"{len(tangents)} tangent(s); give one tangent (or "
+                        "None) per primal")
+    cache = _PROGRAMS.setdefault(fn, {})
+    prog = cache.get((device, check_indices))
+    if prog is None:
+        prog = cache[(device, check_indices)] = program(fn, device,
+                                                        check_indices)
+    args = _normalise(prog.bind(primals, {}), fn)
+    wrt, tans = [], {}
+    for k, (a, t) in enumerate(zip(args, tangents)):
+        if t is None:
+            continue
+        name = param_name(fn, k)
+        if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+            t = np.asarray(t)
+            if t.shape != a.shape:
+                raise ValueError(f"{what}: the tangent of '{name}' has "
+                                 f"shape {t.shape}, the argument {a.shape}")
+            t = np.array(t, dtype=a.dtype, order="C")
+        elif isinstance(a, (float, np.floating)):
+            t = np.array(float(t), dtype=np.float64)
+        else:
+            kind = type(a).__name__
+            if isinstance(a, np.ndarray):
+                kind += f" of dtype {a.dtype}"
+            raise TypeError(
+                f"{what}: a tangent is given for '{name}', a {kind}; only "
+                "float arrays and floats have tangents (pass None)")
+        wrt.append(name)
+        tans[name] = t
+    return prog, args, wrt, tans
+
+
+def _entry(prog, args, what, spec):
+    """The loaded tangent program of `prog` for `args` and `what` (the
+    kind and its options), compiled from spec(translation) once."""
+    key = prog._key(args)
+    loaded = getattr(prog, "_forward_entries", None)
+    if loaded is None:
+        loaded = prog._forward_entries = {}
+    entry = loaded.get((key, what))
+    if entry is None:
+        tr = translate(prog.fn, args, device=prog.device)
+        entry = prog._load_or_build(args, key, spec(tr))
+        loaded[(key, what)] = entry
+    return entry
+
+
+def _float_outputs(signature):
+    """The containers of fn's float results (returned arrays and scalars,
+    and arguments returned as they are)."""
+    params = signature.params
+    outs = []
+    for k, o in enumerate(signature.outputs):
+        if o[0] == "arg":
+            p = params[o[1]]
+            if p[2] is not None and np.dtype(p[2]).kind == "f" and \
+                    p[0] == "array":
+                outs.append(p[1])
+        elif np.dtype(o[1]).kind == "f":
+            outs.append(f"__return{k}")
+    return outs
+
+
+def _zeros_like_results(value):
+    def zero(v):
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            return np.zeros_like(v)
+        if isinstance(v, (float, np.floating)):
+            return type(v)(0.0)
+        return None
+    if isinstance(value, tuple):
+        return tuple(zero(v) for v in value)
+    return zero(value)
+
+
+def _call(entry, args, tans):
+    """Runs a tangent program: its C arguments found by name in the ABI
+    (parameters, __return<k>; d_<x> gradients and their seed in a tangent
+    program of a gradient; t_<name> tangents). Returns the arrays by
+    name."""
+    meta, module = entry.meta, entry.module
+    args, _ = entry.check(args, None, gradient=True)
+    abi = native.function_abi(meta["abi"], meta["name"])
+    arrays = {}
+    for (kind, name, dtype, _), a in zip(meta["params"], args):
+        if kind == "array":
+            arrays[name] = np.array(a, order="C") if name in entry.written \
+                else _contiguous(a)
+        elif kind == "scalar":
+            arrays[name] = np.array(a, dtype=dtype)
+    for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
+        if kind == "array":
+            arrays[f"__return{k}"] = module.empty(shape, dtype)
+    for name, t in tans.items():
+        arrays["t_" + name] = t
+
+    def like(name):
+        """The array for an argument the caller does not give: gradients,
+        seeds, forward copies and tangents are shaped as what they are
+        of."""
+        if name in arrays:
+            return arrays[name]
+        if name == "ad_status":
+            arrays[name] = np.zeros((), np.int64)
+            return arrays[name]
+        for prefix in ("t_", "d_", "fwd_"):
+            if name.startswith(prefix):
+                of = like(name[len(prefix):])
+                arrays[name] = module.empty(of.shape, of.dtype)
+                return arrays[name]
+        raise AssertionError(f"unexpected argument {name}")
+    cargs = [like(a["name"]) for a in abi["args"]]
+    module.before_call(meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
+    entry.function(*cargs)
+    _check_after_call(meta, module)
+    if arrays.get("ad_status", 0) != 0:
+        raise RuntimeError(
+            "a while loop, or a for loop whose bounds are read from arrays, "
+            "ran more iterations than the gradient program stores values "
+            "for; the Hessian-vector product is not valid")
+    return arrays
+
+
+def _results(meta, arrays):
+    """(what fn returns, the tangents of it) from a jvp program's arrays."""
+    values, tangents = [], []
+    for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
+        name = meta["params"][dtype][1] if kind == "arg" else f"__return{k}"
+        v = arrays[name]
+        t = arrays.get("t_" + name)
+        values.append(v[()] if v.ndim == 0 else v)
+        tangents.append(None if t is None else (t[()] if t.ndim == 0 else t))
+    if meta["returns_none"]:
+        return None, None
+    if meta["returns_tuple"]:
+        return tuple(values), tuple(tangents)
+    return values[0], tangents[0]
+
+
+class GradOfGrad:
+    """sdfg.grad of an sdfg.grad: d sum(inner gradients) / d wrt, the
+    gradient of the sum of the first derivatives, as grad(grad(f)) in JAX
+    for a scalar argument (f''). It is a Hessian-vector product with ones
+    along the inner gradient's arguments (and zeros along the outer's
+    others), one compiled program (sdfg.hvp)."""
+
+    def __init__(self, inner, wrt, argnums):
+        from .program import Gradient, _argnum_names
+        if type(inner) is not Gradient or inner.with_seed or \
+                inner.has_aux or inner._plan is not None:
+            raise NotImplementedError(
+                "sdfg.grad of a gradient needs a plain sdfg.grad (no seed, "
+                "value, has_aux or memory plan); for second derivatives "
+                "in general use sdfg.hvp or sdfg.hessian on the original "
+                "function")
+        self.inner = inner
+        fn = inner.program.fn
+        self._form = "dict"
+        if argnums is not None:
+            if wrt is not None:
+                raise TypeError("give wrt (parameter names) or argnums "
+                                "(positions), not both")
+            wrt, self._form = _argnum_names(fn, argnums)
+        self.wrt = [wrt] if isinstance(wrt, str) else \
+            (None if wrt is None else list(wrt))
+
+    def __call__(self, *args, **kwargs):
+        inner = self.inner
+        fn = inner.program.fn
+        given = inner.program.bind(args, kwargs)
+        normal = _normalise(given, fn)
+        first = inner._wrt_for(normal)
+        outer = self.wrt if self.wrt is not None else \
+            [n for n, a in zip(inspect.signature(fn).parameters, normal)
+             if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+        names = list(inspect.signature(fn).parameters)
+        tangents = []
+        for n, a in zip(names, normal):
+            if n in first:
+                tangents.append(np.ones_like(a) if isinstance(a, np.ndarray)
+                                else 1.0)
+            elif n in outer:
+                tangents.append(np.zeros_like(a)
+                                if isinstance(a, np.ndarray) else 0.0)
+            else:
+                tangents.append(None)
+        hv = hvp(fn, given, tangents, output=inner.output,
+                 device=inner.program.device,
+                 check_indices=inner.program.check_indices)
+        for n in outer:
+            if n not in names:
+                raise FrontendError(f"wrt name '{n}' is not a parameter of "
+                                    f"{fn.__name__}")
+        grads = {n: hv[names.index(n)] for n in outer}
+        if self._form == "one":
+            return next(iter(grads.values()))
+        if self._form == "tuple":
+            return tuple(grads.values())
+        return grads
