@@ -5,11 +5,13 @@
 - ``sdfg.grad(fn, wrt)`` / ``sdfg.vjp(fn, wrt)``: reverse-mode gradients;
   ``sdfg.value_and_grad(fn, wrt)`` returns ``(fn's value, gradients)``.
 - ``sdfg.jvp(fn, primals, tangents)``: forward mode (Jacobian-vector
-  products), as JAX's; ``sdfg.hvp`` (forward over reverse) and
-  ``sdfg.hessian``.
+  products), as JAX's; ``sdfg.hvp`` (forward over reverse),
+  ``sdfg.hessian``, ``sdfg.jacfwd`` / ``sdfg.jacrev``.
 - ``device="gpu"`` on program/grad/vjp: NVIDIA GPU kernels and cuBLAS
   (``sdfg.DeviceError`` where no GPU can be used); ``device="gpu-emulator"``
   runs that GPU program's kernels on host threads (no GPU needed).
+- ``sdfg.stop_gradient(x)`` inside a program: a constant to
+  differentiation (identity when Python runs it).
 - ``sdfg.check_grads(fn, args)``: a gradient against finite differences
   (float64, random directions), with a report.
 - ``sdfg.program(source=text)`` / ``sdfg.from_source(text)``: functions
@@ -36,14 +38,16 @@ from .program import (Gradient, Program, grad, program, to_mlir,  # noqa: E402
                       value_and_grad, vjp)
 from .check_grads import GradCheck, check_grads  # noqa: E402
 from .forward_mode import hessian, hvp, jvp  # noqa: E402
+from .jacobians import jacfwd, jacrev  # noqa: E402
 from .log import config  # noqa: E402
+from .markers import stop_gradient  # noqa: E402
 from .log import from_environment as _log_from_environment  # noqa: E402
 from .source import from_source  # noqa: E402
 from .threads import get_num_threads, set_num_threads  # noqa: E402
 
 __all__ = ["CacheError", "CacheWarning", "DeviceError", "FrontendError",
            "GradCheck", "Gradient", "check_grads", "config", "hessian", "hvp",
-           "jvp", "NativeModule", "Program", "ToolError", "compile_mlir",
+           "jacfwd", "jacrev", "jvp", "stop_gradient", "NativeModule", "Program", "ToolError", "compile_mlir",
            "from_source",
            "get_num_threads", "grad", "program", "set_num_threads",
            "to_mlir", "value_and_grad", "vjp"]

@@ -7,17 +7,21 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from .forward_mode import hvp, jvp
 from .program import Gradient, _argnum_names
 
 
 class Direction(NamedTuple):
     """One direction's directional derivative, by AD and by finite
-    differences, and whether they agree within the tolerance."""
+    differences, and whether they agree within the tolerance. `what` is
+    the mode ("rev": sdfg.grad, "fwd": sdfg.jvp) and, for the second
+    order, "hvp" (sdfg.hvp against differences of sdfg.grad)."""
     ad: float
     fd: float
     error: float
     tolerance: float
     ok: bool
+    what: str = "rev"
 
 
 class GradCheck(NamedTuple):
@@ -37,8 +41,8 @@ class GradCheck(NamedTuple):
                  f"({', '.join(self.wrt)}), central differences with step "
                  f"{self.eps:g} (and {self.eps / 10:g}), float64"]
         for k, d in enumerate(self.directions):
-            lines.append(f"  direction {k}: AD {d.ad:.12g}  FD {d.fd:.12g}"
-                         f"  |AD-FD| {d.error:.2e} (tolerance "
+            lines.append(f"  {d.what} direction {k}: AD {d.ad:.12g}  FD "
+                         f"{d.fd:.12g}  |AD-FD| {d.error:.2e} (tolerance "
                          f"{d.tolerance:.2e}) {'ok' if d.ok else 'MISMATCH'}")
         return "\n".join(lines)
 
@@ -50,11 +54,14 @@ def check_grads(fn: Callable, args: Sequence[Any], order: int = 1,
                 eps: float = 1e-6, rtol: float = 1e-6,
                 atol: Optional[float] = None, directions: int = 3,
                 seed: int = 0, **grad_options: Any) -> GradCheck:
-    """Checks sdfg.grad(fn) at `args` against central finite differences
-    of `fn` run by NumPy, in float64 (float32 arguments are checked in
+    """Checks the compiled derivatives of `fn` at `args` against central
+    finite differences, in float64 (float32 arguments are checked in
     float64), along `directions` random directions: raises AssertionError
     with the report on a mismatch, and returns the report (a GradCheck)
-    otherwise.
+    otherwise. As JAX's check_grads: `modes` "rev" checks sdfg.grad and
+    "fwd" sdfg.jvp against differences of `fn` run by NumPy; order=2 also
+    checks second derivatives, sdfg.hvp against differences of the
+    compiled gradient.
 
     `wrt`/`argnums`/`output` choose what is differentiated as in
     sdfg.grad (default: every float array argument, the returned value);
@@ -62,21 +69,15 @@ def check_grads(fn: Callable, args: Sequence[Any], order: int = 1,
     passes when |AD - FD| <= atol + rtol * max(|AD|, |FD|) for the step
     `eps` or a tenth of it (a branch of fn may flip at one of them); atol
     defaults to the rounding error of the difference quotient,
-    100 * 2**-52 * max(1, |f|) / eps. `order` and `modes` are JAX's:
-    order 1 in reverse mode is what exists (forward mode and second
-    order are not implemented)."""
-    if order != 1:
+    100 * 2**-52 * max(1, |f|) / eps (of the gradient's size for the
+    second order)."""
+    if isinstance(order, bool) or order not in (1, 2):
         raise NotImplementedError(
-            "check_grads checks first derivatives (order=1); higher orders "
-            "need forward-over-reverse, which is not implemented yet")
+            f"check_grads checks orders 1 and 2, not {order!r}")
     modes = (modes,) if isinstance(modes, str) else tuple(modes)
     if not modes or any(m not in ("rev", "fwd") for m in modes):
         raise ValueError(f"modes must name 'rev' and/or 'fwd', not "
                          f"{modes!r}")
-    if "fwd" in modes:
-        raise NotImplementedError(
-            "check_grads mode 'fwd' needs forward mode (sdfg.jvp), which "
-            "is not implemented yet; check modes=('rev',)")
     if not (isinstance(eps, (int, float)) and 0 < eps < 1):
         raise ValueError(f"eps must be a float in (0, 1), not {eps!r}")
     if isinstance(directions, bool) or not isinstance(directions, int) or \
@@ -99,48 +100,94 @@ def check_grads(fn: Callable, args: Sequence[Any], order: int = 1,
             raise ValueError(f"wrt name {w!r} is not a parameter of "
                              f"{fn.__name__} given in args")
 
-    grads = Gradient(fn, wrt, output, with_seed=False, with_value=False,
-                     **grad_options)(*_copies(args))
+    grad = Gradient(fn, wrt, output, with_seed=False, with_value=False,
+                    **grad_options)
+    grads = grad(*_copies(args))
+    if "fwd" in modes and output != "return" and not (
+            isinstance(output, str) and output.startswith("return:")):
+        raise NotImplementedError(
+            "check_grads mode 'fwd' checks returned values (sdfg.jvp "
+            "returns the tangents of what fn returns), not an argument "
+            "updated in place")
 
     def value(point):
         a = _copies(point)
         with np.errstate(all="ignore"):
             r = fn(*a)
-        if output == "return":
-            out = r
-        elif isinstance(output, str) and output.startswith("return:"):
-            out = r[int(output.split(":", 1)[1])]
-        else:
-            out = a[names.index(output)]
-        return float(np.sum(out))
+        return float(np.sum(_pick(r, a, names, output)))
 
     f0 = abs(value(args))
-    if atol is None:
-        atol = 100 * 2.0 ** -52 * max(1.0, f0) / eps
+    tol0 = atol if atol is not None else \
+        100 * 2.0 ** -52 * max(1.0, f0) / eps
     rng = np.random.default_rng(seed)
     results = []
     for _ in range(directions):
         dirs = {w: rng.standard_normal(np.shape(args[names.index(w)]))
                 for w in wrt}
-        ad = float(sum(np.sum(np.asarray(grads[w]) * dirs[w])
-                       for w in wrt))
-        best = None
-        for h in (eps, eps / 10):
-            fd = (value(_moved(args, names, dirs, h)) -
-                  value(_moved(args, names, dirs, -h))) / (2 * h)
-            err = abs(ad - fd)
-            tol = atol * eps / h + rtol * max(abs(ad), abs(fd))
-            d = Direction(ad, fd, err, tol, err <= tol)
-            if best is None or (d.ok and not best.ok) or \
-                    (d.ok == best.ok and err < best.error):
-                best = d
-        results.append(best)
+        derivatives = {}
+        if "rev" in modes:
+            derivatives["rev"] = float(sum(
+                np.sum(np.asarray(grads[w]) * dirs[w]) for w in wrt))
+        if "fwd" in modes:
+            tangents = [dirs.get(n) for n in names[:len(args)]]
+            r, t = jvp(fn, _copies(args), tangents)
+            derivatives["fwd"] = float(np.sum(_pick(t, None, names,
+                                                    output)))
+        for what, ad in derivatives.items():
+            results.append(_compare(
+                what, ad, lambda h: (value(_moved(args, names, dirs, h)) -
+                                     value(_moved(args, names, dirs, -h))) /
+                (2 * h), eps, tol0, rtol))
+        if order == 2:
+            # d^T H d by forward over reverse, against differences of the
+            # compiled gradient along d.
+            tangents = [dirs.get(n) for n in names[:len(args)]]
+            hv = hvp(fn, _copies(args), tangents, output=output)
+            ad = float(sum(np.sum(np.asarray(hv[names.index(w)]) * dirs[w])
+                           for w in wrt))
+
+            def along(point):
+                g = grad(*_copies(point))
+                return float(sum(np.sum(np.asarray(g[w]) * dirs[w])
+                                 for w in wrt))
+            g0 = abs(float(sum(np.sum(np.abs(np.asarray(grads[w])))
+                               for w in wrt)))
+            tol2 = atol if atol is not None else \
+                100 * 2.0 ** -52 * max(1.0, g0) / eps
+            results.append(_compare(
+                "hvp", ad, lambda h: (along(_moved(args, names, dirs, h)) -
+                                      along(_moved(args, names, dirs, -h)))
+                / (2 * h), eps, tol2, rtol))
     report = GradCheck(getattr(fn, "__name__", "fn"), wrt,
                        output if output != "return" else "its value", eps,
                        results)
     if not report.ok:
         raise AssertionError(str(report))
     return report
+
+
+def _compare(what, ad, difference, eps, atol, rtol):
+    """The better of the checks at steps eps and eps / 10."""
+    best = None
+    for h in (eps, eps / 10):
+        fd = difference(h)
+        err = abs(ad - fd)
+        tol = atol * eps / h + rtol * max(abs(ad), abs(fd))
+        d = Direction(ad, fd, err, tol, err <= tol, what)
+        if best is None or (d.ok and not best.ok) or \
+                (d.ok == best.ok and err < best.error):
+            best = d
+    return best
+
+
+def _pick(result, args, names, output):
+    """The differentiated output among what fn returned (or, for an
+    argument's name, the argument after the call)."""
+    if output == "return":
+        return result
+    if isinstance(output, str) and output.startswith("return:"):
+        return result[int(output.split(":", 1)[1])]
+    return args[names.index(output)]
 
 
 def _float64(a):
@@ -160,4 +207,6 @@ def _moved(args, names, dirs, h):
     for w, d in dirs.items():
         k = names.index(w)
         out[k] = args[k] + h * d
+        if isinstance(args[k], float):
+            out[k] = float(out[k])
     return out

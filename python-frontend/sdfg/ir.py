@@ -62,8 +62,11 @@ def condition(value: str) -> str:
     return f"sdfg.condition {value}"
 
 
-def alloc(result: str, name: str, mlir_type: str) -> str:
-    return f"{result} = sdfg.alloc() {{name = \"{name}\"}} : {mlir_type}"
+def alloc(result: str, name: str, mlir_type: str,
+          stop_gradient: bool = False) -> str:
+    extra = ", sdfg.stop_gradient" if stop_gradient else ""
+    return (f"{result} = sdfg.alloc() {{name = \"{name}\"{extra}}} : "
+            f"{mlir_type}")
 
 
 def load(result: str, container: str, indices: Sequence[str],

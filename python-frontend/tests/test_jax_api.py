@@ -128,9 +128,16 @@ def test_check_grads_finds_a_wrong_derivative():
         sdfg.check_grads(step, (np.array([0.0, 0.5]),), directions=1)
 
 
+def test_check_grads_forward_mode_and_second_order():
+    report = sdfg.check_grads(layer, (X, W, 1.5, 2), order=2,
+                              modes=("fwd", "rev"), output="return:0",
+                              directions=2)
+    assert [d.what for d in report.directions] == ["rev", "fwd", "hvp"] * 2
+    assert report.ok and "hvp direction 5" in str(report)
+
+
 @pytest.mark.parametrize("kw, error", [
-    (dict(order=2), NotImplementedError),
-    (dict(modes=("fwd",)), NotImplementedError),
+    (dict(order=3), NotImplementedError),
     (dict(modes=("sideways",)), ValueError),
     (dict(eps=0.0), ValueError),
     (dict(directions=0), ValueError),
@@ -244,3 +251,32 @@ def test_log_switch(capfd):
         capfd.readouterr().err
     with pytest.raises(TypeError):
         sdfg.config.log_compiles = 1
+
+
+def stable_softmax_loss(x, w):
+    # The shift is a constant to differentiation (as JAX users write it):
+    # the value is unchanged and so is the gradient of a softmax.
+    m = sdfg.stop_gradient(np.max(x))
+    y = np.exp(x - m)
+    s = sdfg.stop_gradient(np.sum(y * w))
+    return np.sum(y * w) / s + np.sum(sdfg.stop_gradient(x) * x)
+
+
+def test_stop_gradient():
+    x, w = np.array([0.5, 1.0, -0.3]), np.array([1.0, 2.0, 3.0])
+    assert sdfg.program(stable_softmax_loss)(x, w) == \
+        pytest.approx(stable_softmax_loss(x, w), rel=1e-15)
+    y = np.exp(x - x.max())
+    s = np.sum(y * w)
+    g = sdfg.grad(stable_softmax_loss, ["x", "w"])(x, w)
+    # With s and m held: d/dx = y w / s + x (stop_gradient(x) * x).
+    np.testing.assert_allclose(g["x"], y * w / s + x, rtol=1e-14)
+    np.testing.assert_allclose(g["w"], y / s, rtol=1e-14)
+    _, t = sdfg.jvp(stable_softmax_loss, (x, w), (np.ones(3), None))
+    assert t == pytest.approx(np.sum(y * w / s + x), rel=1e-14)
+    # Python runs it as the identity; ints and constants pass through.
+    assert sdfg.stop_gradient(3) == 3
+
+    def scalar(a, n):
+        return a * sdfg.stop_gradient(a) + sdfg.stop_gradient(n * 1.0)
+    assert sdfg.grad(scalar, argnums=0)(2.0, 3) == 2.0

@@ -3,15 +3,18 @@
 // TangentOpInterface models for sdfg-forward-diff. Products are bilinear:
 // the tangent of C = alpha op(A) op(B) is alpha op(tA) op(B) + alpha op(A)
 // op(tB), two library ops of the same kind; linear ops (transpose, sums)
-// apply themselves to the tangent. Ops without a model (factorisations,
-// sorting, min/max reductions) are refused by the pass with a located
-// error.
+// apply themselves to the tangent; a solve's tangent is another solve.
+// Ops without a model (factorisations but solve, min/max reductions) are
+// refused by the pass with a located error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RuleUtils.h"
 
+#include "sdfg/AutoDiff/Interfaces/ReverseBuilder.h"
 #include "sdfg/Dialect/SDFG/IR/SDFGOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
 using namespace mlir::sdfg;
@@ -127,6 +130,67 @@ struct ReduceTangent {
   }
 };
 
+/// `t = sign * src` (src null: zeros) over every element of t, a map in
+/// the current state.
+void scaleInto(OpBuilder &b, Location loc, Value src, Value t, double sign) {
+  ReverseBuilder rb(b);
+  OpBuilder::InsertionGuard guard(b);
+  auto type = cast<MemRefType>(t.getType());
+  SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+  AffineMap id =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  Value v;
+  if (!src) {
+    v = rb.constantTasklet(loc, type.getElementType(), 0.0);
+  } else {
+    v = rb.load(loc, src, id, p);
+    if (sign < 0)
+      v = rb.tasklet(loc, v.getType(), v,
+                     [&](OpBuilder &ib, ArrayRef<Value> a) {
+                       return SmallVector<Value>{
+                           arith::NegFOp::create(ib, loc, a[0])};
+                     })
+              .getResult(0);
+  }
+  rb.store(loc, v, t, id, p, /*accumulate=*/false);
+}
+
+/// op(A) X = B: op(A) tX + op(tA) X = tB, so tX = op(A)^-1 (tB - op(tA) X),
+/// computed in tX: tX = -tB, tX += op(tA) X, solve in place, negate.
+struct SolveTangent {
+  static LogicalResult emit(SolveOp op, OpBuilder &b, TangentOf tangentOf,
+                            Zero zero) {
+    Location loc = op.getLoc();
+    Value tX = tangentOf(op.getX());
+    Value tA = tangentOf(op.getA()), tB = tangentOf(op.getB());
+    if (!tA && !tB) {
+      zero(tX);
+      return success();
+    }
+    auto xType = cast<MemRefType>(op.getX().getType());
+    if (!xType.hasStaticShape() ||
+        !cast<MemRefType>(op.getA().getType()).hasStaticShape())
+      return op.emitOpError("forward mode: the tangent of a solve with "
+                            "dynamic shapes is not implemented");
+    // In place (B is X), tX holds tB already.
+    if (op.getB() != op.getX() || !tB)
+      scaleInto(b, loc, tB, tX, -1.0);
+    else
+      scaleInto(b, loc, tX, tX, -1.0);
+    bool t = op.getTranspose();
+    if (tA) {
+      if (xType.getRank() == 1)
+        GemvOp::create(b, loc, tA, op.getX(), tX, t, /*accumulate=*/true);
+      else
+        MatmulOp::create(b, loc, tA, op.getX(), tX, t, false,
+                         /*accumulate=*/true, FloatAttr());
+    }
+    SolveOp::create(b, loc, op.getA(), tX, tX, t);
+    scaleInto(b, loc, tX, tX, -1.0);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::sdfg::detail::attachTangentRules(MLIRContext *ctx) {
@@ -137,4 +201,5 @@ void mlir::sdfg::detail::attachTangentRules(MLIRContext *ctx) {
   TransposeOp::attachInterface<TangentModel<TransposeOp, TransposeTangent>>(
       *ctx);
   ReduceOp::attachInterface<TangentModel<ReduceOp, ReduceTangent>>(*ctx);
+  SolveOp::attachInterface<TangentModel<SolveOp, SolveTangent>>(*ctx);
 }

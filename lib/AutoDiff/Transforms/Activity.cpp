@@ -177,6 +177,11 @@ void mlir::sdfg::collectContainerReads(Operation *op,
   });
 }
 
+bool mlir::sdfg::detail::stopsGradient(Value container) {
+  auto alloc = container.getDefiningOp<AllocOp>();
+  return alloc && alloc->hasAttr(kStopGradientAttr);
+}
+
 // --- Activity: containers that depend on wrt and influence the output.
 void Differentiator::analyseActivity() {
   writes = summarize(grad);
@@ -190,7 +195,7 @@ void Differentiator::analyseActivity() {
       bool dep = w.readsTarget && varied.contains(w.target);
       for (Value r : w.reads)
         dep |= varied.contains(r);
-      if (dep)
+      if (dep && !stopsGradient(w.target))
         changed |= varied.insert(w.target);
       if (useful.contains(w.target)) {
         for (Value r : w.reads)

@@ -45,6 +45,11 @@ void collectNeededReads(Value v, bool valueNeeded,
                         llvm::DenseMap<Value, bool> &memo,
                         llvm::SetVector<Value> &out);
 bool dependsOnData(Value v);
+/// The unit attribute of an sdfg.alloc whose container is a constant to
+/// differentiation (the frontend's sdfg.stop_gradient): writes into it
+/// never make it active (reverse mode) or varied (forward mode).
+constexpr llvm::StringLiteral kStopGradientAttr = "sdfg.stop_gradient";
+bool stopsGradient(Value container);
 
 struct Interval {
   int64_t lo, hi;

@@ -12,6 +12,7 @@ import numpy as np
 from . import callables, python_math
 from ..semantics.values import (ConstLeaf, Expr, Idx, Op, Value, View, as_idx,
                                 is_float, same_extent)
+from .. import markers
 from ..numpy import reductions, registry, ufuncs
 
 if TYPE_CHECKING:
@@ -41,6 +42,11 @@ def call(tr: "Translator", node: ast.Call) -> Value:
     if isinstance(func, callables.NumpyFunction):
         return registry.numpy_call(tr, func.name, args, kwargs, node)
     if isinstance(func, callables.UserFunction):
+        if func.fn is markers.stop_gradient:
+            registry.no_kwargs(tr, kwargs, node)
+            if len(args) != 1:
+                raise tr.error("stop_gradient takes one argument", node)
+            return tr.stop_gradient(args[0], node)
         return tr.inline_call(func.fn, args, kwargs, node)
     if isinstance(func, callables.LocalLambda):
         return tr.call_lambda(func, args, kwargs, node)

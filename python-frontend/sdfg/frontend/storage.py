@@ -47,7 +47,7 @@ class Storage:
             return False
         return not widens(container.dtype, expr.dtype)
 
-    def new_transient(self, shape, dtype, hint="tmp"):
+    def new_transient(self, shape, dtype, hint="tmp", stop_gradient=False):
         if any(isinstance(e, (int, np.integer)) and e < 0 for e in shape):
             raise self.error("negative dimensions are not allowed")
         ssa = self.em.fresh("T")
@@ -63,10 +63,11 @@ class Storage:
             k += 1
             name = f"{clean}_{k}"
         self._transient_names.add(name)
-        self.em.alloc(ir.alloc(ssa, name, c.mlir_type))
+        self.em.alloc(ir.alloc(ssa, name, c.mlir_type, stop_gradient))
         return c
 
-    def transient_view(self, shape, dtype, node, hint="tmp"):
+    def transient_view(self, shape, dtype, node, hint="tmp",
+                       stop_gradient=False):
         """A transient holding `shape` (Idx extents, maybe symbolic)."""
         if any(as_idx(e).is_const() and as_idx(e).const < 0 for e in shape):
             # np.zeros(-5), np.empty((n, -1)): NumPy's ValueError, here
@@ -87,7 +88,7 @@ class Storage:
                 node, "array whose size depends on runtime data",
                 "its size cannot be bounded at compile time (compute it from "
                 "argument shapes or int arguments instead)")
-        c = self.new_transient(static, dtype, hint)
+        c = self.new_transient(static, dtype, hint, stop_gradient)
         v = c.view()
         v.shape = [as_idx(e) for e in shape]
         v.fresh = True
@@ -106,6 +107,20 @@ class Storage:
         a plain view (materialize would return the view itself)."""
         expr = self.to_expr(expr)
         v = self.transient_view(expr.shape, expr.dtype, node, hint)
+        self.store(v, expr)
+        return v
+
+    def stop_gradient(self, value, node):
+        """sdfg.stop_gradient(value): a copy of it in a container the AD
+        passes never differentiate (Python numbers are constants
+        already)."""
+        if isinstance(value, (int, float, bool)):
+            return value
+        expr = self.to_expr(value)
+        if not is_float(expr.dtype):
+            return value  # no derivative to stop
+        v = self.transient_view(expr.shape, expr.dtype, node,
+                                "stop_gradient", stop_gradient=True)
         self.store(v, expr)
         return v
 

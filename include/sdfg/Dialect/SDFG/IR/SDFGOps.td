@@ -230,7 +230,11 @@ def SDFG_AllocOp : SDFG_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
     the body of `sdfg.sdfg`. The optional `name` (the frontend's variable
     name) is how reports and pass options such as `sdfg-checkpoint`'s
     `recompute=` refer to it; unnamed transients are `transient<k>`, in
-    order of declaration.
+    order of declaration. With the unit attribute `sdfg.stop_gradient` the
+    container is a constant to differentiation: `sdfg-autodiff` and
+    `sdfg-forward-diff` give it no gradient or tangent, whatever is
+    written into it (the frontend's `sdfg.stop_gradient(x)` is a copy of
+    `x` into such a container).
 
     ```mlir
     %tmp = sdfg.alloc(%N) {name = "tmp"} : memref<?x4xf64>

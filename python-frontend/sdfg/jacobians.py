@@ -1,0 +1,101 @@
+"""`sdfg.jacfwd` and `sdfg.jacrev`: dense Jacobians, as JAX's, column by
+column with sdfg.jvp (one call per input element) or row by row with
+sdfg.vjp (one call per output element). For small inputs or outputs: each
+column or row is one call of one compiled program."""
+
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from .forward_mode import jvp
+from .program import _argnum_names, vjp
+
+
+def _argnums(fn, argnums):
+    names, form = _argnum_names(fn, argnums)
+    positions = [list(inspect.signature(fn).parameters).index(n)
+                 for n in names]
+    return names, positions, form
+
+
+def _output_of(value, output, what):
+    """The array `output` names among what fn returned."""
+    if output == "return":
+        if isinstance(value, tuple):
+            raise ValueError(f"{what}: the function returns {len(value)} "
+                             "values; choose one with output='return:K'")
+        return value
+    if isinstance(output, str) and output.startswith("return:"):
+        return value[int(output.split(":", 1)[1])]
+    raise ValueError(f"{what}: output must be 'return' or 'return:K', not "
+                     f"{output!r}")
+
+
+def jacfwd(fn: Callable, argnums: Any = 0, *, output: Any = "return",
+           device: str = "cpu") -> Callable:
+    """jax.jacfwd: a function of fn's arguments returning the Jacobian of
+    `output` (an array or float fn returns) with respect to the argument
+    at `argnums` (an int; a tuple gives a tuple of Jacobians), of shape
+    output.shape + argument.shape. One sdfg.jvp call per element of the
+    argument."""
+    names, positions, form = _argnums(fn, argnums)
+
+    def jacobian(*args):
+        args = list(args)
+        out = []
+        for k in positions:
+            x = np.asarray(args[k])
+            if x.dtype.kind != "f":
+                raise TypeError(f"jacfwd: argument "
+                                f"'{names[positions.index(k)]}' is not a "
+                                "float array or float")
+            cols = []
+            y = None
+            for j in range(x.size):
+                e = np.zeros(x.size, np.float64)
+                e[j] = 1.0
+                tangents = [None] * len(args)
+                tangents[k] = e.reshape(x.shape) if x.ndim else 1.0
+                value, tangent = jvp(fn, args, tangents, device=device)
+                y = np.asarray(_output_of(value, output, "jacfwd"))
+                cols.append(np.asarray(_output_of(tangent, output,
+                                                  "jacfwd")).reshape(-1))
+            if y is None:
+                y = np.asarray(_output_of(jvp(fn, args, [None] * len(args),
+                                              device=device)[0], output,
+                                          "jacfwd"))
+            jac = np.stack(cols, axis=-1) if cols else \
+                np.zeros((y.size, 0), y.dtype)
+            out.append(jac.reshape(y.shape + x.shape))
+        return out[0] if form == "one" else tuple(out)
+    return jacobian
+
+
+def jacrev(fn: Callable, argnums: Any = 0, *, output: Any = "return",
+           device: str = "cpu") -> Callable:
+    """jax.jacrev: as jacfwd, row by row with sdfg.vjp (one call per
+    element of the output; each call gives the row for every argument at
+    once)."""
+    names, positions, form = _argnums(fn, argnums)
+    v = vjp(fn, names, output=output, device=device)
+
+    def jacobian(*args):
+        args = list(args)
+        y = np.asarray(_output_of(v.program(*[np.copy(a) if isinstance(
+            a, np.ndarray) else a for a in args]), output, "jacrev"))
+        rows = {n: [] for n in names}
+        for i in range(y.size):
+            seed = np.zeros(y.size, y.dtype)
+            seed[i] = 1.0
+            g = v(*args, seed=seed.reshape(y.shape))
+            for n in names:
+                rows[n].append(np.asarray(g[n]).reshape(-1))
+        out = []
+        for n, k in zip(names, positions):
+            x = np.asarray(args[k])
+            jac = np.stack(rows[n]) if rows[n] else \
+                np.zeros((0, x.size), y.dtype)
+            out.append(jac.reshape(y.shape + x.shape))
+        return out[0] if form == "one" else tuple(out)
+    return jacobian
