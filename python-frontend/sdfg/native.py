@@ -14,6 +14,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 
@@ -51,16 +52,37 @@ class OptionError(ToolError, ValueError):
     compiler can judge (ToolError, with its located diagnostic)."""
 
 
+def _prefix():
+    """Where the compiler is: $SDFG_BUILD_DIR (a build tree), else
+    $SDFG_PREFIX (an installed prefix: `cmake --install build --prefix
+    DIR`), else the build tree beside this source tree (a checkout), else
+    the prefix of the sdfg-opt on $PATH, else this Python's prefix (a venv
+    or conda environment the tools were installed into)."""
+    for var in ("SDFG_BUILD_DIR", "SDFG_PREFIX"):
+        if os.environ.get(var):
+            return os.environ[var]
+    build = os.path.join(_REPO, "build")
+    if os.path.exists(os.path.join(build, "bin", "sdfg-opt")):
+        return build
+    found = shutil.which("sdfg-opt")
+    if found:
+        return os.path.dirname(os.path.dirname(os.path.realpath(found)))
+    if os.path.exists(os.path.join(sys.prefix, "bin", "sdfg-opt")):
+        return sys.prefix
+    # Nowhere: the error names the build tree of a checkout, else the
+    # environment's prefix.
+    checkout = os.path.exists(os.path.join(_REPO, "python-frontend"))
+    return build if checkout else sys.prefix
+
+
 def tools_dir():
-    """Directory holding sdfg-opt and sdfg-translate."""
-    build = os.environ.get("SDFG_BUILD_DIR", os.path.join(_REPO, "build"))
-    return os.path.join(build, "bin")
+    """Directory holding sdfg-opt and sdfg-translate (see _prefix)."""
+    return os.path.join(_prefix(), "bin")
 
 
 def lib_dir():
     """Directory holding the project's libraries (the GPU runtime)."""
-    build = os.environ.get("SDFG_BUILD_DIR", os.path.join(_REPO, "build"))
-    return os.path.join(build, "lib")
+    return os.path.join(_prefix(), "lib")
 
 
 _gpu_runtime = None
@@ -220,8 +242,10 @@ def _tool(name):
     path = os.path.join(tools_dir(), name)
     if not os.path.exists(path):
         raise ToolError(
-            f"{name} not found in {tools_dir()}: run utils/setup.sh or set "
-            "SDFG_BUILD_DIR to the build directory")
+            f"{name} not found in {tools_dir()}: build the compiler "
+            "(utils/setup.sh) and set SDFG_BUILD_DIR to its build "
+            "directory, or SDFG_PREFIX to where `cmake --install` put it, "
+            "or put its bin/ on PATH")
     return path
 
 

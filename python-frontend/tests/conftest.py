@@ -2,7 +2,11 @@ import importlib
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The package of this source tree, unless the tests check an installed one
+# (test_install.py runs some of them in a fresh venv).
+if os.environ.get("SDFG_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
 
 import numpy as np
 import pytest
