@@ -14,7 +14,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
   libomp-22-dev libopenblas-dev liblpsolve55-dev lp-solve
   libgtest-dev libgmock-dev
-  python3 python3-numpy python3-pytest python3-pyflakes
+  python3 python3-numpy python3-pytest python3-pyflakes graphviz
 )
 
 SUDO=""

@@ -18,6 +18,8 @@
   given as Python text (generated code).
 - ``SDFG_LOG=1`` or ``sdfg.config.log_compiles = True``: each compile
   (stages, times) and cache hit logged to stderr (logger "sdfg").
+- ``sdfg.graph(fn, *args, wrt=..., format="svg")`` / ``python -m sdfg
+  show``: the program's graph (states, maps, tasklets, memlets).
 - ``sdfg.compile_mlir(text)``: compile hand-written sdfg-dialect MLIR.
 - ``sdfg.set_num_threads(n)`` / ``sdfg.get_num_threads()``: the threads
   compiled programs (their maps and BLAS calls) run on; SDFG_NUM_THREADS.
@@ -41,13 +43,14 @@ from .forward_mode import hessian, hvp, jvp  # noqa: E402
 from .jacobians import jacfwd, jacrev  # noqa: E402
 from .log import config  # noqa: E402
 from .markers import stop_gradient  # noqa: E402
+from .show import graph  # noqa: E402
 from .log import from_environment as _log_from_environment  # noqa: E402
 from .source import from_source  # noqa: E402
 from .threads import get_num_threads, set_num_threads  # noqa: E402
 
 __all__ = ["CacheError", "CacheWarning", "DeviceError", "FrontendError",
            "GradCheck", "Gradient", "check_grads", "config", "hessian", "hvp",
-           "jacfwd", "jacrev", "jvp", "stop_gradient", "NativeModule", "Program", "ToolError", "compile_mlir",
+           "graph", "jacfwd", "jacrev", "jvp", "stop_gradient", "NativeModule", "Program", "ToolError", "compile_mlir",
            "from_source",
            "get_num_threads", "grad", "program", "set_num_threads",
            "to_mlir", "value_and_grad", "vjp"]

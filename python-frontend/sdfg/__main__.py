@@ -1,6 +1,9 @@
-"""Print the sdfg dialect of a NumPy function; show or empty the cache.
+"""Print the sdfg dialect of a NumPy function; draw it; show or empty
+the cache.
 
     python -m sdfg FILE FUNCTION [ARG ...]
+    python -m sdfg show FILE FUNCTION [ARG ...] [--format dot|svg|png]
+                   [--wrt NAMES] [--mem MIB] [-o OUT]
     python -m sdfg cache info
     python -m sdfg cache clear
 
@@ -11,7 +14,10 @@ sdfg-opt and sdfg-translate. (A FILE named `cache` is given as ./cache.)
 
 `cache info` prints where the compiled programs are cached
 ($SDFG_CACHE_DIR), how many there are, their size and the size limit
-($SDFG_CACHE_MAX_BYTES); `cache clear` removes them.
+($SDFG_CACHE_MAX_BYTES); `cache clear` removes them. `show` writes the
+program's graph (states, maps, tasklets, memlets; sdfg.graph) to OUT or
+stdout: with --wrt the gradient program, with --mem its checkpoint plan
+(stored containers green, recomputed ones orange).
 """
 
 import argparse
@@ -25,6 +31,7 @@ import numpy as np
 
 from . import cache
 from .errors import CacheError, FrontendError
+from .native import ToolError
 from .program import to_mlir
 
 _ARRAY = re.compile(r"^(float64|float32|int64|int32|bool)\[([0-9, ]*)\]$")
@@ -115,10 +122,67 @@ def _arity_error(fn, name, args):
     return f"{name} takes {takes} ({names}), {len(args)} given"
 
 
+def _load(file, name):
+    """(the function `name` of Python file `file`, None) or (None, an
+    error message)."""
+    if not os.path.exists(file):
+        return None, f"no such file: {file}"
+    spec = importlib.util.spec_from_file_location("_sdfg_cli_module", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, name, None)
+    if fn is None or not callable(fn):
+        return None, f"{file} defines no function '{name}'"
+    return getattr(fn, "fn", fn), None  # an sdfg.program-decorated one
+
+
+def show_main(argv):
+    """`python -m sdfg show FILE FUNCTION [ARG ...]`."""
+    from .show import FORMATS, graph
+    parser = argparse.ArgumentParser(
+        prog="python -m sdfg show",
+        description="Draw the sdfg graph of a NumPy function (or of its "
+                    "gradient program).")
+    parser.add_argument("file", help="Python file defining the function")
+    parser.add_argument("function", help="name of the function")
+    parser.add_argument("args", nargs="*", type=parse_arg,
+                        help="argument descriptions, e.g. float64[10,10] 5")
+    parser.add_argument("--format", choices=FORMATS, default="dot")
+    parser.add_argument("--wrt", help="comma-separated names: draw the "
+                        "gradient program with respect to them")
+    parser.add_argument("--mem", type=float, help="memory limit (MiB) of "
+                        "the gradient's checkpoint plan")
+    parser.add_argument("-o", dest="out", help="output file (default: "
+                        "stdout; png needs one)")
+    ns = parser.parse_args(argv)
+    fn, message = _load(ns.file, ns.function)
+    if message is None:
+        message = _arity_error(fn, ns.function, ns.args)
+    if message is None and ns.format == "png" and not ns.out:
+        message = "--format png needs -o FILE"
+    if message is not None:
+        print(f"python -m sdfg show: error: {message}", file=sys.stderr)
+        return 1
+    try:
+        out = graph(fn, *ns.args, format=ns.format, mem=ns.mem,
+                    wrt=ns.wrt.split(",") if ns.wrt else None)
+    except (FrontendError, ToolError, ValueError) as e:
+        print(f"python -m sdfg show: error: {e}", file=sys.stderr)
+        return 1
+    if ns.out:
+        with open(ns.out, "wb" if isinstance(out, bytes) else "w") as f:
+            f.write(out)
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["cache"]:
         return cache_main(argv[1:])
+    if argv[:1] == ["show"]:
+        return show_main(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m sdfg",
         description="Print the sdfg dialect of a NumPy function.")
@@ -127,21 +191,9 @@ def main(argv=None):
     parser.add_argument("args", nargs="*", type=parse_arg,
                         help="argument descriptions, e.g. float64[10,10] 5")
     ns = parser.parse_args(argv)
-    if not os.path.exists(ns.file):
-        print(f"python -m sdfg: error: no such file: {ns.file}",
-              file=sys.stderr)
-        return 1
-    spec = importlib.util.spec_from_file_location("_sdfg_cli_module",
-                                                  ns.file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    fn = getattr(module, ns.function, None)
-    if fn is None or not callable(fn):
-        print(f"python -m sdfg: error: {ns.file} defines no function "
-              f"'{ns.function}'", file=sys.stderr)
-        return 1
-    fn = getattr(fn, "fn", fn)  # an sdfg.program-decorated function
-    message = _arity_error(fn, ns.function, ns.args)
+    fn, message = _load(ns.file, ns.function)
+    if message is None:
+        message = _arity_error(fn, ns.function, ns.args)
     if message is not None:
         print(f"python -m sdfg: error: {message}", file=sys.stderr)
         return 1

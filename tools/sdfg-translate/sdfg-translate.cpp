@@ -12,6 +12,7 @@
 #include "sdfg/Dialect/SDFG/Transforms/Passes.h"
 #include "sdfg/Support/NestingLimit.h"
 #include "sdfg/Target/CPUTarget.h"
+#include "sdfg/Target/Dot.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -31,7 +32,7 @@
 using namespace mlir;
 
 namespace {
-enum class EmitKind { LLVMIR, Object, Shared, PTX };
+enum class EmitKind { LLVMIR, Object, Shared, PTX, Dot };
 } // namespace
 
 static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
@@ -49,7 +50,10 @@ static llvm::cl::opt<EmitKind> emitKind(
                                 "shared library (links OpenMP and OpenBLAS)"),
                      clEnumValN(EmitKind::PTX, "ptx",
                                 "the PTX of every GPU kernel module "
-                                "(--target=gpu)")));
+                                "(--target=gpu)"),
+                     clEnumValN(EmitKind::Dot, "dot",
+                                "each sdfg.sdfg as a Graphviz graph "
+                                "(states, maps, tasklets, memlets)")));
 static llvm::cl::opt<bool>
     noLower("no-lower", llvm::cl::desc("Input is already in the LLVM dialect"),
             llvm::cl::init(false));
@@ -131,6 +135,14 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  if (emitKind == EmitKind::Dot) {
+    auto out = openOutputFile(outputFilename, &error);
+    if (!out)
+      return fail(error);
+    sdfg::writeDot(*module, out->os());
+    out->keep();
+    return 0;
+  }
   // The lowering pipelines start with sdfg-eliminate-dead-writes; run it
   // first so that the ABI's `written` flags leave out the writes it drops.
   if (!noLower) {
