@@ -36,8 +36,9 @@ _choose_core()
 from .errors import (CacheError, CacheWarning, DeviceError,  # noqa: E402
                      FrontendError)
 from .native import NativeModule, ToolError, compile_mlir  # noqa: E402
-from .program import (Gradient, Program, grad, program, to_mlir,  # noqa: E402
-                      value_and_grad, vjp)
+from .gradients import (Gradient, grad, value_and_grad,  # noqa: E402
+                        vjp)
+from .program import Program, program, to_mlir  # noqa: E402
 from .check_grads import GradCheck, check_grads  # noqa: E402
 from .forward_mode import hessian, hvp, jvp  # noqa: E402
 from .jacobians import jacfwd, jacrev  # noqa: E402

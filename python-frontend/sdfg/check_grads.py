@@ -8,7 +8,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .forward_mode import hvp, jvp
-from .program import Gradient, _argnum_names
+from .gradients import Gradient, _argnum_names
 
 
 class Direction(NamedTuple):

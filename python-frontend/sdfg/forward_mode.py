@@ -37,8 +37,7 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     modified (arguments the program writes are copied).
 
     The tangent program is sdfg-forward-diff's: it runs fn once with the
-    tangents alongside (about two to three times fn's cost) and stores
-    nothing, whatever the loops."""
+    tangents alongside and stores nothing, whatever the loops."""
     prog, args, wrt, tans = _prepare("jvp", fn, primals, tangents, device,
                                      check_indices)
     if not wrt:
@@ -66,7 +65,7 @@ def hvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     Forward over reverse: the tangent program (sdfg-forward-diff) of the
     gradient program (sdfg-autodiff, store-all), one compiled program;
     `output` chooses the differentiated value as in sdfg.grad."""
-    from .program import Gradient
+    from .gradients import Gradient
     prog, args, wrt, tans = _prepare("hvp", fn, primals, tangents, device,
                                      check_indices)
     if not wrt:
@@ -145,7 +144,9 @@ def _prepare(what, fn, primals, tangents, device, check_indices):
             if t.shape != a.shape:
                 raise ValueError(f"{what}: the tangent of '{name}' has "
                                  f"shape {t.shape}, the argument {a.shape}")
-            t = np.array(t, dtype=a.dtype, order="C")
+            # No copy unless needed: _call copies the tangents of written
+            # arguments (the caller's arrays are never modified).
+            t = np.ascontiguousarray(t, dtype=a.dtype)
         elif isinstance(a, (float, np.floating)):
             t = np.array(float(t), dtype=np.float64)
         else:
@@ -222,7 +223,8 @@ def _call(entry, args, tans):
         if kind == "array":
             arrays[f"__return{k}"] = module.empty(shape, dtype)
     for name, t in tans.items():
-        arrays["t_" + name] = t
+        # A written argument's tangent is updated in place with it.
+        arrays["t_" + name] = np.array(t) if name in entry.written else t
 
     def like(name):
         """The array for an argument the caller does not give: gradients,
@@ -275,7 +277,7 @@ class GradOfGrad:
     others), one compiled program (sdfg.hvp)."""
 
     def __init__(self, inner, wrt, argnums):
-        from .program import Gradient, _argnum_names
+        from .gradients import Gradient, _argnum_names
         if type(inner) is not Gradient or inner.with_seed or \
                 inner.has_aux or inner._plan is not None:
             raise NotImplementedError(

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .forward_mode import jvp
-from .program import _argnum_names, vjp
+from .gradients import _argnum_names, vjp
 
 
 def _argnums(fn, argnums):

@@ -9,7 +9,7 @@ import tempfile
 from typing import Any, Callable, Optional, Sequence, Union
 
 from . import native
-from .program import grad as _grad
+from .gradients import grad as _grad
 from .program import to_mlir
 
 FORMATS = ("dot", "svg", "png")

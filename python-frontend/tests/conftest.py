@@ -16,8 +16,7 @@ import pytest
 def poisoned_gradients(monkeypatch):
     """Gradient programs overwrite the arrays they return (d_<w>): hand them
     NaN so that an element a program leaves unwritten fails the test."""
-    # sdfg.program is the decorator; the module is sys.modules'.
-    module = importlib.import_module("sdfg.program")
+    module = importlib.import_module("sdfg.gradients")
     allocate = module._gradient_array
 
     def poisoned(native_module, like):

@@ -135,7 +135,7 @@ def ForwardDiff : Pass<"sdfg-forward-diff", "::mlir::ModuleOp"> {
       ger, dot) are bilinear, two library ops; transpose and sums are
       linear.
     Loops, branches and while loops are the program's own, so the tangent
-    program costs about two to three times the program and stores nothing.
+    program does about twice the program's arithmetic and stores nothing.
     Library ops without a tangent rule (factorisations, sorting, min/max
     reductions) and stores with `wcr(mul|min|max)` are refused with a
     located error.
