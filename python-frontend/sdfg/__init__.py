@@ -1,4 +1,5 @@
-"""sdfg: a reverse-mode AD compiler for NumPy programs, after DaCe AD.
+"""sdfg: an AD compiler (reverse and forward mode) for NumPy programs,
+after DaCe AD.
 
 - ``sdfg.program(fn)``: compile an unmodified NumPy function natively.
 - ``sdfg.to_mlir(fn, *args)``: the sdfg-dialect text for those arguments.
@@ -50,10 +51,10 @@ from .source import from_source  # noqa: E402
 from .threads import get_num_threads, set_num_threads  # noqa: E402
 
 __all__ = ["CacheError", "CacheWarning", "DeviceError", "FrontendError",
-           "GradCheck", "Gradient", "check_grads", "config", "hessian", "hvp",
-           "graph", "jacfwd", "jacrev", "jvp", "stop_gradient", "NativeModule", "Program", "ToolError", "compile_mlir",
-           "from_source",
-           "get_num_threads", "grad", "program", "set_num_threads",
+           "GradCheck", "Gradient", "NativeModule", "Program", "ToolError",
+           "check_grads", "compile_mlir", "config", "from_source",
+           "get_num_threads", "grad", "graph", "hessian", "hvp", "jacfwd",
+           "jacrev", "jvp", "program", "set_num_threads", "stop_gradient",
            "to_mlir", "value_and_grad", "vjp"]
 __version__ = "0.1.0"
 

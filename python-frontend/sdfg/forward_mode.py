@@ -24,7 +24,8 @@ _PROGRAMS = weakref.WeakKeyDictionary()
 
 
 def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
-        device: str = "cpu", check_indices: bool = True) -> Tuple[Any, Any]:
+        output: Any = None, device: str = "cpu",
+        check_indices: bool = True) -> Tuple[Any, Any]:
     """(fn(*primals), the tangents of its results): the directional
     derivative of fn at `primals` along `tangents`, as jax.jvp.
 
@@ -34,24 +35,44 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     zero and is not differentiated). The result mirrors what fn returns:
     one value or a tuple; each float result's tangent has its shape, a
     non-float result's tangent is None. The caller's arrays are never
-    modified (arguments the program writes are copied).
+    modified (arguments the program writes are copied). output="A", the
+    name of an array argument fn updates in place (as sdfg.grad's
+    output=), returns (A after the call, its tangent) instead: for
+    functions that return nothing.
 
     The tangent program is sdfg-forward-diff's: it runs fn once with the
     tangents alongside and stores nothing, whatever the loops."""
     prog, args, wrt, tans = _prepare("jvp", fn, primals, tangents, device,
                                      check_indices)
+    names = list(inspect.signature(fn).parameters)
+    if output is not None:
+        k = names.index(output) if output in names else -1
+        if k < 0 or k >= len(args) or not isinstance(args[k], np.ndarray) \
+                or args[k].dtype.kind != "f":
+            raise FrontendError(f"jvp: output '{output}' is not a float "
+                                f"array parameter of {fn.__name__}")
     if not wrt:
-        value = prog(*primals)
+        # On copies: the caller's arrays stay as they are.
+        a = [np.array(x) if isinstance(x, np.ndarray) else x for x in args]
+        value = prog(*a)
+        if output is not None:
+            return a[k], np.zeros_like(a[k])
         return value, _zeros_like_results(value)
 
     def spec(tr):
-        outs = _float_outputs(tr.signature)
+        outs = [output] if output is not None else \
+            _float_outputs(tr.signature)
         if not outs:
-            raise FrontendError(f"jvp: {fn.__name__} returns no float "
-                                "value to differentiate")
+            raise FrontendError(
+                f"jvp: {fn.__name__} returns no float value to "
+                "differentiate (for an argument it updates in place, name "
+                "it with output=)")
         return ForwardMode(tuple(outs), tuple(sorted(wrt)))
-    entry = _entry(prog, args, ("jvp", tuple(wrt)), spec)
-    return _results(entry.meta, _call(entry, args, tans))
+    entry = _entry(prog, args, ("jvp", tuple(wrt), output), spec)
+    arrays = _call(entry, args, tans)
+    if output is not None:
+        return arrays[output], arrays["t_" + output]
+    return _results(entry.meta, arrays)
 
 
 def hvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,

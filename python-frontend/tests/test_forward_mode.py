@@ -333,3 +333,38 @@ def test_jvp_through_sorting():
     # tangent is the mean of the middle two's, 2.5.
     np.testing.assert_allclose(t, np.array([2.0, 1.0, 4.0, 3.0]) *
                                np.arange(4.0) + 2.5, rtol=1e-15)
+
+
+def seidel(A, T):
+    n = A.shape[0]
+    for t in range(T):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = (A[i - 1, j] + A[i, j] + A[i + 1, j] +
+                           A[i, j - 1] + A[i, j + 1]) / 5.0 + \
+                    0.1 * np.sin(A[i, j])
+
+
+def test_jvp_of_an_argument_updated_in_place():
+    rng = np.random.default_rng(5)
+    A, V = rng.random((6, 6)), rng.standard_normal((6, 6))
+    before = A.copy()
+    value, t = sdfg.jvp(seidel, (A, 3), (V, None), output="A")
+    np.testing.assert_array_equal(A, before)  # the caller's array
+
+    def final(X):
+        X = X.copy()
+        seidel(X, 3)
+        return X
+    np.testing.assert_allclose(value, final(A), rtol=1e-14)
+    h = 1e-6
+    fd = (final(A + h * V) - final(A - h * V)) / (2 * h)
+    np.testing.assert_allclose(t, fd, rtol=1e-7, atol=1e-9)
+    # No tangent: zeros, and the value.
+    value0, t0 = sdfg.jvp(seidel, (A, 3), (None, None), output="A")
+    np.testing.assert_allclose(value0, value, rtol=1e-14)
+    assert not t0.any()
+    with pytest.raises(sdfg.FrontendError, match="output 'T'"):
+        sdfg.jvp(seidel, (A, 3), (V, None), output="T")
+    with pytest.raises(sdfg.FrontendError, match="name it with output="):
+        sdfg.jvp(seidel, (A, 3), (V, None))
