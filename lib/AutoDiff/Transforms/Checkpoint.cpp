@@ -105,13 +105,17 @@ std::vector<SmallVector<int64_t>> loopMenu(int64_t trips) {
       return;
     menu.push_back(counts);
   };
-  for (int64_t c = 1; c + 1 < trips; c = c < 4 ? c + 1 : c * 3 / 2)
+  // Steps and sums that cannot overflow: trip counts go up to INT64_MAX
+  // (a loop's bound is any i64).
+  for (int64_t c = 1; c < trips - 1;
+       c = c < 4 ? c + 1 : (c > trips - c / 2 ? trips : c + c / 2))
     add({c});
-  for (int64_t c = 2; c + 1 < trips; c *= 2) {
-    int64_t k = (trips + c) / (c + 1);
+  for (int64_t c = 2; c < trips - 1;) {
+    int64_t k = trips / (c + 1) + (trips % (c + 1) != 0); // ceil
     add({c, k - 1});
     int64_t r = static_cast<int64_t>(std::ceil(std::sqrt(double(k))));
     add({c, r});
+    c = c > trips / 2 ? trips : c * 2;
   }
   for (int depth = 2; depth <= 6; ++depth) {
     double root = std::pow(double(trips), 1.0 / depth);
