@@ -368,3 +368,24 @@ def test_jvp_of_an_argument_updated_in_place():
         sdfg.jvp(seidel, (A, 3), (V, None), output="T")
     with pytest.raises(sdfg.FrontendError, match="name it with output="):
         sdfg.jvp(seidel, (A, 3), (V, None))
+
+
+def log_volume(A):
+    sign, logabs = np.linalg.slogdet(A)
+    return np.linalg.det(A) + 2.0 * logabs + sign
+
+
+def test_jvp_and_hvp_of_determinants():
+    rng = np.random.default_rng(6)
+    A = rng.standard_normal((4, 4)) + 4 * np.eye(4)
+    V = rng.standard_normal((4, 4))
+    # d det = det tr(A^-1 V), d log|det| = tr(A^-1 V), the sign is flat.
+    trace = np.trace(np.linalg.solve(A, V))
+    _, t = sdfg.jvp(log_volume, (A,), (V,))
+    assert t == pytest.approx(np.linalg.det(A) * trace + 2.0 * trace,
+                              rel=1e-12)
+    (hv,) = sdfg.hvp(log_volume, (A,), (V,))
+    g = sdfg.grad(log_volume, "A")
+    h = 1e-5
+    fd = (g(A + h * V)["A"] - g(A - h * V)["A"]) / (2 * h)
+    np.testing.assert_allclose(hv, fd, rtol=1e-6, atol=1e-6)

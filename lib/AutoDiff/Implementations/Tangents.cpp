@@ -3,9 +3,10 @@
 // TangentOpInterface models for sdfg-forward-diff. Products are bilinear:
 // the tangent of C = alpha op(A) op(B) is alpha op(tA) op(B) + alpha op(A)
 // op(tB), two library ops of the same kind; linear ops (transpose, sums)
-// apply themselves to the tangent; a solve's tangent is another solve.
-// Ops without a model (factorisations but solve, min/max reductions) are
-// refused by the pass with a located error.
+// apply themselves to the tangent; a solve's tangent is another solve, a
+// determinant's a solve and a trace. Ops without a model (the other
+// factorisations, min/max reductions) are refused by the pass with a
+// located error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -191,6 +192,62 @@ struct SolveTangent {
   }
 };
 
+/// det(A), log|det(A)|, sign(det(A)): d log|det A| = tr(A^-1 tA), so
+/// t(logabs) = tr(X) with X = A^-1 tA (a solve into a scratch matrix),
+/// t(det) = det(A) tr(X); the sign has no tangent.
+struct DetTangent {
+  static LogicalResult emit(DetOp op, OpBuilder &b, TangentOf tangentOf,
+                            Zero zero) {
+    Location loc = op.getLoc();
+    Value tr = tangentOf(op.getResult());
+    Value tA = tangentOf(op.getA());
+    auto type = cast<MemRefType>(op.getA().getType());
+    if (!tA || op.getKind() == DetKind::sign) {
+      zero(tr);
+      return success();
+    }
+    if (!type.hasStaticShape())
+      return op.emitOpError("forward mode: the tangent of a determinant of "
+                            "dynamic shape is not implemented");
+    // The scratch matrix at the top of the program (states do not
+    // allocate).
+    Value x;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      auto sdfg = op->getParentOfType<SDFGOp>();
+      b.setInsertionPointToStart(&sdfg.getBody().front());
+      x = AllocOp::create(b, loc, type, ValueRange{},
+                          b.getStringAttr("t_det_solve"));
+    }
+    SolveOp::create(b, loc, op.getA(), tA, x, /*transpose=*/false);
+    ReverseBuilder rb(b);
+    MLIRContext *ctx = op.getContext();
+    zero(tr);
+    {
+      // tr += X[i, i], then times det(A) for kind det.
+      OpBuilder::InsertionGuard guard(b);
+      SmallVector<Value> p = rb.openMap(loc, {type.getShape()[0]}, false);
+      AffineMap diag = AffineMap::get(
+          1, 0, {b.getAffineDimExpr(0), b.getAffineDimExpr(0)}, ctx);
+      rb.store(loc, rb.load(loc, x, diag, p), tr, AffineMap::get(1, 0, ctx), p,
+               /*accumulate=*/true);
+    }
+    if (op.getKind() == DetKind::det) {
+      AffineMap scalar = AffineMap::get(0, 0, ctx);
+      Value t = rb.load(loc, tr, scalar, {});
+      Value d = rb.load(loc, op.getResult(), scalar, {});
+      Value prod = rb.tasklet(loc, t.getType(), ValueRange{t, d},
+                              [&](OpBuilder &ib, ArrayRef<Value> a) {
+                                return SmallVector<Value>{
+                                    arith::MulFOp::create(ib, loc, a[0], a[1])};
+                              })
+                       .getResult(0);
+      rb.store(loc, prod, tr, scalar, {}, /*accumulate=*/false);
+    }
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::sdfg::detail::attachTangentRules(MLIRContext *ctx) {
@@ -202,4 +259,5 @@ void mlir::sdfg::detail::attachTangentRules(MLIRContext *ctx) {
       *ctx);
   ReduceOp::attachInterface<TangentModel<ReduceOp, ReduceTangent>>(*ctx);
   SolveOp::attachInterface<TangentModel<SolveOp, SolveTangent>>(*ctx);
+  DetOp::attachInterface<TangentModel<DetOp, DetTangent>>(*ctx);
 }
