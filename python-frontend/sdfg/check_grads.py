@@ -8,7 +8,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .forward_mode import hvp, jvp
-from .gradients import Gradient, _argnum_names
+from .gradients import Gradient, _argnum_names, float_array_params
 
 
 class Direction(NamedTuple):
@@ -92,8 +92,7 @@ def check_grads(fn: Callable, args: Sequence[Any], order: int = 1,
                             "(positions), not both")
         wrt = _argnum_names(fn, argnums)[0]
     if wrt is None:
-        wrt = [n for n, a in zip(names, args)
-               if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+        wrt = float_array_params(fn, args)
     wrt = [wrt] if isinstance(wrt, str) else list(wrt)
     for w in wrt:
         if w not in names[:len(args)]:

@@ -16,6 +16,7 @@ from .arguments import param_name
 from .call_checks import check_after_call as _check_after_call
 from .errors import FrontendError
 from .frontend import translate
+from .gradients import Gradient, _argnum_names, float_array_params
 from .program import ForwardMode, _contiguous, program
 
 # fn -> {(device, check_indices): Program} and the tangent programs loaded
@@ -86,7 +87,6 @@ def hvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     Forward over reverse: the tangent program (sdfg-forward-diff) of the
     gradient program (sdfg-autodiff, store-all), one compiled program;
     `output` chooses the differentiated value as in sdfg.grad."""
-    from .gradients import Gradient
     prog, args, wrt, tans = _prepare("hvp", fn, primals, tangents, device,
                                      check_indices)
     if not wrt:
@@ -298,7 +298,6 @@ class GradOfGrad:
     others), one compiled program (sdfg.hvp)."""
 
     def __init__(self, inner, wrt, argnums):
-        from .gradients import Gradient, _argnum_names
         if type(inner) is not Gradient or inner.with_seed or \
                 inner.has_aux or inner._plan is not None:
             raise NotImplementedError(
@@ -324,8 +323,7 @@ class GradOfGrad:
         normal = _normalise(given, fn)
         first = inner._wrt_for(normal)
         outer = self.wrt if self.wrt is not None else \
-            [n for n, a in zip(inspect.signature(fn).parameters, normal)
-             if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+            float_array_params(fn, normal)
         names = list(inspect.signature(fn).parameters)
         tangents = []
         for n, a in zip(names, normal):

@@ -186,9 +186,7 @@ class Gradient:
         parameter given a float array."""
         if self.wrt is not None:
             return self.wrt
-        names = list(inspect.signature(self.program.fn).parameters)
-        wrt = [n for n, a in zip(names, args)
-               if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+        wrt = float_array_params(self.program.fn, args)
         if not wrt:
             raise FrontendError(
                 f"{self.program.fn.__name__} is given no float array to "
@@ -368,6 +366,13 @@ def _argnum_names(fn, argnums):
     if len(set(names)) != len(names):
         raise ValueError(f"argnums {argnums!r} names a parameter twice")
     return names, "one" if one else "tuple"
+
+
+def float_array_params(fn, args):
+    """The parameters of `fn` that `args` give float arrays: what grad,
+    grad of grad and check_grads differentiate by default."""
+    return [n for n, a in zip(inspect.signature(fn).parameters, args)
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
 
 
 def _aux(value):

@@ -172,13 +172,8 @@ SmallVector<Value> ReverseBuilder::openSubset(Location loc,
   return openMap(loc, extents, operands, parallel);
 }
 
-void ReverseBuilder::fill(Location loc, Value container, double value,
-                          bool inState) {
-  OpBuilder::InsertionGuard guard(b);
-  if (!inState) {
-    auto state = StateOp::create(b, loc, StringRef("zero"));
-    b.setInsertionPointToStart(&state.getBody().front());
-  }
+SmallVector<Value>
+ReverseBuilder::openContainerMap(Location loc, Value container, bool parallel) {
   auto type = cast<MemRefType>(container.getType());
   // Extents: static, or the dynamic sizes of the alloc that made it.
   SmallVector<AffineExpr> extents;
@@ -193,7 +188,18 @@ void ReverseBuilder::fill(Location loc, Value container, double value,
     operands.push_back(alloc.getDynamicSizes()[dyn++]);
     extents.push_back(b.getAffineDimExpr(operands.size() - 1));
   }
-  SmallVector<Value> params = openMap(loc, extents, operands, true);
+  return openMap(loc, extents, operands, parallel);
+}
+
+void ReverseBuilder::fill(Location loc, Value container, double value,
+                          bool inState) {
+  OpBuilder::InsertionGuard guard(b);
+  if (!inState) {
+    auto state = StateOp::create(b, loc, StringRef("zero"));
+    b.setInsertionPointToStart(&state.getBody().front());
+  }
+  auto type = cast<MemRefType>(container.getType());
+  SmallVector<Value> params = openContainerMap(loc, container, true);
   Value v = constantTasklet(loc, type.getElementType(), value);
   store(loc, v, container,
         AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext()),

@@ -14,25 +14,22 @@ using namespace mlir;
 using namespace mlir::sdfg;
 using namespace mlir::sdfg::detail;
 
-namespace {
-
 /// Containers loaded by the loads that compute `v` (through tasklets).
-void collectReads(Value v, llvm::SetVector<Value> &out) {
+void mlir::sdfg::detail::collectLoadedContainers(Value v,
+                                                 llvm::SetVector<Value> &out) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return;
   if (auto load = dyn_cast<LoadOp>(def)) {
     out.insert(load.getMemref());
     for (Value i : load.getIndices())
-      collectReads(i, out);
+      collectLoadedContainers(i, out);
     return;
   }
   if (isa<TaskletOp, BroadcastExtentOp, CheckIndexOp>(def))
     for (Value in : def->getOperands())
-      collectReads(in, out);
+      collectLoadedContainers(in, out);
 }
-
-} // namespace
 
 /// Whether `v` (a scalar in a state) carries a gradient: a float that
 /// depends on an active container. The values read only to differentiate
@@ -146,7 +143,7 @@ SmallVector<WriteInfo> mlir::sdfg::detail::summarize(SDFGOp op) {
     llvm::SetVector<Value> reads;
     if (auto s = dyn_cast<StoreOp>(inner)) {
       w.target = s.getMemref();
-      collectReads(s.getValue(), reads);
+      collectLoadedContainers(s.getValue(), reads);
       w.readsTarget = s.getWcr().has_value();
     } else if (auto c = dyn_cast<CopyOp>(inner)) {
       w.target = c.getTarget();

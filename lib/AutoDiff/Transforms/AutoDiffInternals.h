@@ -45,6 +45,9 @@ void collectNeededReads(Value v, bool valueNeeded,
                         llvm::DenseMap<Value, bool> &memo,
                         llvm::SetVector<Value> &out);
 bool dependsOnData(Value v);
+/// Containers whose loads compute `v`, values and indices (through
+/// tasklets and index computations).
+void collectLoadedContainers(Value v, llvm::SetVector<Value> &out);
 /// The unit attribute of an sdfg.alloc whose container is a constant to
 /// differentiation (the frontend's sdfg.stop_gradient): writes into it
 /// never make it active (reverse mode) or varied (forward mode).

@@ -174,6 +174,18 @@ void TangentBuilder::findVariedFrom() {
   }
 }
 
+/// Before the program's first op that is not an sdfg.alloc (the fill
+/// states go after every declaration).
+void TangentBuilder::setInsertionPointAfterAllocs() {
+  Block &body = jvp.getBody().front();
+  for (Operation &op : body)
+    if (!isa<AllocOp>(op)) {
+      b.setInsertionPoint(&op);
+      return;
+    }
+  b.setInsertionPointToEnd(&body);
+}
+
 LogicalResult TangentBuilder::createTangentContainers() {
   MLIRContext *ctx = jvp.getContext();
   auto addArg = [&](Value like, const std::string &name) -> Value {
@@ -237,16 +249,7 @@ LogicalResult TangentBuilder::createTangentContainers() {
   }
   // Every tangent but the inputs' starts at zero (where the program does
   // not write it, or writes it from values with no tangent).
-  Operation *first = nullptr;
-  for (Operation &op : body)
-    if (!isa<AllocOp>(op)) {
-      first = &op;
-      break;
-    }
-  if (first)
-    b.setInsertionPoint(first);
-  else
-    b.setInsertionPointToEnd(&body);
+  setInsertionPointAfterAllocs();
   for (auto &[c, t] : tangent) {
     tangentContainers.insert(t);
     if (!inputs.contains(t))

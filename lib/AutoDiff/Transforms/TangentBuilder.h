@@ -44,6 +44,7 @@ private:
   void findVariedFrom();
   void collectFloatReads(Value v, llvm::SetVector<Value> &out);
   LogicalResult createTangentContainers();
+  void setInsertionPointAfterAllocs();
   LogicalResult rewrite(Operation *op);
   Value tangentOf(Value v);
   LogicalResult differentiateTasklet(TaskletOp task);
@@ -52,7 +53,6 @@ private:
   LogicalResult chooserTangent(StoreOp s, Value tc);
   void forEachElement(Value container, Location loc,
                       function_ref<void(ValueRange, AffineMap)> body);
-  void collectAllReads(Value v, llvm::SetVector<Value> &out);
 
   SDFGOp fwd, jvp;
   OpBuilder b;

@@ -230,9 +230,9 @@ LogicalResult TangentBuilder::chooserTangent(StoreOp s, Value tc) {
     else if (auto lib = dyn_cast<LibraryOpInterface>(op))
       written.insert(lib.getOutputContainer());
   });
-  collectAllReads(s.getValue(), reads);
+  collectLoadedContainers(s.getValue(), reads);
   for (Value i : s.getIndices())
-    collectAllReads(i, reads);
+    collectLoadedContainers(i, reads);
   for (Value r : reads)
     if (written.contains(r) && !tangentContainers.contains(r))
       return s.emitOpError("forward mode: the tangent of this wcr(")
@@ -344,34 +344,9 @@ void TangentBuilder::forEachElement(
     function_ref<void(ValueRange, AffineMap)> body) {
   OpBuilder::InsertionGuard guard(b);
   auto type = cast<MemRefType>(container.getType());
-  SmallVector<AffineExpr> extents;
-  SmallVector<Value> operands;
-  auto alloc = container.getDefiningOp<AllocOp>();
-  unsigned dyn = 0;
-  for (int64_t n : type.getShape()) {
-    if (!ShapedType::isDynamic(n)) {
-      extents.push_back(b.getAffineConstantExpr(n));
-      continue;
-    }
-    operands.push_back(alloc.getDynamicSizes()[dyn++]);
-    extents.push_back(b.getAffineDimExpr(operands.size() - 1));
-  }
-  SmallVector<Value> params = rb.openMap(loc, extents, operands, true);
+  SmallVector<Value> params = rb.openContainerMap(loc, container, true);
   body(params,
        AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext()));
-}
-
-/// Containers read to compute `v` (its values and indices).
-void TangentBuilder::collectAllReads(Value v, llvm::SetVector<Value> &out) {
-  Operation *def = v.getDefiningOp();
-  if (auto load = dyn_cast_or_null<LoadOp>(def)) {
-    out.insert(load.getMemref());
-    for (Value i : load.getIndices())
-      collectAllReads(i, out);
-  } else if (def && isa<TaskletOp, BroadcastExtentOp>(def)) {
-    for (Value in : def->getOperands())
-      collectAllReads(in, out);
-  }
 }
 
 /// A container of zeros shaped as `like` (static shapes), the source of a
@@ -387,14 +362,7 @@ Value TangentBuilder::zeroSource(Value like, Location loc) {
   b.setInsertionPointToStart(&body);
   Value z =
       AllocOp::create(b, loc, type, ValueRange(), b.getStringAttr("t_zeros"));
-  // After every alloc (fills are states).
-  Operation *first = nullptr;
-  for (Operation &op : body)
-    if (!isa<AllocOp>(op)) {
-      first = &op;
-      break;
-    }
-  b.setInsertionPoint(first);
+  setInsertionPointAfterAllocs();
   rb.fill(loc, z, 0.0, /*inState=*/false);
   zeros[type] = z;
   return z;

@@ -156,6 +156,11 @@ public:
   SmallVector<Value> openSubset(Location loc, const Subset &subset,
                                 ValueRange operands, bool parallel);
 
+  /// Opens a map over every element of `container` (extents static, or
+  /// the dynamic sizes of the alloc that made it) at the insertion point
+  /// and moves the builder into its body; returns the parameters.
+  SmallVector<Value> openContainerMap(Location loc, Value container,
+                                      bool parallel);
   /// Fills a whole container with `value` (emits a state with a map when
   /// `inState` is false, else just the map).
   void fill(Location loc, Value container, double value, bool inState);
