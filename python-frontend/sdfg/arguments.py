@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import pytrees
 from .semantics.values import SUPPORTED_DTYPES as _ARRAY_TYPES
 
 
@@ -45,8 +46,9 @@ def normalise(args: Sequence[Any], fn: Optional[Callable] = None
       NumPy scalars alike; OverflowError for an int outside int64 (as
       NumPy 2 raises for a Python int that does not fit an int64 array).
 
-    Other values (lists, tuples) are left to the translator, which
-    rejects them with a FrontendError. Whether an argument is read-only
+    Dicts, tuples and lists (pytrees) are normalised leaf by leaf; other
+    values are left to the translator, which rejects them with a
+    FrontendError. Whether an argument is read-only
     matters only for those the program writes (see _Entry.check)."""
     out = None
     for k, a in enumerate(args):
@@ -59,7 +61,15 @@ def normalise(args: Sequence[Any], fn: Optional[Callable] = None
         elif t is int:
             if _INT64_MIN <= a <= _INT64_MAX:
                 continue
-        v = argument(a, k, fn)
+        if pytrees.is_node(a):
+            # A dict, tuple or list: each leaf as the program takes it,
+            # named by its path in errors.
+            v = pytrees.map_leaves(
+                lambda path, leaf: argument(
+                    leaf, k, fn, (f"argument '{path}'", path)),
+                param_name(fn, k) if fn is not None else f"#{k}", a)
+        else:
+            v = argument(a, k, fn)
         if v is not a:
             if out is None:
                 out = list(args)

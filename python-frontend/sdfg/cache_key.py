@@ -20,7 +20,7 @@ import types
 
 import numpy as np
 
-from . import native
+from . import native, pytrees
 
 # Part of every key: a change of the layout or of what the key holds
 # must not find entries an older version wrote.
@@ -47,6 +47,10 @@ def arg_key(value):
     if isinstance(value, (float, np.floating)):
         dt = value.dtype.str if isinstance(value, np.floating) else "<f8"
         return ("float", dt)
+    if pytrees.is_node(value):
+        # A dict, tuple or list of them (a pytree): its structure, keys
+        # and order included, with each leaf's key.
+        return pytrees.structure(value, arg_key)
     return ("other", type(value).__name__)
 
 

@@ -7,6 +7,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from . import pytrees
 from .forward_mode import hvp, jvp
 from .gradients import Gradient, _argnum_names, float_array_params
 
@@ -121,12 +122,17 @@ def check_grads(fn: Callable, args: Sequence[Any], order: int = 1,
     rng = np.random.default_rng(seed)
     results = []
     for _ in range(directions):
-        dirs = {w: rng.standard_normal(np.shape(args[names.index(w)]))
-                for w in wrt}
+        # A direction per argument differentiated, in its structure (a
+        # dict of arrays for a dict argument; None at leaves that are not
+        # floats).
+        dirs = {w: pytrees.map_leaves(
+            lambda _, x: rng.standard_normal(np.shape(x))
+            if _is_float(x) else None, w, args[names.index(w)])
+            for w in wrt}
         derivatives = {}
         if "rev" in modes:
-            derivatives["rev"] = float(sum(
-                np.sum(np.asarray(grads[w]) * dirs[w]) for w in wrt))
+            derivatives["rev"] = float(sum(_dot(grads[w], dirs[w])
+                                           for w in wrt))
         if "fwd" in modes:
             tangents = [dirs.get(n) for n in names[:len(args)]]
             r, t = jvp(fn, _copies(args), tangents)
@@ -142,15 +148,16 @@ def check_grads(fn: Callable, args: Sequence[Any], order: int = 1,
             # compiled gradient along d.
             tangents = [dirs.get(n) for n in names[:len(args)]]
             hv = hvp(fn, _copies(args), tangents, output=output)
-            ad = float(sum(np.sum(np.asarray(hv[names.index(w)]) * dirs[w])
+            ad = float(sum(_dot(hv[names.index(w)], dirs[w])
                            for w in wrt))
 
             def along(point):
                 g = grad(*_copies(point))
-                return float(sum(np.sum(np.asarray(g[w]) * dirs[w])
-                                 for w in wrt))
-            g0 = abs(float(sum(np.sum(np.abs(np.asarray(grads[w])))
-                               for w in wrt)))
+                return float(sum(_dot(g[w], dirs[w]) for w in wrt))
+            g0 = abs(float(sum(np.sum(np.abs(np.asarray(x)))
+                               for w in wrt
+                               for x in pytrees.flatten_values((grads[w],))
+                               if x is not None)))
             tol2 = atol if atol is not None else \
                 100 * 2.0 ** -52 * max(1.0, g0) / eps
             results.append(_compare(
@@ -189,23 +196,46 @@ def _pick(result, args, names, output):
     return args[names.index(output)]
 
 
+def _is_float(x):
+    return isinstance(x, (float, np.floating)) or (
+        isinstance(x, np.ndarray) and x.dtype.kind == "f")
+
+
 def _float64(a):
-    if isinstance(a, np.ndarray) and a.dtype.kind == "f":
-        return a.astype(np.float64)
-    if isinstance(a, (float, np.floating)):
-        return float(a)
-    return a
+    def leaf(_, x):
+        if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+            return x.astype(np.float64)
+        if isinstance(x, (float, np.floating)):
+            return float(x)
+        return x
+    return pytrees.map_leaves(leaf, "", a)
 
 
 def _copies(args):
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    return [pytrees.map_leaves(
+        lambda _, x: x.copy() if isinstance(x, np.ndarray) else x, "", a)
+        for a in args]
+
+
+def _dot(g, d):
+    """sum(g * d) over the leaves of two trees of one structure (d None
+    where nothing moves)."""
+    return sum(np.sum(np.asarray(x) * y) for x, y in zip(
+        pytrees.flatten_values((g,)), pytrees.flatten_values((d,)))
+        if y is not None)
 
 
 def _moved(args, names, dirs, h):
     out = list(args)
     for w, d in dirs.items():
         k = names.index(w)
-        out[k] = args[k] + h * d
-        if isinstance(args[k], float):
-            out[k] = float(out[k])
+        parts = dict(pytrees.leaves(w, d))
+
+        def leaf(path, x):
+            step = parts.get(path)
+            if step is None:
+                return x
+            moved = x + h * step
+            return float(moved) if isinstance(x, float) else moved
+        out[k] = pytrees.map_leaves(leaf, w, args[k])
     return out

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence, Tuple
 
 import numpy as np
 
-from . import native
+from . import native, pytrees
 from .arguments import normalise as _normalise
 from .arguments import param_name
 from .call_checks import check_after_call as _check_after_call
@@ -46,18 +46,23 @@ def jvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     prog, args, wrt, tans = _prepare("jvp", fn, primals, tangents, device,
                                      check_indices)
     names = list(inspect.signature(fn).parameters)
+    paths, leaves = pytrees.flatten(names, args)
     if output is not None:
-        k = names.index(output) if output in names else -1
-        if k < 0 or k >= len(args) or not isinstance(args[k], np.ndarray) \
-                or args[k].dtype.kind != "f":
+        # A parameter, or a leaf of one (`state.x`).
+        k = paths.index(output) if output in paths else -1
+        if k < 0 or not isinstance(leaves[k], np.ndarray) or \
+                leaves[k].dtype.kind != "f":
             raise FrontendError(f"jvp: output '{output}' is not a float "
                                 f"array parameter of {fn.__name__}")
     if not wrt:
         # On copies: the caller's arrays stay as they are.
-        a = [np.array(x) if isinstance(x, np.ndarray) else x for x in args]
+        a = [pytrees.map_leaves(
+            lambda _, x: np.array(x) if isinstance(x, np.ndarray) else x,
+            n, v) for n, v in zip(names, args)]
         value = prog(*a)
         if output is not None:
-            return a[k], np.zeros_like(a[k])
+            out = dict(zip(*pytrees.flatten(names, a)))[output]
+            return out, np.zeros_like(out)
         return value, _zeros_like_results(value)
 
     def spec(tr):
@@ -102,12 +107,13 @@ def hvp(fn: Callable, primals: Sequence[Any], tangents: Sequence[Any], *,
     entry = _entry(prog, args, ("hvp", tuple(wrt), repr(output)), spec)
     arrays = _call(entry, args, tans)
     names = list(inspect.signature(fn).parameters)
-    result = []
-    for k in range(len(args)):
-        name = names[k] if k < len(names) else None
-        t = arrays.get("t_d_" + name) if name in tans else None
-        result.append(None if t is None else (t[()] if t.ndim == 0 else t))
-    return tuple(result)
+
+    def product(path, _):
+        t = arrays.get("t_d_" + path) if path in tans else None
+        return None if t is None else (t[()] if t.ndim == 0 else t)
+    # One entry per argument, in its structure (pytrees.py).
+    return tuple(pytrees.map_leaves(product, names[k], args[k])
+                 for k in range(min(len(args), len(names))))
 
 
 def hessian(fn: Callable, argnums: int = 0, *, output: Any = "return",
@@ -155,11 +161,22 @@ def _prepare(what, fn, primals, tangents, device, check_indices):
         prog = cache[(device, check_indices)] = program(fn, device,
                                                         check_indices)
     args = _normalise(prog.bind(primals, {}), fn)
-    wrt, tans = [], {}
+    # The tangent of a dict, tuple or list argument has its structure
+    # (None for a part held fixed); both are taken leaf by leaf.
+    pairs = []
     for k, (a, t) in enumerate(zip(args, tangents)):
+        name = param_name(fn, k)
+        pytrees.matching(f"{what}: the tangent", name, a, t)
+        if t is None or not pytrees.is_node(a):
+            pairs.append((name, a, t))
+            continue
+        tangent_of = dict(pytrees.leaves(name, t))
+        pairs += [(path, leaf, tangent_of.get(path))
+                  for path, leaf in pytrees.leaves(name, a)]
+    wrt, tans = [], {}
+    for name, a, t in pairs:
         if t is None:
             continue
-        name = param_name(fn, k)
         if isinstance(a, np.ndarray) and a.dtype.kind == "f":
             t = np.asarray(t)
             if t.shape != a.shape:
@@ -285,9 +302,7 @@ def _results(meta, arrays):
         tangents.append(None if t is None else (t[()] if t.ndim == 0 else t))
     if meta["returns_none"]:
         return None, None
-    if meta["returns_tuple"]:
-        return tuple(values), tuple(tangents)
-    return values[0], tangents[0]
+    return pytrees.result(meta, values), pytrees.result(meta, tangents)
 
 
 class GradOfGrad:
@@ -325,14 +340,20 @@ class GradOfGrad:
         outer = self.wrt if self.wrt is not None else \
             float_array_params(fn, normal)
         names = list(inspect.signature(fn).parameters)
+        def filled(value):
+            def leaf(_, x):
+                if isinstance(x, np.ndarray):
+                    return np.full_like(x, value) if x.dtype.kind == "f" \
+                        else None
+                return float(value) if isinstance(x, float) else None
+            return leaf
         tangents = []
         for n, a in zip(names, normal):
+            # (Leaf by leaf in a dict, tuple or list argument.)
             if n in first:
-                tangents.append(np.ones_like(a) if isinstance(a, np.ndarray)
-                                else 1.0)
+                tangents.append(pytrees.map_leaves(filled(1.0), n, a))
             elif n in outer:
-                tangents.append(np.zeros_like(a)
-                                if isinstance(a, np.ndarray) else 0.0)
+                tangents.append(pytrees.map_leaves(filled(0.0), n, a))
             else:
                 tangents.append(None)
         hv = hvp(fn, given, tangents, output=inner.output,

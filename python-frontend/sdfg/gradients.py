@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import numpy as np
 
-from . import native
+from . import native, pytrees
 from . import program as _program_module
 from .arguments import normalise as _normalise
 from .call_checks import check_after_call as _check_after_call
@@ -222,24 +222,38 @@ class Gradient:
             k = int(out[len("__return"):])
             outs = tr.signature.outputs
             name = self.program.fn.__name__
+            # The values returned at the top level: their output numbers,
+            # None for a dict, list or tuple among them (pytrees.build).
+            tree = tr.signature.return_tree
+            top = list(range(len(outs)))
+            if tree is not None:
+                kind, items = next(iter(tree.items()))
+                top = [None if isinstance(t, dict) else t for t in items] \
+                    if kind == "tuple" else [None]
             if self.has_aux and (tr.signature.returns_none or
-                                 len(outs) < 2):
+                                 len(top) < 2):
                 raise FrontendError(
                     f"has_aux=True: {name} must return a pair (output, "
-                    f"aux); it returns {len(outs)} value(s)")
-            if self.output == "return" and len(outs) > 1:
+                    f"aux); it returns {len(top)} value(s)")
+            if self.output == "return" and len(top) > 1:
                 # As JAX: the gradient of which of them? Not silently the
                 # first.
                 raise FrontendError(
-                    f"{name} returns {len(outs)} values; choose the one to "
+                    f"{name} returns {len(top)} values; choose the one to "
                     f"differentiate with output='return:K' (K from 0 to "
-                    f"{len(outs) - 1}), or return their sum")
+                    f"{len(top) - 1}), or return their sum")
             if k < 0:
-                k += len(outs)  # return:-1 is the last, as in Python
-            if tr.signature.returns_none or not 0 <= k < len(outs):
+                k += len(top)  # return:-1 is the last, as in Python
+            if tr.signature.returns_none or not 0 <= k < len(top):
                 raise FrontendError(f"output '{self.output}': "
                                     f"{name} returns "
-                                    f"{len(outs)} value(s)")
+                                    f"{len(top)} value(s)")
+            if top[k] is None:
+                raise FrontendError(
+                    f"output '{self.output}': {name} returns a dict, list "
+                    "or tuple there; differentiate one array or float "
+                    "(return their sum)")
+            k = top[k]
             out = f"__return{k}"
             if outs[k][0] == "arg":
                 out = params[outs[k][1]][1]
@@ -276,7 +290,7 @@ class Gradient:
         """Builds the gradient library for `args` into the cache without
         loading it; returns its directory (see Program.precompile)."""
         args = _normalise(self.program.bind(args, {}), self.program.fn)
-        wrt = self._wrt_for(args)
+        wrt = self._leaf_wrt(args, self._wrt_for(args))
         out = self._output_for(args, wrt)
         return self.program._build(
             args, self.program._key(args),
@@ -311,9 +325,12 @@ class Gradient:
         key = self.program._key(args)
         cached = self._checked.get(key)
         if cached is not None:
-            entry, out, wrt = cached
+            entry, out, named, wrt = cached
         else:
-            wrt = self._wrt_for(args)
+            named = self._wrt_for(args)
+            # The leaves differentiated: `params` stands for its float
+            # arrays (pytrees.py).
+            wrt = self._leaf_wrt(args, named)
             out = self._output_for(args, wrt)
             try:
                 entry = self.program._load_or_build(
@@ -327,7 +344,7 @@ class Gradient:
                     # located diagnostic).
                     raise native.OptionError(str(e)) from None
                 raise
-            self._checked[key] = (entry, out, wrt)
+            self._checked[key] = (entry, out, named, wrt)
             if self._report:
                 print(format_plan(entry.meta.get("checkpoint"),
                                   self.program.fn.__name__),
@@ -339,7 +356,23 @@ class Gradient:
         # come back with the gradients.
         value, grads = entry.call_gradient(args, wrt, out, seed, given,
                                            with_value=self.with_value)
+        if wrt != named:
+            # In the structure of the arguments named.
+            grads = pytrees.regroup(self._names(), args, named, grads)
         return value, self._shaped(grads)
+
+    def _names(self):
+        return list(inspect.signature(self.program.fn).parameters)
+
+    def _leaf_wrt(self, args, wrt):
+        """The leaf parameters that the names in `wrt` stand for (each
+        once, in order)."""
+        try:
+            leaves = pytrees.leaves_to_differentiate(self._names(), args,
+                                                     wrt)
+        except TypeError as e:
+            raise FrontendError(f"cannot differentiate {self.program.fn.__name__}: {e}") from None
+        return list(dict.fromkeys(leaves))
 
 
 def _argnum_names(fn, argnums):
@@ -372,7 +405,10 @@ def float_array_params(fn, args):
     """The parameters of `fn` that `args` give float arrays: what grad,
     grad of grad and check_grads differentiate by default."""
     return [n for n, a in zip(inspect.signature(fn).parameters, args)
-            if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f" or
+            pytrees.is_node(a) and any(
+                isinstance(x, np.ndarray) and x.dtype.kind == "f"
+                for x in pytrees.flatten_values((a,)))]
 
 
 def _aux(value):
@@ -615,12 +651,7 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
         name = meta["params"][dtype][1] if kind == "arg" else f"__return{k}"
         o = forward.get(name, arrays[name])
         values.append(o[()] if o.ndim == 0 else o)
-    if meta["returns_none"]:
-        value = None
-    elif meta["returns_tuple"]:
-        value = tuple(values)
-    else:
-        value = values[0]
+    value = pytrees.result(meta, values)
     result = {}
     for w in wrt:
         g = grads[w]

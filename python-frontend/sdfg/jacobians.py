@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import pytrees
 from .forward_mode import jvp
 from .gradients import _argnum_names, vjp
 
@@ -44,30 +45,41 @@ def jacfwd(fn: Callable, argnums: Any = 0, *, output: Any = "return",
     def jacobian(*args):
         args = list(args)
         out = []
-        for k in positions:
-            x = np.asarray(args[k])
-            if x.dtype.kind != "f":
-                raise TypeError(f"jacfwd: argument "
-                                f"'{names[positions.index(k)]}' is not a "
-                                "float array or float")
-            cols = []
-            y = None
-            for j in range(x.size):
-                e = np.zeros(x.size, np.float64)
-                e[j] = 1.0
-                tangents = [None] * len(args)
-                tangents[k] = e.reshape(x.shape) if x.ndim else 1.0
-                value, tangent = jvp(fn, args, tangents, device=device)
-                y = np.asarray(_output_of(value, output, "jacfwd"))
-                cols.append(np.asarray(_output_of(tangent, output,
-                                                  "jacfwd")).reshape(-1))
-            if y is None:
-                y = np.asarray(_output_of(jvp(fn, args, [None] * len(args),
-                                              device=device)[0], output,
-                                          "jacfwd"))
-            jac = np.stack(cols, axis=-1) if cols else \
-                np.zeros((y.size, 0), y.dtype)
-            out.append(jac.reshape(y.shape + x.shape))
+        y = None
+        for name, k in zip(names, positions):
+            # Leaf by leaf (a dict, tuple or list argument gives the
+            # Jacobians in its structure, as JAX's).
+            jacs = {}
+            for path, x in pytrees.leaves(name, args[k]):
+                x = np.asarray(x)
+                if x.dtype.kind != "f":
+                    if not pytrees.is_node(args[k]):
+                        raise TypeError(f"jacfwd: argument '{name}' is not "
+                                        "a float array or float")
+                    jacs[path] = None
+                    continue
+                cols = []
+                for j in range(x.size):
+                    e = np.zeros(x.size, np.float64)
+                    e[j] = 1.0
+                    t = e.reshape(x.shape) if x.ndim else 1.0
+                    tangents = [None] * len(args)
+                    tangents[k] = pytrees.map_leaves(
+                        lambda p, _: t if p == path else None, name,
+                        args[k])
+                    value, tangent = jvp(fn, args, tangents, device=device)
+                    y = np.asarray(_output_of(value, output, "jacfwd"))
+                    cols.append(np.asarray(_output_of(tangent, output,
+                                                      "jacfwd")).reshape(-1))
+                if y is None:
+                    y = np.asarray(_output_of(jvp(
+                        fn, args, [None] * len(args), device=device)[0],
+                        output, "jacfwd"))
+                jac = np.stack(cols, axis=-1) if cols else \
+                    np.zeros((y.size, 0), y.dtype)
+                jacs[path] = jac.reshape(y.shape + x.shape)
+            out.append(pytrees.map_leaves(lambda p, _: jacs[p], name,
+                                          args[k]))
         return out[0] if form == "one" else tuple(out)
     return jacobian
 
@@ -82,20 +94,29 @@ def jacrev(fn: Callable, argnums: Any = 0, *, output: Any = "return",
 
     def jacobian(*args):
         args = list(args)
-        y = np.asarray(_output_of(v.program(*[np.copy(a) if isinstance(
-            a, np.ndarray) else a for a in args]), output, "jacrev"))
-        rows = {n: [] for n in names}
+        y = np.asarray(_output_of(v.program(*[pytrees.map_leaves(
+            lambda _, a: np.copy(a) if isinstance(a, np.ndarray) else a,
+            "", a) for a in args]), output, "jacrev"))
+        rows = {}
         for i in range(y.size):
             seed = np.zeros(y.size, y.dtype)
             seed[i] = 1.0
             g = v(*args, seed=seed.reshape(y.shape))
             for n in names:
-                rows[n].append(np.asarray(g[n]).reshape(-1))
+                # Leaf by leaf (gradients of a dict argument are a dict).
+                for path, leaf in pytrees.leaves(n, g[n]):
+                    if leaf is not None:
+                        rows.setdefault(path, []).append(
+                            np.asarray(leaf).reshape(-1))
         out = []
         for n, k in zip(names, positions):
-            x = np.asarray(args[k])
-            jac = np.stack(rows[n]) if rows[n] else \
-                np.zeros((0, x.size), y.dtype)
-            out.append(jac.reshape(y.shape + x.shape))
+            def jac(path, x):
+                x = np.asarray(x)
+                if x.dtype.kind != "f":
+                    return None
+                r = rows.get(path)
+                j = np.stack(r) if r else np.zeros((0, x.size), y.dtype)
+                return j.reshape(y.shape + x.shape)
+            out.append(pytrees.map_leaves(jac, n, args[k]))
         return out[0] if form == "one" else tuple(out)
     return jacobian

@@ -18,7 +18,7 @@ from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from . import cache, cache_key, native
+from . import cache, cache_key, native, pytrees
 from . import log as _log
 from .arguments import argument as _argument
 from .arguments import bind as _bind
@@ -278,6 +278,10 @@ class Program:
                 "outputs": [[o[0], str(o[1]) if o[0] == "array" else o[1],
                              list(o[2]) if o[0] == "array" else None]
                             for o in tr.signature.outputs],
+                # Whether some argument is a dict, tuple or list: a call
+                # passes their leaves (pytrees.py).
+                "trees": pytrees.has_nodes(args),
+                "return_tree": tr.signature.return_tree,
                 "returns_tuple": tr.signature.returns_tuple,
                 "returns_none": tr.signature.returns_none,
                 "index_checks": [list(c) for c in
@@ -447,6 +451,10 @@ class _Entry:
         reads."""
         meta = self.meta
         given = args if given is None else tuple(given)
+        if meta.get("trees"):
+            # The program's parameters are the leaves of the arguments.
+            args = pytrees.flatten_values(args)
+            given = pytrees.flatten_values(given)
         if self.globals:
             names = self.with_globals(())
             args = tuple(args) + tuple(
@@ -511,11 +519,7 @@ class _Entry:
                 results.append(out[()])
             else:
                 results.append(out)
-        if meta["returns_none"]:
-            return None
-        if meta["returns_tuple"]:
-            return tuple(results)
-        return results[0]
+        return pytrees.result(meta, results)
 
 
 def _contiguous(a):

@@ -62,7 +62,7 @@ def k_dictcomp(A):
 
 
 def k_dict(A):
-    x = {"a": 1}  # here
+    x = {"a": 1, **A}  # here
     return x  # never reached: keeps x used for pyflakes
 
 
@@ -207,7 +207,7 @@ CASES = [
     (k_lambda, (A,), "lambda with *args, **kwargs or keyword-only parameters",
      None),
     (k_dictcomp, (A,), "dict comprehension", None),
-    (k_dict, (A,), "dict", None),
+    (k_dict, (A,), "** in a dict display", None),
     (k_print, (A,), "call of print", "only NumPy functions"),
     (k_call_unknown, (A,), "call of sorted", None),
     (k_for_set, (A,), "for loop over set", "range"),
@@ -258,8 +258,12 @@ def test_unsupported_argument_type(tmp_path, monkeypatch):
         return x
 
     with pytest.raises(sdfg.FrontendError, match="argument 'x' has "
-                       "unsupported type list"):
-        sdfg.program(f)([1, 2])
+                       "unsupported type set"):
+        sdfg.program(f)({1, 2})
+    # Inside a dict argument (a pytree), named by its path.
+    with pytest.raises(sdfg.FrontendError, match="argument 'x.a' has "
+                       "unsupported type set"):
+        sdfg.program(f)({"a": {1, 2}})
     # A dtype the compiler has no type for: the call's TypeError, naming
     # the argument (tests/test_arguments.py).
     with pytest.raises(TypeError, match="argument 'x' is an array of dtype "

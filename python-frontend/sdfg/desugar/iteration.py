@@ -149,7 +149,11 @@ def _lower(node, names):
         return ast.Name(name, ast.Load())
 
     def item(expr, index):
-        return ast.Subscript(expr, ast.Name(index, ast.Load()), ast.Load())
+        sub = ast.Subscript(expr, ast.Name(index, ast.Load()), ast.Load())
+        # The index-th item in iteration order: of a dict (a pytree
+        # argument), its index-th key, not the value at key `index`.
+        sub.sdfg_iteration = True
+        return sub
 
     def length(exprs):
         lens = [ast.Call(ast.Name("len", ast.Load()), [e], []) for e in exprs]

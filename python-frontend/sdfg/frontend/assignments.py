@@ -50,7 +50,10 @@ class Assignments:
             # A mode or an option (`kind = MODE if kind is None else
             # kind`): a compile-time value, bound where the binding is
             # static.
-            if count <= 1 or name in self.assign_counts.get(STRAIGHT, ()):
+            if count <= 1 or name in self.assign_counts.get(STRAIGHT, ()) \
+                    or getattr(node, "sdfg_element", False):
+                # (A key of a dict iterated over, bound once per copy of
+                # the unrolled body.)
                 self.env[name] = value
                 return
             raise self.unsupported(node, "string or None rebound in a loop "
@@ -86,11 +89,14 @@ class Assignments:
                 and name not in self.var_containers:
             self.env[name] = value
             return
-        if isinstance(value, (tuple, list, slice)):
+        if isinstance(value, (tuple, list, slice, dict)):
             # Python's own values, bound at translation time: a list (of a
-            # literal or a comprehension) is read, never changed.
+            # literal or a comprehension) or a dict (of a pytree argument)
+            # is read, never changed.
             kind = type(value).__name__
-            if count <= 1:
+            if count <= 1 or getattr(node, "sdfg_element", False):
+                # (An item of an unrolled loop's sequence is bound once per
+                # copy of the body.)
                 self.env[name] = value
                 return
             raise self.unsupported(node, f"reassigned {kind} variable",

@@ -52,6 +52,9 @@ def call(tr: "Translator", node: ast.Call) -> Value:
         return tr.call_lambda(func, args, kwargs, node)
     if isinstance(func, callables.LocalFunction):
         return tr.call_local(func, args, kwargs, node)
+    if isinstance(func, callables.BoundMethod) and isinstance(func.obj,
+                                                              dict):
+        return dict_method(tr, func.obj, func.name, args, kwargs, node)
     if isinstance(func, callables.BoundMethod):
         return registry.method_call(tr, func.obj, func.name, args, kwargs,
                                     node)
@@ -96,6 +99,15 @@ def call(tr: "Translator", node: ast.Call) -> Value:
             raise tr.error("divmod expected 2 arguments", node)
         return (tr.binop("floordiv", args[0], args[1]),
                 tr.binop("mod", args[0], args[1]))
+    if func in (list, tuple):
+        # Of a Python sequence or dict (its keys), when compiling:
+        # `list(params.keys())`, `tuple(shape)`.
+        registry.no_kwargs(tr, kwargs, node)
+        if len(args) == 1 and isinstance(args[0], (tuple, list, dict)):
+            return func(args[0])
+        raise tr.unsupported(node, f"{func.__name__}() of an array",
+                             "use the array itself (or .tolist() outside "
+                             "the compiled function)")
     if func is range:
         raise tr.unsupported(node, "range outside a for loop")
     if func in (abs,):
@@ -143,7 +155,7 @@ def call(tr: "Translator", node: ast.Call) -> Value:
         if isinstance(v, (View, Expr)) and v.shape:
             e = as_idx(v.shape[0])
             return e.const if e.is_const() else e
-        if isinstance(v, tuple):
+        if isinstance(v, (tuple, list, dict)):
             return len(v)
         raise tr.unsupported(node, "len() of a scalar")
     if isinstance(func, type) and issubclass(func, np.generic):
@@ -163,3 +175,25 @@ def call(tr: "Translator", node: ast.Call) -> Value:
     raise tr.unsupported(node, "call of " + ast.unparse(node.func),
                          "only NumPy functions and array methods can be "
                          "called")
+
+
+def dict_method(tr: "Translator", d: dict, name: str, args: list,
+                kwargs: dict, node: ast.Call) -> Value:
+    """`d.items()`, `d.keys()`, `d.values()`, `d.get(key[, default])` of
+    a Python dict (a pytree argument): evaluated when compiling, as lists
+    (a loop over them is unrolled)."""
+    registry.no_kwargs(tr, kwargs, node)
+    if name in ("items", "keys", "values") and not args:
+        return {"items": lambda: [tuple(kv) for kv in d.items()],
+                "keys": lambda: list(d), "values": lambda: list(d.values())
+                }[name]()
+    if name == "get" and len(args) in (1, 2):
+        key = args[0]
+        if isinstance(key, Idx) and key.is_const():
+            key = key.const
+        if not isinstance(key, (str, int)) or isinstance(key, bool):
+            raise tr.unsupported(node, "dict key computed at run time")
+        return d.get(key, args[1] if len(args) == 2 else None)
+    raise tr.unsupported(node, f"dict method .{name}()",
+                         "of a dict's methods, items(), keys(), values() "
+                         "and get() are supported")

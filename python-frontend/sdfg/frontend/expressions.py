@@ -129,6 +129,24 @@ class Expressions:
         # nothing else takes one (to_expr refuses it).
         return [self.eval(e) for e in node.elts]
 
+    def eval_Dict(self, node):
+        """A dict display with keys known when compiling (`{"W": W, "b":
+        b}`): a Python dict of the values, as pytree arguments are, read
+        by constant keys or returned (pytrees.build)."""
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                raise self.unsupported(node, "** in a dict display")
+            key = self.eval(k)
+            if isinstance(key, Idx) and key.is_const():
+                key = key.const
+            if isinstance(key, bool) or not isinstance(key, (str, int)):
+                raise self.unsupported(k, "dict key computed at run time",
+                                       "dict keys are strings or ints "
+                                       "known when compiling")
+            out[key] = self.eval(v)
+        return out
+
     def eval_ListComp(self, node):
         return comprehensions.unroll(self, node)
 
@@ -156,6 +174,11 @@ class Expressions:
                                       module=module.__name__)
         if base is python_math.MATH:
             return python_math.math_attribute(self, attr, node)
+        if isinstance(base, tuple) and attr in getattr(type(base),
+                                                      "_fields", ()):
+            return getattr(base, attr)  # a named tuple's field
+        if isinstance(base, dict):
+            return callables.BoundMethod(base, attr)
         if isinstance(base, View):
             if attr == "shape":
                 return tuple(self._shape_value(e) for e in base.shape)

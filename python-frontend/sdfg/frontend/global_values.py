@@ -134,7 +134,7 @@ class GlobalValues:
         if isinstance(g, types.ModuleType):
             return ModuleRef(g)
         if g in (range, abs, min, max, float, int, len, bool, round, sum,
-                 divmod, slice):
+                 divmod, slice, list, tuple):
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g

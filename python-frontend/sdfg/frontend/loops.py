@@ -150,7 +150,7 @@ class Loops:
         if not sources:
             return False
         values = [self.eval(s) for s in sources]
-        sequences = [isinstance(v, (tuple, list)) for v in values]
+        sequences = [isinstance(v, (tuple, list, dict)) for v in values]
         if not any(sequences):
             return False
         if not all(sequences):

@@ -358,6 +358,12 @@ class Statements:
         with self.statement() as stmt:
             if isinstance(target, ast.Name):
                 current = self.lookup(target.id, target)
+            elif isinstance(target, ast.Subscript) and isinstance(
+                    self.eval(target.value), dict):
+                # `d["W"] -= lr * g`: an array of a dict is updated in
+                # place, as NumPy's `-=` does (a float entry is rebound
+                # in Python; here its container is the function's own).
+                current = self.eval_Subscript(target)
             elif isinstance(target, ast.Subscript):
                 current = self.eval_Subscript(target, store=True)
             else:
@@ -402,23 +408,37 @@ class Statements:
             if len(values) == 1 and not self.sig.returns_tuple:
                 with self.statement() as stmt:
                     value = self.eval(values[0])
-                    if isinstance(value, tuple):
-                        # A call's tuple (`return np.linalg.svd(A)`, a
-                        # helper's results, A.shape): returned as a tuple.
-                        self.sig.returns_tuple = True
-                        for k, item in enumerate(value):
-                            self._emit_output(k, item, values[0])
-                    else:
-                        self._emit_output(0, value, values[0])
+                    # A call's tuple (`return np.linalg.svd(A)`, a helper's
+                    # results, A.shape) is returned as a tuple.
+                    self.sig.returns_tuple = isinstance(value, tuple)
+                    tree = self._emit_tree(value, values[0])
                     stmt.done()
-                return
-            for k, v in enumerate(values):
-                with self.statement() as stmt:
-                    value = self.eval(v)
-                    self._emit_output(k, value, v)
-                    stmt.done()
+            else:
+                tree = {"tuple": []}
+                for v in values:
+                    with self.statement() as stmt:
+                        tree["tuple"].append(self._emit_tree(self.eval(v), v))
+                        stmt.done()
+            if _nested(tree):
+                # Dicts, lists or tuples inside (`return loss, {"acc":
+                # acc}`): the call rebuilds them (pytrees.build).
+                self.sig.return_tree = tree
         finally:
             self.current_node = saved
+
+    def _emit_tree(self, value, node):
+        """Emits the outputs of a returned value, a dict, list or tuple
+        (named tuples as tuples) leaf by leaf; returns its structure with
+        each leaf's output number (pytrees.build's form)."""
+        if isinstance(value, dict):
+            return {"dict": [[k, self._emit_tree(v, node)]
+                             for k, v in value.items()]}
+        if isinstance(value, (tuple, list)):
+            return {type(value).__name__ if type(value) is list else "tuple":
+                    [self._emit_tree(v, node) for v in value]}
+        k = len(self.sig.outputs)
+        self._emit_output(k, value, node)
+        return k
 
     def _emit_output(self, k, value, node):
         if isinstance(value, View) and value.container.kind == "arg" and \
@@ -431,8 +451,6 @@ class Statements:
                      if p[1] == value.container.name][0]
             self.sig.outputs.append(("arg", index))
             return
-        if isinstance(value, tuple):
-            raise self.unsupported(node, "returning a tuple inside a tuple")
         expr = self.to_expr(value)
         shape = [self.static_extent(e, node) for e in expr.shape]
         dtype = expr.dtype
@@ -442,6 +460,15 @@ class Statements:
         self.param_containers.append(c)
         self.sig.outputs.append(("array", dtype, tuple(shape)))
         self.store(c.view(), expr, cast=True)
+
+
+def _nested(tree):
+    """Whether a returned structure is more than one value or a tuple of
+    values."""
+    if not isinstance(tree, dict):
+        return False
+    kind, items = next(iter(tree.items()))
+    return kind != "tuple" or any(isinstance(t, dict) for t in items)
 
 
 def _c_contiguous(view):

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import ir
+from .. import ir, pytrees
 from ..desugar import returns
 from ..desugar.astutil import parse
 from ..desugar.iteration import lower_iteration
@@ -48,6 +48,9 @@ class Signature:
         self.outputs = []  # ("array", dtype, shape) | ("arg", param index)
         self.returns_tuple = False
         self.returns_none = True
+        # What the function returns where that nests dicts, lists or
+        # tuples: pytrees.build's structure over the outputs' numbers.
+        self.return_tree = None
         # (param name, extent, "file:line"): an integer array argument
         # used whole as a subscript, checked before each call as NumPy
         # checks it (see Translator.fancy_subscript).
@@ -348,45 +351,63 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
                              f"got {len(self.args)}")
         self.param_containers = []
         for name, value in zip(names, self.args):
-            if isinstance(value, np.ndarray):
-                dtype = value.dtype
-                if dtype.type not in SUPPORTED_DTYPES:
-                    raise self.error(f"argument '{name}' has unsupported "
-                                     f"dtype {dtype}")
-                self.em.reserved.add(f"%{name}")
-                c = Container(f"%{name}", value.shape, dtype, "arg", name)
-                # A NumPy array, even 0-d: `s += 1` updates it in place
-                # (a float argument's `+=` rebinds the name).
-                c.ndarray = True
-                self.param_containers.append(c)
-                self.env[name] = c.view()
-                self.sig.params.append(("array", name, dtype, value.shape))
-            elif isinstance(value, (bool, np.bool_)):
-                self.env[name] = bool(value)
-                self.sig.params.append(("const", name, None, bool(value)))
-            elif isinstance(value, str) or value is None:
-                # A mode (`activation="relu"`) or an omitted option
-                # (`kind=None`), compiled in like an int.
-                self.env[name] = value
-                self.sig.params.append(("const", name, None, value))
-            elif isinstance(value, (int, np.integer)):
-                self.env[name] = int(value)
-                self.sig.params.append(("const", name, None, int(value)))
-            elif isinstance(value, (float, np.floating)):
-                dtype = (np.dtype(value.dtype) if isinstance(value,
-                                                             np.floating)
-                         else np.dtype(np.float64))
-                # Runtime scalar: passed by pointer to a 0-d container so
-                # that the function may also assign to it.
-                self.em.reserved.add(f"%{name}")
-                c = Container(f"%{name}", (), dtype, "arg", name)
-                self.param_containers.append(c)
-                self.env[name] = c.view()
-                self.sig.params.append(("scalar", name, dtype, None))
-            else:
-                raise self.error(f"argument '{name}' has unsupported type "
-                                 f"{type(value).__name__}; expected a numpy "
-                                 "array, an int, a float or a bool")
+            self.env[name] = self._bind_argument(name, value)
+
+    def _bind_argument(self, name, value):
+        """The value parameter `name` has in the program: a view of a
+        parameter container for an array or a float, the constant for an
+        int, bool, string or None, and for a dict, tuple, list or named
+        tuple (a pytree, pytrees.py) the same structure of those, one
+        parameter per leaf named by its path (`params.W`)."""
+        if pytrees.is_node(value):
+            parts = [self._bind_argument(f"{name}.{seg}", child)
+                     for seg, child in pytrees.children(
+                         value, f"argument '{name}'")]
+            if type(value) is dict:
+                return dict(zip(value, parts))
+            if type(value) is list:
+                return parts
+            if type(value) is tuple:
+                return tuple(parts)
+            return type(value)(*parts)
+        if isinstance(value, np.ndarray):
+            dtype = value.dtype
+            if dtype.type not in SUPPORTED_DTYPES:
+                raise self.error(f"argument '{name}' has unsupported "
+                                 f"dtype {dtype}")
+            self.em.reserved.add(f"%{name}")
+            c = Container(f"%{name}", value.shape, dtype, "arg", name)
+            # A NumPy array, even 0-d: `s += 1` updates it in place
+            # (a float argument's `+=` rebinds the name).
+            c.ndarray = True
+            self.param_containers.append(c)
+            self.sig.params.append(("array", name, dtype, value.shape))
+            return c.view()
+        if isinstance(value, (bool, np.bool_)):
+            self.sig.params.append(("const", name, None, bool(value)))
+            return bool(value)
+        if isinstance(value, str) or value is None:
+            # A mode (`activation="relu"`) or an omitted option
+            # (`kind=None`), compiled in like an int.
+            self.sig.params.append(("const", name, None, value))
+            return value
+        if isinstance(value, (int, np.integer)):
+            self.sig.params.append(("const", name, None, int(value)))
+            return int(value)
+        if isinstance(value, (float, np.floating)):
+            dtype = (np.dtype(value.dtype) if isinstance(value, np.floating)
+                     else np.dtype(np.float64))
+            # Runtime scalar: passed by pointer to a 0-d container so
+            # that the function may also assign to it.
+            self.em.reserved.add(f"%{name}")
+            c = Container(f"%{name}", (), dtype, "arg", name)
+            self.param_containers.append(c)
+            self.sig.params.append(("scalar", name, dtype, None))
+            return c.view()
+        raise self.error(f"argument '{name}' has unsupported type "
+                         f"{type(value).__name__}; expected a numpy "
+                         "array, an int, a float, a bool, or a dict, "
+                         "tuple or list of those")
 
     def visit(self, node):
         saved = self.current_node

@@ -23,6 +23,13 @@ class Indexing:
         """A subscript's value; with `store`, what an assignment writes
         into: a View, or a Fancy for integer-array indices."""
         base = self.eval(node.value)
+        if isinstance(base, dict):
+            if store:
+                raise self.unsupported(node, "assignment into a dict",
+                                       "dicts are read-only here; write "
+                                       "into their arrays (d['W'][...] = "
+                                       "...)")
+            return self.dict_item(base, node)
         if isinstance(base, (tuple, list)):
             kind = type(base).__name__
             if store:
@@ -77,6 +84,25 @@ class Indexing:
                                                upper=node(value.stop),
                                                step=node(value.step)), where)
         return ast.copy_location(ast.Constant(value=value), where)
+
+    def dict_item(self, base, node):
+        """`base[key]` of a Python dict (a pytree argument, a dict
+        literal): the key must be known when compiling. Iteration over a
+        dict (iteration.py's `d[k]` with `k` counting) gives its keys."""
+        key = self.eval(node.slice)
+        if isinstance(key, Idx) and key.is_const():
+            key = key.const
+        if getattr(node, "sdfg_iteration", False) and isinstance(key, int):
+            return list(base)[key]
+        if not isinstance(key, (str, int)) or isinstance(key, bool):
+            raise self.unsupported(node, "dict key computed at run time",
+                                   "a dict's entries are chosen when the "
+                                   "program is compiled: index it with a "
+                                   "constant key")
+        if key not in base:
+            raise self.error(f"KeyError: {key!r} (the dict has keys "
+                             f"{', '.join(map(repr, base))})", node)
+        return base[key]
 
     def sequence_item(self, base, index, kind, node):
         """`base[index]` of a Python tuple or list: the index or slice
