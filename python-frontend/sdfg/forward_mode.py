@@ -131,6 +131,10 @@ def hessian(fn: Callable, argnums: int = 0, *, output: Any = "return",
             raise ValueError(f"hessian: argnums {argnums} is out of range "
                              f"for {len(args)} argument(s)")
         k = argnums % len(args)
+        if pytrees.is_node(args[k]):
+            raise TypeError(f"hessian: argument {k} is a "
+                            f"{type(args[k]).__name__}; hessian takes one "
+                            "array (use sdfg.hvp for dicts and tuples)")
         x = np.asarray(args[k])
         if x.dtype.kind != "f":
             raise TypeError(f"hessian: argument {k} is not a float array")

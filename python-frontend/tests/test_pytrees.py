@@ -328,6 +328,8 @@ def test_errors():
         sdfg.grad(mlp, wrt="params.n")(p, X)
     with pytest.raises(sdfg.FrontendError, match="holds no float array"):
         sdfg.grad(lambda_free, wrt="c")({"k": 1}, X)
+    with pytest.raises(TypeError, match="hessian: argument 0 is a dict"):
+        sdfg.hessian(mlp)(p, X)
 
 
 def lambda_free(c, x):
