@@ -13,6 +13,8 @@ after DaCe AD.
   runs that GPU program's kernels on host threads (no GPU needed).
 - ``sdfg.stop_gradient(x)`` inside a program: a constant to
   differentiation (identity when Python runs it).
+- ``sdfg.custom_vjp``: a user-written reverse-mode rule for a helper
+  called inside programs, as JAX's.
 - ``sdfg.check_grads(fn, args)``: a gradient against finite differences
   (float64, random directions), with a report.
 - ``sdfg.program(source=text)`` / ``sdfg.from_source(text)``: functions
@@ -44,6 +46,7 @@ from .check_grads import GradCheck, check_grads  # noqa: E402
 from .forward_mode import hessian, hvp, jvp  # noqa: E402
 from .jacobians import jacfwd, jacrev  # noqa: E402
 from .log import config  # noqa: E402
+from .custom_vjp import custom_vjp  # noqa: E402
 from .markers import stop_gradient  # noqa: E402
 from .show import graph  # noqa: E402
 from .log import from_environment as _log_from_environment  # noqa: E402
@@ -52,7 +55,7 @@ from .threads import get_num_threads, set_num_threads  # noqa: E402
 
 __all__ = ["CacheError", "CacheWarning", "DeviceError", "FrontendError",
            "GradCheck", "Gradient", "NativeModule", "Program", "ToolError",
-           "check_grads", "compile_mlir", "config", "from_source",
+           "check_grads", "compile_mlir", "config", "custom_vjp", "from_source",
            "get_num_threads", "grad", "graph", "hessian", "hvp", "jacfwd",
            "jacrev", "jvp", "program", "set_num_threads", "stop_gradient",
            "to_mlir", "value_and_grad", "vjp"]

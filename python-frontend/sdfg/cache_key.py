@@ -132,6 +132,13 @@ def global_refs(fn):
 
     def value(v, names):
         v = _unwrap(v)
+        rule = _custom_vjp_parts(v)
+        if rule is not None:
+            # An sdfg.custom_vjp: its function, fwd and bwd are compiled.
+            for f in rule:
+                if _is_own_function(f):
+                    visit(f)
+            return
         if isinstance(v, types.ModuleType):
             module(v, names, 3)
         elif _is_own_function(v):
@@ -188,7 +195,8 @@ def reached(refs):
         v = value_of(scope, name)
         u = _unwrap(v)
         if v is _MISSING or isinstance(u, (types.FunctionType,
-                                           types.ModuleType, tuple, list)):
+                                           types.ModuleType, tuple, list)) \
+                or _custom_vjp_parts(u) is not None:
             out.append((scope, name, v, _identity(u)))
     return out
 
@@ -196,7 +204,19 @@ def reached(refs):
 def _identity(v):
     if isinstance(v, types.FunctionType):
         return (v.__code__, v.__defaults__, v.__kwdefaults__)
+    rule = _custom_vjp_parts(v)
+    if rule is not None:
+        # defvjp again gives other functions to follow.
+        return rule
     return None
+
+
+def _custom_vjp_parts(v):
+    """(fun, fwd, bwd) of an sdfg.custom_vjp object, else None."""
+    try:
+        return v.__sdfg_custom_vjp__
+    except Exception:  # any object: only ours has it
+        return None
 
 
 def moved(reach):
@@ -244,6 +264,11 @@ def value_key(v, seen=None):
         return ("module", v.__name__)
     if _is_own_function(v):
         return function_key(v, seen)
+    rule = _custom_vjp_parts(v)
+    if rule is not None:
+        return ("custom_vjp",) + tuple(
+            function_key(f, seen) if _is_own_function(f) else repr(f)
+            for f in rule)
     if callable(v):
         # NumPy's functions and ufuncs, math's, builtins, scalar types:
         # translated by what they are, which their name says.

@@ -181,7 +181,9 @@ class Program:
         source = tr.text
         name = tr.name
         if isinstance(autodiff, ForwardMode):
-            passes, of = [], ""
+            # `of=`: the module also holds the programs of custom_vjp
+            # functions, which are not differentiated.
+            passes, of = [], f"of={name} "
             if autodiff.reverse is not None:
                 out, grad_wrt = autodiff.reverse
                 # The gradient program (store-all, its own unit seed, no
@@ -190,7 +192,7 @@ class Program:
                 # differentiable in the adjoint, and its tangent would
                 # vanish wherever an adjoint is exactly zero (a 0 label
                 # times a log-probability) instead of where it stays zero.
-                passes.append(f"--sdfg-autodiff=output={out} "
+                passes.append(f"--sdfg-autodiff=of={name} output={out} "
                               f"wrt={','.join(grad_wrt)} unit-seed=true "
                               "discard-results=true strong-zero=false")
                 name += "_grad"
@@ -227,7 +229,8 @@ class Program:
                 "--sdfg-hoist-loop-products"]
             # grad's seed is all ones: the program makes it (and folds it
             # into its reads) instead of reading an array of ones.
-            passes += [f"--sdfg-autodiff=output={out} wrt={','.join(wrt)} "
+            passes += [f"--sdfg-autodiff=of={tr.name} output={out} "
+                       f"wrt={','.join(wrt)} "
                       "discard-results=true" +
                       (f" keep={','.join(keep)}" if keep else "") +
                       (" unit-seed=true" if unit_seed else "") +

@@ -97,17 +97,6 @@ static LogicalResult reverseSolve(SolveOp op, ReverseBuilder &rb) {
   return success();
 }
 
-/// A new transient of `type` at the top of the SDFG being built (the
-/// backward state may not allocate).
-static Value scratchContainer(ReverseBuilder &rb, Location loc,
-                              MemRefType type) {
-  auto sdfg =
-      rb.b.getInsertionBlock()->getParentOp()->getParentOfType<SDFGOp>();
-  OpBuilder::InsertionGuard guard(rb.b);
-  rb.b.setInsertionPointToStart(&sdfg.getBody().front());
-  return AllocOp::create(rb.b, loc, type, ValueRange{});
-}
-
 static LogicalResult reverseDet(DetOp op, ReverseBuilder &rb) {
   Value dr = rb.gradientOf(op.getResult());
   if (dr) {
@@ -125,7 +114,7 @@ static LogicalResult reverseDet(DetOp op, ReverseBuilder &rb) {
       AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
       AffineMap scalar = AffineMap::get(2, 0, {}, ctx);
       bool det = op.getKind() == DetKind::det;
-      Value s = scratchContainer(rb, loc, type);
+      Value s = allocateAtEntry(rb, loc, type);
       {
         OpBuilder::InsertionGuard guard(rb.b);
         SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
@@ -256,8 +245,8 @@ static LogicalResult reverseCholesky(CholeskyOp op, ReverseBuilder &rb) {
                      Value j) -> Value {
         return arith::CmpIOp::create(ib, loc, pred, i, j);
       };
-      Value p = scratchContainer(rb, loc, type);
-      Value q = scratchContainer(rb, loc, type);
+      Value p = allocateAtEntry(rb, loc, type);
+      Value q = allocateAtEntry(rb, loc, type);
       // L's upper triangle is zero whatever A is: its gradient goes.
       mapTriangle(rb, loc, dL, nullptr,
                   [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> v) {
@@ -320,10 +309,10 @@ static LogicalResult reverseEigh(EighOp op, ReverseBuilder &rb) {
       int64_t n = type.getDimSize(0);
       OpBuilder &b = rb.b;
       Access2D at(op.getContext());
-      Value v, m = scratchContainer(rb, loc, type);
+      Value v, m = allocateAtEntry(rb, loc, type);
       if (op.getPart() == EighPart::values) {
         // The eigenvectors again, from A (restored to its forward value).
-        v = scratchContainer(rb, loc, type);
+        v = allocateAtEntry(rb, loc, type);
         EighOp::create(b, loc, EighPart::vectors, op.getA(), v);
         mapElementwise(rb, loc, m, {{v, at.id}, {dR, at.col}},
                        [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
@@ -331,9 +320,9 @@ static LogicalResult reverseEigh(EighOp op, ReverseBuilder &rb) {
                        });
       } else {
         v = op.getResult();
-        Value w = scratchContainer(rb, loc, MemRefType::get({n}, elt));
+        Value w = allocateAtEntry(rb, loc, MemRefType::get({n}, elt));
         EighOp::create(b, loc, EighPart::values, op.getA(), w);
-        Value g = scratchContainer(rb, loc, type);
+        Value g = allocateAtEntry(rb, loc, type);
         MatmulOp::create(b, loc, v, dR, g, /*transpose_a=*/true,
                          /*transpose_b=*/false, /*accumulate=*/false,
                          /*alpha=*/FloatAttr());
@@ -346,7 +335,7 @@ static LogicalResult reverseEigh(EighOp op, ReverseBuilder &rb) {
                          /*transpose_b=*/false, /*accumulate=*/false,
                          /*alpha=*/FloatAttr());
       }
-      Value q = scratchContainer(rb, loc, type);
+      Value q = allocateAtEntry(rb, loc, type);
       MatmulOp::create(b, loc, m, v, q, /*transpose_a=*/false,
                        /*transpose_b=*/true, /*accumulate=*/false,
                        /*alpha=*/FloatAttr());
@@ -397,17 +386,17 @@ static LogicalResult reverseQR(QROp op, ReverseBuilder &rb) {
       bool isQ = op.getPart() == QRPart::q;
       Value q = op.getResult(), r = op.getResult();
       if (isQ) {
-        r = scratchContainer(rb, loc, square);
+        r = allocateAtEntry(rb, loc, square);
         QROp::create(b, loc, QRPart::r, op.getA(), r);
       } else {
-        q = scratchContainer(rb, loc, type);
+        q = allocateAtEntry(rb, loc, type);
         QROp::create(b, loc, QRPart::q, op.getA(), q);
       }
-      Value g = scratchContainer(rb, loc, square);
+      Value g = allocateAtEntry(rb, loc, square);
       MatmulOp::create(b, loc, isQ ? q : r, dOut, g, /*transpose_a=*/isQ,
                        /*transpose_b=*/!isQ, /*accumulate=*/false,
                        /*alpha=*/FloatAttr());
-      Value p = scratchContainer(rb, loc, square);
+      Value p = allocateAtEntry(rb, loc, square);
       rb.fill(loc, p, 0.0, /*inState=*/true);
       mapTriangle(
           rb, loc, g, p,
@@ -422,11 +411,11 @@ static LogicalResult reverseQR(QROp op, ReverseBuilder &rb) {
                        : lower;
           },
           /*alsoTransposed=*/true);
-      Value qp = scratchContainer(rb, loc, type);
+      Value qp = allocateAtEntry(rb, loc, type);
       MatmulOp::create(b, loc, q, p, qp, /*transpose_a=*/false,
                        /*transpose_b=*/false, /*accumulate=*/false,
                        /*alpha=*/FloatAttr());
-      Value xt = scratchContainer(rb, loc, MemRefType::get({n, m}, elt));
+      Value xt = allocateAtEntry(rb, loc, MemRefType::get({n, m}, elt));
       TransposeOp::create(b, loc, qp, xt, /*accumulate=*/false);
       if (isQ)
         TransposeOp::create(b, loc, dOut, xt, /*accumulate=*/true);
@@ -450,7 +439,7 @@ static LogicalResult reverseQR(QROp op, ReverseBuilder &rb) {
             arith::CmpFOp::create(ib, loc, arith::CmpFPredicate::OLT, x, neg);
         return arith::SelectOp::create(ib, loc, below, neg, x);
       };
-      Value diag = scratchContainer(rb, loc, square);
+      Value diag = allocateAtEntry(rb, loc, square);
       mapElementwise(
           rb, loc, diag, {{r, at.id}},
           [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
@@ -461,12 +450,12 @@ static LogicalResult reverseQR(QROp op, ReverseBuilder &rb) {
                 arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j),
                 absOf(ib, x[0]), zero);
           });
-      Value largest = scratchContainer(rb, loc, MemRefType::get({}, elt));
+      Value largest = allocateAtEntry(rb, loc, MemRefType::get({}, elt));
       ReduceOp::create(b, loc,
                        ReduceKindAttr::get(op.getContext(), ReduceKind::max),
                        diag, largest, b.getDenseI64ArrayAttr({0, 1}),
                        /*accumulate=*/UnitAttr());
-      Value rc = scratchContainer(rb, loc, square);
+      Value rc = allocateAtEntry(rb, loc, square);
       mapElementwise(
           rb, loc, rc, {{r, at.id}, {largest, scalar}},
           [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
@@ -525,7 +514,7 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
       auto factor = [&](SVDPart part, MemRefType t) -> Value {
         if (op.getPart() == part)
           return op.getResult();
-        Value v = scratchContainer(rb, loc, t);
+        Value v = allocateAtEntry(rb, loc, t);
         SVDOp::create(b, loc, part, op.getA(), v,
                       /*with_vectors=*/part == SVDPart::s);
         return v;
@@ -548,7 +537,7 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
       };
       switch (op.getPart()) {
       case SVDPart::s: {
-        Value scaled = scratchContainer(rb, loc, uType);
+        Value scaled = allocateAtEntry(rb, loc, uType);
         mapElementwise(rb, loc, scaled, {{u, id}, {dOut, col}},
                        [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
                          return arith::MulFOp::create(ib, loc, x[0], x[1]);
@@ -557,9 +546,9 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
         break;
       }
       case SVDPart::u: {
-        Value g = scratchContainer(rb, loc, square);
+        Value g = allocateAtEntry(rb, loc, square);
         matmul(u, dOut, g, true, false, false);
-        Value p = scratchContainer(rb, loc, square);
+        Value p = allocateAtEntry(rb, loc, square);
         mapElementwise(
             rb, loc, p, {{g, id}, {g, swapped}, {sv, row}, {sv, col}},
             [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
@@ -567,9 +556,9 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
               return gapped(ib, i, j, x[2], x[3],
                             arith::MulFOp::create(ib, loc, skew, x[3]));
             });
-        Value sum = scratchContainer(rb, loc, uType);
+        Value sum = allocateAtEntry(rb, loc, uType);
         matmul(u, p, sum, false, false, false);
-        Value ug = scratchContainer(rb, loc, uType);
+        Value ug = allocateAtEntry(rb, loc, uType);
         matmul(u, g, ug, false, false, false);
         mapElementwise(
             rb, loc, sum, {{sum, id}, {dOut, id}, {ug, id}, {sv, col}},
@@ -582,9 +571,9 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
         break;
       }
       case SVDPart::vh: {
-        Value h = scratchContainer(rb, loc, square);
+        Value h = allocateAtEntry(rb, loc, square);
         matmul(dOut, vh, h, false, true, false);
-        Value p = scratchContainer(rb, loc, square);
+        Value p = allocateAtEntry(rb, loc, square);
         mapElementwise(
             rb, loc, p, {{h, id}, {h, swapped}, {sv, row}, {sv, col}},
             [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
@@ -594,7 +583,7 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
               return arith::SubFOp::create(
                   ib, loc, f, arith::DivFOp::create(ib, loc, x[0], x[2]));
             });
-        Value d = scratchContainer(rb, loc, vType);
+        Value d = allocateAtEntry(rb, loc, vType);
         matmul(p, vh, d, false, false, false);
         mapElementwise(rb, loc, d, {{d, id}, {dOut, id}, {sv, row}},
                        [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {

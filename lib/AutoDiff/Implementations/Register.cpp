@@ -17,6 +17,7 @@ void mlir::sdfg::registerAutoDiffModels(DialectRegistry &registry) {
     mlir::sdfg::detail::attachSortingRules(ctx);
     mlir::sdfg::detail::attachBLASRules(ctx);
     mlir::sdfg::detail::attachFactorisationRules(ctx);
+    mlir::sdfg::detail::attachCustomCallRules(ctx);
     mlir::sdfg::detail::attachTangentRules(ctx);
   });
   mlir::sdfg::detail::attachArithMathAdjoints(registry);

@@ -117,6 +117,15 @@ void mlir::sdfg::detail::restoreWhole(ReverseBuilder &rb, Operation *op,
            params, false);
 }
 
+Value mlir::sdfg::detail::allocateAtEntry(ReverseBuilder &rb, Location loc,
+                                         MemRefType type) {
+  auto sdfg =
+      rb.b.getInsertionBlock()->getParentOp()->getParentOfType<SDFGOp>();
+  OpBuilder::InsertionGuard guard(rb.b);
+  rb.b.setInsertionPointToStart(&sdfg.getBody().front());
+  return AllocOp::create(rb.b, loc, type, ValueRange{});
+}
+
 LogicalResult mlir::sdfg::detail::requireStatic(Operation *op, Value v) {
   if (!cast<MemRefType>(v.getType()).hasStaticShape())
     return op->emitOpError("autodiff of this op needs static shapes");

@@ -37,6 +37,7 @@ void attachMemletRules(MLIRContext *ctx);
 void attachSortingRules(MLIRContext *ctx);
 void attachBLASRules(MLIRContext *ctx);
 void attachFactorisationRules(MLIRContext *ctx);
+void attachCustomCallRules(MLIRContext *ctx);
 /// TangentOpInterface (forward mode) on the library ops (Tangents.cpp).
 void attachTangentRules(MLIRContext *ctx);
 /// ScalarAdjointOpInterface on the arith and math ops (as extensions of
@@ -66,6 +67,10 @@ void accumulateUnique(ReverseBuilder &rb, Location loc, Value value,
 
 /// Restores a library op's output from its tape (whole container).
 void restoreWhole(ReverseBuilder &rb, Operation *op, Value container);
+
+/// A new transient of `type` allocated at the top of the program being
+/// built: scratch space of a rule (a state may not allocate).
+Value allocateAtEntry(ReverseBuilder &rb, Location loc, MemRefType type);
 
 /// A located error unless `v` has a static shape.
 LogicalResult requireStatic(Operation *op, Value v);

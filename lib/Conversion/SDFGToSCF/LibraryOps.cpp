@@ -297,6 +297,21 @@ LogicalResult Lowering::lowerDot(DotOp op) {
   return success();
 }
 
+LogicalResult Lowering::lowerCustomCall(CustomCallOp op) {
+  // The callee's kernels would need a device-side call; the host program
+  // around GPU kernels has no such path yet.
+  if (gpu)
+    return op.emitOpError("is not supported on the GPU");
+  // The callee is another sdfg.sdfg of the module, lowered to a function
+  // of the same name taking a bare pointer per (static) container.
+  Location loc = op.getLoc();
+  SmallVector<Value> args;
+  for (Value v : op.getOperands())
+    args.push_back(basePointer(loc, mapping.lookup(v)));
+  func::CallOp::create(b, loc, op.getCallee(), TypeRange{}, args);
+  return success();
+}
+
 void mlir::sdfg::forEachElement(OpBuilder &b, Location loc, Value memref,
                                 function_ref<void(ValueRange)> body) {
   auto type = cast<MemRefType>(memref.getType());

@@ -170,6 +170,7 @@ public:
   /// cblas_?gemm (sdfg_gpu_cblas_?gemm on the GPU) for element type `elt`.
   func::FuncOp declareGemm(Location loc, Type elt);
   LogicalResult lowerDot(DotOp op);
+  LogicalResult lowerCustomCall(CustomCallOp op);
   LogicalResult lowerTranspose(TransposeOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerSolve(SolveOp op);

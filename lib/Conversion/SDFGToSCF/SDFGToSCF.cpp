@@ -282,6 +282,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](GemvOp g) { return lowerGemv(g); })
       .Case([&](GerOp g) { return lowerGer(g); })
       .Case([&](DotOp d) { return lowerDot(d); })
+      .Case([&](CustomCallOp c) { return lowerCustomCall(c); })
       .Case([&](SolveOp s) { return lowerSolve(s); })
       .Case([&](DetOp d) { return lowerDet(d); })
       .Case([&](CholeskyOp c) { return lowerCholesky(c); })

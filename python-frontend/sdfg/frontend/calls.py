@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import callables, python_math
+from . import callables, custom_calls, python_math
+from ..custom_vjp import cotangent, custom_vjp
 from ..semantics.values import (ConstLeaf, Expr, Idx, Op, Value, View, as_idx,
                                 is_float, same_extent)
 from .. import markers
@@ -41,7 +42,11 @@ def call(tr: "Translator", node: ast.Call) -> Value:
         kwargs[kw.arg] = tr.eval(kw.value)
     if isinstance(func, callables.NumpyFunction):
         return registry.numpy_call(tr, func.name, args, kwargs, node)
+    if isinstance(func, custom_vjp):
+        return custom_calls.call(tr, func, args, kwargs, node)
     if isinstance(func, callables.UserFunction):
+        if func.fn is cotangent:
+            return _cotangent(tr, args, node)
         if func.fn is markers.stop_gradient:
             registry.no_kwargs(tr, kwargs, node)
             if len(args) != 1:
@@ -197,3 +202,19 @@ def dict_method(tr: "Translator", d: dict, name: str, args: list,
     raise tr.unsupported(node, f"dict method .{name}()",
                          "of a dict's methods, items(), keys(), values() "
                          "and get() are supported")
+
+
+def _cotangent(tr: "Translator", args: list, node: ast.Call) -> Value:
+    """`__cot(bwd(res, g), k, n)` in a vjp program (custom_calls.py): the
+    k-th cotangent, bwd's result checked to be a tuple of n, as JAX's
+    custom_vjp requires."""
+    cotangents, k, n = args
+    if not isinstance(cotangents, (tuple, list)) or len(cotangents) != n:
+        what = (f"a {type(cotangents).__name__} of {len(cotangents)}"
+                if isinstance(cotangents, (tuple, list)) else "one value")
+        raise custom_calls.BadCotangents(
+            f"must return a tuple with one cotangent per argument of the "
+            f"function ({n}), as JAX's; it returns {what}")
+    if cotangents[k] is None:
+        raise custom_calls.NoCotangent()
+    return cotangents[k]

@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..custom_vjp import custom_vjp
 from .. import numpy as numpy_functions
 from . import callables, python_math
 from ..semantics.values import SUPPORTED_DTYPES, Container
@@ -138,6 +139,8 @@ class GlobalValues:
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g
+        if isinstance(g, custom_vjp):
+            return g  # called through custom_calls.py
         if inlinable(g) is not None:
             # Called here, or passed on to a helper that calls it (an
             # integrator's right-hand side, `rk4(rhs, y, dt)`): inlined

@@ -240,6 +240,9 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
         self.lambdas = []  # the lambdas being called (recursion is an error)
         self.sig = Signature()
         self.global_views = {}  # origin -> View (Translator.global_array)
+        # The programs of the custom_vjp functions it calls and of their
+        # cotangents (custom_calls.py), emitted before this one.
+        self.custom_programs = []
         self.current_node = self.fdef
         self.globals = dict(fn.__globals__)
         if fn.__closure__:
@@ -299,6 +302,9 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
         sources += main.sources
         lines.append("}")
         sources.append(None)
+        for helper in self.custom_programs:
+            lines += helper.text.rstrip("\n").split("\n")
+            sources += helper.sources
         return Translation(self.symbol, "\n".join(lines) + "\n", self.sig,
                            self.filename, sources)
 

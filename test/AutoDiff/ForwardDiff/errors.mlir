@@ -20,3 +20,16 @@ sdfg.sdfg @cholesky(%A: memref<3x3xf64> {sdfg.name = "A"},
     sdfg.cholesky %A -> %__return0 : memref<3x3xf64> -> memref<3x3xf64>
   }
 }
+
+// -----
+
+// The user's reverse rule (sdfg.custom_vjp) says nothing of tangents, as
+// JAX's custom_vjp functions cannot be forward-differentiated either.
+sdfg.sdfg @sq(%x: memref<3xf64>, %y: memref<3xf64>) {}
+sdfg.sdfg @f(%x: memref<3xf64> {sdfg.name = "x"},
+             %__return0: memref<3xf64> {sdfg.name = "__return0"}) {
+  sdfg.state {
+    // expected-error @below {{forward mode has no tangent rule for this op yet}}
+    sdfg.custom_call @sq(%x) -> %__return0 : (memref<3xf64>) -> memref<3xf64>
+  }
+}

@@ -989,3 +989,82 @@ sdfg.sdfg @map_step_huge(%x: memref<4xf64>) {
     }
   }
 }
+
+// -----
+
+sdfg.sdfg @callee(%x: memref<3xf64>, %y: memref<3xf64>) {}
+sdfg.sdfg @caller(%x: memref<3xf64>, %y: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @below {{callee @nowhere does not name an sdfg.sdfg}}
+    sdfg.custom_call @nowhere(%x) -> %y : (memref<3xf64>) -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @callee(%x: memref<4xf64>, %y: memref<3xf64>) {}
+sdfg.sdfg @caller(%x: memref<3xf64>, %y: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @below {{callee @callee takes ('memref<4xf64>', 'memref<3xf64>'), expected ('memref<3xf64>', 'memref<3xf64>')}}
+    sdfg.custom_call @callee(%x) -> %y : (memref<3xf64>) -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @caller(%x: memref<3xf64>, %y: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @below {{callee @caller is the program that calls it}}
+    sdfg.custom_call @caller(%x) -> %y : (memref<3xf64>) -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @callee(%x: memref<3xf64>, %y: memref<3xf64>) {}
+sdfg.sdfg @caller(%x: memref<3xf64>, %y: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @below {{vjp has 2 entries; expected one per input (1)}}
+    sdfg.custom_call @callee(%x) -> %y {vjp = [@callee, unit]} : (memref<3xf64>) -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @callee(%x: memref<3xf64>, %y: memref<3xf64>) {}
+sdfg.sdfg @caller(%x: memref<3xf64>, %y: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @below {{vjp of input #0 @callee takes ('memref<3xf64>', 'memref<3xf64>'), expected ('memref<3xf64>', 'memref<3xf64>', 'memref<3xf64>', 'memref<3xf64>')}}
+    sdfg.custom_call @callee(%x) -> %y {vjp = [@callee]} : (memref<3xf64>) -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @callee(%x: memref<3xf64>, %y: memref<3xf64>) {}
+sdfg.sdfg @caller(%x: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @below {{output must not be one of the inputs}}
+    sdfg.custom_call @callee(%x) -> %x : (memref<3xf64>) -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @callee(%x: memref<?xf64>, %y: memref<?xf64>) {}
+sdfg.sdfg @caller(%x: memref<?xf64>, %y: memref<?xf64>) {
+  sdfg.state {
+    // expected-error @below {{operands must have static shapes}}
+    sdfg.custom_call @callee(%x) -> %y : (memref<?xf64>) -> memref<?xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @callee(%x: memref<3xf64>, %y: memref<3xf64>) {}
+sdfg.sdfg @caller(%x: memref<3xf64>, %y: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @below {{vjp entries must be symbols or unit, not 3 : i64}}
+    sdfg.custom_call @callee(%x) -> %y {vjp = [3]} : (memref<3xf64>) -> memref<3xf64>
+  }
+}

@@ -347,4 +347,34 @@ def SDFG_SearchsortedOp : SDFG_LibraryOp<"searchsorted"> {
   }];
 }
 
+def SDFG_CustomCallOp : SDFG_LibraryOp<"custom_call",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "A call of another sdfg.sdfg, with user-given derivatives";
+  let description = [{
+    Runs the sdfg.sdfg `callee` on `inputs`, writing its result into
+    `output`: the callee's parameters are the inputs' types followed by the
+    output's. Autodiff does not look inside the callee: its reverse-mode
+    rule is the user's (the frontend's `sdfg.custom_vjp`). `vjp` has one
+    entry per input, a symbol or `unit` where the input gets no gradient;
+    the symbol names an sdfg.sdfg taking the inputs, the output, the
+    output's cotangent and a container of the input's type, into which it
+    writes that input's cotangent (which the reverse rule adds to the
+    input's gradient). Shapes are static; the output is none of the inputs.
+    Forward mode has no rule for it (as JAX's custom_vjp has none).
+
+    ```mlir
+    sdfg.custom_call @clip(%x) -> %y {vjp = [@clip_vjp0]}
+        : (memref<8xf64>) -> memref<8xf64>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<SDFG_Container>:$inputs,
+                       SDFG_Container:$output,
+                       OptionalAttr<ArrayAttr>:$vjp);
+  let assemblyFormat = [{
+    $callee `(` $inputs `)` `->` $output attr-dict `:`
+    `(` type($inputs) `)` `->` type($output)
+  }];
+}
+
 #endif // SDFG_DIALECT_SDFG_SDFGLIBRARYOPS_TD
