@@ -115,3 +115,15 @@ sdfg.sdfg @huge_steps(%A: memref<10xf64> {sdfg.name = "A"},
     }
   }
 }
+
+// -----
+
+// A call with no user rule (no vjp attribute) is opaque to autodiff.
+sdfg.sdfg @callee(%x: memref<3xf64>, %y: memref<3xf64>) {}
+sdfg.sdfg @caller(%x: memref<3xf64> {sdfg.name = "x"},
+                  %__return0: memref<3xf64> {sdfg.name = "__return0"}) {
+  sdfg.state {
+    // expected-error @below {{has no vjp: the call of @callee cannot be differentiated}}
+    sdfg.custom_call @callee(%x) -> %__return0 : (memref<3xf64>) -> memref<3xf64>
+  }
+}
