@@ -62,7 +62,13 @@ constexpr const char *kRuntimeIR = R"IR(
 @__sdfg_calls = hidden global i64 0
 @__sdfg_reuse_variable = private unnamed_addr constant [18 x i8] c"SDFG_REUSE_MEMORY\00"
 
+@sdfg_print_data = thread_local global ptr null
+@sdfg_print_size = thread_local global i64 0
+@__sdfg_print_cap = hidden thread_local global i64 0
+
 declare ptr @malloc(i64)
+declare ptr @realloc(ptr, i64)
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 declare void @free(ptr)
 declare ptr @getenv(ptr)
 declare i32 @sched_yield()
@@ -437,6 +443,51 @@ none:
 define void @sdfg_free_result(ptr %mem) {
 entry:
   call void @__sdfg_free(ptr %mem)
+  ret void
+}
+
+; The print log of the calling thread (sdfg.print): records of {site,
+; position, bytes} and the value's bytes, each padded to 8 bytes. The caller
+; reads sdfg_print_data[0, sdfg_print_size) after a call and sets the size
+; back to 0; the buffer stays for the thread's next call.
+define hidden void @__sdfg_print(i64 %site, i64 %arg, ptr %data, i64 %bytes) {
+entry:
+  %size = load i64, ptr @sdfg_print_size
+  %rounded = add i64 %bytes, 7
+  %padded = and i64 %rounded, -8
+  %record = add i64 %padded, 24
+  %need = add i64 %size, %record
+  %cap = load i64, ptr @__sdfg_print_cap
+  %full = icmp ugt i64 %need, %cap
+  br i1 %full, label %grow, label %append
+grow:
+  %twice = shl i64 %cap, 1
+  %more = icmp ugt i64 %need, %twice
+  %wanted = select i1 %more, i64 %need, i64 %twice
+  %small = icmp ult i64 %wanted, 4096
+  %newcap = select i1 %small, i64 4096, i64 %wanted
+  %old = load ptr, ptr @sdfg_print_data
+  %new = call ptr @realloc(ptr %old, i64 %newcap)
+  %failed = icmp eq ptr %new, null
+  br i1 %failed, label %oom, label %grown
+oom:
+  call void @__sdfg_alloc_failed(i64 %newcap)
+  unreachable
+grown:
+  store ptr %new, ptr @sdfg_print_data
+  store i64 %newcap, ptr @__sdfg_print_cap
+  br label %append
+append:
+  %buf = load ptr, ptr @sdfg_print_data
+  %head = getelementptr inbounds i8, ptr %buf, i64 %size
+  store i64 %site, ptr %head
+  %argAddr = getelementptr inbounds i8, ptr %head, i64 8
+  store i64 %arg, ptr %argAddr
+  %bytesAddr = getelementptr inbounds i8, ptr %head, i64 16
+  store i64 %bytes, ptr %bytesAddr
+  %dst = getelementptr inbounds i8, ptr %head, i64 24
+  call void @llvm.memcpy.p0.p0.i64(ptr %dst, ptr %data, i64 %bytes, i1 false)
+  store i64 %need, ptr @sdfg_print_size
   ret void
 }
 

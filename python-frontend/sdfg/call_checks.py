@@ -4,6 +4,8 @@ and another it reads, writeable arguments, and the errors the program
 recorded (raised as Python's, located at the Python line)."""
 
 import bisect
+import struct
+import sys
 from typing import Any, FrozenSet, Sequence
 
 import numpy as np
@@ -110,8 +112,11 @@ def human_bytes(n):
 
 
 def check_after_call(meta: dict, module: Any) -> None:
-    """After a call: a failed allocation, an index out of bounds, a
-    singular matrix, the GPU runtime's error, or the emulator's races."""
+    """After a call: what its print calls recorded, printed; then a failed
+    allocation, an index out of bounds, a singular matrix, the GPU
+    runtime's error, or the emulator's races."""
+    if meta.get("print_sites"):
+        print_log(meta["print_sites"], native.take_print_log(module))
     failed = native.take_alloc_error(module)
     if failed is not None:
         # The call stopped at the allocation: what it computed is void.
@@ -157,3 +162,42 @@ def check_after_call(meta: dict, module: Any) -> None:
         native.check_gpu_error()
     elif device == "gpu-emulator":
         native.check_emulator_races(module)
+
+
+def print_log(sites: list, log: bytes) -> None:
+    """Prints a call's print log: per print, a record {site, -1, 0}, then
+    one {site, position, bytes} and the bytes (padded to 8) per value; the
+    site's description (frontend/printing.py) says the text around them
+    and each value's dtype, shape, format spec and conversion."""
+    def show(site, data):
+        s = sites[site]
+        texts = []
+        for parts in s["args"]:
+            text = []
+            for part in parts:
+                if part[0] == "text":
+                    text.append(part[1])
+                    continue
+                _, k, dtype, shape, spec, conversion = part
+                a = np.frombuffer(data[k], dtype=np.dtype(dtype)).reshape(
+                    shape).copy()
+                v = a[()] if a.ndim == 0 else a
+                v = {"r": repr, "s": str, "a": ascii}[conversion](v) \
+                    if conversion else v
+                text.append(format(v, spec))
+            texts.append("".join(text))
+        print(*texts, sep=s["sep"], end=s["end"], file=sys.stdout)
+    event = None
+    offset = 0
+    while offset + 24 <= len(log):
+        site, k, size = struct.unpack_from("<qqq", log, offset)
+        data = log[offset + 24:offset + 24 + size]
+        offset += 24 + ((size + 7) & ~7)
+        if k == -1:
+            if event is not None:
+                show(*event)
+            event = (site, {})
+        elif event is not None:
+            event[1][k] = data
+    if event is not None:
+        show(*event)

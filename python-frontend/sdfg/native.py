@@ -172,6 +172,21 @@ def take_alloc_error(module):
     return bytes_ if bytes_ > 0 else bytes_ + 2**64
 
 
+def take_print_log(module):
+    """The calling thread's print log (sdfg.print's records) since the
+    last call, emptied."""
+    try:
+        size = ctypes.c_int64.in_dll(module._lib, "sdfg_print_size")
+    except ValueError:
+        return b""
+    if not size.value:
+        return b""
+    data = ctypes.c_void_p.in_dll(module._lib, "sdfg_print_data")
+    log = ctypes.string_at(data.value, size.value)
+    size.value = 0
+    return log
+
+
 def check_linalg_error(module, sites):
     """After a call of a program with np.linalg.solve/inv/cholesky (`sites`:
     (NumPy function, "file:line") pairs): raises numpy.linalg.LinAlgError, as NumPy does, if

@@ -292,6 +292,8 @@ class Program:
                 "globals": tr.signature.globals,
                 "linalg_sites": [list(site) for site in
                                  tr.signature.linalg_sites],
+                # What its print calls print (call_checks.print_log).
+                "print_sites": tr.signature.print_sites,
                 # For run-time errors that name a generated line (an index
                 # out of bounds): [first line, "file:line"] runs.
                 "line_sources": _line_runs(tr.sources),

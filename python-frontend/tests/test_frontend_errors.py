@@ -67,7 +67,7 @@ def k_dict(A):
 
 
 def k_print(A):
-    print(A)  # here
+    print(A, file=A)  # here
 
 
 def k_call_unknown(A):
@@ -208,7 +208,7 @@ CASES = [
      None),
     (k_dictcomp, (A,), "dict comprehension", None),
     (k_dict, (A,), "** in a dict display", None),
-    (k_print, (A,), "call of print", "only NumPy functions"),
+    (k_print, (A,), "print with file=", "standard output"),
     (k_call_unknown, (A,), "call of sorted", None),
     (k_for_set, (A,), "for loop over set", "range"),
     (k_for_else, (A,), "for-else", None),

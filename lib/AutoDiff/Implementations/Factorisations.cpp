@@ -174,56 +174,6 @@ mapTriangle(ReverseBuilder &rb, Location loc, Value c, Value into,
     rb.store(loc, t.getResult(0), c, id, p, /*accumulate=*/false);
 }
 
-/// `out[i, j] = fn(i, j, ins read at (i, j))` over out's 2-d shape, in a
-/// parallel map of the current state; each input has its access map
-/// (identity, transposed, a row's or a column's vector element).
-static void mapElementwise(
-    ReverseBuilder &rb, Location loc, Value out,
-    ArrayRef<std::pair<Value, AffineMap>> ins,
-    function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)> fn) {
-  auto type = cast<MemRefType>(out.getType());
-  OpBuilder::InsertionGuard guard(rb.b);
-  SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
-  SmallVector<Value> args = {p[0], p[1]};
-  for (auto [c, map] : ins)
-    args.push_back(rb.load(loc, c, map, p));
-  TaskletOp t =
-      rb.tasklet(loc, {type.getElementType()}, args,
-                 [&](OpBuilder &ib, ArrayRef<Value> x) -> SmallVector<Value> {
-                   return {fn(ib, x[0], x[1], x.drop_front(2))};
-                 });
-  rb.store(loc, t.getResult(0), out,
-           AffineMap::getMultiDimIdentityMap(2, rb.b.getContext()), p,
-           /*accumulate=*/false);
-}
-
-/// The access maps of a 2-d map's inputs: (i, j), (j, i), (i) and (j).
-namespace {
-struct Access2D {
-  AffineMap id, swapped, row, col;
-  explicit Access2D(MLIRContext *ctx) {
-    AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
-    id = AffineMap::get(2, 0, {i, j}, ctx);
-    swapped = AffineMap::get(2, 0, {j, i}, ctx);
-    row = AffineMap::get(2, 0, {i}, ctx);
-    col = AffineMap::get(2, 0, {j}, ctx);
-  }
-};
-} // namespace
-
-/// `num / gap` off the diagonal (i != j), 0 on it: the F matrix of the
-/// spectral gradients (eigh: gap = w[j] - w[i], svd: s[j]^2 - s[i]^2),
-/// whose diagonal is 1/0 and does not enter the gradient.
-static Value offDiagonalRatio(OpBuilder &ib, Location loc, Value i, Value j,
-                              Value num, Value gap) {
-  Value q = arith::DivFOp::create(ib, loc, num, gap);
-  Value zero = arith::ConstantOp::create(ib, loc, q.getType(),
-                                         ib.getFloatAttr(q.getType(), 0));
-  return arith::SelectOp::create(
-      ib, loc, arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j),
-      zero, q);
-}
-
 static LogicalResult reverseCholesky(CholeskyOp op, ReverseBuilder &rb) {
   Value dL = rb.gradientOf(op.getL());
   if (dL) {
@@ -314,7 +264,7 @@ static LogicalResult reverseEigh(EighOp op, ReverseBuilder &rb) {
         // The eigenvectors again, from A (restored to its forward value).
         v = allocateAtEntry(rb, loc, type);
         EighOp::create(b, loc, EighPart::vectors, op.getA(), v);
-        mapElementwise(rb, loc, m, {{v, at.id}, {dR, at.col}},
+        mapElementwise(rb.b, loc, m, {{v, at.id}, {dR, at.col}},
                        [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
                          return arith::MulFOp::create(ib, loc, x[0], x[1]);
                        });
@@ -326,7 +276,7 @@ static LogicalResult reverseEigh(EighOp op, ReverseBuilder &rb) {
         MatmulOp::create(b, loc, v, dR, g, /*transpose_a=*/true,
                          /*transpose_b=*/false, /*accumulate=*/false,
                          /*alpha=*/FloatAttr());
-        mapElementwise(rb, loc, g, {{g, at.id}, {w, at.row}, {w, at.col}},
+        mapElementwise(rb.b, loc, g, {{g, at.id}, {w, at.row}, {w, at.col}},
                        [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
                          Value gap = arith::SubFOp::create(ib, loc, x[2], x[1]);
                          return offDiagonalRatio(ib, loc, i, j, x[0], gap);
@@ -441,7 +391,7 @@ static LogicalResult reverseQR(QROp op, ReverseBuilder &rb) {
       };
       Value diag = allocateAtEntry(rb, loc, square);
       mapElementwise(
-          rb, loc, diag, {{r, at.id}},
+          rb.b, loc, diag, {{r, at.id}},
           [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
             Value zero = arith::ConstantOp::create(ib, loc, elt,
                                                    ib.getFloatAttr(elt, 0));
@@ -457,7 +407,7 @@ static LogicalResult reverseQR(QROp op, ReverseBuilder &rb) {
                        /*accumulate=*/UnitAttr());
       Value rc = allocateAtEntry(rb, loc, square);
       mapElementwise(
-          rb, loc, rc, {{r, at.id}, {largest, scalar}},
+          rb.b, loc, rc, {{r, at.id}, {largest, scalar}},
           [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
             Value zero = arith::ConstantOp::create(ib, loc, elt,
                                                    ib.getFloatAttr(elt, 0));
@@ -538,7 +488,7 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
       switch (op.getPart()) {
       case SVDPart::s: {
         Value scaled = allocateAtEntry(rb, loc, uType);
-        mapElementwise(rb, loc, scaled, {{u, id}, {dOut, col}},
+        mapElementwise(rb.b, loc, scaled, {{u, id}, {dOut, col}},
                        [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
                          return arith::MulFOp::create(ib, loc, x[0], x[1]);
                        });
@@ -550,7 +500,7 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
         matmul(u, dOut, g, true, false, false);
         Value p = allocateAtEntry(rb, loc, square);
         mapElementwise(
-            rb, loc, p, {{g, id}, {g, swapped}, {sv, row}, {sv, col}},
+            rb.b, loc, p, {{g, id}, {g, swapped}, {sv, row}, {sv, col}},
             [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
               Value skew = arith::SubFOp::create(ib, loc, x[0], x[1]);
               return gapped(ib, i, j, x[2], x[3],
@@ -561,7 +511,7 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
         Value ug = allocateAtEntry(rb, loc, uType);
         matmul(u, g, ug, false, false, false);
         mapElementwise(
-            rb, loc, sum, {{sum, id}, {dOut, id}, {ug, id}, {sv, col}},
+            rb.b, loc, sum, {{sum, id}, {dOut, id}, {ug, id}, {sv, col}},
             [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
               Value rest = arith::SubFOp::create(ib, loc, x[1], x[2]);
               return arith::AddFOp::create(
@@ -575,7 +525,7 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
         matmul(dOut, vh, h, false, true, false);
         Value p = allocateAtEntry(rb, loc, square);
         mapElementwise(
-            rb, loc, p, {{h, id}, {h, swapped}, {sv, row}, {sv, col}},
+            rb.b, loc, p, {{h, id}, {h, swapped}, {sv, row}, {sv, col}},
             [&](OpBuilder &ib, Value i, Value j, ArrayRef<Value> x) {
               Value skew = arith::SubFOp::create(ib, loc, x[1], x[0]);
               Value f = gapped(ib, i, j, x[2], x[3],
@@ -585,7 +535,7 @@ static LogicalResult reverseSVD(SVDOp op, ReverseBuilder &rb) {
             });
         Value d = allocateAtEntry(rb, loc, vType);
         matmul(p, vh, d, false, false, false);
-        mapElementwise(rb, loc, d, {{d, id}, {dOut, id}, {sv, row}},
+        mapElementwise(rb.b, loc, d, {{d, id}, {dOut, id}, {sv, row}},
                        [&](OpBuilder &ib, Value, Value, ArrayRef<Value> x) {
                          return arith::AddFOp::create(
                              ib, loc, x[0],

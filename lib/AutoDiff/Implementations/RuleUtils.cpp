@@ -118,7 +118,7 @@ void mlir::sdfg::detail::restoreWhole(ReverseBuilder &rb, Operation *op,
 }
 
 Value mlir::sdfg::detail::allocateAtEntry(ReverseBuilder &rb, Location loc,
-                                         MemRefType type) {
+                                          MemRefType type) {
   auto sdfg =
       rb.b.getInsertionBlock()->getParentOp()->getParentOfType<SDFGOp>();
   OpBuilder::InsertionGuard guard(rb.b);
@@ -130,4 +130,43 @@ LogicalResult mlir::sdfg::detail::requireStatic(Operation *op, Value v) {
   if (!cast<MemRefType>(v.getType()).hasStaticShape())
     return op->emitOpError("autodiff of this op needs static shapes");
   return success();
+}
+
+mlir::sdfg::detail::Access2D::Access2D(MLIRContext *ctx) {
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  id = AffineMap::get(2, 0, {i, j}, ctx);
+  swapped = AffineMap::get(2, 0, {j, i}, ctx);
+  row = AffineMap::get(2, 0, {i}, ctx);
+  col = AffineMap::get(2, 0, {j}, ctx);
+}
+
+void mlir::sdfg::detail::mapElementwise(
+    OpBuilder &b, Location loc, Value out,
+    ArrayRef<std::pair<Value, AffineMap>> ins,
+    function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)> fn) {
+  ReverseBuilder rb(b);
+  auto type = cast<MemRefType>(out.getType());
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Value> p = rb.openMap(loc, type.getShape(), true);
+  SmallVector<Value> args = {p[0], p[1]};
+  for (auto [c, map] : ins)
+    args.push_back(rb.load(loc, c, map, p));
+  TaskletOp t =
+      rb.tasklet(loc, {type.getElementType()}, args,
+                 [&](OpBuilder &ib, ArrayRef<Value> x) -> SmallVector<Value> {
+                   return {fn(ib, x[0], x[1], x.drop_front(2))};
+                 });
+  rb.store(loc, t.getResult(0), out,
+           AffineMap::getMultiDimIdentityMap(2, b.getContext()), p,
+           /*accumulate=*/false);
+}
+
+Value mlir::sdfg::detail::offDiagonalRatio(OpBuilder &ib, Location loc, Value i,
+                                           Value j, Value num, Value gap) {
+  Value q = arith::DivFOp::create(ib, loc, num, gap);
+  Value zero = arith::ConstantOp::create(ib, loc, q.getType(),
+                                         ib.getFloatAttr(q.getType(), 0));
+  return arith::SelectOp::create(
+      ib, loc, arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::eq, i, j),
+      zero, q);
 }

@@ -30,6 +30,20 @@ struct ReverseRule
   }
 };
 
+/// The forward-mode model of `OpT`: `Model::emit(op, builder, tangentOf,
+/// zero)` writes the tangent of its output (Tangents.cpp,
+/// FactorisationTangents.cpp).
+using TangentOf = function_ref<Value(Value)>;
+using Zero = function_ref<void(Value)>;
+template <typename OpT, typename Model>
+struct TangentModel
+    : public TangentOpInterface::ExternalModel<TangentModel<OpT, Model>, OpT> {
+  LogicalResult emitTangent(Operation *op, OpBuilder &b, TangentOf tangentOf,
+                            Zero zero) const {
+    return Model::emit(cast<OpT>(op), b, tangentOf, zero);
+  }
+};
+
 /// One per family of ops, each in the file named after it.
 void attachControlFlowRules(MLIRContext *ctx);
 void attachMapRules(MLIRContext *ctx);
@@ -38,8 +52,10 @@ void attachSortingRules(MLIRContext *ctx);
 void attachBLASRules(MLIRContext *ctx);
 void attachFactorisationRules(MLIRContext *ctx);
 void attachCustomCallRules(MLIRContext *ctx);
-/// TangentOpInterface (forward mode) on the library ops (Tangents.cpp).
+/// TangentOpInterface (forward mode) on the library ops (Tangents.cpp),
+/// the factorisations' in FactorisationTangents.cpp.
 void attachTangentRules(MLIRContext *ctx);
+void attachFactorisationTangentRules(MLIRContext *ctx);
 /// ScalarAdjointOpInterface on the arith and math ops (as extensions of
 /// their dialects).
 void attachArithMathAdjoints(DialectRegistry &registry);
@@ -71,6 +87,26 @@ void restoreWhole(ReverseBuilder &rb, Operation *op, Value container);
 /// A new transient of `type` allocated at the top of the program being
 /// built: scratch space of a rule (a state may not allocate).
 Value allocateAtEntry(ReverseBuilder &rb, Location loc, MemRefType type);
+
+/// The access maps of a 2-d map's inputs: (i, j), (j, i), (i) and (j).
+struct Access2D {
+  AffineMap id, swapped, row, col;
+  explicit Access2D(MLIRContext *ctx);
+};
+
+/// `out[i, j] = fn(i, j, ins read at (i, j))` over out's (static) 2-d
+/// shape, in a parallel map of the current state; each input has its
+/// access map (Access2D). `out` may be an input read at (i, j) only.
+void mapElementwise(
+    OpBuilder &b, Location loc, Value out,
+    ArrayRef<std::pair<Value, AffineMap>> ins,
+    function_ref<Value(OpBuilder &, Value, Value, ArrayRef<Value>)> fn);
+
+/// `num / gap` off the diagonal (i != j), 0 on it: the F matrix of the
+/// spectral derivatives (eigh: gap = w[j] - w[i], svd: s[j]^2 - s[i]^2),
+/// whose diagonal (1/0) does not enter them.
+Value offDiagonalRatio(OpBuilder &ib, Location loc, Value i, Value j, Value num,
+                       Value gap);
 
 /// A located error unless `v` has a static shape.
 LogicalResult requireStatic(Operation *op, Value v);

@@ -4,9 +4,9 @@
 // the tangent of C = alpha op(A) op(B) is alpha op(tA) op(B) + alpha op(A)
 // op(tB), two library ops of the same kind; linear ops (transpose, sums)
 // apply themselves to the tangent; a solve's tangent is another solve, a
-// determinant's a solve and a trace. Ops without a model (the other
-// factorisations, min/max reductions) are refused by the pass with a
-// located error.
+// determinant's a solve and a trace. The factorisations (cholesky, eigh,
+// qr, svd) have theirs in FactorisationTangents.cpp; max/min reductions
+// take the mean of the tangents of the elements equal to the result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,11 +19,9 @@
 
 using namespace mlir;
 using namespace mlir::sdfg;
+using namespace mlir::sdfg::detail;
 
 namespace {
-
-using TangentOf = function_ref<Value(Value)>;
-using Zero = function_ref<void(Value)>;
 
 /// The tangent of a product op `out = f(x, y)` (+ out with `accumulate`),
 /// f bilinear: `emit(x', y', out', accumulate)` writes f(x', y') into the
@@ -46,15 +44,6 @@ void bilinear(Value x, Value y, Value out, bool accumulate, TangentOf tangentOf,
   if (!acc)
     zero(tOut); // out is overwritten by a value with no tangent
 }
-
-template <typename OpT, typename Model>
-struct TangentModel
-    : public TangentOpInterface::ExternalModel<TangentModel<OpT, Model>, OpT> {
-  LogicalResult emitTangent(Operation *op, OpBuilder &b, TangentOf tangentOf,
-                            Zero zero) const {
-    return Model::emit(cast<OpT>(op), b, tangentOf, zero);
-  }
-};
 
 struct MatmulTangent {
   static LogicalResult emit(MatmulOp op, OpBuilder &b, TangentOf tangentOf,
@@ -114,15 +103,96 @@ struct TransposeTangent {
   }
 };
 
+/// A max/min reduction takes JAX's rule, as the pass does for wcr(max)
+/// stores: the output's tangent is the mean of the tangents of the
+/// elements equal to it. A map over the input adds the tangent and a count
+/// of each tie (wcr add), a map over the output divides.
+LogicalResult extremumTangent(ReduceOp op, OpBuilder &b, Value tIn, Value tOut,
+                              Zero zero) {
+  Location loc = op.getLoc();
+  auto inType = cast<MemRefType>(op.getInput().getType());
+  auto outType = cast<MemRefType>(op.getOutput().getType());
+  // Combined with the output's old value, which of the two wins decides
+  // the tangent: not implemented.
+  if (op.getAccumulate())
+    return op.emitOpError("forward mode: the tangent of an accumulating ")
+           << stringifyReduceKind(op.getKind())
+           << " reduction is not implemented";
+  if (!inType.hasStaticShape())
+    return op.emitOpError("forward mode: the tangent of a ")
+           << stringifyReduceKind(op.getKind())
+           << " reduction of dynamic shape is not implemented";
+  // The output's element of each input element: the kept axes, or with
+  // keepdims (the same rank) 0 along the reduced ones.
+  MLIRContext *ctx = op.getContext();
+  unsigned rank = inType.getRank();
+  bool keepDims = outType.getRank() == inType.getRank();
+  ArrayRef<int64_t> axes = op.getAxes();
+  SmallVector<AffineExpr> kept;
+  for (unsigned d = 0; d < rank; ++d) {
+    if (!llvm::is_contained(axes, int64_t(d)))
+      kept.push_back(getAffineDimExpr(d, ctx));
+    else if (keepDims)
+      kept.push_back(getAffineConstantExpr(0, ctx));
+  }
+  AffineMap toOut = AffineMap::get(rank, 0, kept, ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  Value ties;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    auto sdfg = op->getParentOfType<SDFGOp>();
+    b.setInsertionPointToStart(&sdfg.getBody().front());
+    ties = AllocOp::create(b, loc, outType, ValueRange{},
+                           b.getStringAttr("t_ties"));
+  }
+  ReverseBuilder rb(b);
+  zero(tOut);
+  rb.fill(loc, ties, 0.0, /*inState=*/true);
+  Type elt = outType.getElementType();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Value> p = rb.openMap(loc, inType.getShape(), true);
+    Value x = rb.load(loc, op.getInput(), id, p);
+    Value r = rb.load(loc, op.getOutput(), toOut, p);
+    Value t = rb.load(loc, tIn, id, p);
+    TaskletOp tie = rb.tasklet(
+        loc, {elt, elt}, ValueRange{x, r, t},
+        [&](OpBuilder &ib, ArrayRef<Value> a) -> SmallVector<Value> {
+          Value eq = arith::CmpFOp::create(ib, loc, arith::CmpFPredicate::OEQ,
+                                           a[0], a[1]);
+          Value zeroV =
+              arith::ConstantOp::create(ib, loc, elt, ib.getFloatAttr(elt, 0));
+          Value one =
+              arith::ConstantOp::create(ib, loc, elt, ib.getFloatAttr(elt, 1));
+          return {arith::SelectOp::create(ib, loc, eq, a[2], zeroV),
+                  arith::SelectOp::create(ib, loc, eq, one, zeroV)};
+        });
+    rb.store(loc, tie.getResult(0), tOut, toOut, p, /*accumulate=*/true);
+    rb.store(loc, tie.getResult(1), ties, toOut, p, /*accumulate=*/true);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Value> q = rb.openMap(loc, outType.getShape(), true);
+  AffineMap outId = AffineMap::getMultiDimIdentityMap(outType.getRank(), ctx);
+  Value sum = rb.load(loc, tOut, outId, q);
+  Value count = rb.load(loc, ties, outId, q);
+  Value mean = rb.tasklet(loc, elt, ValueRange{sum, count},
+                          [&](OpBuilder &ib, ArrayRef<Value> a) {
+                            return SmallVector<Value>{
+                                arith::DivFOp::create(ib, loc, a[0], a[1])};
+                          })
+                   .getResult(0);
+  rb.store(loc, mean, tOut, outId, q, /*accumulate=*/false);
+  return success();
+}
+
 struct ReduceTangent {
   static LogicalResult emit(ReduceOp op, OpBuilder &b, TangentOf tangentOf,
                             Zero zero) {
-    if (op.getKind() != ReduceKind::add)
-      return op.emitOpError("forward mode: the tangent of a ")
-             << stringifyReduceKind(op.getKind())
-             << " reduction is not implemented (only add)";
     Value tOut = tangentOf(op.getOutput());
-    if (Value tIn = tangentOf(op.getInput()))
+    Value tIn = tangentOf(op.getInput());
+    if (op.getKind() != ReduceKind::add && (tIn || op.getAccumulate()))
+      return extremumTangent(op, b, tIn, tOut, zero);
+    if (tIn)
       ReduceOp::create(b, op.getLoc(), op.getKind(), tIn, tOut,
                        op.getAxesAttr(), op.getAccumulate());
     else if (!op.getAccumulate())
@@ -260,4 +330,5 @@ void mlir::sdfg::detail::attachTangentRules(MLIRContext *ctx) {
   ReduceOp::attachInterface<TangentModel<ReduceOp, ReduceTangent>>(*ctx);
   SolveOp::attachInterface<TangentModel<SolveOp, SolveTangent>>(*ctx);
   DetOp::attachInterface<TangentModel<DetOp, DetTangent>>(*ctx);
+  attachFactorisationTangentRules(ctx);
 }

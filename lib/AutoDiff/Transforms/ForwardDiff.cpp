@@ -212,6 +212,13 @@ LogicalResult TangentBuilder::createTangentContainers() {
     Value o = jvp.lookupArg(n);
     if (tangent.count(o))
       continue;
+    // Its tangent starts at zero, filled here over extents that only the
+    // caller knows.
+    if (!cast<MemRefType>(o.getType()).hasStaticShape())
+      return jvp.emitOpError()
+             << "forward mode: output '" << n
+             << "' has a dynamic shape, which the tangent program cannot "
+                "zero; give it a static shape";
     Value t = addArg(o, "t_" + n);
     if (!t)
       return jvp.emitOpError("forward mode cannot add argument t_") << n;

@@ -171,6 +171,7 @@ public:
   func::FuncOp declareGemm(Location loc, Type elt);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerCustomCall(CustomCallOp op);
+  LogicalResult lowerPrint(PrintOp op);
   LogicalResult lowerTranspose(TransposeOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerSolve(SolveOp op);

@@ -283,6 +283,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](GerOp g) { return lowerGer(g); })
       .Case([&](DotOp d) { return lowerDot(d); })
       .Case([&](CustomCallOp c) { return lowerCustomCall(c); })
+      .Case([&](PrintOp p) { return lowerPrint(p); })
       .Case([&](SolveOp s) { return lowerSolve(s); })
       .Case([&](DetOp d) { return lowerDet(d); })
       .Case([&](CholeskyOp c) { return lowerCholesky(c); })

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import callables, custom_calls, python_math
+from . import callables, custom_calls, printing, python_math
 from ..custom_vjp import cotangent, custom_vjp
 from ..semantics.values import (ConstLeaf, Expr, Idx, Op, Value, View, as_idx,
                                 is_float, same_extent)
@@ -26,6 +26,9 @@ def call(tr: "Translator", node: ast.Call) -> Value:
         func = tr.eval(node.func)
     finally:
         tr._call_func_node = None
+    if func is print:
+        # Its f-strings are read as text and values, not evaluated.
+        return printing.call(tr, node)
     args = [tr.eval(a) for a in node.args]
     for a in node.args:
         if isinstance(a, ast.Starred):

@@ -68,7 +68,9 @@ def call(tr: "Translator", obj: custom_vjp, args: list, kwargs: dict,
         if isinstance(value, (bool, int, str)) or value is None:
             examples.append(value)  # compiled into the helper's programs
             continue
-        container = _whole_container(tr, value, node, f"{name}.{pname}")
+        container = tr.whole_container(
+            value, node, f"argument '{pname}' of custom_vjp function "
+            f"'{name}'")
         operands.append(container)
         examples.append(np.empty(container.shape, container.dtype))
     base = f"{tr.name}__{name}_{len(tr.custom_programs)}"
@@ -104,26 +106,16 @@ def call(tr: "Translator", obj: custom_vjp, args: list, kwargs: dict,
     return ViewLeaf(out)
 
 
-def _whole_container(tr, value, node, what):
-    """A container holding `value` whole: an array's own where it is one
-    (row-major, all of it), else a copy."""
-    expr = tr.to_expr(value)
-    if any(not isinstance(e, int) and not (isinstance(e, Idx) and
-                                           e.is_const())
-           for e in expr.shape):
-        raise tr.unsupported(node, "array of a size known at run time "
-                             f"passed to a custom_vjp function ({what})")
-    if isinstance(expr, ViewLeaf) and expr.view.is_whole():
-        return expr.view.container
-    return tr.snapshot(expr, node, "custom_arg").container
-
-
 def _translate(tr, fn, examples, name, node):
     """`fn` translated for `examples` as the program `name`; its LAPACK
     sites join the caller's (one error flag serves both)."""
     from .translator import translate
     helper = translate(fn, examples, name=name, device=tr.device)
     sig = helper.signature
+    if sig.print_sites:
+        raise tr.unsupported(node, f"print inside custom_vjp function "
+                             f"'{fn.__name__}'",
+                             "print in the program that calls it")
     if sig.globals or sig.index_checks:
         raise tr.unsupported(node, f"custom_vjp function '{fn.__name__}' "
                              "reading global arrays or indexing with a "

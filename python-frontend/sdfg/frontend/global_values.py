@@ -135,7 +135,7 @@ class GlobalValues:
         if isinstance(g, types.ModuleType):
             return ModuleRef(g)
         if g in (range, abs, min, max, float, int, len, bool, round, sum,
-                 divmod, slice, list, tuple):
+                 divmod, slice, list, tuple, print):
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g

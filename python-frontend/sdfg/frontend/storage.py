@@ -94,6 +94,21 @@ class Storage:
         v.fresh = True
         return v
 
+    def whole_container(self, value, node, what):
+        """A container holding `value` whole, of a size known when
+        compiling: an array's own where it is one (row-major, all of it),
+        else a copy made here (what a library op that reads containers
+        whole, sdfg.custom_call or sdfg.print, is given)."""
+        expr = self.to_expr(value)
+        if any(not isinstance(e, int) and not (isinstance(e, Idx) and
+                                               e.is_const())
+               for e in expr.shape):
+            raise self.unsupported(node, f"{what} of a size known only at "
+                                   "run time")
+        if isinstance(expr, ViewLeaf) and expr.view.is_whole():
+            return expr.view.container
+        return self.snapshot(expr, node, "whole").container
+
     def materialize(self, expr, node, hint="tmp"):
         expr = self.to_expr(expr)
         if isinstance(expr, ViewLeaf):

@@ -62,6 +62,9 @@ class Signature:
         # global array the program reads (Translator.global_array), in the
         # order of their params, which follow the function's own.
         self.globals = []
+        # What each print site prints (frontend/printing.py): its
+        # arguments' text and values, sep and end.
+        self.print_sites = []
 
 
 class Translation:

@@ -133,12 +133,16 @@ def ForwardDiff : Pass<"sdfg-forward-diff", "::mlir::ModuleOp"> {
       has none);
     * a library op by its TangentOpInterface rule: products (matmul, gemv,
       ger, dot) are bilinear, two library ops; transpose and sums are
-      linear.
+      linear; a solve's tangent is another solve, a determinant's a solve
+      and a trace; cholesky, eigh, qr and svd differentiate their defining
+      identities (computing the other factors again);
+    * max/min reductions and `wcr(max|min)` stores by the mean tangent of
+      the elements equal to the result (JAX's rule).
     Loops, branches and while loops are the program's own, so the tangent
     program does about twice the program's arithmetic and stores nothing.
-    Library ops without a tangent rule (factorisations, sorting, min/max
-    reductions) and stores with `wcr(mul|min|max)` are refused with a
-    located error.
+    Stores with `wcr(mul)`, accumulating max/min reductions, outputs of
+    dynamic shape and `sdfg.custom_call` (its user rule is reverse-mode
+    only) are refused with a located error.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"

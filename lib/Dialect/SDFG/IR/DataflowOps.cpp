@@ -370,3 +370,16 @@ OpFoldResult BroadcastExtentOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// print
+//===----------------------------------------------------------------------===//
+
+LogicalResult PrintOp::verify() {
+  if (getSiteAttr().getInt() < 0)
+    return emitOpError("site must be non-negative");
+  for (Value v : getValues())
+    if (!cast<MemRefType>(v.getType()).hasStaticShape())
+      return emitOpError("values must have static shapes");
+  return success();
+}

@@ -41,7 +41,7 @@ static bool isAllowedIn(OperationName name, ContentKind kind) {
     return isOneOf<StateOp, LoopOp, IfOp, WhileOp, LoadOp, TaskletOp,
                    BroadcastExtentOp, CheckIndexOp>(name);
   case ContentKind::State:
-    if (name.hasInterface<LibraryOpInterface>())
+    if (name.hasInterface<LibraryOpInterface>() || isOneOf<PrintOp>(name))
       return true;
     [[fallthrough]];
   case ContentKind::Map:
@@ -74,7 +74,7 @@ static StringRef describe(ContentKind kind) {
            "sdfg.check_index); transients belong in the body of "
            "sdfg.sdfg";
   case ContentKind::State:
-    return "memlets, tasklets, index checks, maps and library ops";
+    return "memlets, tasklets, index checks, maps, library ops and prints";
   case ContentKind::Map:
     return "memlets, tasklets, index checks and nested maps";
   }

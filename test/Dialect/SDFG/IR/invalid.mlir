@@ -48,7 +48,7 @@ sdfg.sdfg @adwrt_int(%A: memref<4xf64>, %N: index) attributes {ad_wrt = ["arg1"]
 
 sdfg.sdfg @arith_in_state(%x: f64) {
   sdfg.state {
-    // expected-error @+1 {{'arith.addf' op is not allowed in the body of 'sdfg.state', which may hold only memlets, tasklets, index checks, maps and library ops}}
+    // expected-error @+1 {{'arith.addf' op is not allowed in the body of 'sdfg.state', which may hold only memlets, tasklets, index checks, maps, library ops and prints}}
     %y = arith.addf %x, %x : f64
   }
 }
@@ -1066,5 +1066,34 @@ sdfg.sdfg @caller(%x: memref<3xf64>, %y: memref<3xf64>) {
   sdfg.state {
     // expected-error @below {{vjp entries must be symbols or unit, not 3 : i64}}
     sdfg.custom_call @callee(%x) -> %y {vjp = [3]} : (memref<3xf64>) -> memref<3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @print_in_map(%x: memref<3xf64>) {
+  sdfg.state {
+    sdfg.map (%i) = (0) to (3) step (1) schedule(sequential) {
+      // expected-error @below {{'sdfg.print' op is not allowed in the body of 'sdfg.map'}}
+      sdfg.print site 0 (%x : memref<3xf64>)
+    }
+  }
+}
+
+// -----
+
+sdfg.sdfg @print_site(%x: memref<3xf64>) {
+  sdfg.state {
+    // expected-error @below {{site must be non-negative}}
+    sdfg.print site -1 (%x : memref<3xf64>)
+  }
+}
+
+// -----
+
+sdfg.sdfg @print_dynamic(%x: memref<?xf64>) {
+  sdfg.state {
+    // expected-error @below {{values must have static shapes}}
+    sdfg.print site 0 (%x : memref<?xf64>)
   }
 }

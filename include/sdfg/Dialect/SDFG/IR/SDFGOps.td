@@ -466,6 +466,32 @@ def SDFG_CheckIndexOp : SDFG_Op<"check_index", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$index `,` $extent `axis` $axis attr-dict";
 }
 
+def SDFG_PrintOp : SDFG_Op<"print", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Records the values of containers for the caller to print";
+  let description = [{
+    Appends the values of `values` (whole containers, static shapes), each
+    as its bytes after a header of `site`, its position and its size, to
+    the calling thread's print log (`sdfg_print_data`, `sdfg_print_size`
+    in docs/design/c-abi.md), which the caller reads, prints and empties
+    after the call: the Python frontend formats each record as NumPy
+    would (`print(...)` inside a compiled program, like
+    `jax.debug.print`), with what `site` says of the text around the
+    values. In a state, on the calling thread (not in maps); the CPU only.
+    Autodiff keeps it in the forward sweep (a gradient program prints
+    what the forward program prints) and gives it no derivative.
+
+    ```mlir
+    sdfg.print site 0 (%loss, %u : memref<f64>, memref<16xf64>)
+    sdfg.print site 1
+    ```
+  }];
+  let arguments = (ins Variadic<SDFG_Container>:$values, I64Attr:$site);
+  let assemblyFormat = [{
+    `site` $site (` ` `(` $values^ `:` type($values) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 include "sdfg/Dialect/SDFG/IR/SDFGLibraryOps.td"
 
 #endif // SDFG_DIALECT_SDFG_SDFGOPS_TD
