@@ -37,7 +37,7 @@ LogicalResult ReverseBuilder::reverseRegion(Region &fwd) {
     // Loads, tasklets and extents are recomputed by the rules of their
     // users.
     if (isa<LoadOp, TaskletOp, AllocOp, ConditionOp, BroadcastExtentOp,
-            CheckIndexOp>(op))
+            CheckIndexOp, DimOp>(op))
       continue;
     auto rule = dyn_cast<ReverseModeOpInterface>(op);
     if (!rule)
@@ -172,20 +172,73 @@ SmallVector<Value> ReverseBuilder::openSubset(Location loc,
   return openMap(loc, extents, operands, parallel);
 }
 
+/// The sdfg.sdfg whose body holds (or is) the builder's insertion block.
+static SDFGOp enclosingProgram(OpBuilder &b) {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  if (auto sdfg = dyn_cast<SDFGOp>(parent))
+    return sdfg;
+  return parent->getParentOfType<SDFGOp>();
+}
+
+SmallVector<Value> ReverseBuilder::dynamicSizes(Value container) {
+  if (auto alloc = container.getDefiningOp<AllocOp>())
+    return SmallVector<Value>(alloc.getDynamicSizes());
+  // An argument: its sizes are the caller's, read at the top of the
+  // program (they dominate every use there).
+  auto type = cast<MemRefType>(container.getType());
+  Block &body = enclosingProgram(b).getBody().front();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&body);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(DimOp::create(b, container.getLoc(), b.getIndexType(),
+                                    container, b.getI64IntegerAttr(d)));
+  return sizes;
+}
+
+Value ReverseBuilder::allocateLike(Location loc, Value container,
+                                   StringAttr name) {
+  auto type = cast<MemRefType>(container.getType());
+  SmallVector<Value> sizes = dynamicSizes(container);
+  OpBuilder::InsertionGuard guard(b);
+  // After the sizes where they were read at the top of the program.
+  Block &body = enclosingProgram(b).getBody().front();
+  Operation *after = nullptr;
+  for (Value s : sizes)
+    if (Operation *def = s.getDefiningOp();
+        def && def->getBlock() == &body &&
+        (!after || after->isBeforeInBlock(def)))
+      after = def;
+  if (after)
+    b.setInsertionPointAfter(after);
+  else
+    b.setInsertionPointToStart(&body);
+  return AllocOp::create(b, loc, type, sizes, name);
+}
+
+void mlir::sdfg::eraseUnusedDims(Operation *program) {
+  for (Block &block : program->getRegion(0))
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (isa<DimOp>(op) && op.use_empty())
+        op.erase();
+}
+
 SmallVector<Value>
 ReverseBuilder::openContainerMap(Location loc, Value container, bool parallel) {
   auto type = cast<MemRefType>(container.getType());
-  // Extents: static, or the dynamic sizes of the alloc that made it.
+  // Extents: static, or the dynamic sizes of the alloc that made it or the
+  // caller's (an argument).
   SmallVector<AffineExpr> extents;
   SmallVector<Value> operands;
-  auto alloc = container.getDefiningOp<AllocOp>();
+  SmallVector<Value> sizes = dynamicSizes(container);
   unsigned dyn = 0;
   for (int64_t s : type.getShape()) {
     if (!ShapedType::isDynamic(s)) {
       extents.push_back(b.getAffineConstantExpr(s));
       continue;
     }
-    operands.push_back(alloc.getDynamicSizes()[dyn++]);
+    operands.push_back(sizes[dyn++]);
     extents.push_back(b.getAffineDimExpr(operands.size() - 1));
   }
   return openMap(loc, extents, operands, parallel);

@@ -43,6 +43,8 @@ LogicalResult Differentiator::run() {
   sinkFills();
   if (failed(dropUnrewoundCopies()))
     return failure();
+  // The extents read for copies that were dropped again.
+  eraseUnusedDims(grad);
   recordOptions();
   return success();
 }
@@ -182,9 +184,6 @@ LogicalResult Differentiator::copyResults() {
       continue;
     }
     auto type = cast<MemRefType>(arg.getType());
-    if (!type.hasStaticShape())
-      return grad.emitOpError("autodiff needs static shapes for written "
-                              "arguments");
     std::string name =
         "fwd_" + grad.getArgName(cast<BlockArgument>(arg).getArgNumber());
     Value copy = addArg(arg, name);
@@ -195,8 +194,7 @@ LogicalResult Differentiator::copyResults() {
     resultCopies.push_back({arg, copy, state});
     b.setInsertionPointToStart(&state.getBody().front());
     unsigned rank = type.getRank();
-    SmallVector<Value> params =
-        rb.openMap(grad.getLoc(), type.getShape(), true);
+    SmallVector<Value> params = rb.openContainerMap(grad.getLoc(), arg, true);
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
     Value v = LoadOp::create(b, grad.getLoc(), type.getElementType(), arg,
                              params, id);
@@ -212,18 +210,9 @@ LogicalResult Differentiator::zeroGradients() {
   for (Value v : active) {
     if (rb.gradients.count(v))
       continue;
-    auto type = cast<MemRefType>(v.getType());
-    SmallVector<Value> dyn;
-    if (auto alloc = v.getDefiningOp<AllocOp>())
-      dyn.assign(alloc.getDynamicSizes().begin(),
-                 alloc.getDynamicSizes().end());
-    else if (!type.hasStaticShape())
-      return grad.emitOpError("autodiff needs static shapes for containers "
-                              "it differentiates through that are not "
-                              "inputs");
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(&body, body.begin());
-    rb.gradients[v] = AllocOp::create(b, grad.getLoc(), type, dyn);
+    rb.gradients[v] = rb.allocateLike(grad.getLoc(), v);
   }
   for (Value v : active) {
     Value g = rb.gradients.lookup(v);
@@ -244,10 +233,8 @@ LogicalResult Differentiator::zeroGradients() {
 // sdfg-eliminate-dead-writes turns the reads of it into ones.
 LogicalResult Differentiator::fillArguments() {
   Block &body = grad.getBody().front();
+  // (Over the caller's extents where a shape is dynamic: sdfg.dim.)
   if (opts.unitSeed) {
-    if (!cast<MemRefType>(seedArg.getType()).hasStaticShape())
-      return grad.emitOpError("autodiff cannot fill the unit seed of '")
-             << outName << "', whose shape is dynamic";
     Operation *last = &body.back();
     rb.fill(grad.getLoc(), seedArg, 1.0, /*inState=*/false);
     fills.push_back({seedArg, last->getNextNode()});
@@ -256,11 +243,6 @@ LogicalResult Differentiator::fillArguments() {
     for (auto [w, d] : wrtGradients) {
       if (w == out)
         continue;
-      if (!cast<MemRefType>(d.getType()).hasStaticShape())
-        return grad.emitOpError("autodiff cannot zero the gradient of '")
-               << grad.getArgName(cast<BlockArgument>(w).getArgNumber())
-               << "', whose shape is dynamic: pass accumulate=true and "
-                  "zero it before the call";
       Operation *last = &body.back();
       rb.fill(grad.getLoc(), d, 0.0, /*inState=*/false);
       fills.push_back({d, last->getNextNode()});

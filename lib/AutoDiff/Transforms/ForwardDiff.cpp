@@ -212,13 +212,6 @@ LogicalResult TangentBuilder::createTangentContainers() {
     Value o = jvp.lookupArg(n);
     if (tangent.count(o))
       continue;
-    // Its tangent starts at zero, filled here over extents that only the
-    // caller knows.
-    if (!cast<MemRefType>(o.getType()).hasStaticShape())
-      return jvp.emitOpError()
-             << "forward mode: output '" << n
-             << "' has a dynamic shape, which the tangent program cannot "
-                "zero; give it a static shape";
     Value t = addArg(o, "t_" + n);
     if (!t)
       return jvp.emitOpError("forward mode cannot add argument t_") << n;
@@ -241,18 +234,10 @@ LogicalResult TangentBuilder::createTangentContainers() {
                                    alloc.getDynamicSizes(), name);
       continue;
     }
-    if (!type.hasStaticShape())
-      return jvp.emitOpError()
-             << "forward mode: argument '"
-             << jvp.getArgName(cast<BlockArgument>(c).getArgNumber())
-             << "' is written from differentiated values and has a "
-                "dynamic shape; differentiate with respect to it or give "
-                "it a static shape";
     b.setInsertionPointToStart(&body);
     std::string name =
         "t_" + jvp.getArgName(cast<BlockArgument>(c).getArgNumber());
-    tangent[c] = AllocOp::create(b, jvp.getLoc(), type, ValueRange(),
-                                 b.getStringAttr(name));
+    tangent[c] = rb.allocateLike(jvp.getLoc(), c, b.getStringAttr(name));
   }
   // Every tangent but the inputs' starts at zero (where the program does
   // not write it, or writes it from values with no tangent).
@@ -279,6 +264,7 @@ LogicalResult TangentBuilder::run() {
   for (Operation *op : writes)
     if (failed(rewrite(op)))
       return failure();
+  eraseUnusedDims(jvp);
   return success();
 }
 

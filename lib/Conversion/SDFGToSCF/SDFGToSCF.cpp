@@ -239,6 +239,13 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](CopyOp c) { return lowerCopy(c); })
       .Case([&](BroadcastExtentOp e) { return lowerBroadcastExtent(e); })
       .Case([&](CheckIndexOp c) { return lowerCheckIndex(c); })
+      .Case([&](DimOp d) {
+        mapping.map(d.getResult(), memref::DimOp::create(
+                                       b, loc, mapping.lookup(d.getContainer()),
+                                       d.getAxisAttr().getInt())
+                                       .getResult());
+        return success();
+      })
       .Case([&](AllocOp) {
         // Allocated where first used and freed after the last use, by
         // lowerSDFG (transients have no value outside that span).

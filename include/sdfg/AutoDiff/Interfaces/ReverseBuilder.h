@@ -156,15 +156,26 @@ public:
   SmallVector<Value> openSubset(Location loc, const Subset &subset,
                                 ValueRange operands, bool parallel);
 
+  /// The dynamic extents of `container`: its alloc's sizes, or for an
+  /// argument the caller's, read by sdfg.dim at the top of the program.
+  SmallVector<Value> dynamicSizes(Value container);
+  /// A new transient of `container`'s type and extents at the top of the
+  /// program (a gradient or tangent of it).
+  Value allocateLike(Location loc, Value container, StringAttr name = {});
   /// Opens a map over every element of `container` (extents static, or
-  /// the dynamic sizes of the alloc that made it) at the insertion point
-  /// and moves the builder into its body; returns the parameters.
+  /// its dynamicSizes) at the insertion point and moves the builder into
+  /// its body; returns the parameters.
   SmallVector<Value> openContainerMap(Location loc, Value container,
                                       bool parallel);
   /// Fills a whole container with `value` (emits a state with a map when
   /// `inState` is false, else just the map).
   void fill(Location loc, Value container, double value, bool inState);
 };
+
+/// Erases the sdfg.dim ops at the top of `program` that nothing uses
+/// (ReverseBuilder::dynamicSizes reads extents for fills and copies that a
+/// pass may drop again).
+void eraseUnusedDims(Operation *program);
 
 } // namespace sdfg
 } // namespace mlir

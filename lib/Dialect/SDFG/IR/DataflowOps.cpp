@@ -383,3 +383,16 @@ LogicalResult PrintOp::verify() {
       return emitOpError("values must have static shapes");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// dim
+//===----------------------------------------------------------------------===//
+
+LogicalResult DimOp::verify() {
+  int64_t rank = getContainer().getType().getRank();
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for a container "
+                                << "of rank " << rank;
+  return success();
+}

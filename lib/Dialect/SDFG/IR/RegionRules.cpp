@@ -39,14 +39,14 @@ static bool isAllowedIn(OperationName name, ContentKind kind) {
     [[fallthrough]];
   case ContentKind::Control:
     return isOneOf<StateOp, LoopOp, IfOp, WhileOp, LoadOp, TaskletOp,
-                   BroadcastExtentOp, CheckIndexOp>(name);
+                   BroadcastExtentOp, CheckIndexOp, DimOp>(name);
   case ContentKind::State:
     if (name.hasInterface<LibraryOpInterface>() || isOneOf<PrintOp>(name))
       return true;
     [[fallthrough]];
   case ContentKind::Map:
     return isOneOf<LoadOp, StoreOp, CopyOp, TaskletOp, BroadcastExtentOp,
-                   CheckIndexOp, MapOp>(name);
+                   CheckIndexOp, DimOp, MapOp>(name);
   }
   llvm_unreachable("unknown region kind");
 }
@@ -67,11 +67,11 @@ static StringRef describe(ContentKind kind) {
   case ContentKind::TopControl:
     return "states, loops, conditionals, transients and interstate scalar "
            "computations (sdfg.load, sdfg.tasklet, sdfg.broadcast_extent, "
-           "sdfg.check_index)";
+           "sdfg.check_index, sdfg.dim)";
   case ContentKind::Control:
     return "states, loops, conditionals and interstate scalar computations "
            "(sdfg.load, sdfg.tasklet, sdfg.broadcast_extent, "
-           "sdfg.check_index); transients belong in the body of "
+           "sdfg.check_index, sdfg.dim); transients belong in the body of "
            "sdfg.sdfg";
   case ContentKind::State:
     return "memlets, tasklets, index checks, maps, library ops and prints";

@@ -1097,3 +1097,10 @@ sdfg.sdfg @print_dynamic(%x: memref<?xf64>) {
     sdfg.print site 0 (%x : memref<?xf64>)
   }
 }
+
+// -----
+
+sdfg.sdfg @dim_axis(%x: memref<?x3xf64>) {
+  // expected-error @below {{axis 2 is out of range for a container of rank 2}}
+  %n = sdfg.dim %x, 2 : memref<?x3xf64>
+}

@@ -265,3 +265,21 @@ sdfg.sdfg @check_index(%x: memref<4x8xf64>, %i: index, %n: index) {
     sdfg.store %v, %x[1, 0] : memref<4x8xf64>
   }
 }
+
+// Extents of dynamic containers, and prints.
+// CHECK-LABEL: sdfg.sdfg @dims_and_prints
+// CHECK: %[[N:.*]] = sdfg.dim %arg0, 1 : memref<2x?xf64>
+// CHECK: sdfg.map (%{{.*}}) = (0) to (%[[N]])
+// CHECK: sdfg.print site 0 (%arg1 : memref<f64>)
+// CHECK-NEXT: sdfg.print site 1
+sdfg.sdfg @dims_and_prints(%x: memref<2x?xf64>, %s: memref<f64>) {
+  %n = sdfg.dim %x, 1 : memref<2x?xf64>
+  sdfg.state {
+    sdfg.map (%j) = (0) to (%n) step (1) schedule(sequential) {
+      %v = sdfg.load %x[0, %j] : memref<2x?xf64>
+      sdfg.store %v, %s[] wcr(add) : memref<f64>
+    }
+    sdfg.print site 0 (%s : memref<f64>)
+    sdfg.print site 1
+  }
+}

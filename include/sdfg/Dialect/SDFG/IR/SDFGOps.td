@@ -466,6 +466,27 @@ def SDFG_CheckIndexOp : SDFG_Op<"check_index", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$index `,` $extent `axis` $axis attr-dict";
 }
 
+def SDFG_DimOp : SDFG_Op<"dim", [Pure]> {
+  let summary = "An extent of a container";
+  let description = [{
+    The extent of `container` along `axis`: for an argument of dynamic
+    shape, what the caller passed (the C ABI's size arguments); for a
+    transient, its allocation's size. An interstate scalar computation (or
+    a value read in a state or map), so that programs and the passes that
+    build loops and maps over whole containers (autodiff's fills and
+    copies of arguments of dynamic shape) can name the sizes only the call
+    knows.
+
+    ```mlir
+    %n = sdfg.dim %A, 1 : memref<?x?xf64>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$container, I64Attr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$container `,` $axis attr-dict `:` type($container)";
+  let hasVerifier = 1;
+}
+
 def SDFG_PrintOp : SDFG_Op<"print", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Records the values of containers for the caller to print";
   let description = [{
