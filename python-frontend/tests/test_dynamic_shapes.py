@@ -101,3 +101,84 @@ def test_tangent_of_a_dynamic_output():
         module.norm_jvp(x, y, t, ty)
         np.testing.assert_allclose(y, np.sin(x), rtol=1e-15)
         np.testing.assert_allclose(ty, np.cos(x) * t, rtol=1e-14)
+
+
+# Programs as an embedding compiler produces them: memrefs of dynamic
+# shape, memref.dim, an scf.for stencil and a 2-d scf.parallel with an
+# scf.if, imported by --convert-to-sdfg and differentiated.
+IMPORTED = """
+func.func @stencil(%a: memref<?xf64>, %b: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?xf64>
+  %m = arith.subi %n, %c1 : index
+  scf.for %i = %c1 to %m step %c1 {
+    %im = arith.subi %i, %c1 : index
+    %ip = arith.addi %i, %c1 : index
+    %x = memref.load %a[%im] : memref<?xf64>
+    %y = memref.load %a[%ip] : memref<?xf64>
+    %p = arith.mulf %x, %y : f64
+    %s = math.sin %p : f64
+    memref.store %s, %b[%i] : memref<?xf64>
+  }
+  return
+}
+func.func @relu_scale(%a: memref<?x?xf64>, %b: memref<?x?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x?xf64>
+  %m = memref.dim %a, %c1 : memref<?x?xf64>
+  %zero = arith.constant 0.0 : f64
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %m) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<?x?xf64>
+    %pos = arith.cmpf ogt, %x, %zero : f64
+    scf.if %pos {
+      %y = arith.mulf %x, %x : f64
+      memref.store %y, %b[%i, %j] : memref<?x?xf64>
+    } else {
+      %y = math.sin %x : f64
+      memref.store %y, %b[%i, %j] : memref<?x?xf64>
+    }
+    scf.reduce
+  }
+  return
+}
+"""
+
+
+def stencil(a):
+    b = np.zeros_like(a)
+    b[1:-1] = np.sin(a[:-2] * a[2:])
+    return b
+
+
+def relu_scale(a):
+    return np.where(a > 0, a * a, np.sin(a))
+
+
+@pytest.mark.parametrize("name,fn,shapes", [
+    ("stencil", stencil, [(6,), (11,)]),
+    ("relu_scale", relu_scale, [(3, 4), (5, 2)])])
+def test_imported_dynamic_programs_against_finite_differences(name, fn,
+                                                               shapes):
+    text = native.run_passes(IMPORTED, [
+        "--convert-to-sdfg",
+        f"--sdfg-autodiff=of={name} output=arg1 wrt=arg0"])
+    module = sdfg.compile_mlir(text)
+    forward, gradient = getattr(module, name), getattr(module,
+                                                       name + "_grad")
+    for shape in shapes:
+        rng = np.random.default_rng(len(shape) + shape[0])
+        a = rng.standard_normal(shape)
+        w = rng.standard_normal(shape)
+        b = np.zeros(shape)
+        forward(a, b)
+        np.testing.assert_allclose(b, fn(a), rtol=1e-14, atol=1e-15)
+        b, d_a, d_b = np.zeros(shape), np.full(shape, np.nan), w.copy()
+        gradient(a.copy(), b, d_a, d_b)
+        fd = np.zeros(shape)
+        for k in np.ndindex(shape):
+            e = np.zeros(shape)
+            e[k] = 1e-6
+            fd[k] = (np.sum(w * fn(a + e)) - np.sum(w * fn(a - e))) / 2e-6
+        np.testing.assert_allclose(d_a, fd, rtol=1e-7, atol=1e-8)

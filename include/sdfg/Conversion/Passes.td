@@ -243,7 +243,13 @@ def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
       bounds) become `sdfg.loop`; `scf.if` becomes `sdfg.if`; `scf.while`
       whose condition forwards its carried values unchanged becomes
       `sdfg.while` (the condition from interstate loads and tasklets);
-      `scf.parallel` and `affine.parallel` become `sdfg.map`;
+      `scf.parallel` and `affine.parallel` become `sdfg.map`; an `scf.if`
+      in a parallel loop body becomes selects (both branches computed,
+      one store per element) where its branches hold only arithmetic that
+      cannot trap and store the same elements;
+    * `memref.dim` of a dynamic extent becomes `sdfg.dim` at the top of
+      the program (a static one a constant): memrefs of dynamic shape
+      import, and differentiate, with their extents as the caller's;
     * index arithmetic (`arith` on `index`, `affine.apply`) folds into the
       affine expressions of memlets and bounds; it must stay affine in loop
       variables and `index` arguments;

@@ -307,7 +307,12 @@ LogicalResult Converter::convertParallel(Operation *op, ArrayRef<IndexExpr> lbs,
                            {inner->addArgument(b.getIndexType(), loc)}};
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(inner);
-  // The body is dataflow only: its values are private to each iteration.
+  // The body is dataflow only: its values are private to each iteration,
+  // and its branches become selects.
+  for (Operation &o : llvm::make_early_inc_range(body))
+    if (auto branch = dyn_cast<scf::IfOp>(o))
+      if (failed(flattenIf(branch)))
+        return failure();
   DenseMap<Value, Value> outer = local;
   ++mapDepth;
   for (Operation &o : body) {

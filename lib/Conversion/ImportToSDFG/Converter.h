@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -82,6 +83,7 @@ private:
   std::optional<SmallVector<IndexExpr>> applyMap(AffineMap m,
                                                  ValueRange operands);
   LogicalResult trackIndex(Operation *op, bool &handled);
+  LogicalResult trackDim(memref::DimOp op, bool &handled);
   AffineMap accessMap(Operation *op, ArrayRef<IndexExpr> idx,
                       SmallVector<Value> &operands);
 
@@ -121,6 +123,10 @@ private:
   LogicalResult convertWhile(scf::WhileOp op);
   LogicalResult convertScfParallel(scf::ParallelOp op);
   LogicalResult convertAffineParallel(affine::AffineParallelOp op);
+  /// An scf.if of a parallel loop body rewritten (in the input) into
+  /// selects and stores of both branches, where that is exact
+  /// (IfConversion.cpp).
+  LogicalResult flattenIf(scf::IfOp op);
   LogicalResult convertParallel(Operation *op, ArrayRef<IndexExpr> lbs,
                                 ArrayRef<IndexExpr> ubs,
                                 ArrayRef<int64_t> steps, Block &body);

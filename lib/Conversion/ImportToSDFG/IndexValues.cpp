@@ -9,6 +9,7 @@
 #include "Converter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 using namespace mlir::sdfg;
@@ -113,6 +114,8 @@ LogicalResult Converter::trackIndex(Operation *op, bool &handled) {
         return l % r;
       return std::nullopt;
     });
+  if (auto dim = dyn_cast<memref::DimOp>(op))
+    return trackDim(dim, handled);
   if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
     auto e = applyMap(apply.getAffineMap(), apply.getMapOperands());
     if (!e)
@@ -121,6 +124,37 @@ LogicalResult Converter::trackIndex(Operation *op, bool &handled) {
     handled = true;
     return success();
   }
+  return success();
+}
+
+/// `memref.dim`: a static extent is a constant; a dynamic one is read by
+/// sdfg.dim at the top of the program, next to the container (it then
+/// dominates every loop bound and subscript that uses it).
+LogicalResult Converter::trackDim(memref::DimOp op, bool &handled) {
+  std::optional<int64_t> axis = op.getConstantIndex();
+  if (!axis)
+    return unsupported(op, "the dimension must be a constant");
+  Value c = container(op, op.getSource());
+  if (!c)
+    return failure();
+  auto type = cast<MemRefType>(c.getType());
+  if (*axis < 0 || *axis >= type.getRank())
+    return unsupported(op, "the dimension is out of range");
+  Value r = op.getResult();
+  handled = true;
+  if (!type.isDynamicDim(*axis)) {
+    indices[r] = IndexExpr{b.getAffineConstantExpr(type.getDimSize(*axis)), {}};
+    return success();
+  }
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = sdfg.getBody().front();
+  if (Operation *def = c.getDefiningOp(); def && def->getBlock() == &body)
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(&body);
+  Value extent = DimOp::create(b, op.getLoc(), b.getIndexType(), c,
+                               b.getI64IntegerAttr(*axis));
+  indices[r] = IndexExpr{b.getAffineDimExpr(0), {extent}};
   return success();
 }
 

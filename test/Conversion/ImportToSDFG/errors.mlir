@@ -176,3 +176,47 @@ func.func @huge_bound(%x: memref<4xf64>) {
   }
   return
 }
+
+// -----
+
+// A branch of a parallel loop body that loads: computing it when the
+// program would skip it could read outside the array.
+func.func @if_loads(%a: memref<8xf64>, %b: memref<8xf64>, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    // expected-error @below {{in a parallel loop body, a branch loads}}
+    scf.if %c {
+      %x = memref.load %a[%i] : memref<8xf64>
+      memref.store %x, %b[%i] : memref<8xf64>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @if_different_elements(%b: memref<8xf64>, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f64
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    // expected-error @below {{in a parallel loop body, the branches must store the same elements}}
+    scf.if %c {
+      memref.store %one, %b[%i] : memref<8xf64>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+func.func @dim_not_constant(%a: memref<?xf64>, %d: index, %b: memref<8xf64>) {
+  // expected-error @below {{the dimension must be a constant}}
+  %n = memref.dim %a, %d : memref<?xf64>
+  return
+}
