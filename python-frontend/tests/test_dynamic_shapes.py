@@ -182,3 +182,27 @@ def test_imported_dynamic_programs_against_finite_differences(name, fn,
             e[k] = 1e-6
             fd[k] = (np.sum(w * fn(a + e)) - np.sum(w * fn(a - e))) / 2e-6
         np.testing.assert_allclose(d_a, fd, rtol=1e-7, atol=1e-8)
+
+
+def test_gpu_program_with_symbolic_grid(tmp_path):
+    # The 2-d map over sdfg.dim extents becomes a kernel whose grid is
+    # computed from the extents at each call; the emulator runs that GPU
+    # program on host threads (no GPU here), for two shapes, gradient
+    # included.
+    text = native.run_passes(IMPORTED, [
+        "--convert-to-sdfg",
+        "--sdfg-autodiff=of=relu_scale output=arg1 wrt=arg0"])
+    abi = native.build_library(text, str(tmp_path), device="gpu-emulator")
+    module = native.NativeModule(None, str(tmp_path / "program.so"), abi)
+    for shape in ((3, 4), (17, 33)):
+        a = np.random.default_rng(shape[0]).standard_normal(shape)
+        b = np.zeros(shape)
+        module.relu_scale(a, b)
+        native.check_emulator_races(module)
+        np.testing.assert_allclose(b, relu_scale(a), rtol=1e-14,
+                                   atol=1e-15)
+        d_a, d_b = np.full(shape, np.nan), np.ones(shape)
+        module.relu_scale_grad(a.copy(), np.zeros(shape), d_a, d_b)
+        native.check_emulator_races(module)
+        np.testing.assert_allclose(
+            d_a, np.where(a > 0, 2 * a, np.cos(a)), rtol=1e-14)
