@@ -104,8 +104,9 @@ def test_tangent_of_a_dynamic_output():
 
 
 # Programs as an embedding compiler produces them: memrefs of dynamic
-# shape, memref.dim, an scf.for stencil and a 2-d scf.parallel with an
-# scf.if, imported by --convert-to-sdfg and differentiated.
+# shape, memref.dim, an scf.for stencil, a 2-d scf.parallel with an scf.if
+# and rows read through (nested, strided) memref.subview, imported by
+# --convert-to-sdfg and differentiated.
 IMPORTED = """
 func.func @stencil(%a: memref<?xf64>, %b: memref<?xf64>) {
   %c0 = arith.constant 0 : index
@@ -143,7 +144,34 @@ func.func @relu_scale(%a: memref<?x?xf64>, %b: memref<?x?xf64>) {
   }
   return
 }
+func.func @rows(%a: memref<?x?xf64>, %b: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x?xf64>
+  %m = memref.dim %a, %c1 : memref<?x?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %row = memref.subview %a[%i, 0] [1, %m] [1, 1]
+        : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
+    %w = memref.dim %row, %c0 : memref<?xf64, strided<[1], offset: ?>>
+    %odd = memref.subview %row[1] [2] [2]
+        : memref<?xf64, strided<[1], offset: ?>>
+          to memref<2xf64, strided<[2], offset: ?>>
+    %x0 = memref.load %odd[%c0] : memref<2xf64, strided<[2], offset: ?>>
+    %x1 = memref.load %odd[%c1] : memref<2xf64, strided<[2], offset: ?>>
+    %last = arith.subi %w, %c1 : index
+    %xl = memref.load %row[%last] : memref<?xf64, strided<[1], offset: ?>>
+    %p = arith.mulf %x0, %x1 : f64
+    %q = arith.mulf %p, %xl : f64
+    memref.store %q, %b[%i] : memref<?xf64>
+  }
+  return
+}
 """
+
+
+def rows(a):
+    # (b has a's first extent: the FD loop below differentiates sum(w * b))
+    return a[:, 1] * a[:, 3] * a[:, -1]
 
 
 def stencil(a):
@@ -158,7 +186,8 @@ def relu_scale(a):
 
 @pytest.mark.parametrize("name,fn,shapes", [
     ("stencil", stencil, [(6,), (11,)]),
-    ("relu_scale", relu_scale, [(3, 4), (5, 2)])])
+    ("relu_scale", relu_scale, [(3, 4), (5, 2)]),
+    ("rows", rows, [(3, 5), (4, 7)])])
 def test_imported_dynamic_programs_against_finite_differences(name, fn,
                                                                shapes):
     text = native.run_passes(IMPORTED, [
@@ -170,11 +199,12 @@ def test_imported_dynamic_programs_against_finite_differences(name, fn,
     for shape in shapes:
         rng = np.random.default_rng(len(shape) + shape[0])
         a = rng.standard_normal(shape)
-        w = rng.standard_normal(shape)
-        b = np.zeros(shape)
+        out = fn(a).shape
+        w = rng.standard_normal(out)
+        b = np.zeros(out)
         forward(a, b)
         np.testing.assert_allclose(b, fn(a), rtol=1e-14, atol=1e-15)
-        b, d_a, d_b = np.zeros(shape), np.full(shape, np.nan), w.copy()
+        b, d_a, d_b = np.zeros(out), np.full(shape, np.nan), w.copy()
         gradient(a.copy(), b, d_a, d_b)
         fd = np.zeros(shape)
         for k in np.ndindex(shape):

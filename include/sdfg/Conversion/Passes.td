@@ -250,6 +250,9 @@ def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
     * `memref.dim` of a dynamic extent becomes `sdfg.dim` at the top of
       the program (a static one a constant): memrefs of dynamic shape
       import, and differentiate, with their extents as the caller's;
+    * `memref.subview` with constant strides (any offsets and sizes,
+      rank-reducing, nested) addresses its source: an access through it
+      becomes a memlet of the source at `offset + stride * index`;
     * index arithmetic (`arith` on `index`, `affine.apply`) folds into the
       affine expressions of memlets and bounds; it must stay affine in loop
       variables and `index` arguments;

@@ -45,6 +45,17 @@ AffineExpr merge(const IndexExpr &e, SmallVector<Value> &into);
 /// (Dataflow.cpp).
 bool isScalarCompute(Operation *op);
 
+/// A memref.subview: the source it addresses, per source dimension the
+/// offset and (static) stride and whether the view drops it, and the
+/// view's sizes (Subviews.cpp).
+struct Subview {
+  Value source;
+  SmallVector<IndexExpr> offsets;
+  SmallVector<int64_t> strides;
+  SmallVector<bool> dropped;
+  SmallVector<IndexExpr> sizes;
+};
+
 /// Converts one func.func into an sdfg.sdfg that replaces it.
 class Converter {
 public:
@@ -57,6 +68,7 @@ private:
   SDFGOp sdfg;
   DenseMap<Value, Value> containers;
   DenseMap<Value, IndexExpr> indices;
+  DenseMap<Value, Subview> subviews;
   DenseMap<Value, Value> spilled;
   DenseMap<Value, Value> scalarArgs;
   // The open state (null at control level) and the values defined in it.
@@ -84,6 +96,13 @@ private:
                                                  ValueRange operands);
   LogicalResult trackIndex(Operation *op, bool &handled);
   LogicalResult trackDim(memref::DimOp op, bool &handled);
+
+  // Subviews.cpp: views as index transforms.
+  std::optional<IndexExpr> indexOfMixed(OpFoldResult v);
+  LogicalResult trackSubview(memref::SubViewOp op);
+  /// The memref (an argument or allocation) that `memref` views, with
+  /// `idx` (indices into the view) rewritten into its indices.
+  Value resolveView(Value memref, SmallVector<IndexExpr> &idx);
   AffineMap accessMap(Operation *op, ArrayRef<IndexExpr> idx,
                       SmallVector<Value> &operands);
 

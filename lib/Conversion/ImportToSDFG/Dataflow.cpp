@@ -200,8 +200,9 @@ LogicalResult Converter::convertAccess(Operation *op) {
     }
     return true;
   };
-  auto emitLoad = [&](Value memref, ArrayRef<IndexExpr> idx,
+  auto emitLoad = [&](Value memref, SmallVector<IndexExpr> idx,
                       Value result) -> LogicalResult {
+    memref = resolveView(memref, idx);
     if (!inBounds(memref, idx))
       return failure();
     Value c = container(op, memref);
@@ -213,7 +214,8 @@ LogicalResult Converter::convertAccess(Operation *op) {
     return success();
   };
   auto emitStore = [&](Value value, Value memref,
-                       ArrayRef<IndexExpr> idx) -> LogicalResult {
+                       SmallVector<IndexExpr> idx) -> LogicalResult {
+    memref = resolveView(memref, idx);
     if (!inBounds(memref, idx))
       return failure();
     Value c = container(op, memref), v = scalar(op, value);

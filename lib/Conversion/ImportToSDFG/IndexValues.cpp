@@ -60,6 +60,10 @@ std::optional<SmallVector<IndexExpr>> Converter::applyMap(AffineMap m,
 /// Index arithmetic that stays affine is folded, never emitted.
 LogicalResult Converter::trackIndex(Operation *op, bool &handled) {
   handled = false;
+  if (auto view = dyn_cast<memref::SubViewOp>(op)) {
+    handled = true;
+    return trackSubview(view);
+  }
   if (op->getNumResults() != 1 || !op->getResult(0).getType().isIndex())
     return success();
   Value r = op->getResult(0);
@@ -134,6 +138,14 @@ LogicalResult Converter::trackDim(memref::DimOp op, bool &handled) {
   std::optional<int64_t> axis = op.getConstantIndex();
   if (!axis)
     return unsupported(op, "the dimension must be a constant");
+  if (auto view = subviews.find(op.getSource()); view != subviews.end()) {
+    // A view's extent is its size.
+    if (*axis < 0 || *axis >= int64_t(view->second.sizes.size()))
+      return unsupported(op, "the dimension is out of range");
+    indices[op.getResult()] = view->second.sizes[*axis];
+    handled = true;
+    return success();
+  }
   Value c = container(op, op.getSource());
   if (!c)
     return failure();

@@ -60,3 +60,35 @@ func.func @relu_scale(%a: memref<?x?xf64>, %b: memref<?x?xf64>) {
   }
   return
 }
+
+// Subviews address their source: a rank-reducing row view, a strided view
+// of it, and memref.dim of a view (its size).
+// CHECK-LABEL: sdfg.sdfg @rows(
+// CHECK-DAG: %[[M:.*]] = sdfg.dim %arg0, 1 : memref<?x?xf64>
+// CHECK-DAG: %[[N:.*]] = sdfg.dim %arg0, 0 : memref<?x?xf64>
+// CHECK: sdfg.loop %[[I:.*]] = 0 to %[[N]] step 1
+// CHECK: sdfg.load %arg0[%[[I]], 1]
+// CHECK: sdfg.load %arg0[%[[I]], 3]
+// CHECK: sdfg.load %arg0[%[[I]], %[[M]] - 1]
+func.func @rows(%a: memref<?x?xf64>, %b: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x?xf64>
+  %m = memref.dim %a, %c1 : memref<?x?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %row = memref.subview %a[%i, 0] [1, %m] [1, 1]
+        : memref<?x?xf64> to memref<?xf64, strided<[1], offset: ?>>
+    %w = memref.dim %row, %c0 : memref<?xf64, strided<[1], offset: ?>>
+    %odd = memref.subview %row[1] [2] [2]
+        : memref<?xf64, strided<[1], offset: ?>>
+          to memref<2xf64, strided<[2], offset: ?>>
+    %x0 = memref.load %odd[%c0] : memref<2xf64, strided<[2], offset: ?>>
+    %x1 = memref.load %odd[%c1] : memref<2xf64, strided<[2], offset: ?>>
+    %last = arith.subi %w, %c1 : index
+    %xl = memref.load %row[%last] : memref<?xf64, strided<[1], offset: ?>>
+    %p = arith.mulf %x0, %x1 : f64
+    %q = arith.mulf %p, %xl : f64
+    memref.store %q, %b[%i] : memref<?xf64>
+  }
+  return
+}

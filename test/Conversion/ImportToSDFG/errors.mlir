@@ -220,3 +220,14 @@ func.func @dim_not_constant(%a: memref<?xf64>, %d: index, %b: memref<8xf64>) {
   %n = memref.dim %a, %d : memref<?xf64>
   return
 }
+
+// -----
+
+func.func @subview_dynamic_stride(%a: memref<?xf64>, %s: index, %b: memref<8xf64>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{strides must be constants}}
+  %v = memref.subview %a[0] [4] [%s] : memref<?xf64> to memref<4xf64, strided<[?]>>
+  %x = memref.load %v[%c0] : memref<4xf64, strided<[?]>>
+  memref.store %x, %b[%c0] : memref<8xf64>
+  return
+}
