@@ -236,3 +236,56 @@ def test_gpu_program_with_symbolic_grid(tmp_path):
         native.check_emulator_races(module)
         np.testing.assert_allclose(
             d_a, np.where(a > 0, 2 * a, np.cos(a)), rtol=1e-14)
+
+
+LINALG = """
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @rowsum(%a: memref<?x?xf64>, %b: memref<?xf64>) {
+  linalg.generic {indexing_maps = [#id, #row],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x?xf64>) outs(%b : memref<?xf64>) {
+  ^bb0(%x: f64, %acc: f64):
+    %e = math.exp %x : f64
+    %s = arith.addf %acc, %e : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+func.func @mm(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<?x?xf64>)
+  linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>)
+                outs(%c : memref<?x?xf64>)
+  return
+}
+"""
+
+
+def test_linalg_on_dynamic_memrefs():
+    # linalg.generic, linalg.fill and linalg.matmul over extents only the
+    # call knows; gradients against the analytic ones (a reduction's is
+    # the seed times the derivative; C = A B's is dC B^T and A^T dC).
+    text = native.run_passes(LINALG, [
+        "--convert-to-sdfg", "--sdfg-autodiff=of=rowsum output=arg1 "
+        "wrt=arg0", "--sdfg-autodiff=of=mm output=arg2 wrt=arg0,arg1"])
+    module = sdfg.compile_mlir(text)
+    rng = np.random.default_rng(9)
+    for n, m, k in ((3, 4, 2), (6, 5, 7)):
+        a = rng.standard_normal((n, m))
+        b = np.zeros(n)
+        module.rowsum(a, b)
+        np.testing.assert_allclose(b, np.exp(a).sum(axis=1), rtol=1e-14)
+        w = rng.standard_normal(n)
+        d_a = np.full((n, m), np.nan)
+        module.rowsum_grad(a, np.zeros(n), d_a, w.copy())
+        np.testing.assert_allclose(d_a, np.exp(a) * w[:, None], rtol=1e-14)
+        x, y = rng.standard_normal((n, m)), rng.standard_normal((m, k))
+        c = np.full((n, k), np.nan)
+        module.mm(x, y, c)
+        np.testing.assert_allclose(c, x @ y, rtol=1e-13)
+        dc = rng.standard_normal((n, k))
+        dx, dy = np.full((n, m), np.nan), np.full((m, k), np.nan)
+        module.mm_grad(x, y, np.zeros((n, k)), dx, dy, dc.copy())
+        np.testing.assert_allclose(dx, dc @ y.T, rtol=1e-13)
+        np.testing.assert_allclose(dy, x.T @ dc, rtol=1e-13)

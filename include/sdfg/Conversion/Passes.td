@@ -264,11 +264,12 @@ def ConvertToSDFG : Pass<"convert-to-sdfg", "::mlir::ModuleOp"> {
       (`memref.dealloc` is dropped: the lowering frees them);
     * `linalg.matmul`, `linalg.matvec` and `linalg.dot` on memrefs become
       `sdfg.matmul`/`gemv`/`dot` with `accumulate` (linalg adds into its
-      output); `linalg.generic` with static ranges becomes a map with one
-      tasklet per body op, a reduction yielding `out <op> x` (add, mul, max,
-      min) becomes a WCR store of x; `linalg.reduce` (add, maximum,
-      minimum) becomes `sdfg.reduce` with `accumulate`; `linalg.fill`
-      becomes a map.
+      output); `linalg.generic` (each loop's range static, or the extent
+      of an operand dimension that loop alone indexes) becomes a map with
+      one tasklet per body op, a reduction yielding `out <op> x` (add,
+      mul, max, min) a WCR store of x; `linalg.reduce` (add, maximum,
+      minimum) becomes `sdfg.reduce` with `accumulate`; `linalg.fill` a
+      map over the memref's extents.
 
     Arguments keep their `sdfg.name` attribute (the names `--sdfg-autodiff`
     takes); without it they are `arg0`, `arg1`, ... Anything else is an

@@ -161,7 +161,10 @@ private:
   /// Opens a parallel map over 0 <= p < extent per dimension at the
   /// insertion point and moves the builder into its body; returns the
   /// parameters.
-  SmallVector<Value> openStaticMap(Location loc, ArrayRef<int64_t> extents);
+  SmallVector<Value> openMap(Location loc, ArrayRef<IndexExpr> extents);
+  /// The extent of `container` along `axis`: a constant, or sdfg.dim read
+  /// at the top of the program.
+  IndexExpr extentOf(Value container, unsigned axis);
   LogicalResult convertGeneric(linalg::GenericOp op);
   LogicalResult convertFill(linalg::FillOp op);
 };

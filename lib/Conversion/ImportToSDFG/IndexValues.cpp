@@ -133,7 +133,8 @@ LogicalResult Converter::trackIndex(Operation *op, bool &handled) {
 
 /// `memref.dim`: a static extent is a constant; a dynamic one is read by
 /// sdfg.dim at the top of the program, next to the container (it then
-/// dominates every loop bound and subscript that uses it).
+/// dominates every loop bound and subscript that uses it: extentOf). Of a
+/// subview, its size.
 LogicalResult Converter::trackDim(memref::DimOp op, bool &handled) {
   std::optional<int64_t> axis = op.getConstantIndex();
   if (!axis)
@@ -152,21 +153,8 @@ LogicalResult Converter::trackDim(memref::DimOp op, bool &handled) {
   auto type = cast<MemRefType>(c.getType());
   if (*axis < 0 || *axis >= type.getRank())
     return unsupported(op, "the dimension is out of range");
-  Value r = op.getResult();
+  indices[op.getResult()] = extentOf(c, *axis);
   handled = true;
-  if (!type.isDynamicDim(*axis)) {
-    indices[r] = IndexExpr{b.getAffineConstantExpr(type.getDimSize(*axis)), {}};
-    return success();
-  }
-  OpBuilder::InsertionGuard guard(b);
-  Block &body = sdfg.getBody().front();
-  if (Operation *def = c.getDefiningOp(); def && def->getBlock() == &body)
-    b.setInsertionPointAfter(def);
-  else
-    b.setInsertionPointToStart(&body);
-  Value extent = DimOp::create(b, op.getLoc(), b.getIndexType(), c,
-                               b.getI64IntegerAttr(*axis));
-  indices[r] = IndexExpr{b.getAffineDimExpr(0), {extent}};
   return success();
 }
 

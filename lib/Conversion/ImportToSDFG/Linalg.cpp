@@ -177,19 +177,20 @@ matchReduction(Value yielded, BlockArgument out) {
   return std::nullopt;
 }
 
-SmallVector<Value> Converter::openStaticMap(Location loc,
-                                            ArrayRef<int64_t> extents) {
+SmallVector<Value> Converter::openMap(Location loc,
+                                      ArrayRef<IndexExpr> extents) {
   MLIRContext *ctx = b.getContext();
   unsigned n = extents.size();
+  SmallVector<Value> atoms;
   SmallVector<AffineExpr> zeros(n, getAffineConstantExpr(0, ctx)), ubs;
-  for (int64_t e : extents)
-    ubs.push_back(getAffineConstantExpr(e, ctx));
-  auto map =
-      MapOp::create(b, loc, ValueRange{},
-                    AffineMapAttr::get(AffineMap::get(0, 0, zeros, ctx)),
-                    AffineMapAttr::get(AffineMap::get(0, 0, ubs, ctx)),
-                    b.getDenseI64ArrayAttr(SmallVector<int64_t>(n, 1)),
-                    ScheduleKindAttr::get(ctx, ScheduleKind::cpu_multicore));
+  for (const IndexExpr &e : extents)
+    ubs.push_back(merge(e, atoms));
+  auto map = MapOp::create(
+      b, loc, atoms,
+      AffineMapAttr::get(AffineMap::get(atoms.size(), 0, zeros, ctx)),
+      AffineMapAttr::get(AffineMap::get(atoms.size(), 0, ubs, ctx)),
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(n, 1)),
+      ScheduleKindAttr::get(ctx, ScheduleKind::cpu_multicore));
   Block *inner = new Block();
   map.getBody().push_back(inner);
   SmallVector<Value> params;
@@ -199,18 +200,54 @@ SmallVector<Value> Converter::openStaticMap(Location loc,
   return params;
 }
 
+IndexExpr Converter::extentOf(Value container, unsigned axis) {
+  auto type = cast<MemRefType>(container.getType());
+  if (!type.isDynamicDim(axis))
+    return IndexExpr{b.getAffineConstantExpr(type.getDimSize(axis)), {}};
+  OpBuilder::InsertionGuard guard(b);
+  Block &body = sdfg.getBody().front();
+  if (Operation *def = container.getDefiningOp();
+      def && def->getBlock() == &body)
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(&body);
+  Value extent = DimOp::create(b, container.getLoc(), b.getIndexType(),
+                               container, b.getI64IntegerAttr(axis));
+  return IndexExpr{b.getAffineDimExpr(0), {extent}};
+}
+
 LogicalResult Converter::convertGeneric(linalg::GenericOp op) {
   Location loc = op.getLoc();
   if (!op.hasPureBufferSemantics())
     return unsupported(op, "only linalg on memrefs (bufferize first)");
+  // Each loop's range: static, or the extent (sdfg.dim) of an operand
+  // dimension that the loop alone indexes.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return unsupported(op, "loop ranges must be static");
+  SmallVector<IndexExpr> extents;
+  SmallVector<AffineMap> operandMaps = op.getIndexingMapsArray();
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    if (!ShapedType::isDynamic(range)) {
+      extents.push_back(IndexExpr{b.getAffineConstantExpr(range), {}});
+      continue;
+    }
+    std::optional<IndexExpr> extent;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value c = containers.lookup(operand.get());
+      AffineMap m = operandMaps[operand.getOperandNumber()];
+      for (auto [r, e] : llvm::enumerate(m.getResults()))
+        if (!extent && c && e == getAffineDimExpr(d, op.getContext()))
+          extent = extentOf(c, r);
+    }
+    if (!extent)
+      return unsupported(op, "a loop's range is dynamic and no operand "
+                             "dimension is indexed by that loop alone");
+    extents.push_back(*extent);
+  }
   openState(loc);
   MLIRContext *ctx = b.getContext();
   unsigned n = ranges.size();
   OpBuilder::InsertionGuard guard(b);
-  SmallVector<Value> params = openStaticMap(loc, ranges);
+  SmallVector<Value> params = openMap(loc, extents);
   DenseMap<Value, Value> outer = local;
   ++mapDepth;
   auto fail = [&](const Twine &why) {
@@ -302,8 +339,9 @@ LogicalResult Converter::convertFill(linalg::FillOp op) {
     return unsupported(op, "its memref is not a function argument or an "
                            "allocation of the function");
   auto type = cast<MemRefType>(c.getType());
-  if (!type.hasStaticShape())
-    return unsupported(op, "the filled memref must have a static shape");
+  SmallVector<IndexExpr> extents;
+  for (unsigned d = 0; d < type.getRank(); ++d)
+    extents.push_back(extentOf(c, d));
   openState(loc);
   Value v = scalar(op, op.getDpsInputs()[0]);
   if (!v)
@@ -317,7 +355,7 @@ LogicalResult Converter::convertFill(linalg::FillOp op) {
   MLIRContext *ctx = b.getContext();
   unsigned n = type.getRank();
   OpBuilder::InsertionGuard guard(b);
-  SmallVector<Value> params = openStaticMap(loc, type.getShape());
+  SmallVector<Value> params = openMap(loc, extents);
   StoreOp::create(b, loc, v, c, params,
                   AffineMap::getMultiDimIdentityMap(n, ctx), nullptr);
   doneInState.insert(op);

@@ -92,3 +92,32 @@ func.func @rows(%a: memref<?x?xf64>, %b: memref<?xf64>) {
   }
   return
 }
+
+// linalg on dynamic memrefs: each loop's range is the extent of an operand
+// dimension that loop alone indexes; a fill runs over the memref's own.
+// CHECK-LABEL: sdfg.sdfg @rowsum(
+// CHECK-DAG: %[[M:.*]] = sdfg.dim %arg0, 1 : memref<?x?xf64>
+// CHECK-DAG: %[[N:.*]] = sdfg.dim %arg0, 0 : memref<?x?xf64>
+// CHECK: sdfg.map (%[[I:.*]], %{{.*}}) = (0, 0) to (%[[N]], %[[M]])
+// CHECK: sdfg.store %{{.*}}, %arg1[%[[I]]] wcr(add)
+// CHECK-LABEL: sdfg.sdfg @zero(
+// CHECK-NEXT: %[[K:.*]] = sdfg.dim %arg0, 0 : memref<?x4xf64>
+// CHECK: sdfg.map (%{{.*}}, %{{.*}}) = (0, 0) to (%[[K]], 4)
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @rowsum(%a: memref<?x?xf64>, %b: memref<?xf64>) {
+  linalg.generic {indexing_maps = [#id, #row],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x?xf64>) outs(%b : memref<?xf64>) {
+  ^bb0(%x: f64, %acc: f64):
+    %e = math.exp %x : f64
+    %s = arith.addf %acc, %e : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+func.func @zero(%c: memref<?x4xf64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<?x4xf64>)
+  return
+}
