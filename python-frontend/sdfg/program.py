@@ -14,7 +14,7 @@ import inspect
 import sys
 import threading
 import time
-from typing import Any, Callable, NamedTuple, Optional, Tuple
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from .errors import FrontendError
 from .source import from_source
 from .source import source_lines as _source_lines
 from .frontend import translate
+from .frontend.symbols import loop_bound_ints
 
 # The on-disk cache's location (see cache.py); kept here for callers of
 # sdfg.program.cache_dir.
@@ -71,7 +72,8 @@ class ForwardMode(NamedTuple):
 class Program:
     """A NumPy function compiled through the sdfg dialect."""
 
-    def __init__(self, fn, device="cpu", check_indices=True):
+    def __init__(self, fn, device="cpu", check_indices=True,
+                 static_argnames=()):
         functools.update_wrapper(self, fn)
         self.fn = fn
         if device not in _DEVICES:
@@ -102,6 +104,28 @@ class Program:
         # The function's own source, not that of a function it wraps
         # (functools.wraps), which the translator does not compile.
         self._source = "".join(_source_lines(fn)[0])
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
+        #: Int parameters always compiled in as constants (JAX's
+        #: static_argnames); the others that only bound for loops are
+        #: symbols (frontend/symbols.py).
+        self.static_argnames = tuple(static_argnames)
+        try:
+            names = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            names = []
+        unknown = [n for n in self.static_argnames if n not in names]
+        if unknown:
+            raise ValueError(f"static_argnames names {unknown}, which are "
+                             f"not parameters of {fn.__name__}")
+        self._loop_bounds = [
+            (k, n) for k, n in enumerate(names)
+            if n in loop_bound_ints(self._source, names) and
+            n not in self.static_argnames]
+        # Per key of a call with the loop-bound ints left out: the ones the
+        # compiled program takes as symbols (those it could not are keyed
+        # by value).
+        self._symbols = {}
 
     def _key(self, args):
         """What decides the program compiled for `args`: their signature
@@ -132,12 +156,42 @@ class Program:
 
     def compile(self, *args):
         args = _normalise(args, self.fn)
-        key = self._key(args)
+        symbolic = frozenset()
+        if self._loop_bounds:
+            key, symbolic = self._symbolic_key(args)
+        else:
+            key = self._key(args)
         entry = self._compiled.get(key)
         if entry is None:
-            entry = self._load_or_build(args, key)
+            entry = self._load_or_build(args, key, symbolic=symbolic)
             self._compiled[key] = entry
         return entry
+
+    def _symbolic_key(self, args):
+        """(the key of a call whose loop-bound ints may be symbols, those
+        that are): the ints the program takes as symbols are left out of
+        the key, the others (where the translation with symbols failed)
+        are in it by value."""
+        ints = [(k, n) for k, n in self._loop_bounds if k < len(args) and
+                isinstance(args[k], (int, np.integer)) and
+                not isinstance(args[k], (bool, np.bool_))]
+        masked = list(args)
+        for k, _ in ints:
+            masked[k] = 0
+        base = self._key(masked) + (("symbols",) + tuple(n for _, n in ints),)
+        symbolic = self._symbols.get(base)
+        if symbolic is None:
+            symbolic = frozenset(n for _, n in ints)
+            try:
+                translate(self.fn, args, device=self.device,
+                          symbolic=symbolic)
+            except FrontendError:
+                # A use the symbol cannot serve (a loop unrolled by its
+                # trip count, a subscript it no longer bounds): constants.
+                symbolic = frozenset()
+            self._symbols[base] = symbolic
+        return base + tuple(int(args[k]) for k, n in ints
+                            if n not in symbolic), symbolic
 
     def precompile(self, *args):
         """Builds the library for `args` into the cache without loading it
@@ -149,20 +203,20 @@ class Program:
         args = _normalise(self.bind(args, {}), self.fn)
         return self._build(args, self._key(args))[0]
 
-    def _build(self, args, key, autodiff=None):
+    def _build(self, args, key, autodiff=None, symbolic=frozenset()):
         """Compiles the library for `args` into the cache unless it is
         there; returns (its directory, its meta). With `autodiff` =
         (output, wrt, plan, unit_seed, with_value, (while capacity, data
         loop capacity)), the library holds the gradient program."""
-        return self._find_or_build(args, key, autodiff)[:2]
+        return self._find_or_build(args, key, autodiff, symbolic)[:2]
 
-    def _find_or_build(self, args, key, autodiff=None):
+    def _find_or_build(self, args, key, autodiff=None, symbolic=frozenset()):
         """_build's (directory, meta), and whether this call compiled it.
         The entry's name is the digest of everything that decides the
         generated code (cache_key.digest adds the frontend's and the tools'
         versions and the processor)."""
         digest = cache_key.digest(self._source, key, autodiff, self.device,
-                              self.check_indices)
+                                  self.check_indices, sorted(symbolic))
         found = cache.lookup(digest)
         if autodiff is None:
             what = self.fn.__name__
@@ -176,7 +230,7 @@ class Program:
             _log.cache_hit(what, args, found[0])
             return found[0], _rebased(found[1], self.fn), False
         start = time.perf_counter()
-        tr = translate(self.fn, args, device=self.device)
+        tr = translate(self.fn, args, device=self.device, symbolic=symbolic)
         stages = [("translate", time.perf_counter() - start)]
         source = tr.text
         name = tr.name
@@ -309,7 +363,7 @@ class Program:
         _log.compiled(what, args, stages, time.perf_counter() - start)
         return directory, meta, True
 
-    def _load_or_build(self, args, key, autodiff=None):
+    def _load_or_build(self, args, key, autodiff=None, symbolic=frozenset()):
         """The loaded library for `args` (see _build). Its program.so is
         checked against the entry's record right before it is loaded; one
         that changed since is compiled again. A library this call
@@ -317,7 +371,8 @@ class Program:
         if self.device == "gpu":
             native.gpu_runtime()  # DeviceError now, not a failed dlopen
         for attempt in range(2):
-            directory, meta, built = self._find_or_build(args, key, autodiff)
+            directory, meta, built = self._find_or_build(args, key, autodiff,
+                                                         symbolic)
             try:
                 module = cache.load(directory, meta["abi"])
             except cache.DamagedEntry as e:
@@ -500,6 +555,8 @@ class _Entry:
                 cargs.append(arr)
             elif kind == "scalar":
                 cargs.append(np.array(value, dtype=dtype))
+            elif kind == "index":
+                cargs.append(int(value))  # a loop bound (symbols.py)
         outputs = []
         for kind, dtype, shape in meta["outputs"]:
             if kind == "array":
@@ -537,7 +594,8 @@ def _contiguous(a):
 
 def program(fn: Optional[Callable] = None, device: str = "cpu",
             check_indices: bool = True, *, source: Optional[str] = None,
-            name: Optional[str] = None) -> Any:
+            name: Optional[str] = None,
+            static_argnames: Sequence[str] = ()) -> Any:
     """Compiles an unmodified NumPy function; usable as a decorator
     (``@sdfg.program`` or ``@sdfg.program(device="gpu")``).
 
@@ -558,7 +616,13 @@ def program(fn: Optional[Callable] = None, device: str = "cpu",
     and an index outside its array raises NumPy's IndexError after the
     call. check_indices=False compiles without those checks, for callers
     that vouch for their indices (a CSR product runs about 1.3x faster);
-    an index outside its array then reads or writes outside it, as in C."""
+    an index outside its array then reads or writes outside it, as in C.
+
+    An int argument used only as a bound of `for ... in range(...)` loops
+    (a time loop's step count) is a symbol of the compiled program: calls
+    with other values reuse it. Other ints, and those named in
+    `static_argnames` (as JAX's), are compiled in: each value compiles
+    once."""
     if source is not None:
         if fn is not None:
             raise TypeError("sdfg.program takes a function or source=, "
@@ -567,7 +631,8 @@ def program(fn: Optional[Callable] = None, device: str = "cpu",
     elif name is not None:
         raise TypeError("name= chooses a function of source=")
     if fn is None:
-        return lambda f: program(f, device, check_indices)
+        return lambda f: program(f, device, check_indices,
+                                 static_argnames=static_argnames)
     from .gradients import Gradient
     if isinstance(fn, Gradient):
         # Its source is that of the function it differentiates (it wraps
@@ -578,10 +643,11 @@ def program(fn: Optional[Callable] = None, device: str = "cpu",
             "value_and_grad or vjp object, compiled when it is called: "
             "call it directly)")
     if isinstance(fn, Program):
-        if fn.device == device and fn.check_indices == check_indices:
+        if fn.device == device and fn.check_indices == check_indices and \
+                fn.static_argnames == tuple(static_argnames):
             return fn
         fn = fn.fn
-    return Program(fn, device, check_indices)
+    return Program(fn, device, check_indices, static_argnames)
 
 
 def to_mlir(fn: Callable, *args: Any, device: str = "cpu") -> str:

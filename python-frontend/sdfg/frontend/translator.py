@@ -10,7 +10,7 @@ become sdfg.loop / sdfg.while, conditionals sdfg.if.
 import ast
 import re
 import textwrap
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, FrozenSet, Optional, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from ..semantics.bindings import (construct_name, count_assignments,
                                   inplace_targets)
 from ..semantics.indexing import Indexing
 from ..semantics.operators import Operators
-from ..semantics.values import Container, SUPPORTED_DTYPES
+from ..semantics.values import Container, Idx, SUPPORTED_DTYPES
 from ..source import source_file, source_lines
 from .assignments import Assignments
 from .conditionals import Conditionals
@@ -67,6 +67,19 @@ class Signature:
         self.print_sites = []
 
 
+class _IndexParam:
+    """An int parameter compiled as a symbol: an `index` argument of the
+    program (its place among the parameter containers is its place in the
+    signature)."""
+
+    kind = "index"
+    mlir_type = "index"
+
+    def __init__(self, ssa, name):
+        self.ssa = ssa
+        self.name = name
+
+
 class Translation:
     def __init__(self, name, text, signature, filename=None, sources=()):
         # The program's symbol (symbol_name), not the Python name.
@@ -95,11 +108,14 @@ class Translation:
 
 
 def translate(fn: Callable, args: Sequence[Any], name: Optional[str] = None,
-              device: str = "cpu") -> Translation:
+              device: str = "cpu",
+              symbolic: FrozenSet[str] = frozenset()) -> Translation:
+    """`fn` translated for `args`; the int parameters named in `symbolic`
+    become `index` parameters of the program (frontend/symbols.py)."""
     widened, peeled = set(), set()
     while True:
         try:
-            tr = Translator(fn, args, name, device)
+            tr = Translator(fn, args, name, device, symbolic)
         except RecursionError:
             # The parse or the rewriting before translation (most of which
             # walks iteratively: astutil.py).
@@ -171,8 +187,10 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
     storage.py, expressions.py, and indexing.py (subscripts),
     operators.py, aliasing.py and global_values.py."""
 
-    def __init__(self, fn, args, name=None, device="cpu"):
+    def __init__(self, fn, args, name=None, device="cpu",
+                 symbolic=frozenset()):
         self.fn = fn
+        self.symbolic = symbolic
         # Map schedules are chosen for the device: on the CPU, small maps
         # and reductions run sequentially (a fork costs more than they
         # do); on the GPU every data-parallel map is a kernel candidate
@@ -400,6 +418,17 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
             # (`kind=None`), compiled in like an int.
             self.sig.params.append(("const", name, None, value))
             return value
+        if isinstance(value, (int, np.integer)) and name in self.symbolic:
+            # A loop bound only the call knows (symbols.py): an index
+            # parameter, bounded as an int32 is for the checks of the
+            # subscripts it reaches.
+            param = _IndexParam(f"%{name}", name)
+            self.em.reserved.add(param.ssa)
+            self.param_containers.append(param)
+            lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+            self.iter_bounds[param.ssa] = (lo, hi)
+            self.sig.params.append(("index", name, None, None))
+            return Idx.of(param.ssa)
         if isinstance(value, (int, np.integer)):
             self.sig.params.append(("const", name, None, int(value)))
             return int(value)
