@@ -21,6 +21,7 @@ using namespace mlir;
 /// From func/scf/memref/arith/math (what convert-sdfg-to-scf leaves on the
 /// CPU) to the LLVM dialect.
 static void addHostLowering(OpPassManager &pm) {
+  pm.addPass(sdfg::createSDFGCheckHostInput());
   // Linalg ops on memrefs in functions beside the sdfgs (an embedding
   // compiler's code) become loops; on tensors they stay and
   // sdfg-check-lowered reports them.

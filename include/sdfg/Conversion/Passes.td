@@ -215,6 +215,20 @@ def SDFGPartitionWorksharingLoops
   ];
 }
 
+def SDFGCheckHostInput : Pass<"sdfg-check-host-input", "::mlir::ModuleOp"> {
+  let summary = "Reject upstream ops whose undefined behaviour crashes the "
+                "upstream lowering";
+  let description = [{
+    The first pass of the host lowering in `sdfg-lower-to-cpu`,
+    `sdfg-lower-to-gpu` and `sdfg-lower-to-gpu-emulator`, which also lower
+    the functions an embedding compiler keeps beside the sdfgs. Some ops
+    of those functions have undefined behaviour that the upstream folders
+    and conversions do not expect and crash on; each is a located error
+    here instead: `memref.dim` with a constant index outside the memref's
+    rank.
+  }];
+}
+
 def SDFGCheckLowered : Pass<"sdfg-check-lowered", "::mlir::ModuleOp"> {
   let summary = "Report ops that a lowering to LLVM left behind";
   let description = [{

@@ -99,7 +99,8 @@ struct CholeskyTangent {
       zero(tL);
       return success();
     }
-    if (failed(requireStaticShape(op, op.getA())))
+    if (failed(requireStaticShape(op, op.getA())) ||
+        failed(requireStaticShape(op, op.getL())))
       return failure();
     auto type = cast<MemRefType>(op.getL().getType());
     Type elt = type.getElementType();
@@ -143,7 +144,8 @@ struct EighTangent {
       zero(tOut);
       return success();
     }
-    if (failed(requireStaticShape(op, op.getA())))
+    if (failed(requireStaticShape(op, op.getA())) ||
+        failed(requireStaticShape(op, op.getResult())))
       return failure();
     auto type = cast<MemRefType>(op.getA().getType());
     Type elt = type.getElementType();
@@ -191,7 +193,8 @@ struct QRTangent {
       zero(tOut);
       return success();
     }
-    if (failed(requireStaticShape(op, op.getA())))
+    if (failed(requireStaticShape(op, op.getA())) ||
+        failed(requireStaticShape(op, op.getResult())))
       return failure();
     auto type = cast<MemRefType>(op.getA().getType());
     int64_t m = type.getDimSize(0), n = type.getDimSize(1);
@@ -308,7 +311,8 @@ struct SVDTangent {
       zero(tOut);
       return success();
     }
-    if (failed(requireStaticShape(op, op.getA())))
+    if (failed(requireStaticShape(op, op.getA())) ||
+        failed(requireStaticShape(op, op.getResult())))
       return failure();
     auto type = cast<MemRefType>(op.getA().getType());
     int64_t m = type.getDimSize(0), n = type.getDimSize(1);
