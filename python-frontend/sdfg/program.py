@@ -118,10 +118,9 @@ class Program:
         if unknown:
             raise ValueError(f"static_argnames names {unknown}, which are "
                              f"not parameters of {fn.__name__}")
-        self._loop_bounds = [
-            (k, n) for k, n in enumerate(names)
-            if n in loop_bound_ints(self._source, names) and
-            n not in self.static_argnames]
+        bounds = loop_bound_ints(self._source, names)
+        self._loop_bounds = [(k, n) for k, n in enumerate(names)
+                             if n in bounds and n not in self.static_argnames]
         # Per key of a call with the loop-bound ints left out: the ones the
         # compiled program takes as symbols (those it could not are keyed
         # by value).
