@@ -63,10 +63,14 @@ def condition(value: str) -> str:
 
 
 def alloc(result: str, name: str, mlir_type: str,
-          stop_gradient: bool = False) -> str:
+          stop_gradient: bool = False, sizes: Sequence[str] = ()) -> str:
     extra = ", sdfg.stop_gradient" if stop_gradient else ""
-    return (f"{result} = sdfg.alloc() {{name = \"{name}\"{extra}}} : "
-            f"{mlir_type}")
+    return (f"{result} = sdfg.alloc({_list(sizes)}) "
+            f"{{name = \"{name}\"{extra}}} : {mlir_type}")
+
+
+def dim(result: str, container: str, axis: int, mlir_type: str) -> str:
+    return f"{result} = sdfg.dim {container}, {axis} : {mlir_type}"
 
 
 def load(result: str, container: str, indices: Sequence[str],

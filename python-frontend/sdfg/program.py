@@ -11,6 +11,7 @@ compiler binaries; a second process reuses them without recompiling.
 
 import functools
 import inspect
+import os
 import sys
 import threading
 import time
@@ -32,7 +33,8 @@ from .errors import FrontendError
 from .source import from_source
 from .source import source_lines as _source_lines
 from .frontend import translate
-from .frontend.symbols import loop_bound_ints
+from .frontend.symbolic_sizes import MIN_SYMBOLIC_EXTENT
+from .frontend.symbols import loop_bound_ints, shape_pattern
 
 # The on-disk cache's location (see cache.py); kept here for callers of
 # sdfg.program.cache_dir.
@@ -73,7 +75,7 @@ class Program:
     """A NumPy function compiled through the sdfg dialect."""
 
     def __init__(self, fn, device="cpu", check_indices=True,
-                 static_argnames=()):
+                 static_argnames=(), dynamic=None):
         functools.update_wrapper(self, fn)
         self.fn = fn
         if device not in _DEVICES:
@@ -90,6 +92,16 @@ class Program:
         #: are copied to the GPU and back on every call) or "gpu-emulator"
         #: (the GPU program with its kernels run on host threads).
         self.device = device
+        if dynamic not in (None, True, False):
+            raise ValueError(f"dynamic must be None, True or False, not "
+                             f"{dynamic!r}")
+        #: Array extents as size symbols (frontend/symbolic_sizes.py), as
+        #: torch.compile's `dynamic`: None compiles the first shape of a
+        #: signature in and the others with symbols (one more compile,
+        #: then none); True uses symbols from the first call; False never.
+        self.dynamic = dynamic
+        # Per key with extents left out: the shapes of its first call.
+        self._first_shapes = {}
         self._compiled = {}
         # What the function reads from outside (cache_key.global_refs, found
         # again when one of the functions, modules or tuples reached there
@@ -118,6 +130,7 @@ class Program:
         if unknown:
             raise ValueError(f"static_argnames names {unknown}, which are "
                              f"not parameters of {fn.__name__}")
+        self._names = names
         bounds = loop_bound_ints(self._source, names)
         self._loop_bounds = [(k, n) for k, n in enumerate(names)
                              if n in bounds and n not in self.static_argnames]
@@ -126,12 +139,14 @@ class Program:
         # by value).
         self._symbols = {}
 
-    def _key(self, args):
+    def _key(self, args, keys=None):
         """What decides the program compiled for `args`: their signature
-        (cache_key.arg_key), what the function and the functions it reaches
-        read from outside it (globals, module attributes, closure cells,
-        default values: cache_key.global_state) and its own defaults."""
-        key = tuple(cache_key.arg_key(a) for a in args)
+        (cache_key.arg_key, or `keys` per argument), what the function and
+        the functions it reaches read from outside it (globals, module
+        attributes, closure cells, default values: cache_key.global_state)
+        and its own defaults."""
+        key = tuple(keys) if keys is not None else \
+            tuple(cache_key.arg_key(a) for a in args)
         reads = self._reads
         if reads is None or cache_key.moved(reads[1]):
             # First call, or a name now holds another function, module or
@@ -155,42 +170,98 @@ class Program:
 
     def compile(self, *args):
         args = _normalise(args, self.fn)
-        symbolic = frozenset()
-        if self._loop_bounds:
-            key, symbolic = self._symbolic_key(args)
-        else:
-            key = self._key(args)
+        key, symbolic, base = self._keys(args)
         entry = self._compiled.get(key)
         if entry is None:
-            entry = self._load_or_build(args, key, symbolic=symbolic)
+            try:
+                entry = self._load_or_build(args, key, symbolic=symbolic)
+            except (native.ToolError, FrontendError):
+                if not symbolic:
+                    raise
+                # The program with symbols did not compile (a construct
+                # the compiler handles only with constants): constants
+                # for this signature from now on, and the error (if any)
+                # is theirs. (A cache that is refused is not this: its
+                # CacheError stands.)
+                self._symbols[base] = frozenset()
+                return self.compile(*args)
             self._compiled[key] = entry
         return entry
 
-    def _symbolic_key(self, args):
-        """(the key of a call whose loop-bound ints may be symbols, those
-        that are): the ints the program takes as symbols are left out of
-        the key, the others (where the translation with symbols failed)
-        are in it by value."""
+    def _symbolic_candidates(self, args):
+        """(int parameters that may be symbols, array parameters whose
+        extents may be) for `args`, as (position, name) pairs."""
         ints = [(k, n) for k, n in self._loop_bounds if k < len(args) and
                 isinstance(args[k], (int, np.integer)) and
                 not isinstance(args[k], (bool, np.bool_))]
-        masked = list(args)
+        arrays = []
+        if self.device == "cpu" and _SYMBOLIC_SHAPES and \
+                self.dynamic is not False:
+            arrays = [(k, n) for k, n in enumerate(self._names)
+                      if k < len(args) and type(args[k]) is np.ndarray and
+                      any(e >= MIN_SYMBOLIC_EXTENT for e in args[k].shape)
+                      and n not in self.static_argnames]
+        return ints, arrays
+
+    def _base_key(self, args):
+        """(the key of a call with its candidate symbols left out, the
+        candidates): ints by nothing, arrays by their dtype and extent
+        pattern (symbols.shape_pattern)."""
+        ints, arrays = self._symbolic_candidates(args)
+        keys = [cache_key.arg_key(a) for a in args]
         for k, _ in ints:
-            masked[k] = 0
-        base = self._key(masked) + (("symbols",) + tuple(n for _, n in ints),)
+            keys[k] = ("int", "symbol")
+        pattern = shape_pattern([args[k].shape for k, _ in arrays])
+        for (k, _), p in zip(arrays, pattern):
+            keys[k] = ("array", args[k].dtype.str, p)
+        base = self._key(args, keys) + (
+            ("symbols",) + tuple(n for _, n in ints + arrays),)
+        return base, ints, arrays
+
+    def _symbolic_key(self, args):
+        return self._keys(args)[:2]
+
+    def _keys(self, args):
+        """(the key of a call whose loop-bound ints and array extents may
+        be symbols, the names of those that are, the key those were learnt
+        under): symbols are left out of
+        the key, the other candidates (where the translation with symbols
+        failed) are in it by value. Translations are tried with every
+        candidate, then with the ints alone, then with none."""
+        base, ints, arrays = self._base_key(args)
+        if arrays and self.dynamic is None:
+            shapes = tuple(args[k].shape for k, _ in arrays)
+            if self._first_shapes.setdefault(base, shapes) == shapes:
+                # The first shapes (and any call with them later) compile
+                # in: a program called with one shape runs at the
+                # specialised program's speed.
+                base += (("first", shapes),)
+                arrays = []
+        if not ints and not arrays:
+            return base, frozenset(), base
         symbolic = self._symbols.get(base)
         if symbolic is None:
-            symbolic = frozenset(n for _, n in ints)
-            try:
-                translate(self.fn, args, device=self.device,
-                          symbolic=symbolic)
-            except FrontendError:
-                # A use the symbol cannot serve (a loop unrolled by its
-                # trip count, a subscript it no longer bounds): constants.
-                symbolic = frozenset()
+            symbolic = frozenset()
+            tries = [frozenset(n for _, n in ints + arrays)]
+            if arrays and ints:
+                tries.append(frozenset(n for _, n in ints))
+            for names in tries:
+                try:
+                    translate(self.fn, args, device=self.device,
+                              symbolic=names)
+                except Exception:
+                    # A use the symbol cannot serve (a loop unrolled by
+                    # its trip count, a subscript it no longer bounds, an
+                    # extent an operation needs when compiling): the
+                    # next try, then constants (whose translation reports
+                    # the program's own errors).
+                    continue
+                symbolic = names
+                break
             self._symbols[base] = symbolic
-        return base + tuple(int(args[k]) for k, n in ints
-                            if n not in symbolic), symbolic
+        fixed = tuple(int(args[k]) for k, n in ints if n not in symbolic) + \
+            tuple(args[k].shape for k, n in arrays if n not in symbolic)
+        return base + fixed, symbolic, base
 
     def precompile(self, *args):
         """Builds the library for `args` into the cache without loading it
@@ -200,7 +271,8 @@ class Program:
         the same $SDFG_TARGET_CPU there, with $SDFG_CACHE_DIR pointing at
         the copy."""
         args = _normalise(self.bind(args, {}), self.fn)
-        return self._build(args, self._key(args))[0]
+        key, symbolic = self._symbolic_key(args)
+        return self._build(args, key, symbolic=symbolic)[0]
 
     def _build(self, args, key, autodiff=None, symbolic=frozenset()):
         """Compiles the library for `args` into the cache unless it is
@@ -407,6 +479,11 @@ class Program:
 
 _DEVICES = ("cpu", "gpu", "gpu-emulator")
 
+# Whether array extents are size symbols (frontend/symbolic_sizes.py);
+# $SDFG_SYMBOLIC_SHAPES=0 when the module is imported compiles every shape
+# (what benchmarks/symbolic_sizes.py compares with).
+_SYMBOLIC_SHAPES = os.environ.get("SDFG_SYMBOLIC_SHAPES", "1")[:1] != "0"
+
 
 def _checkpoint_option(mem, strategy, recompute, checkpoints=()):
     parts = [f"strategy={strategy}"]
@@ -559,6 +636,8 @@ class _Entry:
         outputs = []
         for kind, dtype, shape in meta["outputs"]:
             if kind == "array":
+                if any(type(e) is dict for e in shape):
+                    shape = _output_shape(shape, meta["params"], args)
                 out = self.module.empty(shape, dtype)
                 cargs.append(out)
                 outputs.append(out)
@@ -583,6 +662,17 @@ class _Entry:
         return pytrees.result(meta, results)
 
 
+def _output_shape(shape, params, args):
+    """An output's shape for this call: extents that are size formulas
+    (frontend/symbolic_sizes.py: a constant plus multiples of argument
+    extents) computed from the arguments' shapes."""
+    shapes = {p[1]: np.shape(a) for p, a in zip(params, args)}
+    return tuple(
+        e if type(e) is not dict else
+        e["const"] + sum(c * shapes[n][axis] for n, axis, c in e["terms"])
+        for e in shape)
+
+
 def _contiguous(a):
     """`a` as a C-contiguous array of its own shape (np.ascontiguousarray
     makes a 0-d array 1-d)."""
@@ -594,7 +684,8 @@ def _contiguous(a):
 def program(fn: Optional[Callable] = None, device: str = "cpu",
             check_indices: bool = True, *, source: Optional[str] = None,
             name: Optional[str] = None,
-            static_argnames: Sequence[str] = ()) -> Any:
+            static_argnames: Sequence[str] = (),
+            dynamic: Optional[bool] = None) -> Any:
     """Compiles an unmodified NumPy function; usable as a decorator
     (``@sdfg.program`` or ``@sdfg.program(device="gpu")``).
 
@@ -621,7 +712,14 @@ def program(fn: Optional[Callable] = None, device: str = "cpu",
     (a time loop's step count) is a symbol of the compiled program: calls
     with other values reuse it. Other ints, and those named in
     `static_argnames` (as JAX's), are compiled in: each value compiles
-    once."""
+    once.
+
+    Array extents (of 8 or more) are size symbols as torch.compile's
+    `dynamic` makes them: with dynamic=None a signature's first shapes are
+    compiled in and a call with other shapes compiles one program for all
+    of them (per pattern of equal extents: docs/design/symbolic-sizes.md);
+    dynamic=True uses symbols from the first call, dynamic=False compiles
+    every shape in, as do arrays named in `static_argnames`."""
     if source is not None:
         if fn is not None:
             raise TypeError("sdfg.program takes a function or source=, "
@@ -631,7 +729,8 @@ def program(fn: Optional[Callable] = None, device: str = "cpu",
         raise TypeError("name= chooses a function of source=")
     if fn is None:
         return lambda f: program(f, device, check_indices,
-                                 static_argnames=static_argnames)
+                                 static_argnames=static_argnames,
+                                 dynamic=dynamic)
     from .gradients import Gradient
     if isinstance(fn, Gradient):
         # Its source is that of the function it differentiates (it wraps
@@ -643,10 +742,11 @@ def program(fn: Optional[Callable] = None, device: str = "cpu",
             "call it directly)")
     if isinstance(fn, Program):
         if fn.device == device and fn.check_indices == check_indices and \
-                fn.static_argnames == tuple(static_argnames):
+                fn.static_argnames == tuple(static_argnames) and \
+                fn.dynamic == dynamic:
             return fn
         fn = fn.fn
-    return Program(fn, device, check_indices, static_argnames)
+    return Program(fn, device, check_indices, static_argnames, dynamic)
 
 
 def to_mlir(fn: Callable, *args: Any, device: str = "cpu") -> str:

@@ -555,7 +555,8 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     cached = sdfg.program(f)(x, 3)    # in the read-only cache
     count = native.compile_count
-    other = sdfg.program(f)(x[:8], 4)  # compiled into the fallback
+    # Compiled into the fallback: extents below 8 are compiled in.
+    other = sdfg.program(f)(x[:5], 4)
 print(count, native.compile_count, repr(cached), repr(other),
       sum("cannot be used" in str(w.message) for w in caught))
 """
@@ -589,7 +590,7 @@ def test_read_only_cache_is_read_and_falls_back_for_builds(tmp_path):
         assert (before, after, warned) == ("0", "1", "1")
         assert float(cached) == float(value)
         x = np.linspace(0.0, 1.0, 16)
-        assert float(other) == pytest.approx(np.sum(np.exp(x[:8])) * 6,
+        assert float(other) == pytest.approx(np.sum(np.exp(x[:5])) * 6,
                                              rel=1e-14)
         assert len(entries(cache_dir)) == 1  # nothing written there
     finally:

@@ -8,9 +8,11 @@
 // (a load yields zero) and reports the first failure through an exported
 // global that the caller reads after the call (GPU kernels through a
 // unified-memory record the host copies there at exit). Indices derived only
-// from shapes, constants and the bounds of loops over them are trusted: the
-// frontend checks their ranges when compiling, and a hand-written program
-// with symbolic shapes states its sizes in its arguments.
+// from shapes (static extents, sdfg.dim of arguments and index arithmetic
+// on them before the first state), constants and the bounds of loops over
+// them are trusted: the frontend checks their ranges when compiling (for
+// every size its symbols stand for), and a hand-written program with
+// symbolic shapes states its sizes in its arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +72,14 @@ static bool isDataDerived(Value v) {
   // A broadcast extent is one of its operands or their minimum.
   if (auto e = v.getDefiningOp<BroadcastExtentOp>())
     return isDataDerived(e.getLhs()) || isDataDerived(e.getRhs());
+  // An extent of an argument is a shape, as a static one is.
+  if (v.getDefiningOp<DimOp>())
+    return false;
+  // Index arithmetic on shapes before the first state (a slice's length
+  // `n - 2` computed from an extent `n`) is a shape too.
+  if (auto t = v.getDefiningOp<TaskletOp>())
+    if (isa<SDFGOp>(t->getParentOp()))
+      return llvm::any_of(t->getOperands(), isDataDerived);
   return !matchPattern(v, m_Constant());
 }
 

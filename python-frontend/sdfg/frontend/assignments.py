@@ -182,7 +182,7 @@ class Assignments:
         """Stores `expr` into variable `name`'s own container (made on the
         first assignment) and binds the name to it."""
         container = self.var_containers.get(name)
-        shape = [self.upper_extent(e, node) for e in expr.shape]
+        shape = self.container_extents(expr.shape, node)
         if container is not None and container in self.reshaped:
             # The name held a reshape (NumPy's view of the original, whose
             # writes are rejected); rebound, it holds a new array in NumPy,

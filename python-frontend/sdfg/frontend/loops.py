@@ -94,8 +94,10 @@ class Loops:
         lo, hi = self.interval(lb), self.interval(ub)
         if step > 0:
             self.iter_bounds[iv] = (lo[0], hi[1] - 1)
+            self.bound_by_sizes(iv, lb, ub - 1)
         else:
             self.iter_bounds[iv] = (hi[0] + 1, lo[1])
+            self.bound_by_sizes(iv, ub + 1, lb)
         if self.is_data_index(lb) or self.is_data_index(ub):
             self.data_names.add(iv)
         name = node.target.id

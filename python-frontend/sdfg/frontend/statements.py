@@ -456,13 +456,18 @@ class Statements:
             self.sig.outputs.append(("arg", index))
             return
         expr = self.to_expr(value)
-        shape = [self.static_extent(e, node) for e in expr.shape]
+        # A size expression stays one: the call computes the extent from
+        # its arguments' shapes (symbolic_sizes.py).
+        shape = [e if self.is_size_expression(e) else
+                 self.static_extent(e, node) for e in expr.shape]
         dtype = expr.dtype
         if isinstance(value, (bool, np.bool_)):
             dtype = np.dtype(np.bool_)
         c = Container(f"%__return{k}", shape, dtype, "output", f"__return{k}")
         self.param_containers.append(c)
-        self.sig.outputs.append(("array", dtype, tuple(shape)))
+        self.sig.outputs.append(("array", dtype, tuple(
+            e if isinstance(e, int) else self.size_formula(e)
+            for e in c.shape)))
         self.store(c.view(), expr, cast=True)
 
 

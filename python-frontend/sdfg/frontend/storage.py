@@ -40,8 +40,13 @@ class Storage:
         """Whether a variable's container can take a new value of `shape`
         (upper extents) and expr's type: the same rank, no extent larger,
         and for an array the same dtype (a scalar converts, as before)."""
+        def fits(n, c):
+            if isinstance(n, int) and isinstance(c, int):
+                return n <= c
+            return same_extent(n, c)  # a size symbol: that size only
+
         if len(container.shape) != len(shape) or any(
-                n > c for n, c in zip(shape, container.shape)):
+                not fits(n, c) for n, c in zip(shape, container.shape)):
             return False
         if shape and container.dtype != expr.dtype:
             return False
@@ -53,6 +58,9 @@ class Storage:
         ssa = self.em.fresh("T")
         clean = "".join(ch if ch.isalnum() else "_" for ch in hint)
         c = Container(ssa, shape, dtype, "transient", clean)
+        # A `?` extent is an operand of the alloc, computed from the size
+        # symbols before it (symbolic_sizes.py).
+        sizes = [self.size_value(e) for e in c.shape if not isinstance(e, int)]
         c.serial = self.em.counter  # when it was made (_inline's results)
         # A unique name (the variable's, numbered when it is rebound or
         # shadows an argument) for reports and `recompute=`.
@@ -63,8 +71,32 @@ class Storage:
             k += 1
             name = f"{clean}_{k}"
         self._transient_names.add(name)
-        self.em.alloc(ir.alloc(ssa, name, c.mlir_type, stop_gradient))
+        self.em.alloc(ir.alloc(ssa, name, c.mlir_type, stop_gradient, sizes))
         return c
+
+    def container_extents(self, shape, node):
+        """The extents of a container for values of `shape` (Idx): the
+        extent itself where it is a constant or computed from the size
+        symbols alone (symbolic_sizes.py), else its upper bound over the
+        program (a window's length that changes in a loop)."""
+        out = []
+        for e in shape:
+            e = as_idx(e)
+            if e.is_const():
+                out.append(max(e.const, 0))
+            elif self.is_size_expression(e):
+                out.append(e)
+            else:
+                hi = self.upper_extent(e, node)
+                if hi > MAX_TRANSIENT_ELEMENTS and any(
+                        n in self.size_symbols for n in e.terms):
+                    # A window of an array of symbolic size: its bound is
+                    # the symbol's, no size to allocate.
+                    raise self.unsupported(
+                        node, "array whose size depends on a size symbol "
+                        "and a loop or data")
+                out.append(hi)
+        return out
 
     def transient_view(self, shape, dtype, node, hint="tmp",
                        stop_gradient=False):
@@ -73,16 +105,18 @@ class Storage:
             # np.zeros(-5), np.empty((n, -1)): NumPy's ValueError, here
             # when compiling.
             raise self.error("negative dimensions are not allowed", node)
-        static = [self.upper_extent(e, node) for e in shape]
+        static = self.container_extents(shape, node)
         total = 1
         for e in static:
-            total *= e
+            # A size symbol's extent is checked by the call (its size).
+            total *= e if isinstance(e, int) else 1
         if total * np.dtype(dtype).itemsize > MAX_CONTAINER_BYTES:
             raise self.error(
                 f"array of shape {tuple(static)} and dtype "
                 f"{np.dtype(dtype)} is too large: {total} elements do not "
                 "fit in memory (the limit is 2^62 bytes)", node)
-        exact = all(as_idx(e).is_const() for e in shape)
+        exact = all(as_idx(e).is_const() or self.is_size_expression(e)
+                    for e in shape)
         if total > MAX_TRANSIENT_ELEMENTS and not exact:
             raise self.unsupported(
                 node, "array whose size depends on runtime data",
@@ -157,8 +191,25 @@ class Storage:
         return value
 
     def interval(self, idx):
-        """Inclusive (lo, hi) ints bounding an Idx over all iterations."""
+        """Inclusive (lo, hi) ints bounding an Idx over all iterations.
+        Where it reads iterators bounded by size expressions (a loop over
+        `range(1, n - 1)`), also the bounds of the expression with those
+        put in, so that `n - 1 - (i + 1)` is provably not negative for
+        every n (symbolic_sizes.py)."""
         idx = as_idx(idx)
+        lo, hi = self._numeric_interval(idx)
+        if self.size_bounds and any(n in self.size_bounds
+                                    for n in idx.terms):
+            try:
+                lo = max(lo, self._numeric_interval(
+                    self.substitute_size_bounds(idx, True))[0])
+                hi = min(hi, self._numeric_interval(
+                    self.substitute_size_bounds(idx, False))[1])
+            except FrontendError:
+                pass
+        return lo, hi
+
+    def _numeric_interval(self, idx):
         lo = hi = idx.const
         for name, c in idx.terms.items():
             b = self.iter_bounds.get(name)
@@ -247,6 +298,7 @@ class Storage:
         params = [self.em.fresh("p") for _ in shape]
         for p, e in zip(params, shape):
             self.iter_bounds[p] = (0, self.upper_extent(e, None) - 1)
+            self.bound_by_sizes(p, Idx(0), as_idx(e) - 1)
         with self.em.block(ir.map_(params, ["0"] * len(params),
                                    [as_idx(e).render() for e in shape],
                                    ["1"] * len(params), schedule)):

@@ -15,9 +15,10 @@ their checkpointing plans and stored values are sized by trip counts.
 
 import ast
 import textwrap
-from typing import FrozenSet, Iterable
+from typing import FrozenSet, Iterable, Sequence, Tuple
 
 from ..desugar.astutil import parse
+from .symbolic_sizes import MIN_SYMBOLIC_EXTENT
 
 
 def loop_bound_ints(source: str, names: Iterable[str]) -> FrozenSet[str]:
@@ -66,3 +67,19 @@ def loop_bound_ints(source: str, names: Iterable[str]) -> FrozenSet[str]:
                 all(id(n) in allowed for n in uses):
             out.add(name)
     return frozenset(out)
+
+
+def shape_pattern(shapes: Sequence[Tuple[int, ...]]) -> Tuple:
+    """What a program compiled with symbolic extents assumes of the shapes
+    of its array arguments (symbolic_sizes.py): each extent below
+    MIN_SYMBOLIC_EXTENT by value, each other one by the number of its
+    value among them in order of appearance (equal extents are one
+    symbol). Calls with the same pattern share the program."""
+    classes = {}
+    out = []
+    for shape in shapes:
+        out.append(tuple(
+            int(n) if n < MIN_SYMBOLIC_EXTENT else
+            ("n", classes.setdefault(int(n), len(classes)))
+            for n in shape))
+    return tuple(out)

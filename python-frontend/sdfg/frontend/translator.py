@@ -38,6 +38,7 @@ from .retries import Widen
 from .statements import Statements
 from .states import States
 from .storage import Storage
+from .symbolic_sizes import SymbolicSizes
 
 
 class Signature:
@@ -178,7 +179,8 @@ def _run(tr):
 
 class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
                  States, Storage, Expressions,
-                 GlobalValues, Aliasing, Indexing, Operators):
+                 GlobalValues, Aliasing, Indexing, Operators,
+                 SymbolicSizes):
     """Translates one function for one signature of arguments.
 
     The state (environment, containers, the emitter) and the driver are
@@ -217,6 +219,7 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
         self.env = {}
         self.var_containers = {}
         self.iter_bounds = {}  # ssa name -> (lo Idx, hi Idx) inclusive
+        self._init_sizes()
         # Scalar variables given a float container from their first
         # binding, and for loops (line, column) whose first iteration is
         # peeled (translate's later passes, Widen).
@@ -403,12 +406,18 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
                 raise self.error(f"argument '{name}' has unsupported "
                                  f"dtype {dtype}")
             self.em.reserved.add(f"%{name}")
-            c = Container(f"%{name}", value.shape, dtype, "arg", name)
+            if name in self.symbolic:
+                # Its extents as size symbols (symbolic_sizes.py); -1 in
+                # the signature for each.
+                c = self.symbolic_array(name, value)
+            else:
+                c = Container(f"%{name}", value.shape, dtype, "arg", name)
             # A NumPy array, even 0-d: `s += 1` updates it in place
             # (a float argument's `+=` rebinds the name).
             c.ndarray = True
             self.param_containers.append(c)
-            self.sig.params.append(("array", name, dtype, value.shape))
+            self.sig.params.append(("array", name, dtype, tuple(
+                e if isinstance(e, int) else -1 for e in c.shape)))
             return c.view()
         if isinstance(value, (bool, np.bool_)):
             self.sig.params.append(("const", name, None, bool(value)))

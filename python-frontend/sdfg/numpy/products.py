@@ -78,8 +78,10 @@ def _matmul(tr, a, b, node, alpha):
         # Inner product as a fused reduction: works on any views.
         return reductions.reduce(tr, "sum", tr.binop("mul", ea, eb), None,
                                  False, node)
-    static = all(as_idx(s).is_const() for s in list(ea.shape) +
-                 list(eb.shape))
+    # Constants or size symbols (symbolic_sizes.py): the library op's
+    # lowering reads a `?` extent from its container.
+    static = all(as_idx(s).is_const() or tr.is_size_expression(s)
+                 for s in list(ea.shape) + list(eb.shape))
     if not static or not is_float(dtype):
         return _matmul_loops(tr, ea, eb, node)
     scaled = _scale_after(tr, ea, eb, node, alpha)

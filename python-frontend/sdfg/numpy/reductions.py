@@ -335,7 +335,7 @@ def _window_argext(tr, name, kind, e, keepdims, node):
     at run time (`x[i:i + 3]` at the end of its loop): positions from a
     ramp as long as the window can be, cut to its length."""
     n = as_idx(e.shape[0])
-    hi = tr.upper_extent(n, node)
+    (hi,) = tr.container_extents([n], node)
     ramp = creation.ramp(tr, "arange", [hi], {}, node)
     pos = ViewLeaf(operands.window_view(ramp, 0, 0, n))
     ext = reduce(tr, kind, e, None, True, node)

@@ -103,24 +103,38 @@ def same_extent(a: Value, b: Value) -> bool:
     return as_idx(a) == as_idx(b)
 
 
+def _extent(s):
+    """A container extent: an int, or a symbolic Idx (kept as such)."""
+    if isinstance(s, Idx):
+        return s.const if s.is_const() else s
+    return int(s)
+
+
 class Container:
     """An array of the generated program: argument, transient or scalar."""
 
     def __init__(self, ssa, shape, dtype, kind, name):
         self.ssa = ssa
-        self.shape = tuple(int(s) for s in shape)
+        # Ints, or Idx over the program's size symbols where the size is
+        # only known when the program runs (a `?` of its memref type:
+        # frontend/symbols.py).
+        self.shape = tuple(_extent(s) for s in shape)
         self.dtype = np.dtype(dtype)
         self.kind = kind  # "arg", "transient", "output"
         self.name = name
 
     @property
     def mlir_type(self):
-        dims = "".join(f"{s}x" for s in self.shape)
+        dims = "".join(f"{s}x" if isinstance(s, int) else "?x"
+                       for s in self.shape)
         return f"memref<{dims}{mlir_scalar(self.dtype)}>"
+
+    def is_static(self):
+        return all(isinstance(s, int) for s in self.shape)
 
     def view(self):
         return View(self, [(Idx(0), 1, d) for d in range(len(self.shape))],
-                    [Idx(s) for s in self.shape])
+                    [as_idx(s) for s in self.shape])
 
     def __repr__(self):
         return f"Container({self.name}: {self.mlir_type})"

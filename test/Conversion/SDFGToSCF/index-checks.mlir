@@ -243,3 +243,35 @@ sdfg.sdfg @window_index(%x: memref<10xf64>, %i: index, %y: memref<f64>) {
     sdfg.store %v, %y[] : memref<f64>
   }
 }
+
+// -----
+
+// Extents of arguments (sdfg.dim) and index arithmetic on them before the
+// first state are shapes, as static extents are: a loop over them and a
+// map over `n - 2` are trusted (the frontend proved the accesses inside
+// for every size), so no access is checked.
+// CHECK-LABEL: func.func @symbolic_stencil
+// CHECK-NOT: scf.if
+// CHECK: return
+// OFF-LABEL: func.func @symbolic_stencil
+sdfg.sdfg @symbolic_stencil(%a: memref<?xf64>, %b: memref<?xf64>) {
+  %n = sdfg.dim %a, 0 : memref<?xf64>
+  %m = sdfg.tasklet(%n) : (index) -> index {
+  ^bb0(%x: index):
+    %c = arith.constant -2 : index
+    %r = arith.addi %x, %c : index
+    sdfg.yield %r : index
+  }
+  sdfg.state {
+    sdfg.map (%p) = (0) to (%m) step (1) schedule(sequential) {
+      %l = sdfg.load %a[%p] : memref<?xf64>
+      %r = sdfg.load %a[%p + 2] : memref<?xf64>
+      %t = sdfg.tasklet(%l, %r) : (f64, f64) -> f64 {
+      ^bb0(%u: f64, %v: f64):
+        %s = arith.addf %u, %v : f64
+        sdfg.yield %s : f64
+      }
+      sdfg.store %t, %b[%p + 1] : memref<?xf64>
+    }
+  }
+}
