@@ -16,7 +16,7 @@ from .arguments import normalise as _normalise
 from .call_checks import check_after_call as _check_after_call
 from .errors import FrontendError
 from .plan_report import format_plan
-from .program import _Entry, _contiguous, program
+from .program import Program, _Entry, _contiguous, _output_shape, program
 
 _STRATEGIES = ("store-all", "recompute-all", "ilp")
 
@@ -119,7 +119,12 @@ class Gradient:
         #: limit in bytes, containers recomputed and stored (None without
         #: mem/strategy).
         self.checkpoint = None
-        self.program = program(fn, device, check_indices)
+        # A program's options (its symbols) are the gradient's too.
+        self.program = program(
+            fn, device, check_indices,
+            static_argnames=getattr(fn, "static_argnames", ()),
+            dynamic=getattr(fn, "dynamic", None)) \
+            if isinstance(fn, Program) else program(fn, device, check_indices)
         #: How a call returns the gradients: "dict" by name (wrt), as JAX
         #: does for argnums: "one" array (an int) or a "tuple" (a tuple).
         self._form = "dict"
@@ -161,6 +166,9 @@ class Gradient:
         # state).
         self._local = threading.local()
         self._checked = {}  # signature -> (compiled entry, output container)
+        # Array extents as symbols (Program._keys): per key with them left
+        # out, those the gradient program takes, and the first shapes.
+        self._symbols, self._first = {}, {}
         functools.update_wrapper(self, self.program.fn)
 
     def _output_container(self, params):
@@ -322,7 +330,8 @@ class Gradient:
             raise TypeError("grad takes no seed; use sdfg.vjp")
         # The caller's arrays are never modified: the ones the program
         # writes are copied in _call_gradient.
-        key = self.program._key(args)
+        key, symbolic, base = self.program._keys(
+            args, ints=False, learnt=self._symbols, first=self._first)
         cached = self._checked.get(key)
         if cached is not None:
             entry, out, named, wrt = cached
@@ -333,8 +342,23 @@ class Gradient:
             wrt = self._leaf_wrt(args, named)
             out = self._output_for(args, wrt)
             try:
-                entry = self.program._load_or_build(
-                    args, key, self._autodiff(out, wrt))
+                try:
+                    entry = self.program._load_or_build(
+                        args, key, self._autodiff(out, wrt),
+                        symbolic=symbolic)
+                except (native.ToolError, FrontendError):
+                    if not symbolic:
+                        raise
+                    # The gradient with array extents as symbols did not
+                    # compile (a checkpoint plan, a library op's tape):
+                    # this signature's shapes are compiled in from now
+                    # on, and the error, if any, is theirs.
+                    self._symbols[base] = frozenset()
+                    key, symbolic, base = self.program._keys(
+                        args, ints=False, learnt=self._symbols,
+                        first=self._first)
+                    entry = self.program._load_or_build(
+                        args, key, self._autodiff(out, wrt))
             except native.ToolError as e:
                 if self._plan is not None and (
                         self._plan[2] and "cannot recompute" in str(e) or
@@ -600,6 +624,8 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
             arrays[name] = np.array(a, dtype=dtype)
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         if kind == "array":
+            if any(type(e) is dict for e in shape):
+                shape = _output_shape(shape, meta["params"], args)
             arrays[f"__return{k}"] = scratch(("return", k), shape, dtype)
     target = arrays[out]
     if scratch_seed:

@@ -188,12 +188,13 @@ class Program:
             self._compiled[key] = entry
         return entry
 
-    def _symbolic_candidates(self, args):
+    def _symbolic_candidates(self, args, ints=True):
         """(int parameters that may be symbols, array parameters whose
-        extents may be) for `args`, as (position, name) pairs."""
-        ints = [(k, n) for k, n in self._loop_bounds if k < len(args) and
-                isinstance(args[k], (int, np.integer)) and
-                not isinstance(args[k], (bool, np.bool_))]
+        extents may be) for `args`, as (position, name) pairs; no ints
+        where `ints` is False (gradient programs)."""
+        ints = [(k, n) for k, n in self._loop_bounds if ints and
+                k < len(args) and isinstance(args[k], (int, np.integer))
+                and not isinstance(args[k], (bool, np.bool_))]
         arrays = []
         if self.device == "cpu" and _SYMBOLIC_SHAPES and \
                 self.dynamic is not False:
@@ -203,11 +204,11 @@ class Program:
                       and n not in self.static_argnames]
         return ints, arrays
 
-    def _base_key(self, args):
+    def _base_key(self, args, ints=True):
         """(the key of a call with its candidate symbols left out, the
         candidates): ints by nothing, arrays by their dtype and extent
         pattern (symbols.shape_pattern)."""
-        ints, arrays = self._symbolic_candidates(args)
+        ints, arrays = self._symbolic_candidates(args, ints)
         keys = [cache_key.arg_key(a) for a in args]
         for k, _ in ints:
             keys[k] = ("int", "symbol")
@@ -221,17 +222,22 @@ class Program:
     def _symbolic_key(self, args):
         return self._keys(args)[:2]
 
-    def _keys(self, args):
+    def _keys(self, args, ints=True, learnt=None, first=None):
         """(the key of a call whose loop-bound ints and array extents may
         be symbols, the names of those that are, the key those were learnt
         under): symbols are left out of
         the key, the other candidates (where the translation with symbols
         failed) are in it by value. Translations are tried with every
-        candidate, then with the ints alone, then with none."""
-        base, ints, arrays = self._base_key(args)
+        candidate, then with the ints alone, then with none.
+
+        Gradients pass `ints=False` and their own `learnt` (base -> the
+        symbols) and `first` (base -> the first shapes)."""
+        learnt = self._symbols if learnt is None else learnt
+        first = self._first_shapes if first is None else first
+        base, ints, arrays = self._base_key(args, ints)
         if arrays and self.dynamic is None:
             shapes = tuple(args[k].shape for k, _ in arrays)
-            if self._first_shapes.setdefault(base, shapes) == shapes:
+            if first.setdefault(base, shapes) == shapes:
                 # The first shapes (and any call with them later) compile
                 # in: a program called with one shape runs at the
                 # specialised program's speed.
@@ -239,7 +245,7 @@ class Program:
                 arrays = []
         if not ints and not arrays:
             return base, frozenset(), base
-        symbolic = self._symbols.get(base)
+        symbolic = learnt.get(base)
         if symbolic is None:
             symbolic = frozenset()
             tries = [frozenset(n for _, n in ints + arrays)]
@@ -258,7 +264,7 @@ class Program:
                     continue
                 symbolic = names
                 break
-            self._symbols[base] = symbolic
+            learnt[base] = symbolic
         fixed = tuple(int(args[k]) for k, n in ints if n not in symbolic) + \
             tuple(args[k].shape for k, n in arrays if n not in symbolic)
         return base + fixed, symbolic, base

@@ -204,7 +204,7 @@ def test_programs_the_symbols_cannot_serve_compile_constants():
         np.testing.assert_allclose(prog(A), reversed_rows(A))
 
 
-def test_gradients_keep_constants():
+def test_gradient_of_slices_over_sizes():
     def loss(a, b):
         return np.sum(smooth(a, b))
 
@@ -229,3 +229,53 @@ def test_output_shapes_follow_the_arguments():
         got = prog(A)
         assert got.shape == (m - 2, n - 1)
         np.testing.assert_allclose(got, corners(A), rtol=1e-13)
+
+
+def heat_loss(u, dt):
+    for t in range(4):
+        u[1:-1] = u[1:-1] + dt * (u[2:] - 2.0 * u[1:-1] + u[:-2]) * u[1:-1]
+    return np.sum(u * u)
+
+
+def dense_loss(x, W, b):
+    return np.sum(mlp(x, W, b) ** 2)
+
+
+def test_gradients_over_sizes_compile_once():
+    """The gradient program of a time loop updating an array in place
+    stores the overwritten values in a tape of T x (n - 2), allocated when
+    the call starts; gradients equal finite differences for every size."""
+    g = sdfg.grad(sdfg.program(heat_loss, dynamic=True), argnums=0)
+    before = native.compile_count
+    for n in (9, 16, 33):
+        u = rng(n).random(n)
+        np.testing.assert_allclose(
+            g(u, 0.1), fd_gradient(heat_loss, [u, 0.1], 0), rtol=1e-6,
+            atol=1e-8)
+    assert native.compile_count - before == 1
+    # By default: the first shape compiled in, then the symbolic one.
+    g = sdfg.grad(dense_loss, argnums=(1, 2))
+    before = native.compile_count
+    for m, k, h in ((10, 12, 9), (20, 9, 14), (12, 30, 11)):
+        x, W, b = rng(m).random((m, k)), rng(k).random((k, h)), \
+            rng(h).random(h)
+        gW, gb = g(x, W, b)
+        np.testing.assert_allclose(gW, fd_gradient(dense_loss, [x, W, b], 1),
+                                   rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(gb, fd_gradient(dense_loss, [x, W, b], 2),
+                                   rtol=1e-6, atol=1e-8)
+    assert native.compile_count - before == 2
+
+
+def test_gradients_under_a_memory_limit_compile_sizes_in():
+    """The checkpoint model needs the sizes: a gradient with mem= is
+    compiled per shape, and still right."""
+    g = sdfg.grad(sdfg.program(heat_loss, dynamic=True), argnums=0,
+                  mem=1e6)
+    before = native.compile_count
+    for n in (9, 16):
+        u = rng(n).random(n)
+        np.testing.assert_allclose(
+            g(u, 0.1), fd_gradient(heat_loss, [u, 0.1], 0), rtol=1e-6,
+            atol=1e-8)
+    assert native.compile_count - before == 2

@@ -71,10 +71,29 @@ std::optional<Interval> extentFromAccess(Operation *op, Value p, int64_t lo,
                                          Intervals &iv);
 bool hasBoundedTrips(LoopOp loop, Intervals &iv);
 
-// Taping.cpp: where the forward sweep stores a value.
+/// A tape dimension whose size only the call knows: the trip count of a
+/// loop or map dimension `lower` to `upper` by `step`, affine over
+/// `operands`, all of them fixed before the program's first state
+/// (isShapeLevel).
+struct RuntimeExtent {
+  AffineExpr lower, upper;
+  int64_t step;
+  SmallVector<Value> operands;
+};
+
+/// Whether index value `v` is known before the program's first state and
+/// fixed for the call: an index argument, an extent of an argument
+/// (sdfg.dim), or index arithmetic on those in the sdfg body.
+bool isShapeLevel(Value v);
+
+// Taping.cpp: where the forward sweep stores a value. With `runtime`,
+// loops and maps whose bounds are shape-level values give a dimension of
+// size ShapedType::kDynamic (its extent appended to `runtime`); without,
+// they fail.
 LogicalResult makeSlot(Operation *op, Intervals &iv, ReverseBuilder &rb,
                        TapeSlot &slot, SmallVectorImpl<int64_t> &sizes,
-                       function_ref<FailureOr<Value>(LoopOp)> dataLoopIndex);
+                       function_ref<FailureOr<Value>(LoopOp)> dataLoopIndex,
+                       SmallVectorImpl<RuntimeExtent> *runtime = nullptr);
 bool runsAfterAll(Operation *op, Operation *later);
 bool initialisedBefore(StoreOp store, Value target);
 
@@ -180,6 +199,8 @@ private:
   // Tapes: the forward sweep stores what the backward program reads.
   LogicalResult makeTape(Operation *op, Type elt, ArrayRef<int64_t> extra,
                          TapeSlot &slot);
+  SmallVector<Value> runtimeSizes(Location loc,
+                                  ArrayRef<RuntimeExtent> extents);
   FailureOr<Value> dataLoopIndex(LoopOp loop);
   Value dataLoopSlot(LoopOp loop, Value base);
   LogicalResult tapeWrites();

@@ -57,11 +57,29 @@ bool mlir::sdfg::detail::initialisedBefore(StoreOp store, Value target) {
   return false;
 }
 
+bool mlir::sdfg::detail::isShapeLevel(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return isa<SDFGOp>(arg.getOwner()->getParentOp());
+  Operation *def = v.getDefiningOp();
+  if (!def || !isa<SDFGOp>(def->getParentOp()))
+    return false;
+  if (isa<DimOp>(def))
+    return true;
+  if (auto t = dyn_cast<TaskletOp>(def))
+    return llvm::all_of(t.getInputs(), isShapeLevel);
+  return false;
+}
+
+static bool allShapeLevel(ValueRange values) {
+  return llvm::all_of(values, isShapeLevel);
+}
+
 /// Tape slot of an op: normalised counters of its enclosing loops and maps.
 LogicalResult mlir::sdfg::detail::makeSlot(
     Operation *op, Intervals &iv, ReverseBuilder &rb, TapeSlot &slot,
     SmallVectorImpl<int64_t> &sizes,
-    function_ref<FailureOr<Value>(LoopOp)> dataLoopIndex) {
+    function_ref<FailureOr<Value>(LoopOp)> dataLoopIndex,
+    SmallVectorImpl<RuntimeExtent> *runtime) {
   SmallVector<Operation *> context;
   for (Operation *p = op->getParentOp(); p && !isa<SDFGOp>(p);
        p = p->getParentOp())
@@ -82,6 +100,11 @@ LogicalResult mlir::sdfg::detail::makeSlot(
   for (unsigned k = context.size(); k-- > 0;) {
     auto loop = dyn_cast<LoopOp>(context[k]);
     if (!loop || hasBoundedTrips(loop, iv))
+      continue;
+    // Bounds the call fixes (a size symbol): sized when the program
+    // starts, below, not counted as a data loop.
+    if (runtime && !rb.segments.lookup(loop) &&
+        allShapeLevel(loop.getBoundOperands()))
       continue;
     // A loop checkpointed binomially tapes one iteration, however many.
     // It still takes its place in the count of data-loop iterations, so
@@ -138,6 +161,14 @@ LogicalResult mlir::sdfg::detail::makeSlot(
       AffineExpr n = s > 0 ? (ivE - lb).floorDiv(s) : (lb - ivE).floorDiv(-s);
       auto lbI = iv.of(loop.getLowerExpr(), loop.getBoundOperands());
       auto ubI = iv.of(loop.getUpperExpr(), loop.getBoundOperands());
+      if ((!lbI || !ubI) && runtime && !rb.segments.lookup(loop) &&
+          allShapeLevel(loop.getBoundOperands())) {
+        slot.exprs.push_back(n);
+        sizes.push_back(ShapedType::kDynamic);
+        runtime->push_back({loop.getLowerExpr(), loop.getUpperExpr(), s,
+                            llvm::to_vector(loop.getBoundOperands())});
+        continue;
+      }
       if (!lbI || !ubI)
         return fail();
       int64_t trips = s > 0 ? tripCount(lbI->lo, ubI->hi, s)
@@ -165,6 +196,14 @@ LogicalResult mlir::sdfg::detail::makeSlot(
           iv.of(map.getLowerBounds().getResult(k), map.getRangeOperands());
       auto ubI =
           iv.of(map.getUpperBounds().getResult(k), map.getRangeOperands());
+      if ((!lbI || !ubI) && runtime &&
+          allShapeLevel(map.getRangeOperands())) {
+        sizes.push_back(ShapedType::kDynamic);
+        runtime->push_back({map.getLowerBounds().getResult(k),
+                            map.getUpperBounds().getResult(k), s,
+                            llvm::to_vector(map.getRangeOperands())});
+        continue;
+      }
       if (lbI && !ubI)
         ubI = extentFromAccess(op, p, lbI->lo, iv);
       if (!lbI || !ubI)
@@ -259,14 +298,19 @@ LogicalResult Differentiator::makeTape(Operation *op, Type elt,
                                        ArrayRef<int64_t> extra,
                                        TapeSlot &slot) {
   SmallVector<int64_t> sizes;
-  if (failed(makeSlot(op, intervals, rb, slot, sizes,
-                      [&](LoopOp loop) { return dataLoopIndex(loop); })))
+  SmallVector<RuntimeExtent> runtime;
+  if (failed(makeSlot(
+          op, intervals, rb, slot, sizes,
+          [&](LoopOp loop) { return dataLoopIndex(loop); }, &runtime)))
     return failure();
   llvm::append_range(sizes, extra);
   // A tape past what the dialect represents (a while-capacity of 2^61,
   // a loop of 10^12 iterations around a large write) is an error here,
-  // at the op that needs it, rather than a size that wraps.
-  if (!checkedByteSize(sizes, elt)) {
+  // at the op that needs it, rather than a size that wraps. (Run-time
+  // extents are the call's: its arrays' sizes bound them.)
+  SmallVector<int64_t> known = llvm::filter_to_vector(
+      sizes, [](int64_t d) { return !ShapedType::isDynamic(d); });
+  if (!checkedByteSize(known, elt)) {
     InFlightDiagnostic diag = emitError(op->getLoc())
                               << "the tape of this value needs ";
     llvm::interleave(sizes, diag, "x");
@@ -277,9 +321,49 @@ LogicalResult Differentiator::makeTape(Operation *op, Type elt,
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&grad.getBody().front());
+  SmallVector<Value> dynamicSizes;
+  if (!runtime.empty())
+    dynamicSizes = runtimeSizes(op->getLoc(), runtime);
   slot.tape = AllocOp::create(b, op->getLoc(), MemRefType::get(sizes, elt),
-                              ValueRange{});
+                              dynamicSizes);
   return success();
+}
+
+/// The trip counts of `extents`, computed in the program's body after the
+/// values they read (leaves the builder there, for the alloc).
+SmallVector<Value>
+Differentiator::runtimeSizes(Location loc, ArrayRef<RuntimeExtent> extents) {
+  Block &body = grad.getBody().front();
+  Operation *last = nullptr;
+  for (const RuntimeExtent &e : extents)
+    for (Value v : e.operands)
+      if (Operation *def = v.getDefiningOp())
+        if (!last || last->isBeforeInBlock(def))
+          last = def;
+  if (last)
+    b.setInsertionPointAfter(last);
+  else
+    b.setInsertionPointToStart(&body);
+  SmallVector<Value> out;
+  for (const RuntimeExtent &e : extents) {
+    auto t = rb.tasklet(
+        loc, TypeRange{b.getIndexType()}, e.operands,
+        [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
+          Value lb = affine::expandAffineExpr(ob, loc, e.lower,
+                                              ValueRange(args), {});
+          Value ub = affine::expandAffineExpr(ob, loc, e.upper,
+                                              ValueRange(args), {});
+          Value span = e.step > 0 ? arith::SubIOp::create(ob, loc, ub, lb)
+                                  : arith::SubIOp::create(ob, loc, lb, ub);
+          Value trips = arith::CeilDivSIOp::create(
+              ob, loc, span,
+              arith::ConstantIndexOp::create(ob, loc, std::abs(e.step)));
+          return {arith::MaxSIOp::create(
+              ob, loc, trips, arith::ConstantIndexOp::create(ob, loc, 0))};
+        });
+    out.push_back(t.getResult(0));
+  }
+  return out;
 }
 
 // Loops whose trip counts are data (a CSR row): each entry reserves its

@@ -285,9 +285,19 @@ protected:
   LogicalResult lowerIf(IfOp op, unsigned branch);
   LogicalResult lowerWhile(WhileOp op);
   LogicalResult lowerMap(MapOp op);
+  /// lowerMap's work once the map's bounds are expanded and whether it
+  /// forks threads is decided.
+  LogicalResult lowerMapAs(MapOp op, bool parallel, SmallVector<Value> lbs,
+                           SmallVector<Value> ubs, SmallVector<Value> steps);
   /// Whether a parallel map does too little work (statically known) to be
   /// worth forking threads for on the CPU.
   bool isSmallWork(MapOp op);
+  /// Where the work of a parallel map is not known when compiling only
+  /// because its own bounds are not constants (a size read at run time):
+  /// the i1 value "it is worth forking threads for", computed from its
+  /// trip counts with the same thresholds as isSmallWork. Null otherwise.
+  Value forkWorthIt(Location loc, MapOp op, ArrayRef<Value> lbs,
+                    ArrayRef<Value> ubs, ArrayRef<Value> steps);
   /// The GPU target's hooks (SDFGToGPU/GPUKernels.cpp overrides them; on
   /// the CPU no op runs on one thread and no map is a kernel).
   /// Whether `op` (a state or control op at host level) is better run as

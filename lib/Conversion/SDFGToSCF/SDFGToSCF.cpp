@@ -461,11 +461,109 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   // first dimension is distributed: the OpenMP lowering would collapse the
   // others into one linear counter (a division per iteration), which stops
   // LLVM from vectorising the contiguous innermost loop.
-  unsigned first = 0;
   if (gpu && op.getSchedule() == ScheduleKind::gpu_device && parallelDepth == 0)
     return lowerGPUMap(op, lbs, ubs, steps);
   bool parallel = op.getSchedule() != ScheduleKind::sequential &&
                   parallelDepth == 0 && !isSmallWork(op);
+  if (parallel && !gpu)
+    if (Value worth = forkWorthIt(loc, op, lbs, ubs, steps)) {
+      // Sizes only the call knows: both versions, chosen when it runs, so
+      // that a small instance of a symbolic program does not fork threads
+      // where the program specialised to its sizes would not.
+      auto choice = scf::IfOp::create(b, loc, TypeRange{}, worth,
+                                      /*withElseRegion=*/true);
+      b.setInsertionPoint(choice.thenBlock()->getTerminator());
+      if (failed(lowerMapAs(op, true, lbs, ubs, steps)))
+        return failure();
+      b.setInsertionPoint(choice.elseBlock()->getTerminator());
+      return lowerMapAs(op, false, lbs, ubs, steps);
+    }
+  return lowerMapAs(op, parallel, lbs, ubs, steps);
+}
+
+/// Iterations of everything nested in `map` (not its own), where all their
+/// bounds are constants; 1 where some are not (the least it can be, for
+/// deciding that the map is worth forking for).
+static int64_t nestedWork(MapOp map) {
+  uint64_t work = 1;
+  bool known = true;
+  map.getBody().walk([&](Operation *op) {
+    if (auto m = dyn_cast<MapOp>(op)) {
+      uint64_t w = 1;
+      for (auto [lb, ub, step] :
+           llvm::zip(m.getLowerBounds().getResults(),
+                     m.getUpperBounds().getResults(), m.getSteps())) {
+        auto l = dyn_cast<AffineConstantExpr>(lb);
+        auto u = dyn_cast<AffineConstantExpr>(ub);
+        if (!l || !u) {
+          known = false;
+          return WalkResult::interrupt();
+        }
+        w = llvm::SaturatingMultiply(
+            w, static_cast<uint64_t>(std::max<int64_t>(
+                   tripCount(l.getValue(), u.getValue(), step), 0)));
+      }
+      work = llvm::SaturatingMultiply(work, w);
+    } else if (auto loop = dyn_cast<LoopOp>(op)) {
+      auto l = dyn_cast<AffineConstantExpr>(loop.getLowerExpr());
+      auto u = dyn_cast<AffineConstantExpr>(loop.getUpperExpr());
+      if (!l || !u) {
+        known = false;
+        return WalkResult::interrupt();
+      }
+      work = llvm::SaturatingMultiply(
+          work,
+          static_cast<uint64_t>(std::max<int64_t>(
+              tripCount(l.getValue(), u.getValue(), loop.getStepValue()), 0)));
+    }
+    return WalkResult::advance();
+  });
+  if (!known)
+    return 1;
+  return static_cast<int64_t>(std::min<uint64_t>(
+      std::max<uint64_t>(work, 1), std::numeric_limits<int64_t>::max()));
+}
+
+Value Lowering::forkWorthIt(Location loc, MapOp op, ArrayRef<Value> lbs,
+                            ArrayRef<Value> ubs, ArrayRef<Value> steps) {
+  if (staticWork(op))
+    return Value(); // decided when compiling (isSmallWork)
+  bool opaque = false;
+  op.walk([&](Operation *inner) {
+    if (isa<WhileOp>(inner) || isLibraryCall(inner))
+      opaque = true;
+  });
+  if (opaque)
+    return Value(); // heavy or unbounded work per iteration: forks
+  // The thresholds of isSmallWork, as a least number of iterations of the
+  // map's own dimensions.
+  int64_t ops = opsPerIteration(op);
+  int64_t inner = nestedWork(op);
+  auto atLeast = [&](int64_t totalOps) { return (totalOps + ops - 1) / ops; };
+  int64_t need = std::max(kMinParallelIterations, atLeast(kMinParallelOps));
+  if (callsLibrary)
+    need = std::max(need, atLeast(kMinParallelOpsWithLibrary));
+  need = (need + inner - 1) / inner;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value trips = arith::ConstantIndexOp::create(b, loc, 1);
+  for (auto [lb, ub, step] : llvm::zip(lbs, ubs, steps)) {
+    Value n = arith::MaxSIOp::create(
+        b, loc, zero,
+        arith::CeilDivSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, ub, lb), step));
+    trips = arith::MulIOp::create(b, loc, trips, n);
+  }
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, trips,
+                               arith::ConstantIndexOp::create(b, loc, need));
+}
+
+LogicalResult Lowering::lowerMapAs(MapOp op, bool parallel,
+                                   SmallVector<Value> lbs,
+                                   SmallVector<Value> ubs,
+                                   SmallVector<Value> steps) {
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  unsigned first = 0;
   SmallVector<RegisterReduction> reductions = findRegisterReductions(op);
   if (!reductions.empty() && op.getNumParams() > 0)
     return lowerReductionMap(op, reductions, parallel, lbs, ubs, steps);

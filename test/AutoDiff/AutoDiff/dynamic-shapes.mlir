@@ -3,6 +3,7 @@
 // RUN: sdfg-opt %s --sdfg-autodiff="of=sum output=__return0 wrt=x unit-seed=true" | FileCheck %s --check-prefix=SEED
 // RUN: sdfg-opt %s --sdfg-forward-diff="of=sum outputs=__return0 wrt=x" | FileCheck %s --check-prefix=FWD
 // RUN: sdfg-opt %s --sdfg-autodiff="of=shift output=A wrt=A" | FileCheck %s --check-prefix=ADD
+// RUN: sdfg-opt %s --sdfg-autodiff="of=seidel output=A wrt=A" | FileCheck %s --check-prefix=TAPE
 
 // Arguments of dynamic shape (the user guide's Gauss-Seidel sweep, with a
 // product so that the backward program needs the overwritten values):
@@ -16,6 +17,20 @@
 // REV: sdfg.state "results" {
 // REV-NEXT: sdfg.map (%[[I:.*]], %[[J:.*]]) = (0, 0) to (%[[N0]], %[[N1]])
 // REV: sdfg.store %{{.*}}, %[[FA]][%[[I]], %[[J]]]
+// The values the product overwrites are stored in a tape of T x (N - 2)
+// x (N - 2), its sizes computed from the index arguments in the body
+// before the alloc: the loops are not data loops (no slots counted up to
+// a capacity, no ad_status).
+// TAPE-LABEL: sdfg.sdfg @seidel_grad(
+// TAPE-NOT: ad_status
+// TAPE: %[[T:.*]] = sdfg.tasklet(%arg1) : (index) -> index
+// TAPE: arith.ceildivsi
+// TAPE: arith.maxsi
+// TAPE: %[[I:.*]] = sdfg.tasklet(%arg0) : (index) -> index
+// TAPE: %[[J:.*]] = sdfg.tasklet(%arg0) : (index) -> index
+// TAPE: sdfg.alloc(%[[T]], %[[I]], %[[J]]) : memref<?x?x?xf64>
+// TAPE-NOT: ad_status
+// TAPE: sdfg.sdfg @sum(
 // LOW-LABEL: llvm.func @seidel_grad(
 // The gradient of a dynamic wrt argument is zeroed over its own extents.
 // SEED-LABEL: sdfg.sdfg @sum_grad(

@@ -1,10 +1,19 @@
 // RUN: sdfg-opt %s --sdfg-autodiff -split-input-file -verify-diagnostics
 
-// A map whose extent is a symbol, writing where its parameter gives no
-// bound: no tape size. (A loop with such bounds has its slots counted at
-// run time, data-loops.mlir; a map's iterations are not ordered.)
-sdfg.sdfg @symbolic_map(%x: memref<8xf64> {sdfg.name = "x"}, %n: index)
+// A map whose extent is read from data, writing where its parameter gives
+// no bound: no tape size. (A loop with such bounds has its slots counted
+// at run time, data-loops.mlir; a map's iterations are not ordered. One
+// whose extent is a symbol has a tape sized when the call starts,
+// dynamic-shapes.mlir.)
+sdfg.sdfg @data_map(%x: memref<8xf64> {sdfg.name = "x"},
+                    %c: memref<i64> {sdfg.name = "c"})
     attributes {ad_output = "x", ad_wrt = ["x"]} {
+  %l = sdfg.load %c[] : memref<i64>
+  %n = sdfg.tasklet(%l) : (i64) -> index {
+  ^bb0(%a: i64):
+    %i = arith.index_cast %a : i64 to index
+    sdfg.yield %i : index
+  }
   sdfg.state {
     sdfg.map (%j) = (0) to (%n) step (1) schedule(sequential) {
       %v = sdfg.load %x[%j floordiv 2] : memref<8xf64>

@@ -4,9 +4,14 @@
 // scf.parallel; its other dimensions and nested maps become sequential
 // loops inside it. A WCR write that other threads may hit (S[j floordiv
 // 2]: every i writes it, and no parameter separates it) is atomic; one
-// indexed by the distributed parameter (T[i, j]) is not.
+// indexed by the distributed parameter (T[i, j]) is not. Its work is
+// known only when it runs (N): it forks threads where its iterations
+// reach the policy's threshold (kMinParallelOps over its 3 ops, a load and
+// two stores: 5462), else runs the same loops on the calling thread.
 // CHECK-LABEL: func.func @parallel
-// CHECK: scf.parallel (%[[I:.*]]) = (%c1) to
+// CHECK: %[[BIG:.*]] = arith.cmpi sge, %{{.*}}, %c5462
+// CHECK: scf.if %[[BIG]] {
+// CHECK: scf.parallel (%[[I:.*]]) = (%c1{{.*}}) to
 // CHECK: scf.for %[[J:.*]] = %c0 to
 // CHECK-NOT: scf.parallel
 // CHECK: %[[H:.*]] = arith.floordivsi %[[J]]
@@ -16,6 +21,13 @@
 // CHECK: memref.store %[[NEW]], %{{.*}}[%[[I]], %[[J]]]
 // CHECK-NOT: atomic
 // CHECK: scf.reduce
+// CHECK: } else {
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: atomic
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: atomic
+// CHECK: return
 sdfg.sdfg @parallel(%A: memref<?x?xf64>, %S: memref<?xf64>, %T: memref<?x?xf64>, %N: index) {
   sdfg.state {
     sdfg.map (%i, %j) = (1, 0) to (%N, %N) step (1, 1) schedule(cpu_multicore) {
@@ -33,6 +45,7 @@ sdfg.sdfg @parallel(%A: memref<?x?xf64>, %S: memref<?xf64>, %T: memref<?x?xf64>,
 // of j, at least 32 long, and run the map's loops in its order over them,
 // without atomics.
 // CHECK-LABEL: func.func @distribute_later
+// CHECK: scf.if
 // CHECK: %[[TRIPS:.*]] = arith.ceildivsi
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
@@ -71,7 +84,7 @@ sdfg.sdfg @distribute_later(%A: memref<?x?xf64>, %S: memref<?xf64>, %T: memref<?
 // result for any number of threads).
 // CHECK-LABEL: func.func @nested_reduction
 // CHECK: %[[COPIES:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64xi32>
-// CHECK: scf.parallel (%[[C:.*]]) = (%c0) to (%[[CHUNKS:.*]]) step
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[CHUNKS:.*]]) step
 // CHECK: %[[MINE:.*]] = memref.subview %[[COPIES]][%[[C]]] [1] [1] : memref<64xi32> to memref<i32, strided<[], offset: ?>>
 // CHECK: memref.store %{{.*}}, %[[MINE]][]
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
@@ -407,6 +420,25 @@ sdfg.sdfg @bias_grad(%D: memref<?x16xf64>, %G: memref<16xf64>,
     sdfg.map (%i, %j) = (0, 0) to (%N, 16) step (1, 1) schedule(cpu_multicore) {
       %d = sdfg.load %D[%i, %j] : memref<?x16xf64>
       sdfg.store %d, %G[%j] wcr(add) : memref<16xf64>
+      sdfg.store %d, %R[%i] wcr(add) : memref<?xf64>
+    }
+  }
+}
+
+// -----
+
+// An empty container written with wcr (every such write is out of bounds:
+// the run reports it or skips it) gets no private copies, whose views of
+// zero elements would not be valid IR. (Found by fuzzing.)
+// CHECK-LABEL: func.func @empty_accumulator
+// CHECK-NOT: memref.subview
+// CHECK: return
+sdfg.sdfg @empty_accumulator(%D: memref<?x16xf64>, %G: memref<0xf64>,
+                             %R: memref<?xf64>, %N: index) {
+  sdfg.state {
+    sdfg.map (%i, %j) = (0, 0) to (%N, 16) step (1, 1) schedule(cpu_multicore) {
+      %d = sdfg.load %D[%i, %j] : memref<?x16xf64>
+      sdfg.store %d, %G[%j] wcr(add) : memref<0xf64>
       sdfg.store %d, %R[%i] wcr(add) : memref<?xf64>
     }
   }

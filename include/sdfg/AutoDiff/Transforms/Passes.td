@@ -35,8 +35,10 @@ def AutoDiff : Pass<"sdfg-autodiff", "::mlir::ModuleOp"> {
       reads (store-all, restore-on-reverse): one tape per write, with one
       dimension per enclosing loop (sized by its trip count) and map
       parameter, or, under a loop whose trip count is data, one slot per
-      iteration of that loop counted over all its executions; branch
-      conditions are stored too;
+      iteration of that loop counted over all its executions; a trip
+      count computed from index arguments and `sdfg.dim` extents (before
+      the first state) is a `?` dimension, sized when the call starts;
+      branch conditions are stored too;
     * reverses the program op by op through ReverseModeOpInterface: loops
       run their iterations backwards (any step), maps keep their range and
       schedule, reads accumulate gradients with `wcr(add)`, writes clear

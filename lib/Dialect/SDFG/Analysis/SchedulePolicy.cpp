@@ -13,7 +13,10 @@ ScheduleKind mlir::sdfg::scheduleForIterations(int64_t iterations) {
 
 bool mlir::sdfg::fitsPrivateCopies(MemRefType type) {
   Type elt = type.getElementType();
-  if (!type.hasStaticShape() ||
+  // An empty container has no element to accumulate into (any access is
+  // out of bounds): nothing to copy, and its copies' views would not be
+  // valid IR.
+  if (!type.hasStaticShape() || type.getNumElements() == 0 ||
       !(isa<FloatType>(elt) || elt.isSignlessInteger()))
     return false;
   std::optional<int64_t> bytes = checkedByteSize(type);
