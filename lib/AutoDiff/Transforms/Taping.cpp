@@ -196,8 +196,7 @@ LogicalResult mlir::sdfg::detail::makeSlot(
           iv.of(map.getLowerBounds().getResult(k), map.getRangeOperands());
       auto ubI =
           iv.of(map.getUpperBounds().getResult(k), map.getRangeOperands());
-      if ((!lbI || !ubI) && runtime &&
-          allShapeLevel(map.getRangeOperands())) {
+      if ((!lbI || !ubI) && runtime && allShapeLevel(map.getRangeOperands())) {
         sizes.push_back(ShapedType::kDynamic);
         runtime->push_back({map.getLowerBounds().getResult(k),
                             map.getUpperBounds().getResult(k), s,
@@ -349,10 +348,10 @@ Differentiator::runtimeSizes(Location loc, ArrayRef<RuntimeExtent> extents) {
     auto t = rb.tasklet(
         loc, TypeRange{b.getIndexType()}, e.operands,
         [&](OpBuilder &ob, ArrayRef<Value> args) -> SmallVector<Value> {
-          Value lb = affine::expandAffineExpr(ob, loc, e.lower,
-                                              ValueRange(args), {});
-          Value ub = affine::expandAffineExpr(ob, loc, e.upper,
-                                              ValueRange(args), {});
+          Value lb =
+              affine::expandAffineExpr(ob, loc, e.lower, ValueRange(args), {});
+          Value ub =
+              affine::expandAffineExpr(ob, loc, e.upper, ValueRange(args), {});
           Value span = e.step > 0 ? arith::SubIOp::create(ob, loc, ub, lb)
                                   : arith::SubIOp::create(ob, loc, lb, ub);
           Value trips = arith::CeilDivSIOp::create(
