@@ -300,9 +300,10 @@ class Gradient:
         args = _normalise(self.program.bind(args, {}), self.program.fn)
         wrt = self._leaf_wrt(args, self._wrt_for(args))
         out = self._output_for(args, wrt)
-        return self.program._build(
-            args, self.program._key(args),
-            self._autodiff(out, wrt))[0]
+        key, symbolic, _ = self.program._keys(
+            args, ints=False, learnt=self._symbols, first=self._first)
+        return self.program._build(args, key, self._autodiff(out, wrt),
+                                   symbolic=symbolic)[0]
 
     def __call__(self, *args, seed=None, **kwargs):
         value, grads = self._value_and_grads(args, kwargs, seed)

@@ -33,7 +33,7 @@ from .errors import FrontendError
 from .source import from_source
 from .source import source_lines as _source_lines
 from .frontend import translate
-from .frontend.symbolic_sizes import MIN_SYMBOLIC_EXTENT
+from .frontend.symbolic_sizes import MIN_SYMBOLIC_EXTENT, SIZE_SUFFIX
 from .frontend.symbols import loop_bound_ints, shape_pattern
 
 # The on-disk cache's location (see cache.py); kept here for callers of
@@ -192,16 +192,27 @@ class Program:
         """(int parameters that may be symbols, array parameters whose
         extents may be) for `args`, as (position, name) pairs; no ints
         where `ints` is False (gradient programs)."""
-        ints = [(k, n) for k, n in self._loop_bounds if ints and
-                k < len(args) and isinstance(args[k], (int, np.integer))
-                and not isinstance(args[k], (bool, np.bool_))]
+        with_ints = ints
+        ints = [(k, n) for k, n in self._loop_bounds if with_ints and
+                k < len(args) and _is_int(args[k])]
+        loop_bounds = {n for _, n in self._loop_bounds}
         arrays = []
         if self.device == "cpu" and _SYMBOLIC_SHAPES and \
                 self.dynamic is not False:
-            arrays = [(k, n) for k, n in enumerate(self._names)
-                      if k < len(args) and type(args[k]) is np.ndarray and
-                      any(e >= MIN_SYMBOLIC_EXTENT for e in args[k].shape)
-                      and n not in self.static_argnames]
+            # Arrays by their extents, and the other ints (a shape, an
+            # extent to compare with one) as size symbols named
+            # `n:size` (symbolic_sizes.py), in the order of the
+            # parameters (the duck sizing of the translation follows it).
+            for k, n in enumerate(self._names[:len(args)]):
+                a = args[k]
+                if n in self.static_argnames:
+                    continue
+                if type(a) is np.ndarray and \
+                        any(e >= MIN_SYMBOLIC_EXTENT for e in a.shape):
+                    arrays.append((k, n))
+                elif with_ints and _is_int(a) and n not in loop_bounds \
+                        and a >= MIN_SYMBOLIC_EXTENT:
+                    arrays.append((k, n + SIZE_SUFFIX))
         return ints, arrays
 
     def _base_key(self, args, ints=True):
@@ -212,9 +223,10 @@ class Program:
         keys = [cache_key.arg_key(a) for a in args]
         for k, _ in ints:
             keys[k] = ("int", "symbol")
-        pattern = shape_pattern([args[k].shape for k, _ in arrays])
+        pattern = shape_pattern([_extents(args[k]) for k, _ in arrays])
         for (k, _), p in zip(arrays, pattern):
-            keys[k] = ("array", args[k].dtype.str, p)
+            keys[k] = ("array", args[k].dtype.str, p) if \
+                type(args[k]) is np.ndarray else ("int", "size", p)
         base = self._key(args, keys) + (
             ("symbols",) + tuple(n for _, n in ints + arrays),)
         return base, ints, arrays
@@ -236,7 +248,7 @@ class Program:
         first = self._first_shapes if first is None else first
         base, ints, arrays = self._base_key(args, ints)
         if arrays and self.dynamic is None:
-            shapes = tuple(args[k].shape for k, _ in arrays)
+            shapes = tuple(_extents(args[k]) for k, _ in arrays)
             if first.setdefault(base, shapes) == shapes:
                 # The first shapes (and any call with them later) compile
                 # in: a program called with one shape runs at the
@@ -248,9 +260,14 @@ class Program:
         symbolic = learnt.get(base)
         if symbolic is None:
             symbolic = frozenset()
-            tries = [frozenset(n for _, n in ints + arrays)]
-            if arrays and ints:
-                tries.append(frozenset(n for _, n in ints))
+            names = [n for _, n in ints + arrays]
+            tries = [frozenset(names),
+                     # without the ints as sizes, then with loop bounds
+                     # only
+                     frozenset(n for n in names if not n.endswith(
+                         SIZE_SUFFIX)),
+                     frozenset(n for _, n in ints)]
+            tries = list(dict.fromkeys(t for t in tries if t))
             for names in tries:
                 try:
                     translate(self.fn, args, device=self.device,
@@ -266,7 +283,7 @@ class Program:
                 break
             learnt[base] = symbolic
         fixed = tuple(int(args[k]) for k, n in ints if n not in symbolic) + \
-            tuple(args[k].shape for k, n in arrays if n not in symbolic)
+            tuple(_extents(args[k]) for k, n in arrays if n not in symbolic)
         return base + fixed, symbolic, base
 
     def precompile(self, *args):
@@ -485,9 +502,10 @@ class Program:
 
 _DEVICES = ("cpu", "gpu", "gpu-emulator")
 
-# Whether array extents are size symbols (frontend/symbolic_sizes.py);
-# $SDFG_SYMBOLIC_SHAPES=0 when the module is imported compiles every shape
-# (what benchmarks/symbolic_sizes.py compares with).
+# Whether array extents and size ints may be symbols
+# (frontend/symbolic_sizes.py); $SDFG_SYMBOLIC_SHAPES=0 when the module is
+# imported compiles every shape in, whatever `dynamic` says (for comparing
+# and for telling whether a problem comes from the symbols).
 _SYMBOLIC_SHAPES = os.environ.get("SDFG_SYMBOLIC_SHAPES", "1")[:1] != "0"
 
 
@@ -668,14 +686,26 @@ class _Entry:
         return pytrees.result(meta, results)
 
 
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and \
+        not isinstance(v, (bool, np.bool_))
+
+
+def _extents(v):
+    """An array's shape, an int as a 1-d one (shape_pattern's input)."""
+    return v.shape if type(v) is np.ndarray else (int(v),)
+
+
 def _output_shape(shape, params, args):
     """An output's shape for this call: extents that are size formulas
     (frontend/symbolic_sizes.py: a constant plus multiples of argument
     extents) computed from the arguments' shapes."""
-    shapes = {p[1]: np.shape(a) for p, a in zip(params, args)}
+    shapes = {p[1]: (a,) if p[0] == "index" else np.shape(a)
+              for p, a in zip(params, args)}
     return tuple(
         e if type(e) is not dict else
-        e["const"] + sum(c * shapes[n][axis] for n, axis, c in e["terms"])
+        e["const"] + sum(c * int(shapes[n][axis or 0])
+                         for n, axis, c in e["terms"])
         for e in shape)
 
 

@@ -279,3 +279,53 @@ def test_gradients_under_a_memory_limit_compile_sizes_in():
             g(u, 0.1), fd_gradient(heat_loss, [u, 0.1], 0), rtol=1e-6,
             atol=1e-8)
     assert native.compile_count - before == 2
+
+
+def table(x, n, c):
+    y = np.zeros((n, x.shape[0]))
+    for i in range(n):
+        y[i] = x * (i + c)
+    z = np.ones(n) * 2.0
+    return y, z[n - 1] + np.sum(y[:, -1])
+
+
+def test_ints_used_as_shapes_are_size_symbols():
+    """An int that sizes arrays (np.zeros((n, m))) and indexes them
+    (z[n - 1]) is a size symbol, an `index` parameter, with the arrays'
+    extents in one pattern: a sweep over n and the array's length
+    compiles once."""
+    text = translate(table, (np.ones(12), 10, 1.0),
+                     symbolic=frozenset({"x", "n:size"})).text
+    assert "%n: index" in text and "sdfg.alloc(%n, %x_d0" in text
+    prog = sdfg.program(table, dynamic=True)
+    before = native.compile_count
+    for n, m in ((10, 12), (20, 9), (15, 40), (9, 9)):
+        x = rng(m).random(m)
+        got, want = prog(x, n, 3.0), table(x, n, 3.0)
+        assert got[0].shape == (n, m)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
+    # (9, 9): n equals the length, another pattern.
+    assert native.compile_count - before == 2
+    # Below 8, or named in static_argnames, an int is compiled in.
+    prog = sdfg.program(table, dynamic=True, static_argnames=("n",))
+    before = native.compile_count
+    for n in (10, 11):
+        x = rng(n).random(12)
+        np.testing.assert_array_equal(prog(x, n, 1.0)[0], table(x, n, 1.0)[0])
+    assert native.compile_count - before == 2
+
+
+def test_an_int_the_symbols_cannot_serve_is_compiled_in():
+    """np.arange(n // 2) needs n when compiling: the translation with n as
+    a symbol fails and n is compiled in (per value), x's extent still a
+    symbol."""
+    def repeat(x, n):
+        return np.sum(np.arange(n // 2) * 1.0) + x * 2.0
+
+    prog = sdfg.program(repeat, dynamic=True)
+    before = native.compile_count
+    for n, m in ((8, 10), (9, 10), (9, 20)):
+        x = rng(n).random(m)
+        np.testing.assert_allclose(prog(x, n), repeat(x, n), rtol=1e-15)
+    assert native.compile_count - before == 2

@@ -28,6 +28,9 @@ from ..semantics.values import Container, Idx, as_idx
 
 # Extents below this are compiled in; each symbol is at least this.
 MIN_SYMBOLIC_EXTENT = 8
+# An int parameter `n` taken as a size symbol is `n` + this in the
+# translation's `symbolic` set (a loop-bound int is `n` alone).
+SIZE_SUFFIX = ":size"
 # The largest extent a symbol stands for (an int32's, as index
 # arguments): the bound that proves subscripts inside an array.
 MAX_SYMBOLIC_EXTENT = (1 << 31) - 1
@@ -101,6 +104,19 @@ class SymbolicSizes:
         for sym, axis in reads:
             self.em.alloc(ir.dim(sym, ssa, axis, c.mlir_type))
         return c
+
+    def symbolic_int(self, name, value):
+        """The value of int parameter `name` taken as a size symbol: the
+        symbol of its value (an array's extent equal to it in this call, or
+        its own `index` parameter, the `ssa` the caller declares)."""
+        sym = self._symbol_of_value.get(int(value))
+        ssa = f"%{name}"
+        if sym is None:
+            sym = ssa
+            self._symbol_of_value[int(value)] = sym
+            self.size_symbols[sym] = (name, None)
+            self.iter_bounds[sym] = (MIN_SYMBOLIC_EXTENT, MAX_SYMBOLIC_EXTENT)
+        return Idx.of(sym)
 
     def is_size_expression(self, idx):
         idx = as_idx(idx)

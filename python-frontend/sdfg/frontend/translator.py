@@ -38,7 +38,7 @@ from .retries import Widen
 from .statements import Statements
 from .states import States
 from .storage import Storage
-from .symbolic_sizes import SymbolicSizes
+from .symbolic_sizes import SIZE_SUFFIX, SymbolicSizes
 
 
 class Signature:
@@ -427,6 +427,15 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
             # (`kind=None`), compiled in like an int.
             self.sig.params.append(("const", name, None, value))
             return value
+        if isinstance(value, (int, np.integer)) and \
+                name + SIZE_SUFFIX in self.symbolic:
+            # A size (np.zeros(n), an extent it equals): a size symbol,
+            # its own index parameter (symbolic_sizes.py).
+            param = _IndexParam(f"%{name}", name)
+            self.em.reserved.add(param.ssa)
+            self.param_containers.append(param)
+            self.sig.params.append(("index", name, None, None))
+            return self.symbolic_int(name, value)
         if isinstance(value, (int, np.integer)) and name in self.symbolic:
             # A loop bound only the call knows (symbols.py): an index
             # parameter, bounded as an int32 is for the checks of the
