@@ -625,8 +625,8 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
             arrays[name] = np.array(a, dtype=dtype)
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         if kind == "array":
-            if any(type(e) is dict for e in shape):
-                shape = _output_shape(shape, meta["params"], args)
+            if self.symbolic_outputs:
+                shape = _output_shape(self.output_shapes[k], args)
             arrays[f"__return{k}"] = scratch(("return", k), shape, dtype)
     target = arrays[out]
     if scratch_seed:

@@ -296,18 +296,38 @@ class NativeFunction:
             (np.dtype(a["dtype"]), tuple(a["shape"]))
             if a["kind"] == "array" and all(s >= 0 for s in a["shape"])
             else None for a in self.args]
+        # For an array of dynamic shape: its dtype, rank and the axes the
+        # call passes the extents of (the others must match).
+        self._dynamic = [
+            (np.dtype(a["dtype"]), len(a["shape"]),
+             tuple(d for d, s in enumerate(a["shape"]) if s < 0),
+             tuple((d, s) for d, s in enumerate(a["shape"]) if s >= 0))
+            if a["kind"] == "array" and any(s < 0 for s in a["shape"])
+            else None for a in self.args]
 
     def __call__(self, *args):
         if len(args) != len(self.args):
             raise TypeError(f"{self.name}() takes {len(self.args)} arguments, "
                             f"got {len(args)}")
         cargs = []
-        for value, a, static in zip(args, self.args, self._static):
+        for value, a, static, dynamic in zip(args, self.args, self._static,
+                                             self._dynamic):
             if static is not None and type(value) is np.ndarray and \
                     value.dtype == static[0] and value.shape == static[1] \
                     and value.flags.c_contiguous:
                 # The common case: an array of the compiled shape.
                 cargs.append(value.ctypes.data)
+                continue
+            if dynamic is not None and type(value) is np.ndarray and \
+                    value.dtype == dynamic[0] and \
+                    value.ndim == dynamic[1] and \
+                    value.flags.c_contiguous and \
+                    all(value.shape[d] == n for d, n in dynamic[3]):
+                # An array of a program with size symbols: its pointer
+                # and the extents the program reads.
+                shape = value.shape
+                cargs.append(value.ctypes.data)
+                cargs.extend(shape[d] for d in dynamic[2])
                 continue
             name = a["name"]
             if a["kind"] == "array":

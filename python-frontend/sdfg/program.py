@@ -102,6 +102,8 @@ class Program:
         self.dynamic = dynamic
         # Per key with extents left out: the shapes of its first call.
         self._first_shapes = {}
+        # Per signature of a call's arguments: Program._pattern's result.
+        self._patterns = {}
         self._compiled = {}
         # What the function reads from outside (cache_key.global_refs, found
         # again when one of the functions, modules or tuples reached there
@@ -215,20 +217,39 @@ class Program:
                     arrays.append((k, n + SIZE_SUFFIX))
         return ints, arrays
 
-    def _base_key(self, args, ints=True):
-        """(the key of a call with its candidate symbols left out, the
-        candidates): ints by nothing, arrays by their dtype and extent
-        pattern (symbols.shape_pattern)."""
+    def _pattern(self, args, ints=True):
+        """(per argument its key with the candidate symbols left out, the
+        candidate ints, the candidate arrays and size ints, their names,
+        their values): what _base_key needs, found once per signature
+        (arg_key) of the arguments; every call of a program with symbols
+        looks it up."""
+        memo = (tuple(cache_key.arg_key(a) for a in args), ints)
+        found = self._patterns.get(memo)
+        if found is not None:
+            return found
         ints, arrays = self._symbolic_candidates(args, ints)
-        keys = [cache_key.arg_key(a) for a in args]
+        keys = list(memo[0])
         for k, _ in ints:
             keys[k] = ("int", "symbol")
         pattern = shape_pattern([_extents(args[k]) for k, _ in arrays])
         for (k, _), p in zip(arrays, pattern):
             keys[k] = ("array", args[k].dtype.str, p) if \
                 type(args[k]) is np.ndarray else ("int", "size", p)
-        base = self._key(args, keys) + (
-            ("symbols",) + tuple(n for _, n in ints + arrays),)
+        values = {n: int(args[k]) for k, n in ints}
+        values.update((n, _extents(args[k])) for k, n in arrays)
+        found = (tuple(keys), ints, arrays,
+                 tuple(n for _, n in ints + arrays), values)
+        if len(self._patterns) >= 4096:  # a long sweep: start again
+            self._patterns.clear()
+        self._patterns[memo] = found
+        return found
+
+    def _base_key(self, args, ints=True):
+        """(the key of a call with its candidate symbols left out, the
+        candidates): ints by nothing, arrays and size ints by their dtype
+        and extent pattern (symbols.shape_pattern)."""
+        keys, ints, arrays, names, _ = self._pattern(args, ints)
+        base = self._key(args, keys) + (("symbols",) + names,)
         return base, ints, arrays
 
     def _symbolic_key(self, args):
@@ -246,9 +267,10 @@ class Program:
         symbols) and `first` (base -> the first shapes)."""
         learnt = self._symbols if learnt is None else learnt
         first = self._first_shapes if first is None else first
+        values = self._pattern(args, ints)[4]
         base, ints, arrays = self._base_key(args, ints)
         if arrays and self.dynamic is None:
-            shapes = tuple(_extents(args[k]) for k, _ in arrays)
+            shapes = tuple(values[n] for _, n in arrays)
             if first.setdefault(base, shapes) == shapes:
                 # The first shapes (and any call with them later) compile
                 # in: a program called with one shape runs at the
@@ -282,8 +304,8 @@ class Program:
                 symbolic = names
                 break
             learnt[base] = symbolic
-        fixed = tuple(int(args[k]) for k, n in ints if n not in symbolic) + \
-            tuple(_extents(args[k]) for k, n in arrays if n not in symbolic)
+        fixed = tuple(values[n] for _, n in ints + arrays
+                      if n not in symbolic)
         return base + fixed, symbolic, base
 
     def precompile(self, *args):
@@ -580,6 +602,19 @@ class _Entry:
         # Per calling thread: the arrays a gradient call needs but does not
         # return, kept for the next call (_call_gradient).
         self._scratch = threading.local()
+        # Per output: its shape, with the extents that are size formulas
+        # (symbolic_sizes.py) as (constant, ((parameter position, axis or
+        # None, coefficient), ...)), read once (calls evaluate them).
+        position = {p[1]: k for k, p in enumerate(meta["params"])}
+        self.output_shapes = [
+            None if kind != "array" else tuple(
+                e if type(e) is not dict else
+                (e["const"], tuple((position[n], axis, c)
+                                   for n, axis, c in e["terms"]))
+                for e in shape)
+            for kind, _, shape in meta["outputs"]]
+        self.symbolic_outputs = any(
+            type(e) is tuple for s in self.output_shapes if s for e in s)
 
     def with_globals(self, args):
         """`args` followed by the global arrays the program reads, as
@@ -658,10 +693,11 @@ class _Entry:
             elif kind == "index":
                 cargs.append(int(value))  # a loop bound (symbols.py)
         outputs = []
-        for kind, dtype, shape in meta["outputs"]:
+        for (kind, dtype, shape), sized in zip(meta["outputs"],
+                                               self.output_shapes):
             if kind == "array":
-                if any(type(e) is dict for e in shape):
-                    shape = _output_shape(shape, meta["params"], args)
+                if self.symbolic_outputs:
+                    shape = _output_shape(sized, args)
                 out = self.module.empty(shape, dtype)
                 cargs.append(out)
                 outputs.append(out)
@@ -696,16 +732,15 @@ def _extents(v):
     return v.shape if type(v) is np.ndarray else (int(v),)
 
 
-def _output_shape(shape, params, args):
-    """An output's shape for this call: extents that are size formulas
-    (frontend/symbolic_sizes.py: a constant plus multiples of argument
-    extents) computed from the arguments' shapes."""
-    shapes = {p[1]: (a,) if p[0] == "index" else np.shape(a)
-              for p, a in zip(params, args)}
+def _output_shape(shape, args):
+    """An output's shape for this call (_Entry.output_shapes' form):
+    extents that are size formulas (a constant plus multiples of argument
+    extents and size ints: frontend/symbolic_sizes.py) computed from the
+    arguments."""
     return tuple(
-        e if type(e) is not dict else
-        e["const"] + sum(c * int(shapes[n][axis or 0])
-                         for n, axis, c in e["terms"])
+        e if type(e) is int else
+        e[0] + sum(c * (int(args[k]) if axis is None else args[k].shape[axis])
+                   for k, axis, c in e[1])
         for e in shape)
 
 
