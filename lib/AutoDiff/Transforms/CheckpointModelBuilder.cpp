@@ -14,6 +14,8 @@
 #include "sdfg/Dialect/SDFG/Analysis/Factorisation.h"
 #include "sdfg/Dialect/SDFG/IR/IndexUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -66,8 +68,112 @@ int64_t staticBytes(Value v) {
   return checkedByteSize(cast<MemRefType>(v.getType())).value_or(0);
 }
 
-/// Bytes of a transient; dynamic sizes from index arguments named in
-/// `sizes=`.
+/// The value of index `v` for the sizes given: an index argument named
+/// in `symbols`, an extent of an argument (`NAME.AXIS` in `symbols`, or
+/// static), or index arithmetic on those in a tasklet of the program's
+/// body (a tape's trip count, a slice's length). Sets `missing` to the
+/// name of a size not given.
+static std::optional<int64_t> sizeValue(SDFGOp op, Value v,
+                                        const llvm::StringMap<int64_t> &symbols,
+                                        std::string &missing) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner()->getParentOp() != op)
+      return std::nullopt;
+    std::string name = op.getArgName(arg.getArgNumber());
+    if (auto it = symbols.find(name); it != symbols.end())
+      return it->second;
+    missing = name;
+    return std::nullopt;
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getParentOp() != op)
+    return std::nullopt;
+  if (auto dim = dyn_cast<DimOp>(def)) {
+    auto type = cast<MemRefType>(dim.getContainer().getType());
+    int64_t axis = dim.getAxis();
+    if (axis < 0 || axis >= type.getRank())
+      return std::nullopt;
+    if (!type.isDynamicDim(axis))
+      return type.getDimSize(axis);
+    auto arg = dyn_cast<BlockArgument>(dim.getContainer());
+    if (!arg || arg.getOwner()->getParentOp() != op)
+      return std::nullopt;
+    std::string name =
+        (op.getArgName(arg.getArgNumber()) + "." + Twine(axis)).str();
+    if (auto it = symbols.find(name); it != symbols.end())
+      return it->second;
+    missing = name;
+    return std::nullopt;
+  }
+  auto tasklet = dyn_cast<TaskletOp>(def);
+  if (!tasklet)
+    return std::nullopt;
+  Block &body = tasklet.getBody().front();
+  llvm::DenseMap<Value, int64_t> env;
+  for (auto [arg, in] : llvm::zip(body.getArguments(), tasklet.getInputs())) {
+    std::optional<int64_t> x = sizeValue(op, in, symbols, missing);
+    if (!x)
+      return std::nullopt;
+    env[arg] = *x;
+  }
+  for (Operation &inner : body) {
+    if (auto yield = dyn_cast<YieldOp>(inner)) {
+      Value out = yield.getOperand(cast<OpResult>(v).getResultNumber());
+      auto it = env.find(out);
+      if (it == env.end())
+        return std::nullopt;
+      return it->second;
+    }
+    if (auto c = dyn_cast<arith::ConstantOp>(inner)) {
+      auto attr = dyn_cast<IntegerAttr>(c.getValue());
+      if (!attr)
+        return std::nullopt;
+      env[c.getResult()] = attr.getValue().getSExtValue();
+      continue;
+    }
+    if (auto cast = dyn_cast<arith::IndexCastOp>(inner)) {
+      auto it = env.find(cast.getIn());
+      if (it == env.end())
+        return std::nullopt;
+      env[cast.getResult()] = it->second;
+      continue;
+    }
+    if (inner.getNumOperands() != 2 || inner.getNumResults() != 1)
+      return std::nullopt;
+    auto a = env.find(inner.getOperand(0)), b = env.find(inner.getOperand(1));
+    if (a == env.end() || b == env.end())
+      return std::nullopt;
+    int64_t x = a->second, y = b->second, r = 0;
+    bool overflow = false;
+    if (isa<arith::AddIOp>(inner))
+      overflow = llvm::AddOverflow(x, y, r);
+    else if (isa<arith::SubIOp>(inner))
+      overflow = llvm::SubOverflow(x, y, r);
+    else if (isa<arith::MulIOp>(inner))
+      overflow = llvm::MulOverflow(x, y, r);
+    else if (isa<arith::MaxSIOp>(inner))
+      r = std::max(x, y);
+    else if (isa<arith::MinSIOp>(inner))
+      r = std::min(x, y);
+    else if (isa<arith::CeilDivSIOp, arith::FloorDivSIOp, arith::DivSIOp>(
+                 inner)) {
+      if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
+        return std::nullopt;
+      r = isa<arith::CeilDivSIOp>(inner)    ? llvm::divideCeilSigned(x, y)
+          : isa<arith::FloorDivSIOp>(inner) ? llvm::divideFloorSigned(x, y)
+                                            : x / y;
+    } else {
+      return std::nullopt;
+    }
+    if (overflow)
+      return std::nullopt;
+    env[inner.getResult(0)] = r;
+  }
+  return std::nullopt;
+}
+
+/// Bytes of a transient; dynamic sizes from the index arguments and
+/// argument extents named in `sizes=` (sizeValue).
 FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
                                   const llvm::StringMap<int64_t> &symbols) {
   auto alloc = v.getDefiningOp<AllocOp>();
@@ -90,19 +196,23 @@ FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
       continue;
     }
     Value size = alloc.getDynamicSizes()[dyn++];
-    auto arg = dyn_cast<BlockArgument>(size);
-    std::string name = arg && arg.getOwner()->getParentOp() == op
-                           ? op.getArgName(arg.getArgNumber())
-                           : std::string();
-    auto it = symbols.find(name);
-    if (name.empty() || it == symbols.end())
+    std::string missing;
+    std::optional<int64_t> n = sizeValue(op, size, symbols, missing);
+    if (!n)
       return alloc.emitOpError()
              << "sdfg-checkpoint needs the size of this container: give its "
                 "dynamic size "
-             << (name.empty() ? std::string("(an index argument)")
-                              : "'" + name + "'")
+             << (missing.empty()
+                     ? std::string("(an index argument, or an argument's "
+                                   "extent NAME.AXIS)")
+                     : "'" + missing + "'")
              << " a value with sizes=NAME=VALUE";
-    if (failed(scaled(it->second)))
+    if (*n < 0)
+      return alloc.emitOpError()
+             << "sdfg-checkpoint: the sizes given make this container's "
+                "size negative ("
+             << *n << ")";
+    if (failed(scaled(*n)))
       return failure();
   }
   return bytes;

@@ -221,7 +221,10 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     `strategy=store-all` keeps the autodiff result; `strategy=recompute-all`
     recomputes every candidate it can; `recompute=A,B` chooses by name.
     With `mem` the chosen plan is checked against the limit. `sizes=N=100`
-    gives values to index arguments that size dynamic containers. With
+    gives values to index arguments that size dynamic containers, and
+    `sizes=x.0=1000` to the extent of argument `x` along axis 0 (its
+    `sdfg.dim`); sizes computed from those in the program's body (a
+    tape's trip count `N - 2`) follow. With
     `report=true` a remark lists every forwarded container (size, cost,
     decision), every top-level loop (trip count, segments, snapshots,
     iterations run again, or why it cannot be checkpointed) and the
@@ -237,8 +240,8 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     ListOption<"recompute", "recompute", "std::string",
                "Forwarded transients to recompute (overrides strategy)">,
     ListOption<"sizes", "sizes", "std::string",
-               "NAME=VALUE values of index arguments that size dynamic "
-               "containers">,
+               "NAME=VALUE values of index arguments, and NAME.AXIS=VALUE "
+               "extents of arguments, that size dynamic containers">,
     ListOption<"checkpoints", "checkpoints", "std::string",
                "LOOP=SNAPSHOTS: checkpoint a loop (its iterator name, "
                "loop<k> or while<k>) with that many snapshots (LOOP=S1:S2: "
