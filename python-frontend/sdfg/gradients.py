@@ -15,6 +15,7 @@ from . import program as _program_module
 from .arguments import normalise as _normalise
 from .call_checks import check_after_call as _check_after_call
 from .errors import FrontendError
+from .frontend.symbolic_sizes import MIN_SYMBOLIC_EXTENT
 from .plan_report import format_plan
 from .program import Program, _Entry, _contiguous, _output_shape, program
 
@@ -276,12 +277,40 @@ class Gradient:
                                 "can be differentiated")
         return out
 
-    def _autodiff(self, out, wrt):
-        """What _build needs to know to build this gradient program."""
+    def _autodiff(self, out, wrt, sizes=()):
+        """What _build needs to know to build this gradient program
+        (`sizes`: sdfg-checkpoint's bounds of the size symbols, where a
+        plan is made for a bucket of sizes)."""
+        plan = self._plan
+        if plan is not None and sizes:
+            plan = plan + (tuple(sizes),)
         # In a fixed order: the program is the same for any order of wrt
         # (its gradients are found by name).
-        return (out, tuple(sorted(wrt)), self._plan, not self.with_seed,
+        return (out, tuple(sorted(wrt)), plan, not self.with_seed,
                 self.with_value, self._capacity)
+
+    def _size_bucket(self, args, symbolic):
+        """For a plan under a memory limit with array extents as symbols:
+        (sdfg-checkpoint's sizes= entries bounding each symbolic extent of
+        the arguments, their gradients and forward copies by the next
+        power of two, that bucket). The plan then holds for every call
+        whose extents are within the bucket (memory grows with the
+        sizes), which keys the program: one compile per bucket."""
+        if self._plan is None or not symbolic:
+            return (), ()
+        names = list(inspect.signature(self.program.fn).parameters)
+        entries, bucket = [], []
+        for name, a in zip(names, args):
+            if name not in symbolic or type(a) is not np.ndarray:
+                continue
+            for axis, n in enumerate(a.shape):
+                if n < MIN_SYMBOLIC_EXTENT:
+                    continue
+                top = 1 << (int(n) - 1).bit_length()
+                bucket.append(top)
+                entries += [f"{p}{name}.{axis}=..{top}"
+                            for p in ("", "d_", "fwd_")]
+        return tuple(entries), tuple(bucket)
 
     @property
     def last_value(self):
@@ -302,7 +331,9 @@ class Gradient:
         out = self._output_for(args, wrt)
         key, symbolic, _ = self.program._keys(
             args, ints=False, learnt=self._symbols, first=self._first)
-        return self.program._build(args, key, self._autodiff(out, wrt),
+        sizes, bucket = self._size_bucket(args, symbolic)
+        key += (("bucket",) + bucket,) if bucket else ()
+        return self.program._build(args, key, self._autodiff(out, wrt, sizes),
                                    symbolic=symbolic)[0]
 
     def __call__(self, *args, seed=None, **kwargs):
@@ -333,6 +364,8 @@ class Gradient:
         # writes are copied in _call_gradient.
         key, symbolic, base = self.program._keys(
             args, ints=False, learnt=self._symbols, first=self._first)
+        sizes, bucket = self._size_bucket(args, symbolic)
+        key += (("bucket",) + bucket,) if bucket else ()
         cached = self._checked.get(key)
         if cached is not None:
             entry, out, named, wrt = cached
@@ -345,7 +378,7 @@ class Gradient:
             try:
                 try:
                     entry = self.program._load_or_build(
-                        args, key, self._autodiff(out, wrt),
+                        args, key, self._autodiff(out, wrt, sizes),
                         symbolic=symbolic)
                 except (native.ToolError, FrontendError):
                     if not symbolic:

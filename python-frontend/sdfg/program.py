@@ -531,7 +531,7 @@ _DEVICES = ("cpu", "gpu", "gpu-emulator")
 _SYMBOLIC_SHAPES = os.environ.get("SDFG_SYMBOLIC_SHAPES", "1")[:1] != "0"
 
 
-def _checkpoint_option(mem, strategy, recompute, checkpoints=()):
+def _checkpoint_option(mem, strategy, recompute, checkpoints=(), sizes=()):
     parts = [f"strategy={strategy}"]
     if mem is not None:
         parts.append(f"mem={float(mem)!r}MiB")
@@ -540,6 +540,8 @@ def _checkpoint_option(mem, strategy, recompute, checkpoints=()):
     if checkpoints:
         parts.append("checkpoints=" + ",".join(f"{k}={v}"
                                                for k, v in checkpoints))
+    if sizes:
+        parts.append("sizes=" + ",".join(sizes))
     return "--sdfg-checkpoint=" + " ".join(parts)
 
 

@@ -267,18 +267,27 @@ def test_gradients_over_sizes_compile_once():
     assert native.compile_count - before == 2
 
 
-def test_gradients_under_a_memory_limit_compile_sizes_in():
-    """The checkpoint model needs the sizes: a gradient with mem= is
-    compiled per shape, and still right."""
+def test_gradients_under_a_memory_limit_plan_per_size_bucket():
+    """The checkpoint model needs sizes: a gradient with mem= is planned
+    for every size up to the next power of two of each extent
+    (sdfg-checkpoint sizes=u.0=..16), so sizes 9 to 16 share one program,
+    17 compiles the next bucket's; the plan's peak is the bucket's
+    largest."""
     g = sdfg.grad(sdfg.program(heat_loss, dynamic=True), argnums=0,
-                  mem=1e6)
+                  mem=1.0)
     before = native.compile_count
-    for n in (9, 16):
+    peaks = []
+    for n in (9, 16, 12, 17):
         u = rng(n).random(n)
         np.testing.assert_allclose(
             g(u, 0.1), fd_gradient(heat_loss, [u, 0.1], 0), rtol=1e-6,
             atol=1e-8)
+        peaks.append(g.checkpoint["peak_bytes"])
     assert native.compile_count - before == 2
+    # What is stored grows as (bucket - 2) doubles (tapes of the 4
+    # iterations and the result's copy): the same for 9, 16 and 12.
+    assert peaks[0] == peaks[1] == peaks[2] == 5 * 14 * 8
+    assert peaks[3] == 5 * 30 * 8
 
 
 def table(x, n, c):

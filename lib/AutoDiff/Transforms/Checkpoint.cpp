@@ -228,16 +228,25 @@ void CheckpointPass::runOnOperation() {
               "(mem=<MiB>)");
     return signalPassFailure();
   }
+  // NAME=VALUE, or NAME=..MAX for any size up to MAX (a plan for every
+  // call whose size is within: the frontend's size buckets), stored as
+  // NAME and NAME#max (CheckpointModelBuilder's givenSize).
   llvm::StringMap<int64_t> symbols;
   for (const std::string &entry : sizes) {
     auto [name, value] = StringRef(entry).split('=');
+    bool atMost = value.consume_front("..");
     int64_t v;
-    if (name.empty() || value.getAsInteger(10, v) || v < 0) {
+    if (name.trim().empty() || name.contains('#') ||
+        value.getAsInteger(10, v) || v < 0) {
       emitError(module.getLoc(), "sdfg-checkpoint: cannot read sizes entry '")
-          << entry << "' (expected NAME=VALUE with a non-negative integer)";
+          << entry
+          << "' (expected NAME=VALUE or NAME=..MAX with a non-negative "
+             "integer)";
       return signalPassFailure();
     }
     symbols[name.trim()] = v;
+    if (atMost)
+      symbols[(name.trim() + "#max").str()] = 1;
   }
   SmallVector<SDFGOp> grads;
   for (SDFGOp op : module.getOps<SDFGOp>())

@@ -68,20 +68,39 @@ int64_t staticBytes(Value v) {
   return checkedByteSize(cast<MemRefType>(v.getType())).value_or(0);
 }
 
-/// The value of index `v` for the sizes given: an index argument named
-/// in `symbols`, an extent of an argument (`NAME.AXIS` in `symbols`, or
-/// static), or index arithmetic on those in a tasklet of the program's
-/// body (a tape's trip count, a slice's length). Sets `missing` to the
-/// name of a size not given.
-static std::optional<int64_t> sizeValue(SDFGOp op, Value v,
-                                        const llvm::StringMap<int64_t> &symbols,
-                                        std::string &missing) {
+namespace {
+/// The values an index may take for the sizes given: [lo, hi].
+struct SizeRange {
+  int64_t lo, hi;
+};
+} // namespace
+
+/// What `symbols` says of size `name`: its value, or with `sizes=NAME=..MAX`
+/// (stored as NAME#max) any value from 0 to MAX.
+static std::optional<SizeRange>
+givenSize(StringRef name, const llvm::StringMap<int64_t> &symbols) {
+  auto it = symbols.find(name);
+  if (it == symbols.end())
+    return std::nullopt;
+  if (symbols.count((name + "#max").str()))
+    return SizeRange{0, it->second};
+  return SizeRange{it->second, it->second};
+}
+
+/// The values index `v` may take for the sizes given: an index argument
+/// named in `symbols`, an extent of an argument (`NAME.AXIS` in
+/// `symbols`, or static), or index arithmetic on those in a tasklet of the
+/// program's body (a tape's trip count, a slice's length), by interval
+/// arithmetic. Sets `missing` to the name of a size not given.
+static std::optional<SizeRange>
+sizeRange(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
+          std::string &missing) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     if (arg.getOwner()->getParentOp() != op)
       return std::nullopt;
     std::string name = op.getArgName(arg.getArgNumber());
-    if (auto it = symbols.find(name); it != symbols.end())
-      return it->second;
+    if (std::optional<SizeRange> r = givenSize(name, symbols))
+      return r;
     missing = name;
     return std::nullopt;
   }
@@ -94,14 +113,14 @@ static std::optional<int64_t> sizeValue(SDFGOp op, Value v,
     if (axis < 0 || axis >= type.getRank())
       return std::nullopt;
     if (!type.isDynamicDim(axis))
-      return type.getDimSize(axis);
+      return SizeRange{type.getDimSize(axis), type.getDimSize(axis)};
     auto arg = dyn_cast<BlockArgument>(dim.getContainer());
     if (!arg || arg.getOwner()->getParentOp() != op)
       return std::nullopt;
     std::string name =
         (op.getArgName(arg.getArgNumber()) + "." + Twine(axis)).str();
-    if (auto it = symbols.find(name); it != symbols.end())
-      return it->second;
+    if (std::optional<SizeRange> r = givenSize(name, symbols))
+      return r;
     missing = name;
     return std::nullopt;
   }
@@ -109,9 +128,9 @@ static std::optional<int64_t> sizeValue(SDFGOp op, Value v,
   if (!tasklet)
     return std::nullopt;
   Block &body = tasklet.getBody().front();
-  llvm::DenseMap<Value, int64_t> env;
+  llvm::DenseMap<Value, SizeRange> env;
   for (auto [arg, in] : llvm::zip(body.getArguments(), tasklet.getInputs())) {
-    std::optional<int64_t> x = sizeValue(op, in, symbols, missing);
+    std::optional<SizeRange> x = sizeRange(op, in, symbols, missing);
     if (!x)
       return std::nullopt;
     env[arg] = *x;
@@ -126,9 +145,10 @@ static std::optional<int64_t> sizeValue(SDFGOp op, Value v,
     }
     if (auto c = dyn_cast<arith::ConstantOp>(inner)) {
       auto attr = dyn_cast<IntegerAttr>(c.getValue());
-      if (!attr)
+      if (!attr || attr.getValue().getSignificantBits() > 64)
         return std::nullopt;
-      env[c.getResult()] = attr.getValue().getSExtValue();
+      int64_t k = attr.getValue().getSExtValue();
+      env[c.getResult()] = {k, k};
       continue;
     }
     if (auto cast = dyn_cast<arith::IndexCastOp>(inner)) {
@@ -143,25 +163,37 @@ static std::optional<int64_t> sizeValue(SDFGOp op, Value v,
     auto a = env.find(inner.getOperand(0)), b = env.find(inner.getOperand(1));
     if (a == env.end() || b == env.end())
       return std::nullopt;
-    int64_t x = a->second, y = b->second, r = 0;
+    SizeRange x = a->second, y = b->second, r{0, 0};
     bool overflow = false;
-    if (isa<arith::AddIOp>(inner))
-      overflow = llvm::AddOverflow(x, y, r);
-    else if (isa<arith::SubIOp>(inner))
-      overflow = llvm::SubOverflow(x, y, r);
-    else if (isa<arith::MulIOp>(inner))
-      overflow = llvm::MulOverflow(x, y, r);
-    else if (isa<arith::MaxSIOp>(inner))
-      r = std::max(x, y);
-    else if (isa<arith::MinSIOp>(inner))
-      r = std::min(x, y);
-    else if (isa<arith::CeilDivSIOp, arith::FloorDivSIOp, arith::DivSIOp>(
-                 inner)) {
-      if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
+    if (isa<arith::AddIOp>(inner)) {
+      overflow = llvm::AddOverflow(x.lo, y.lo, r.lo) |
+                 llvm::AddOverflow(x.hi, y.hi, r.hi);
+    } else if (isa<arith::SubIOp>(inner)) {
+      overflow = llvm::SubOverflow(x.lo, y.hi, r.lo) |
+                 llvm::SubOverflow(x.hi, y.lo, r.hi);
+    } else if (isa<arith::MulIOp>(inner)) {
+      int64_t p[4];
+      overflow = llvm::MulOverflow(x.lo, y.lo, p[0]) |
+                 llvm::MulOverflow(x.lo, y.hi, p[1]) |
+                 llvm::MulOverflow(x.hi, y.lo, p[2]) |
+                 llvm::MulOverflow(x.hi, y.hi, p[3]);
+      r = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+    } else if (isa<arith::MaxSIOp>(inner)) {
+      r = {std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
+    } else if (isa<arith::MinSIOp>(inner)) {
+      r = {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+    } else if (isa<arith::CeilDivSIOp, arith::FloorDivSIOp, arith::DivSIOp>(
+                   inner)) {
+      // By a positive constant (a step, a block size): monotone.
+      if (y.lo != y.hi || y.lo <= 0)
         return std::nullopt;
-      r = isa<arith::CeilDivSIOp>(inner)    ? llvm::divideCeilSigned(x, y)
-          : isa<arith::FloorDivSIOp>(inner) ? llvm::divideFloorSigned(x, y)
-                                            : x / y;
+      auto div = [&](int64_t n) {
+        return isa<arith::CeilDivSIOp>(inner) ? llvm::divideCeilSigned(n, y.lo)
+               : isa<arith::FloorDivSIOp>(inner)
+                   ? llvm::divideFloorSigned(n, y.lo)
+                   : n / y.lo;
+      };
+      r = {div(x.lo), div(x.hi)};
     } else {
       return std::nullopt;
     }
@@ -197,7 +229,12 @@ FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
     }
     Value size = alloc.getDynamicSizes()[dyn++];
     std::string missing;
-    std::optional<int64_t> n = sizeValue(op, size, symbols, missing);
+    std::optional<SizeRange> range = sizeRange(op, size, symbols, missing);
+    // The largest size the values given allow: a bound for every call
+    // whose sizes are within them.
+    std::optional<int64_t> n;
+    if (range)
+      n = range->hi;
     if (!n)
       return alloc.emitOpError()
              << "sdfg-checkpoint needs the size of this container: give its "

@@ -17,7 +17,7 @@
 // STRATEGY: error: sdfg-checkpoint: unknown strategy 'fast' (expected ilp, store-all or recompute-all)
 // MEM: error: sdfg-checkpoint: cannot read mem='{{.*}}' (expected a number of MiB, or a number with B, KiB, MiB or GiB)
 // NOLIMIT: error: sdfg-checkpoint: strategy=ilp needs a memory limit (mem=<MiB>)
-// SIZES: error: sdfg-checkpoint: cannot read sizes entry 'N' (expected NAME=VALUE with a non-negative integer)
+// SIZES: error: sdfg-checkpoint: cannot read sizes entry 'N' (expected NAME=VALUE or NAME=..MAX with a non-negative integer)
 // NOGRAD: error: sdfg-checkpoint: no gradient program in the module; run --sdfg-autodiff first
 // UNKNOWN: errors.mlir:[[# @LINE + 8]]:1: error: cannot recompute 'nope': it is not a transient the backward program reads (those are: acc, sq)
 // PARTIAL: error: cannot recompute 'acc': a writer updates only part of it, or reads it first

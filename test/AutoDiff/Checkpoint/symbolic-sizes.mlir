@@ -4,6 +4,12 @@
 // count, a slice's length) are evaluated from those.
 // RUN: sdfg-opt %s -split-input-file --sdfg-autodiff --sdfg-checkpoint="strategy=store-all report=true sizes=x.0=1000,N=10,T=4" -o /dev/null 2>&1 | FileCheck %s
 // RUN: not sdfg-opt %s -split-input-file --sdfg-autodiff --sdfg-checkpoint="strategy=store-all sizes=N=10,T=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
+// With NAME=..MAX a size is any value up to MAX (a plan for a bucket of
+// sizes): every container is counted at the largest size it can have
+// then, the same numbers here.
+// RUN: sdfg-opt %s -split-input-file --sdfg-autodiff --sdfg-checkpoint="strategy=store-all report=true sizes=x.0=..1000,N=..10,T=..4" -o /dev/null 2>&1 | FileCheck %s
+// RUN: not sdfg-opt %s -split-input-file --sdfg-autodiff --sdfg-checkpoint="strategy=store-all sizes=x.0=..-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: sdfg-checkpoint: cannot read sizes entry 'x.0=..-1' (expected NAME=VALUE or NAME=..MAX with a non-negative integer)
 
 // The map runs over x.0 - 2 = 998 elements in each of 3 iterations: a tape
 // of 3 x 998 doubles.

@@ -224,7 +224,11 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     gives values to index arguments that size dynamic containers, and
     `sizes=x.0=1000` to the extent of argument `x` along axis 0 (its
     `sdfg.dim`); sizes computed from those in the program's body (a
-    tape's trip count `N - 2`) follow. With
+    tape's trip count `N - 2`) follow. `sizes=x.0=..1024` stands for any
+    extent up to 1024: each container is counted at the largest size the
+    given ranges allow (interval arithmetic), so the plan holds for every
+    call within them (the Python frontend plans per power-of-two bucket of
+    sizes). With
     `report=true` a remark lists every forwarded container (size, cost,
     decision), every top-level loop (trip count, segments, snapshots,
     iterations run again, or why it cannot be checkpointed) and the
@@ -241,7 +245,8 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
                "Forwarded transients to recompute (overrides strategy)">,
     ListOption<"sizes", "sizes", "std::string",
                "NAME=VALUE values of index arguments, and NAME.AXIS=VALUE "
-               "extents of arguments, that size dynamic containers">,
+               "extents of arguments, that size dynamic containers "
+               "(NAME=..MAX: any value up to MAX)">,
     ListOption<"checkpoints", "checkpoints", "std::string",
                "LOOP=SNAPSHOTS: checkpoint a loop (its iterator name, "
                "loop<k> or while<k>) with that many snapshots (LOOP=S1:S2: "
