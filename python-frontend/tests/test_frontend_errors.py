@@ -147,11 +147,6 @@ def k_kwargs_call(A):
     return np.sum(A, where=A > 0)  # here
 
 
-def k_chained(A):
-    A[0] = x = 1.0  # here
-    return x  # never reached: keeps x used for pyflakes
-
-
 def k_string_const(A):
     return A + "abc"  # here
 
@@ -228,7 +223,6 @@ CASES = [
     (k_fstring, (A,), "f-string", None),
     (k_star_args, (A,), "function signature", r"\*args and \*\*kwargs"),
     (k_kwargs_call, (A,), "keyword argument 'where'", None),
-    (k_chained, (A,), "chained assignment", None),
     (k_string_const, (A,), "value of type str", None),
     (k_range_step_variable, (A,), "range step", "constant"),
     (k_array_truth, (A,), None, "truth value of an array is ambiguous"),

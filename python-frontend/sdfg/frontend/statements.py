@@ -217,13 +217,20 @@ class Statements:
 
     def visit_Assign(self, node):
         if len(node.targets) != 1:
-            # `a = b = np.zeros(n)`: one value, bound to each target from
-            # the left, as Python does (arrays: one array, two names).
-            if any(not isinstance(t, ast.Name) for t in node.targets):
-                raise self.unsupported(node, "chained assignment",
-                                       "chain names only (a = b = value)")
+            # `a = b = np.zeros(n)`, `u[0] = u[-1] = 0.0`: one value, bound
+            # or stored to each target from the left, as Python does
+            # (arrays: one array, two names).
             with self.statement() as stmt:
                 value = self.eval(node.value)
+                if any(not isinstance(t, ast.Name) for t in node.targets) \
+                        and isinstance(value, Expr) and \
+                        not isinstance(value, (ConstLeaf, ViewLeaf)):
+                    # A value computed once, before the first store
+                    # changes what it reads (`a[1:] = b[1:] = a[:-1] *
+                    # 2`); a view stays one: NumPy's second store reads
+                    # the view after the first (`a[1:] = b[1:] =
+                    # a[:-1]`).
+                    value = self.materialize(value, node, "chained")
                 for t in node.targets:
                     self.assign(t, value, node)
                 stmt.done()
