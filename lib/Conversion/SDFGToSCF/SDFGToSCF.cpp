@@ -391,9 +391,10 @@ static int64_t opsPerIteration(MapOp map) {
   return std::max<int64_t>(ops, 1);
 }
 
-/// Iterations of the map and everything nested in it, where all their
-/// bounds are constants.
-static std::optional<int64_t> staticWork(MapOp map) {
+/// Iterations of `map` and everything nested in it (`withOwn` false:
+/// without the map's own dimensions), where all their bounds are
+/// constants.
+static std::optional<int64_t> constantWork(MapOp map, bool withOwn = true) {
   uint64_t work = 1;
   bool known = true;
   auto mul = [&](int64_t lb, int64_t ub, int64_t step) {
@@ -401,6 +402,8 @@ static std::optional<int64_t> staticWork(MapOp map) {
     work = llvm::SaturatingMultiply(work, static_cast<uint64_t>(trips));
   };
   map.walk([&](Operation *op) {
+    if (!withOwn && op == map.getOperation())
+      return WalkResult::advance();
     if (auto m = dyn_cast<MapOp>(op)) {
       for (auto [lb, ub, step] :
            llvm::zip(m.getLowerBounds().getResults(),
@@ -435,7 +438,7 @@ static std::optional<int64_t> staticWork(MapOp map) {
 
 bool Lowering::isSmallWork(MapOp op) {
   // The thresholds and why: SchedulePolicy.h.
-  std::optional<int64_t> work = staticWork(op);
+  std::optional<int64_t> work = constantWork(op);
   if (!work)
     return false;
   int64_t ops = static_cast<int64_t>(std::min<uint64_t>(
@@ -481,52 +484,9 @@ LogicalResult Lowering::lowerMap(MapOp op) {
   return lowerMapAs(op, parallel, lbs, ubs, steps);
 }
 
-/// Iterations of everything nested in `map` (not its own), where all their
-/// bounds are constants; 1 where some are not (the least it can be, for
-/// deciding that the map is worth forking for).
-static int64_t nestedWork(MapOp map) {
-  uint64_t work = 1;
-  bool known = true;
-  map.getBody().walk([&](Operation *op) {
-    if (auto m = dyn_cast<MapOp>(op)) {
-      uint64_t w = 1;
-      for (auto [lb, ub, step] :
-           llvm::zip(m.getLowerBounds().getResults(),
-                     m.getUpperBounds().getResults(), m.getSteps())) {
-        auto l = dyn_cast<AffineConstantExpr>(lb);
-        auto u = dyn_cast<AffineConstantExpr>(ub);
-        if (!l || !u) {
-          known = false;
-          return WalkResult::interrupt();
-        }
-        w = llvm::SaturatingMultiply(
-            w, static_cast<uint64_t>(std::max<int64_t>(
-                   tripCount(l.getValue(), u.getValue(), step), 0)));
-      }
-      work = llvm::SaturatingMultiply(work, w);
-    } else if (auto loop = dyn_cast<LoopOp>(op)) {
-      auto l = dyn_cast<AffineConstantExpr>(loop.getLowerExpr());
-      auto u = dyn_cast<AffineConstantExpr>(loop.getUpperExpr());
-      if (!l || !u) {
-        known = false;
-        return WalkResult::interrupt();
-      }
-      work = llvm::SaturatingMultiply(
-          work,
-          static_cast<uint64_t>(std::max<int64_t>(
-              tripCount(l.getValue(), u.getValue(), loop.getStepValue()), 0)));
-    }
-    return WalkResult::advance();
-  });
-  if (!known)
-    return 1;
-  return static_cast<int64_t>(std::min<uint64_t>(
-      std::max<uint64_t>(work, 1), std::numeric_limits<int64_t>::max()));
-}
-
 Value Lowering::forkWorthIt(Location loc, MapOp op, ArrayRef<Value> lbs,
                             ArrayRef<Value> ubs, ArrayRef<Value> steps) {
-  if (staticWork(op))
+  if (constantWork(op))
     return Value(); // decided when compiling (isSmallWork)
   bool opaque = false;
   op.walk([&](Operation *inner) {
@@ -538,7 +498,8 @@ Value Lowering::forkWorthIt(Location loc, MapOp op, ArrayRef<Value> lbs,
   // The thresholds of isSmallWork, as a least number of iterations of the
   // map's own dimensions.
   int64_t ops = opsPerIteration(op);
-  int64_t inner = nestedWork(op);
+  // Iterations nested in each of its own (1, the least, where unknown).
+  int64_t inner = std::max<int64_t>(constantWork(op, false).value_or(1), 1);
   auto atLeast = [&](int64_t totalOps) { return (totalOps + ops - 1) / ops; };
   int64_t need = std::max(kMinParallelIterations, atLeast(kMinParallelOps));
   if (callsLibrary)
