@@ -25,7 +25,8 @@ def format_plan(info: Optional[Dict[str, Any]], name: str = "") -> str:
                         f"({info.get('strategy', '?')}):"]
     for loop in info.get("loops", []):
         trips = f"up to {loop['trips']} iterations (while_capacity)" \
-            if loop.get("while") else "trip count from data" \
+            if loop.get("while") else "trip count from the call's sizes" \
+            if loop.get("size_trips") else "trip count from data" \
             if loop.get("data_trips") else f"{loop['trips']} iterations"
         head = f"  loop {loop['name']!r}: {trips}, "
         if "reason" in loop:

@@ -199,9 +199,10 @@ private:
   void reportPlan(SDFGOp result, const DifferentiateResult &storeAll,
                   const DifferentiateResult &built,
                   const DifferentiateOptions &opts, ArrayRef<bool> isArgument,
-                  const llvm::DenseMap<Value, int64_t> &bytesOf, int64_t peak,
-                  int64_t storeAllPeak, std::optional<int64_t> limit,
-                  const Plan &plan);
+                  const llvm::DenseMap<Value, int64_t> &bytesOf,
+                  const llvm::DenseMap<Value, std::string> &formulaOf,
+                  int64_t peak, int64_t storeAllPeak,
+                  std::optional<int64_t> limit, const Plan &plan);
 };
 
 void CheckpointPass::runOnOperation() {
@@ -396,8 +397,8 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
 
   record(result, *storeAll, *built, opts, peak, predicted, storeAllPeak, limit);
   if (report)
-    reportPlan(result, *storeAll, *built, opts, isArgument, bytesOf, peak,
-               storeAllPeak, limit, *plan);
+    reportPlan(result, *storeAll, *built, opts, isArgument, bytesOf,
+               problem->formulas, peak, storeAllPeak, limit, *plan);
   return success();
 }
 
@@ -586,6 +587,8 @@ void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
                        b.getI64IntegerAttr(l.recomputedIterations))};
     if (l.dataTrips)
       entry.push_back(b.getNamedAttr("data_trips", b.getBoolAttr(true)));
+    if (l.sizeTrips)
+      entry.push_back(b.getNamedAttr("size_trips", b.getBoolAttr(true)));
     if (!l.eligible && l.segments.empty())
       entry.push_back(b.getNamedAttr("reason", b.getStringAttr(l.reason)));
     loops.push_back(b.getDictionaryAttr(entry));
@@ -601,22 +604,37 @@ void CheckpointPass::reportPlan(
     SDFGOp result, const DifferentiateResult &storeAll,
     const DifferentiateResult &built, const DifferentiateOptions &opts,
     ArrayRef<bool> isArgument, const llvm::DenseMap<Value, int64_t> &bytesOf,
-    int64_t peak, int64_t storeAllPeak, std::optional<int64_t> limit,
-    const Plan &plan) {
+    const llvm::DenseMap<Value, std::string> &formulaOf, int64_t peak,
+    int64_t storeAllPeak, std::optional<int64_t> limit, const Plan &plan) {
   for (auto [k, c] : llvm::enumerate(storeAll.candidates)) {
     bool re = opts.recompute.contains(c.name);
     int64_t tapeBytes = 0;
-    for (Value t : c.tapes)
+    // Sizes only the call knows: the bytes at the sizes given, and as a
+    // formula in them (`= 8*N*(x.0 - 2) B`).
+    SmallVector<std::string> tapeFormulas;
+    for (Value t : c.tapes) {
       tapeBytes += bytesOf.lookup(t);
+      auto f = formulaOf.find(t);
+      if (f != formulaOf.end())
+        tapeFormulas.push_back(f->second);
+    }
     bool isArg = isArgument[k];
     InFlightDiagnostic d = emitRemark(result.getLoc())
                            << "'" << c.name << "': ";
-    if (isArg)
+    if (isArg) {
       d << "argument";
-    else
+    } else {
       d << formatBytes(bytesOf.lookup(c.container));
-    if (tapeBytes)
-      d << " + " << formatBytes(tapeBytes) << " of overwritten values";
+      auto f = formulaOf.find(c.container);
+      if (f != formulaOf.end())
+        d << " = " << f->second << " B";
+    }
+    if (tapeBytes) {
+      d << " + " << formatBytes(tapeBytes);
+      if (!tapeFormulas.empty())
+        d << " = " << llvm::join(tapeFormulas, " + ") << " B";
+      d << " of overwritten values";
+    }
     if (!isArg)
       d << ", recompute cost " << formatNumber("%.3g", c.cost);
     d << ": " << (re ? "recompute" : "store");
@@ -629,7 +647,8 @@ void CheckpointPass::reportPlan(
     if (l.isWhile)
       d << "up to " << l.trips << " iterations (while-capacity), ";
     else if (l.dataTrips)
-      d << "trip count from data, ";
+      d << (l.sizeTrips ? "trip count from the call's sizes, "
+                        : "trip count from data, ");
     else if (l.trips)
       d << l.trips << " iterations, ";
     if (!l.eligible && l.segments.empty()) {
@@ -658,10 +677,14 @@ void CheckpointPass::reportPlan(
     d << " snapshots of " << formatBytes(l.snapshotBytes) << ", "
       << l.recomputedIterations << " iterations run again";
   }
-  InFlightDiagnostic d =
-      emitRemark(result.getLoc())
-      << "peak memory " << formatBytes(peak)
-      << " (storing everything: " << formatBytes(storeAllPeak);
+  InFlightDiagnostic d = emitRemark(result.getLoc())
+                         << "peak memory " << formatBytes(peak);
+  if (!sizes.empty()) {
+    // The numbers are for these sizes (the largest, with NAME=..MAX).
+    d << " at sizes ";
+    llvm::interleave(sizes, d, ", ");
+  }
+  d << " (storing everything: " << formatBytes(storeAllPeak);
   if (limit)
     d << "; limit " << formatBytes(*limit);
   d << ")";

@@ -204,6 +204,155 @@ sizeRange(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
   return std::nullopt;
 }
 
+namespace {
+/// A size as text, with how tightly it binds: an atom (a name, a number,
+/// a call) needs no parentheses, a product none as a factor, a sum or
+/// difference some everywhere but at the top.
+struct SizeText {
+  enum Kind { Atom, Product, Sum } kind;
+  std::string text;
+  std::optional<int64_t> constant;
+};
+} // namespace
+
+static std::string factor(const SizeText &t) {
+  return t.kind == SizeText::Sum ? "(" + t.text + ")" : t.text;
+}
+
+/// Index `v` as a formula in the names of index arguments and argument
+/// extents (`NAME.AXIS`), following the index arithmetic of tasklets in
+/// the program's body (as sizeRange evaluates it).
+static std::optional<SizeText> sizeText(SDFGOp op, Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner()->getParentOp() != op)
+      return std::nullopt;
+    return SizeText{SizeText::Atom,
+                    std::string(op.getArgName(arg.getArgNumber())),
+                    std::nullopt};
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getParentOp() != op)
+    return std::nullopt;
+  if (auto dim = dyn_cast<DimOp>(def)) {
+    auto type = cast<MemRefType>(dim.getContainer().getType());
+    int64_t axis = dim.getAxis();
+    if (axis < 0 || axis >= type.getRank())
+      return std::nullopt;
+    if (!type.isDynamicDim(axis))
+      return SizeText{SizeText::Atom, std::to_string(type.getDimSize(axis)),
+                      type.getDimSize(axis)};
+    auto arg = dyn_cast<BlockArgument>(dim.getContainer());
+    if (!arg || arg.getOwner()->getParentOp() != op)
+      return std::nullopt;
+    return SizeText{
+        SizeText::Atom,
+        (op.getArgName(arg.getArgNumber()) + "." + Twine(axis)).str(),
+        std::nullopt};
+  }
+  auto tasklet = dyn_cast<TaskletOp>(def);
+  if (!tasklet)
+    return std::nullopt;
+  Block &body = tasklet.getBody().front();
+  llvm::DenseMap<Value, SizeText> env;
+  for (auto [arg, in] : llvm::zip(body.getArguments(), tasklet.getInputs())) {
+    std::optional<SizeText> x = sizeText(op, in);
+    if (!x)
+      return std::nullopt;
+    env[arg] = *x;
+  }
+  for (Operation &inner : body) {
+    if (auto yield = dyn_cast<YieldOp>(inner)) {
+      auto it = env.find(yield.getOperand(cast<OpResult>(v).getResultNumber()));
+      if (it == env.end())
+        return std::nullopt;
+      return it->second;
+    }
+    if (auto c = dyn_cast<arith::ConstantOp>(inner)) {
+      auto attr = dyn_cast<IntegerAttr>(c.getValue());
+      if (!attr || attr.getValue().getSignificantBits() > 64)
+        return std::nullopt;
+      int64_t k = attr.getValue().getSExtValue();
+      env[c.getResult()] = {SizeText::Atom, std::to_string(k), k};
+      continue;
+    }
+    if (auto cast = dyn_cast<arith::IndexCastOp>(inner)) {
+      auto it = env.find(cast.getIn());
+      if (it == env.end())
+        return std::nullopt;
+      env[cast.getResult()] = it->second;
+      continue;
+    }
+    if (inner.getNumOperands() != 2 || inner.getNumResults() != 1)
+      return std::nullopt;
+    auto a = env.find(inner.getOperand(0)), b = env.find(inner.getOperand(1));
+    if (a == env.end() || b == env.end())
+      return std::nullopt;
+    const SizeText &x = a->second, &y = b->second;
+    SizeText r;
+    // The identities the frontend's and the taping's index arithmetic
+    // leave (`n - 0`, ceildiv(n, 1)), so that the formula reads as a size.
+    auto is = [](const SizeText &t, int64_t k) {
+      return t.constant && *t.constant == k;
+    };
+    if ((isa<arith::AddIOp, arith::SubIOp>(inner) && is(y, 0)) ||
+        (isa<arith::MulIOp, arith::CeilDivSIOp, arith::FloorDivSIOp,
+             arith::DivSIOp>(inner) &&
+         is(y, 1)))
+      r = x;
+    else if (isa<arith::AddIOp, arith::MulIOp>(inner) &&
+             is(x, isa<arith::AddIOp>(inner) ? 0 : 1))
+      r = y;
+    else if (isa<arith::AddIOp>(inner) && y.constant && *y.constant < 0)
+      r = {SizeText::Sum, x.text + " - " + std::to_string(-*y.constant),
+           std::nullopt};
+    else if (isa<arith::AddIOp>(inner))
+      r = {SizeText::Sum, x.text + " + " + y.text, std::nullopt};
+    else if (isa<arith::SubIOp>(inner))
+      r = {SizeText::Sum, x.text + " - " + factor(y), std::nullopt};
+    else if (isa<arith::MulIOp>(inner))
+      r = {SizeText::Product, factor(x) + "*" + factor(y), std::nullopt};
+    else if (isa<arith::MaxSIOp>(inner))
+      r = {SizeText::Atom, "max(" + x.text + ", " + y.text + ")", std::nullopt};
+    else if (isa<arith::MinSIOp>(inner))
+      r = {SizeText::Atom, "min(" + x.text + ", " + y.text + ")", std::nullopt};
+    else if (isa<arith::CeilDivSIOp>(inner))
+      r = {SizeText::Atom, "ceildiv(" + x.text + ", " + y.text + ")",
+           std::nullopt};
+    else if (isa<arith::FloorDivSIOp, arith::DivSIOp>(inner))
+      r = {SizeText::Atom, "floordiv(" + x.text + ", " + y.text + ")",
+           std::nullopt};
+    else
+      return std::nullopt;
+    env[inner.getResult(0)] = r;
+  }
+  return std::nullopt;
+}
+
+static std::optional<std::string> bytesFormula(Value v) {
+  auto alloc = v.getDefiningOp<AllocOp>();
+  if (!alloc || alloc.getDynamicSizes().empty())
+    return std::nullopt;
+  auto op = dyn_cast<SDFGOp>(alloc->getParentOp());
+  if (!op)
+    return std::nullopt;
+  MemRefType type = alloc.getType();
+  int64_t bytes = elementBytes(type.getElementType());
+  std::string out;
+  unsigned dyn = 0;
+  for (int64_t d : type.getShape()) {
+    if (!ShapedType::isDynamic(d)) {
+      if (llvm::MulOverflow(bytes, d, bytes))
+        return std::nullopt;
+      continue;
+    }
+    std::optional<SizeText> size = sizeText(op, alloc.getDynamicSizes()[dyn++]);
+    if (!size)
+      return std::nullopt;
+    out += "*" + factor(*size);
+  }
+  return std::to_string(bytes) + out;
+}
+
 /// Bytes of a transient; dynamic sizes from the index arguments and
 /// argument extents named in `sizes=` (sizeValue).
 FailureOr<int64_t> containerBytes(SDFGOp op, Value v,
@@ -288,6 +437,8 @@ mlir::sdfg::buildCheckpointModel(const DifferentiateResult &storeAll,
     if (failed(b))
       return failure();
     bytesOf[v] = *b;
+    if (std::optional<std::string> f = bytesFormula(v))
+      problem.formulas[v] = *f;
   }
 
   // Candidates of the model: the forwarded transients that can be

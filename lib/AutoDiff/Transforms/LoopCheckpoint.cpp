@@ -178,8 +178,12 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
       int64_t s = counted.getStepValue();
       if (!lb || !ub) {
         // A top-level loop can still take a binomial schedule, computed
-        // from the trip count at run time.
-        refuse("its trip count is not bounded when compiling");
+        // from the trip count at run time. Bounds fixed before the first
+        // state (index arguments, extents) are sizes of the call, not
+        // data the program computes.
+        c.sizeTrips = llvm::all_of(counted.getBoundOperands(), isShapeLevel);
+        refuse(c.sizeTrips ? "its trip count is a size only the call knows"
+                           : "its trip count is not bounded when compiling");
         if (!topLevel)
           continue;
         c.dataTrips = true;
@@ -197,12 +201,18 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
       refuse("it runs fewer than 3 iterations");
       continue;
     }
-    bool dataLoop = false;
+    bool dataLoop = false, sizedLoop = false;
     loop->walk([&](LoopOp inner) {
-      dataLoop |= inner != loop && !hasBoundedTrips(inner, intervals);
+      if (inner == loop || hasBoundedTrips(inner, intervals))
+        return;
+      bool sized = llvm::all_of(inner.getBoundOperands(), isShapeLevel);
+      sizedLoop |= sized;
+      dataLoop |= !sized;
     });
-    if (dataLoop) {
-      refuse("a loop inside it has a trip count read from data");
+    if (dataLoop || sizedLoop) {
+      refuse(dataLoop ? "a loop inside it has a trip count read from data"
+                      : "a loop inside it has a trip count only the call "
+                        "knows (a size)");
       continue;
     }
     if (!topLevel) {

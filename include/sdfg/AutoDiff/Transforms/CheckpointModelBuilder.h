@@ -17,6 +17,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <string>
 #include <vector>
 
 namespace mlir {
@@ -29,6 +30,10 @@ struct CheckpointProblem {
   SmallVector<unsigned> candidateIndex;
   /// Bytes of every transient of the store-all program.
   llvm::DenseMap<Value, int64_t> bytes;
+  /// Those of dynamic size as a formula in the sizes `sizes=` names
+  /// (`8*N*max(x.0 - 2, 0)`), where the index arithmetic allows: the
+  /// report prints it next to the bytes at the sizes given.
+  llvm::DenseMap<Value, std::string> formulas;
 };
 
 /// The model of `storeAll` (built with DifferentiateOptions::markAnchors).

@@ -122,6 +122,9 @@ struct LoopCandidate {
   /// schedule (which takes the count at run time) applies; `trips` is
   /// the data-loop-capacity, for the model.
   bool dataTrips = false;
+  /// With dataTrips: the bounds are sizes of the call (index arguments,
+  /// extents of arguments, arithmetic on them), not values read from data.
+  bool sizeTrips = false;
   /// Whether a binomial schedule applies: eligible, or a top-level loop
   /// whose only obstacle is a trip count read from data.
   bool binomialEligible = false;
