@@ -254,8 +254,10 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
                "Revolve with S snapshots); overrides the ILP for that "
                "loop">,
     Option<"report", "report", "bool", /*default=*/"false",
-           "Emit remarks with every forwarded container, its size, "
-           "recomputation cost and decision, and the predicted peak memory">
+           "Emit remarks with every forwarded container, its size (for a "
+           "dynamic one at the sizes given and as a formula in them), "
+           "recomputation cost and decision, each loop's schedule, and the "
+           "predicted peak memory">
   ];
 }
 
