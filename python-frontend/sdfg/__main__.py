@@ -34,7 +34,8 @@ from .errors import CacheError, FrontendError
 from .native import ToolError
 from .program import to_mlir
 
-_ARRAY = re.compile(r"^(float64|float32|int64|int32|bool)\[([0-9, ]*)\]$")
+_ARRAY = re.compile(r"^(float64|float32|u?int64|u?int32|u?int16|u?int8|bool)"
+                    r"\[([0-9, ]*)\]$")
 
 
 def parse_arg(text):

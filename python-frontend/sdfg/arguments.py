@@ -42,8 +42,9 @@ def normalise(args: Sequence[Any], fn: Optional[Callable] = None
       is passed as a plain view of the same memory;
     - TypeError for np.ma.MaskedArray, np.matrix and other subclasses that
       change what NumPy computes, and for dtypes the compiler has no type
-      for (float16, complex, unsigned and small ints, ...), arrays and
-      NumPy scalars alike; OverflowError for an int outside int64 (as
+      for (float16, complex256, datetime, ...), arrays and
+      NumPy scalars alike (complex128 and complex64 arrays pass: pairs of
+      reals, docs/design/complex-numbers.md); OverflowError for an int outside int64 (as
       NumPy 2 raises for a Python int that does not fit an int64 array).
 
     Dicts, tuples and lists (pytrees) are normalised leaf by leaf; other
@@ -54,7 +55,8 @@ def normalise(args: Sequence[Any], fn: Optional[Callable] = None
     for k, a in enumerate(args):
         t = type(a)
         if t is np.ndarray:
-            if a.dtype.type in _ARRAY_TYPES and a.dtype.isnative:
+            if (a.dtype.type in _ARRAY_TYPES or a.dtype.type in
+                    _COMPLEX_TYPES) and a.dtype.isnative:
                 continue
         elif t is float or t is bool or t is str or a is None:
             continue
@@ -80,6 +82,9 @@ def normalise(args: Sequence[Any], fn: Optional[Callable] = None
 
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+# Complex arrays pass as float arrays with a trailing axis of 2
+# (program.py converts them at the call).
+_COMPLEX_TYPES = (np.complex128, np.complex64)
 
 
 # ndarray attributes a subclass may define without changing what NumPy
@@ -163,6 +168,9 @@ def argument(value: Any, k: int, fn: Optional[Callable],
             dt = dt.newbyteorder("=")
             if dt in _ARRAY_DTYPES:
                 value = value.astype(dt)
+        if dt.type in _COMPLEX_TYPES:
+            # Pairs of reals (docs/design/complex-numbers.md).
+            return value.astype(dt) if value.dtype != dt else value
         if dt.type not in _ARRAY_TYPES:
             if dt in _ARRAY_DTYPES:
                 # The same dtype under another type name (np.longlong for

@@ -148,6 +148,22 @@ def check_after_call(meta: dict, module: Any) -> None:
             raise ValueError(f"{where}: zero-size array to a reduction "
                              "operation (max, min, argmax or argmin) which "
                              "has no identity")
+        # numpy/histograms.py's checks of the data.
+        if axis == -5:
+            raise ValueError(f"{where}: np.histogram: the autodetected "
+                             "range of the data is not finite")
+        if axis == -6:
+            raise ValueError(f"{where}: np.histogram: `bins` must increase "
+                             "monotonically, when an array")
+        if axis == -7:
+            raise ValueError(
+                f"{where}: np.bincount's input holds {index}, outside "
+                f"[0, {extent}): the compiled program's result has "
+                f"minlength={extent} bins (NumPy's would be longer; a "
+                "negative value is NumPy's ValueError too)")
+        if axis == -8:
+            raise ValueError(f"{where}: np.digitize: bins must be "
+                             "monotonically increasing or decreasing")
         if index < 0:
             # The frontend adds the size to a negative index read from data
             # (NumPy's counting from the end) before the access; what is

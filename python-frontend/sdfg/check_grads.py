@@ -99,6 +99,14 @@ def check_grads(fn: Callable, args: Sequence[Any], order: int = 1,
         if w not in names[:len(args)]:
             raise ValueError(f"wrt name {w!r} is not a parameter of "
                              f"{fn.__name__} given in args")
+        if any(isinstance(x, np.ndarray) and x.dtype.kind == "c" for x in
+               pytrees.flatten_values((args[names.index(w)],))):
+            # Its directions would be real only: check a complex
+            # argument's gradient with .real/.imag as float arguments.
+            raise NotImplementedError(
+                f"check_grads: '{w}' is complex; check_grads takes float "
+                "arguments (pass the real and imaginary parts as float "
+                "arrays and combine them in fn)")
 
     grad = Gradient(fn, wrt, output, with_seed=False, with_value=False,
                     **grad_options)

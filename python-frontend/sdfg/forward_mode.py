@@ -165,6 +165,14 @@ def _prepare(what, fn, primals, tangents, device, check_indices):
         prog = cache[(device, check_indices)] = program(fn, device,
                                                         check_indices)
     args = _normalise(prog.bind(primals, {}), fn)
+    if any(isinstance(x, np.ndarray) and x.dtype.kind == "c"
+           for x in pytrees.flatten_values(args)):
+        # Tangent programs take float arrays (their complex layout is
+        # not threaded through them yet).
+        raise FrontendError(f"{what}: complex arguments are not supported "
+                            "by forward mode; use sdfg.grad (or sdfg.vjp) "
+                            "of a real output, or pass .real and .imag as "
+                            "float arrays")
     # The tangent of a dict, tuple or list argument has its structure
     # (None for a part held fixed); both are taken leaf by leaf.
     pairs = []
@@ -262,6 +270,9 @@ def _call(entry, args, tans):
         elif kind == "scalar":
             arrays[name] = np.array(a, dtype=dtype)
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
+        if kind == "array" and np.dtype(dtype).kind == "c":
+            raise FrontendError("jvp: complex results are not supported "
+                                "by forward mode; return .real and .imag")
         if kind == "array":
             arrays[f"__return{k}"] = module.empty(shape, dtype)
     for name, t in tans.items():
@@ -306,7 +317,8 @@ def _results(meta, arrays):
         tangents.append(None if t is None else (t[()] if t.ndim == 0 else t))
     if meta["returns_none"]:
         return None, None
-    return pytrees.result(meta, values), pytrees.result(meta, tangents)
+    return pytrees.result(meta, values), pytrees.result(meta, tangents,
+                                                        values)
 
 
 class GradOfGrad:

@@ -17,7 +17,8 @@ from .call_checks import check_after_call as _check_after_call
 from .errors import FrontendError
 from .frontend.symbolic_sizes import MIN_SYMBOLIC_EXTENT
 from .plan_report import format_plan
-from .program import Program, _Entry, _contiguous, _output_shape, program
+from .program import (Program, _Entry, _complex_view, _contiguous,
+                      _float_pairs, _output_shape, program)
 
 _STRATEGIES = ("store-all", "recompute-all", "ilp")
 
@@ -223,7 +224,8 @@ class Gradient:
                                     f"'{w}': int and bool arguments are "
                                     "compile-time constants")
             dt = [p[2] for p in params if p[1] == w][0]
-            if np.dtype(dt).kind != "f":
+            # Complex: (dL/dre, dL/dim), returned in JAX's convention.
+            if np.dtype(dt).kind not in "fc":
                 raise FrontendError(f"cannot differentiate with respect to "
                                     f"'{w}' of dtype {dt}")
         out = self._output_container(params)
@@ -234,7 +236,10 @@ class Gradient:
             # The values returned at the top level: their output numbers,
             # None for a dict, list or tuple among them (pytrees.build).
             tree = tr.signature.return_tree
-            top = list(range(len(outs)))
+            # (Less the hidden lengths of arrays the data sizes, the last
+            # outputs: pytrees.cut_lengths.)
+            top = list(range(len(outs) - len(getattr(tr.signature,
+                                                     "lengths", ()))))
             if tree is not None:
                 kind, items = next(iter(tree.items()))
                 top = [None if isinstance(t, dict) else t for t in items] \
@@ -271,6 +276,12 @@ class Gradient:
                 out_dtype = outs[k][1]
         else:
             out_dtype = [p[2] for p in params if p[1] == out][0]
+        if np.dtype(out_dtype).kind == "c":
+            # As JAX: the gradient of a complex output is not one array.
+            raise FrontendError(f"output '{self.output}' is complex "
+                                f"({np.dtype(out_dtype)}): grad requires "
+                                "real-valued outputs (differentiate its "
+                                ".real, .imag or abs)")
         if np.dtype(out_dtype).kind != "f":
             raise FrontendError(f"output '{self.output}' has dtype "
                                 f"{np.dtype(out_dtype)}; only float outputs "
@@ -463,7 +474,7 @@ def float_array_params(fn, args):
     """The parameters of `fn` that `args` give float arrays: what grad,
     grad of grad and check_grads differentiate by default."""
     return [n for n, a in zip(inspect.signature(fn).parameters, args)
-            if isinstance(a, np.ndarray) and a.dtype.kind == "f" or
+            if isinstance(a, np.ndarray) and a.dtype.kind in "fc" or
             pytrees.is_node(a) and any(
                 isinstance(x, np.ndarray) and x.dtype.kind == "f"
                 for x in pytrees.flatten_values((a,)))]
@@ -651,16 +662,17 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
             if name in written:
                 copy = scratch(("arg", name), np.shape(a), np.asarray(a).dtype)
                 np.copyto(copy, a)
-                arrays[name] = copy
+                arrays[name] = _float_pairs(copy)
             else:
-                arrays[name] = _contiguous(a)
+                arrays[name] = _float_pairs(_contiguous(a))
         elif kind == "scalar":
             arrays[name] = np.array(a, dtype=dtype)
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         if kind == "array":
             if self.symbolic_outputs:
                 shape = _output_shape(self.output_shapes[k], args)
-            arrays[f"__return{k}"] = scratch(("return", k), shape, dtype)
+            arrays[f"__return{k}"] = _float_pairs(
+                scratch(("return", k), shape, dtype))
     target = arrays[out]
     if scratch_seed:
         # The program fills its unit seed itself (unit-seed=true).
@@ -669,7 +681,20 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
         seed_arr = _gradient_array(self.module, target)
     else:
         seed_arr = np.array(seed, dtype=target.dtype, order="C")
-        if seed_arr.shape != target.shape:
+        cut = [j for k, j in meta.get("lengths", ())
+               if out == f"__return{k}"]
+        if cut and seed_arr.shape[1:] == target.shape[1:] and \
+                0 < seed_arr.shape[0] <= target.shape[0]:
+            # An array the data sizes (pytrees.cut_lengths): its output is
+            # as long as it can be; the seed's rows are checked against
+            # its length after the call.
+            rows = seed_arr.shape[0]
+            seed_arr = np.zeros(target.shape, target.dtype)
+            seed_arr[:rows] = seed
+            cut = (cut[0], rows)
+        else:
+            cut = None
+        if cut is None and seed_arr.shape != target.shape:
             raise ValueError(f"seed has shape {seed_arr.shape}, the output "
                              f"has shape {target.shape}")
     # seed_arr is ours (np.array copies the caller's seed): an output that
@@ -710,11 +735,23 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
     for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
         name = meta["params"][dtype][1] if kind == "arg" else f"__return{k}"
         o = forward.get(name, arrays[name])
+        if kind == "arg":
+            dtype = meta["params"][dtype][2]
+        if np.dtype(dtype).kind == "c":
+            o = _complex_view(o, dtype)
         values.append(o[()] if o.ndim == 0 else o)
+    if seed is not None and cut and int(values[cut[0]]) != cut[1]:
+        raise ValueError(f"seed has shape {np.shape(seed)}, the output has "
+                         f"{int(values[cut[0]])} rows")
     value = pytrees.result(meta, values)
     result = {}
+    complex_params = {n: d for kind, n, d, _ in meta["params"]
+                      if kind == "array" and np.dtype(d).kind == "c"}
     for w in wrt:
         g = grads[w]
+        if w in complex_params:
+            # (dL/dre, dL/dim) in JAX's convention: dL/dre - i dL/dim.
+            g = _complex_view(g, complex_params[w]).conj()
         result[w] = g[()] if g.ndim == 0 else g
     return value, result
 

@@ -41,6 +41,14 @@ _SCALAR_CTYPES = {
 }
 
 
+def _same_integer(dtype, abi):
+    """An unsigned array where the ABI names the signed integer of its
+    width: MLIR's integers are signless, so the ABI says int8 for both
+    int8 and uint8 (the program's ops say which it is)."""
+    return dtype.kind in "iu" and abi.kind == "i" and \
+        dtype.itemsize == abi.itemsize
+
+
 class ToolError(RuntimeError):
     """A project tool (sdfg-opt, sdfg-translate) rejected its input."""
 
@@ -296,6 +304,14 @@ class NativeFunction:
             (np.dtype(a["dtype"]), tuple(a["shape"]))
             if a["kind"] == "array" and all(s >= 0 for s in a["shape"])
             else None for a in self.args]
+        # The unsigned type of an integer array's width, which the ABI
+        # names by the signed one (_same_integer), else the dtype itself
+        # (never None: a dtype equals None when it is float64).
+        self._twins = [
+            np.dtype(("u" if a["dtype"] in ("int8", "int16", "int32",
+                                            "int64") else "") + a["dtype"])
+            if a["kind"] == "array" else np.dtype(object)
+            for a in self.args]
         # For an array of dynamic shape: its dtype, rank and the axes the
         # call passes the extents of (the others must match).
         self._dynamic = [
@@ -310,16 +326,16 @@ class NativeFunction:
             raise TypeError(f"{self.name}() takes {len(self.args)} arguments, "
                             f"got {len(args)}")
         cargs = []
-        for value, a, static, dynamic in zip(args, self.args, self._static,
-                                             self._dynamic):
+        for value, a, static, dynamic, twin in zip(
+                args, self.args, self._static, self._dynamic, self._twins):
             if static is not None and type(value) is np.ndarray and \
-                    value.dtype == static[0] and value.shape == static[1] \
-                    and value.flags.c_contiguous:
+                    (value.dtype == static[0] or value.dtype == twin) and \
+                    value.shape == static[1] and value.flags.c_contiguous:
                 # The common case: an array of the compiled shape.
                 cargs.append(value.ctypes.data)
                 continue
             if dynamic is not None and type(value) is np.ndarray and \
-                    value.dtype == dynamic[0] and \
+                    (value.dtype == dynamic[0] or value.dtype == twin) and \
                     value.ndim == dynamic[1] and \
                     value.flags.c_contiguous and \
                     all(value.shape[d] == n for d, n in dynamic[3]):
@@ -349,7 +365,8 @@ class NativeFunction:
         if not isinstance(value, np.ndarray):
             raise TypeError(f"argument '{name}' must be a numpy array, got "
                             f"{type(value).__name__}")
-        if value.dtype != np.dtype(a["dtype"]):
+        if value.dtype != np.dtype(a["dtype"]) and not _same_integer(
+                value.dtype, np.dtype(a["dtype"])):
             raise TypeError(f"argument '{name}' must have dtype {a['dtype']}, "
                             f"got {value.dtype}")
         if not value.flags.c_contiguous:

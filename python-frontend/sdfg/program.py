@@ -209,7 +209,7 @@ class Program:
                 a = args[k]
                 if n in self.static_argnames:
                     continue
-                if type(a) is np.ndarray and \
+                if type(a) is np.ndarray and a.dtype.kind != "c" and \
                         any(e >= MIN_SYMBOLIC_EXTENT for e in a.shape):
                     arrays.append((k, n))
                 elif with_ints and _is_int(a) and n not in loop_bounds \
@@ -457,6 +457,9 @@ class Program:
                 "return_tree": tr.signature.return_tree,
                 "returns_tuple": tr.signature.returns_tuple,
                 "returns_none": tr.signature.returns_none,
+                # [output, hidden output holding its first extent]: an
+                # array whose length the data gives (pytrees.cut_lengths).
+                "lengths": getattr(tr.signature, "lengths", []),
                 "index_checks": [list(c) for c in
                                  tr.signature.index_checks],
                 "globals": tr.signature.globals,
@@ -689,7 +692,7 @@ class _Entry:
                     if arr is not value or (value is not orig and
                                             value.base is not orig):
                         writeback.append((orig, arr))
-                cargs.append(arr)
+                cargs.append(_float_pairs(arr))
             elif kind == "scalar":
                 cargs.append(np.array(value, dtype=dtype))
             elif kind == "index":
@@ -701,7 +704,7 @@ class _Entry:
                 if self.symbolic_outputs:
                     shape = _output_shape(sized, args)
                 out = self.module.empty(shape, dtype)
-                cargs.append(out)
+                cargs.append(_float_pairs(out))
                 outputs.append(out)
             else:
                 outputs.append(None)
@@ -744,6 +747,21 @@ def _output_shape(shape, args):
         e[0] + sum(c * (int(args[k]) if axis is None else args[k].shape[axis])
                    for k, axis, c in e[1])
         for e in shape)
+
+
+def _float_pairs(a):
+    """A complex array as the program takes it: its memory viewed as
+    floats with a trailing axis of 2 (docs/design/complex-numbers.md);
+    other arrays as they are."""
+    if a.dtype.kind != "c":
+        return a
+    return a.reshape(a.shape + (1,)).view(
+        np.float32 if a.dtype == np.complex64 else np.float64)
+
+
+def _complex_view(a, dtype):
+    """A float-pair array viewed back as complex `dtype`."""
+    return a.view(dtype).reshape(a.shape[:-1])
 
 
 def _contiguous(a):

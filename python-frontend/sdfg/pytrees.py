@@ -11,7 +11,7 @@ and rebuilds gradients and tangents in the caller's structure
 (docs/design/pytrees.md).
 """
 
-from typing import Any, Callable, Iterator, List, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 
 def is_node(value: Any) -> bool:
@@ -224,10 +224,29 @@ def build(tree: Any, values: Sequence[Any]) -> Any:
     return parts if kind == "list" else tuple(parts)
 
 
-def result(meta: dict, values: Sequence[Any]) -> Any:
-    """What a call returns, from its outputs' values (in order)."""
+def cut_lengths(lengths: Sequence[Sequence[int]], values: Sequence[Any],
+                primal: Sequence[Any]) -> list:
+    """`values` with each output k of `lengths` ([k, j] pairs) cut to its
+    first primal[j] rows, a copy owning its data as NumPy's x[mask], and
+    the hidden outputs j (the last ones) dropped
+    (docs/design/data-dependent-lengths.md)."""
+    out = list(values)
+    for k, j in lengths:
+        n, v = int(primal[j]), out[k]
+        if v is not None and n < v.shape[0]:
+            out[k] = v[:n].copy()
+    return out[:min(j for _, j in lengths)]
+
+
+def result(meta: dict, values: Sequence[Any],
+           primal: Optional[Sequence[Any]] = None) -> Any:
+    """What a call returns, from its outputs' values (in order); `primal`:
+    the values a call's tangents (`values`) belong to."""
     if meta["returns_none"]:
         return None
+    if meta.get("lengths"):
+        values = cut_lengths(meta["lengths"], values,
+                             values if primal is None else primal)
     tree = meta.get("return_tree")
     if tree is not None:
         return build(tree, values)

@@ -377,14 +377,6 @@ def selection_axis_out_of_bounds(A):
     return np.sum(A[A[:, 0] > 0.5], axis=2)
 
 
-def boolean_mask_as_array(x):
-    return x[x > 0.5]
-
-
-def max_of_selection(x):
-    return np.max(x[x > 0.5])
-
-
 def mask_of_columns(A):
     return np.sum(A[:, A[0] > 0.5])
 
@@ -406,10 +398,6 @@ def add_at_scalar_index(x, v):
 
 
 @pytest.mark.parametrize("fn,args,match", [
-    (boolean_mask_as_array, (np.ones(3),),
-     r"boolean mask indexing.*length depends on the data.*np.where"),
-    (max_of_selection, (np.ones(3),),
-     r"np.max of a masked selection.*raises on an empty selection"),
     (selection_along_rows_only, (np.ones((2, 3)),),
      r"a masked selection reduced along its other axes only"),
     (selection_axis_out_of_bounds, (np.ones((2, 3)),),

@@ -306,8 +306,8 @@ def test_errors():
     with pytest.raises(TypeError, match="string or int keys"):
         sdfg.program(first)({(1, 2): np.ones(2)})
     with pytest.raises(TypeError, match="argument 'd.x' is an array of "
-                       "dtype complex128"):
-        sdfg.program(first)({"x": np.ones(2, complex)})
+                       "dtype float16"):
+        sdfg.program(first)({"x": np.ones(2, np.float16)})
     with pytest.raises(sdfg.FrontendError, match=r"KeyError: 'x' \(the dict "
                        "has keys 'y'\\)"):
         sdfg.program(first)({"y": np.ones(2)})

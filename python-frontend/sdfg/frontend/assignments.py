@@ -8,6 +8,8 @@ import ast
 import numpy as np
 
 from . import callables
+from ..numpy.registry import CompileTimeObject
+from ..semantics import complex_values
 from ..semantics.bindings import STATIC, STRAIGHT, construct_name
 from ..semantics.indexing import Fancy
 from .retries import Widen, widens
@@ -30,6 +32,9 @@ class Assignments:
                 return
             if isinstance(dest, Masked):
                 self.masked_store(dest, value, target)
+                return
+            if isinstance(dest, complex_values.Complex):
+                complex_values.store(self, dest, value, target)
                 return
             if not isinstance(dest, View):
                 raise self.unsupported(target, "assignment into "
@@ -58,9 +63,25 @@ class Assignments:
                 return
             raise self.unsupported(node, "string or None rebound in a loop "
                                    "or branch", "bind each mode once")
+        if isinstance(value, (complex, np.complexfloating)) and \
+                count <= 1 and self.loop_depth == 0 and \
+                name not in self.var_containers:
+            self.env[name] = value  # a constant, as a float is
+            return
+        if complex_values.is_complex(value):
+            # Its parts' container, or the name's own complex one.
+            complex_values.assign_name(self, name, value, node)
+            return
         if isinstance(value, Unavailable):
             # Bound by unpacking (`x, res, rank, s = np.linalg.lstsq(...)`):
             # an error where it is used.
+            self.env[name] = value
+            return
+        if isinstance(value, CompileTimeObject):
+            # `rng = np.random.default_rng(seed)`: an object known when
+            # compiling, which checks that the binding does not depend on
+            # the path taken.
+            value.bind(self, name, existing, node)  # raises if refused
             self.env[name] = value
             return
         if isinstance(value, (callables.LocalLambda,

@@ -11,9 +11,10 @@ import numpy as np
 
 from . import callables, custom_calls, printing, python_math
 from ..custom_vjp import cotangent, custom_vjp
-from ..semantics.values import (ConstLeaf, Expr, Idx, Op, Value, View, as_idx,
-                                is_float, same_extent)
+from ..semantics.values import (ConstLeaf, Expr, Idx, Masked, Op, Value, View,
+                                as_idx, is_float, same_extent)
 from .. import markers
+from ..semantics import complex_values
 from ..numpy import reductions, registry, ufuncs
 
 if TYPE_CHECKING:
@@ -118,6 +119,9 @@ def call(tr: "Translator", node: ast.Call) -> Value:
                              "the compiled function)")
     if func is range:
         raise tr.unsupported(node, "range outside a for loop")
+    if func in (abs,) and len(args) == 1 and \
+            complex_values.is_complex(args[0]):
+        return complex_values.absolute(tr, args[0])
     if func in (abs,):
         registry.no_kwargs(tr, kwargs, node)
         return ufuncs.elementwise(tr, "abs", args, node)
@@ -160,7 +164,9 @@ def call(tr: "Translator", node: ast.Call) -> Value:
         return Op("cast", [e], e.shape, target)
     if func is len:
         (v,) = args
-        if isinstance(v, (View, Expr)) and v.shape:
+        if isinstance(v, Masked):
+            v = tr.to_expr(v)  # the selection as an array of its own
+        if isinstance(v, (View, Expr, complex_values.Complex)) and v.shape:
             e = as_idx(v.shape[0])
             return e.const if e.is_const() else e
         if isinstance(v, (tuple, list, dict)):
@@ -168,8 +174,15 @@ def call(tr: "Translator", node: ast.Call) -> Value:
         raise tr.unsupported(node, "len() of a scalar")
     if isinstance(func, type) and issubclass(func, np.generic):
         (v,) = args
+        if isinstance(v, int) and not isinstance(v, bool) and issubclass(
+                func, np.integer) and not np.iinfo(func).min <= v <= \
+                np.iinfo(func).max:
+            # NumPy 1.24 wraps with a DeprecationWarning; NumPy 2 raises.
+            raise tr.error(f"Python integer {v} out of bounds for "
+                           f"{np.dtype(func).name}", node)
         if isinstance(v, (int, float, bool)) and func in (
-                np.float32, np.int32):
+                np.float32, np.int32, np.int16, np.int8, np.uint64,
+                np.uint32, np.uint16, np.uint8):
             # A scalar of that type, not a Python number: `s =
             # np.float32(0)` accumulates in float32 and `np.int32(0)` in
             # int32 (wrapping), as NumPy's.

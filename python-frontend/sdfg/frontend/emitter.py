@@ -7,7 +7,7 @@ import struct
 import numpy as np
 
 from .. import ir, policy
-from ..semantics.values import is_float, mlir_scalar
+from ..semantics.values import is_float, is_unsigned, mlir_scalar
 
 
 def float_literal(value, dtype):
@@ -147,7 +147,11 @@ class TaskletBody:
         elif dtype == np.bool_:
             self.em.line(f"{name} = arith.constant {'true' if value else 'false'}")
         else:
-            self.em.line(f"{name} = arith.constant {int(value)} : {ty}")
+            # Two's complement of the width (uint8's 255 is i8's -1):
+            # what the signless integer holds, in the range MLIR prints.
+            bits = dtype.itemsize * 8
+            v = (int(value) + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+            self.em.line(f"{name} = arith.constant {v} : {ty}")
         return name
 
     def index_op(self, op, *operands):
@@ -189,8 +193,9 @@ class TaskletBody:
         if is_float(src) and is_float(dst):
             op = "arith.extf" if dst.itemsize > src.itemsize else "arith.truncf"
             return self._cast(op, value, s, d)
+        unsigned = src == np.bool_ or is_unsigned(src)
         if is_float(dst):
-            op = "arith.uitofp" if src == np.bool_ else "arith.sitofp"
+            op = "arith.uitofp" if unsigned else "arith.sitofp"
             return self._cast(op, value, s, d)
         if dst == np.bool_:
             zero = (self.const(0.0, src) if is_float(src)
@@ -200,11 +205,46 @@ class TaskletBody:
             self.em.line(f"{name} = {pred}, {value}, {zero} : {s}")
             return name
         if is_float(src):
+            if is_unsigned(dst) and dst.itemsize == 8:
+                # Above int64's range only an unsigned conversion keeps
+                # the value; below 0 NumPy wraps as the signed one does.
+                return self._float_to_u64(value, src)
+            # Through a wider signed type, truncated, as NumPy's C cast
+            # does on x86 (200.0 to uint8 is 200, -1.0 is 255; fptosi to
+            # i8 or fptoui of a negative would be poison). A uint32
+            # needs int64's range.
+            wide = {1: "i32", 2: "i32", 4: "i64" if is_unsigned(dst)
+                    else None}.get(dst.itemsize)
+            if wide is not None:
+                w = self._cast("arith.fptosi", value, s, wide)
+                return self._cast("arith.trunci", w, wide, d)
             return self._cast("arith.fptosi", value, s, d)
-        if src == np.bool_:
-            return self._cast("arith.extui", value, s, d)
-        op = "arith.extsi" if dst.itemsize > src.itemsize else "arith.trunci"
+        if src.itemsize == dst.itemsize and src != np.bool_:
+            return value  # the same bits: int64 <-> uint64, int8 <-> uint8
+        if dst.itemsize < src.itemsize:
+            return self._cast("arith.trunci", value, s, d)
+        op = "arith.extui" if unsigned else "arith.extsi"
         return self._cast(op, value, s, d)
+
+    def _float_to_u64(self, value, src):
+        """A float as uint64: values from 2**63 on by fptoui, the others
+        (negative ones included) by fptosi, as NumPy's conversion."""
+        s = mlir_scalar(src)
+        limit = self.const(2.0 ** 63, src)
+        big = self.em.fresh("x")
+        self.em.line(f"{big} = arith.cmpf oge, {value}, {limit} : {s}")
+        # fptoui on a value below 2**63 is poison for negatives: select
+        # a safe operand for each conversion.
+        zero = self.const(0.0, src)
+        hi_in = self.em.fresh("x")
+        self.em.line(f"{hi_in} = arith.select {big}, {value}, {limit} : {s}")
+        lo_in = self.em.fresh("x")
+        self.em.line(f"{lo_in} = arith.select {big}, {zero}, {value} : {s}")
+        hi = self._cast("arith.fptoui", hi_in, s, "i64")
+        low = self._cast("arith.fptosi", lo_in, s, "i64")
+        name = self.em.fresh("x")
+        self.em.line(f"{name} = arith.select {big}, {hi}, {low} : i64")
+        return name
 
     def index_to(self, value, dtype):
         """An index value as a scalar of `dtype`."""

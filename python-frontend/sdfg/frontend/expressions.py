@@ -11,6 +11,7 @@ import numpy as np
 from .. import ir
 from .. import numpy as numpy_functions
 from . import callables, calls, comprehensions, python_math
+from ..semantics import complex_values
 from ..semantics.bindings import construct_name
 from .global_values import ModuleRef, NUMPY
 from ..semantics.values import (ConstLeaf, Expr, Idx, IdxLeaf, Masked, Op,
@@ -116,6 +117,8 @@ class Expressions:
             return v  # np.einsum's subscripts; to_expr refuses it elsewhere
         if isinstance(v, Idx):
             return v  # a slice object's bound (Indexing.slice_items)
+        if isinstance(v, complex):
+            return v  # 1j: complex arithmetic (semantics/complex_values.py)
         raise self.unsupported(node, f"constant {type(v).__name__}")
 
     def eval_Name(self, node):
@@ -174,11 +177,19 @@ class Expressions:
                                       module=module.__name__)
         if base is python_math.MATH:
             return python_math.math_attribute(self, attr, node)
+        if isinstance(base, complex_values.Complex):
+            return complex_values.attribute(self, base, attr, node)
         if isinstance(base, tuple) and attr in getattr(type(base),
                                                       "_fields", ()):
             return getattr(base, attr)  # a named tuple's field
         if isinstance(base, dict):
             return callables.BoundMethod(base, attr)
+        if isinstance(base, Masked) and attr not in (
+                "sum", "mean", "prod", "max", "min", "std", "var", "any",
+                "all"):
+            # x[m].shape, x[m].argmax(): the selection as an array of
+            # its own, of a length the data gives.
+            base = numpy_functions.selections.compact(self, base, node)
         if isinstance(base, View):
             if attr == "shape":
                 return tuple(self._shape_value(e) for e in base.shape)
@@ -192,8 +203,22 @@ class Expressions:
             if attr == "dtype":
                 return base.dtype.type
             return callables.BoundMethod(base, attr)
-        if isinstance(base, Masked) and attr in ("sum", "mean", "prod"):
+        if isinstance(base, Masked) and attr in (
+                "sum", "mean", "prod", "max", "min", "std", "var", "any",
+                "all"):
             return callables.BoundMethod(base, attr)
+        if isinstance(base, numpy_functions.CompileTimeObject):
+            return base.attribute(self, attr, node)
+        if isinstance(base, callables.NumpyFunction) and \
+                base.name == "random":
+            if numpy_functions.is_numpy_function("random." + attr):
+                return callables.NumpyFunction("random." + attr)
+            raise self.unsupported(node, f"np.random.{attr}",
+                                   "supported are np.random.default_rng("
+                                   "seed) and its Generator's methods, and "
+                                   "np.random.seed(s) with rand, randn, "
+                                   "random, uniform, normal, "
+                                   "standard_normal, exponential, randint")
         if isinstance(base, callables.NumpyFunction) and \
                 base.name == "linalg":
             if numpy_functions.is_numpy_function("linalg." + attr):
@@ -266,11 +291,15 @@ class Expressions:
         if isinstance(v, tuple):
             raise self.unsupported(self.current_node, "tuple used as an array")
         if isinstance(v, Masked):
-            raise self.unsupported(
-                self.current_node, "boolean mask indexing",
-                "the selection's length depends on the data; supported are "
-                "x[mask] = v, x[mask] += v and np.sum/np.mean/np.prod of "
-                "x[mask]; else use np.where(mask, x, 0)")
+            # The selection as an array of its own, of a length the data
+            # gives (numpy/selections.py).
+            return ViewLeaf(numpy_functions.selections.compact(
+                self, v, self.current_node))
+        if complex_values.is_complex(v):
+            # Never silently real: code that takes a real here does not
+            # know complex numbers.
+            raise complex_values.refuse_real_use(
+                self, "a real one is needed")
         raise self.unsupported(self.current_node,
                                f"value of type {type(v).__name__}")
 

@@ -139,6 +139,8 @@ class GlobalValues:
             return g
         if isinstance(g, type) and issubclass(g, np.generic):
             return g
+        if g is complex:
+            return g  # a dtype (dtype=complex: numpy/complex_functions.py)
         if isinstance(g, custom_vjp):
             return g  # called through custom_calls.py
         if inlinable(g) is not None:

@@ -12,6 +12,7 @@ from . import callables
 from ..desugar.astutil import fix_locations, parse
 from ..semantics.bindings import count_assignments, inplace_targets
 from .expressions import ScalarLeafCopy
+from ..desugar.alias_branches import split_alias_branches
 from ..desugar.iteration import lower_iteration
 from ..desugar.loop_exits import lower_loop_exits
 from ..semantics.values import ConstLeaf, Expr, View
@@ -55,6 +56,8 @@ class Inlining:
         if not isinstance(fdef, ast.FunctionDef):
             raise self.unsupported(node, f"call of {fn.__name__}")
         lower_iteration(fdef)
+        split_alias_branches(fdef, inplace_targets(fdef),
+                             count_assignments(fdef, augmented=False))
         located = self.filename, self.firstline
         self.filename, self.firstline = filename, firstline
         try:

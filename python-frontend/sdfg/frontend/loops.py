@@ -307,6 +307,8 @@ class Loops:
         bound = assigned_names(node.body, augmented=False)
         before = self._shapes_of(bound)
         self.loop_depth += 1
+        # (numpy/random.py refuses draws in while loops: no iterator.)
+        self.while_depth += 1
         self.constructs.append((self.where_of(node), True, False, set()))
         cond, flag = self.while_condition(node.test), None
         if cond.dataflow:
@@ -334,6 +336,7 @@ class Loops:
         self.em.line("}")
         self.constructs.pop()
         self.loop_depth -= 1
+        self.while_depth -= 1
         self.check_carried_shapes(carried, node)
         self._scoped_shapes(bound, before, node, "loop")
 

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, List
 
 import numpy as np
 
-from ..semantics.values import ConstLeaf, Op, is_float, mlir_scalar
+from ..semantics.values import (ConstLeaf, Op, is_float, is_unsigned,
+                                 mlir_scalar)
 
 if TYPE_CHECKING:
     from .emitter import Emitter
@@ -44,11 +45,40 @@ def _int_divisor(tb, b, dt, ty):
                           ty)
 
 
+def _unsigned_op(tb, op, a, dt, ty):
+    """The ops that differ for unsigned integers (floor division and
+    modulo need no sign fix-up; x // 0 and x % 0 are 0 as NumPy's), or
+    None where the signed code is the same."""
+    if op in ("floordiv", "mod", "fmod"):
+        zero = tb.const(0, dt)
+        by_zero = tb.op(f"arith.cmpi eq, {a[1]}, {zero}", ty)
+        safe = tb.op(f"arith.select {by_zero}, {tb.const(1, dt)}, {a[1]}",
+                     ty)
+        div = "divui" if op == "floordiv" else "remui"
+        r = tb.op(f"arith.{div} {a[0]}, {safe}", ty)
+        return tb.op(f"arith.select {by_zero}, {zero}, {r}", ty)
+    if op == "abs":
+        return a[0]
+    if op in ("fmax", "maximum"):
+        return tb.op(f"arith.maxui {a[0]}, {a[1]}", ty)
+    if op in ("fmin", "minimum"):
+        return tb.op(f"arith.minui {a[0]}, {a[1]}", ty)
+    if op == "sign":
+        # 1 for a nonzero value, 0 for zero: nothing is negative.
+        zero = tb.const(0, dt)
+        pos = tb.op(f"arith.cmpi ne, {a[0]}, {zero}", ty)
+        return tb.convert(pos, np.bool_, dt)
+    return None
+
+
 def gen_op(tb: "Emitter", e: Op, args: List[str],
            arg_dtypes: List[np.dtype]) -> str:
     """Emits the scalar code of Op `e` given its argument SSA names."""
     op, dt = e.op, e.dtype
     ty = mlir_scalar(dt)
+    if hasattr(e, "gen"):
+        # An Op that emits its own code (numpy/random.py's hash).
+        return e.gen(tb, args, arg_dtypes)
     if op == "cast":
         return tb.convert(args[0], arg_dtypes[0], dt)
     if op in _CMP_F:
@@ -58,8 +88,9 @@ def gen_op(tb: "Emitter", e: Op, args: List[str],
             return tb.op(f"arith.cmpf {_CMP_F[op]}, {a[0]}, {a[1]}",
                          mlir_scalar(ct))
         pred = _CMP_I[op]
-        if ct == np.bool_:
-            # i1 compared signed has True = -1: bools compare unsigned.
+        if ct == np.bool_ or is_unsigned(ct):
+            # i1 compared signed has True = -1: bools compare unsigned,
+            # as unsigned integers do (uint8 255 above 0).
             pred = pred.replace("s", "u", 1) if pred[0] == "s" else pred
         return tb.op(f"arith.cmpi {pred}, {a[0]}, {a[1]}", mlir_scalar(ct))
     if op in ("and", "or", "xor"):
@@ -81,6 +112,9 @@ def gen_op(tb: "Emitter", e: Op, args: List[str],
         if op == "shl":
             moved = tb.op(f"arith.shli {a[0]}, {safe}", ty)
             out = tb.const(0, dt)
+        elif is_unsigned(dt):
+            moved = tb.op(f"arith.shrui {a[0]}, {safe}", ty)
+            out = tb.const(0, dt)
         else:
             moved = tb.op(f"arith.shrsi {a[0]}, {safe}", ty)
             # All bits shifted out leave the sign: 0 or -1.
@@ -98,6 +132,10 @@ def gen_op(tb: "Emitter", e: Op, args: List[str],
         return tb.op(f"arith.select {c}, {x}, {y}", ty)
     a = [tb.convert(x, d, dt) for x, d in zip(args, arg_dtypes)]
     f = is_float(dt)
+    if is_unsigned(dt):
+        out = _unsigned_op(tb, op, a, dt, ty)
+        if out is not None:
+            return out
     if op == "add":
         return tb.op(f"arith.{'addf' if f else 'addi'} {a[0]}, {a[1]}", ty)
     if op == "sub":

@@ -12,12 +12,13 @@ import numpy as np
 
 from . import callables
 from ..desugar.astutil import fix_locations
+from ..semantics import complex_values
 from ..semantics.bindings import name_permutation
 from .global_values import inlinable
 from ..semantics.indexing import Fancy
 from ..semantics.operators import BINOPS, BITOPS
-from ..semantics.values import (ConstLeaf, Container, Expr, Idx, Masked, View,
-                                ViewLeaf,
+from ..semantics.values import (ConstLeaf, Container, Expr, Idx, IdxLeaf,
+                                Masked, View, ViewLeaf,
                      as_idx, same_extent)
 
 
@@ -193,6 +194,14 @@ class Statements:
                 func.value.id not in self.env and \
                 self.globals.get(func.value.id) is np
             add_at = add_at or fill_diagonal
+            # np.random.seed(s) seeds the legacy generator (random.py).
+            add_at = add_at or isinstance(func, ast.Attribute) and \
+                func.attr == "seed" and \
+                isinstance(func.value, ast.Attribute) and \
+                func.value.attr == "random" and \
+                isinstance(func.value.value, ast.Name) and \
+                func.value.value.id not in self.env and \
+                self.globals.get(func.value.value.id) is np
             # print(...) prints when the program runs (printing.py).
             add_at = add_at or isinstance(func, ast.Name) and \
                 func.id == "print" and func.id not in self.env and \
@@ -388,6 +397,11 @@ class Statements:
                 value = op(ViewLeaf(self.gather(current, target)),
                            self.to_expr(rhs))
                 self.scatter(current, value, target)
+            elif isinstance(current, complex_values.Complex) and \
+                    isinstance(current.re, View):
+                # In place into the complex array's parts.
+                complex_values.store(self, current, base(current, rhs),
+                                     target)
             elif isinstance(current, View) and is_array(current):
                 # In place, as NumPy does for arrays (arguments included).
                 value = op(ViewLeaf(current), self.to_expr(rhs))
@@ -434,6 +448,7 @@ class Statements:
                 # Dicts, lists or tuples inside (`return loss, {"acc":
                 # acc}`): the call rebuilds them (pytrees.build).
                 self.sig.return_tree = tree
+            self._emit_lengths()
         finally:
             self.current_node = saved
 
@@ -462,7 +477,14 @@ class Statements:
                      if p[1] == value.container.name][0]
             self.sig.outputs.append(("arg", index))
             return
+        if complex_values.is_complex(value):
+            self._emit_complex_output(k, value, node)
+            return
         expr = self.to_expr(value)
+        if expr.shape and not as_idx(expr.shape[0]).is_const() and \
+                not self.is_size_expression(expr.shape[0]):
+            self._emit_cut_output(k, expr, node)
+            return
         # A size expression stays one: the call computes the extent from
         # its arguments' shapes (symbolic_sizes.py).
         shape = [e if self.is_size_expression(e) else
@@ -476,6 +498,70 @@ class Statements:
             e if isinstance(e, int) else self.size_formula(e)
             for e in c.shape)))
         self.store(c.view(), expr, cast=True)
+
+
+    def _emit_complex_output(self, k, value, node):
+        """A returned complex value: a float output with a trailing axis
+        of 2, which the call views as complex (program.py); the
+        signature says its complex dtype and logical shape. A complex
+        argument returned whole is that argument."""
+        if not isinstance(value, complex_values.Complex):
+            value = complex_values.Complex(*complex_values.parts(self, value))
+        whole = complex_values.whole_container(value)
+        if whole is not None and whole.kind == "arg":
+            index = [i for i, p in enumerate(self.sig.params)
+                     if p[1] == whole.name][0]
+            self.sig.outputs.append(("arg", index))
+            return
+        shape = complex_values.broadcast(self, value)
+        # A size expression stays one, as for real outputs.
+        shape = [e if self.is_size_expression(e) else
+                 self.static_extent(e, node) for e in shape]
+        c = Container(f"%__return{k}", shape + [2],
+                      complex_values.part_dtype(value.dtype), "output",
+                      f"__return{k}")
+        c.complex = value.dtype
+        self.param_containers.append(c)
+        self.sig.outputs.append(("array", value.dtype, tuple(
+            e if isinstance(e, int) else self.size_formula(e)
+            for e in c.shape[:-1])))
+        complex_values.store(self, complex_values.container_parts(c),
+                             value, node)
+
+    def _emit_cut_output(self, k, expr, node):
+        """An array whose first extent n the data gives (x[mask],
+        np.nonzero, np.unique: docs/design/data-dependent-lengths.md):
+        an output as long as n can be, its first n rows written, and n
+        in a hidden 0-d output after the visible ones (emitted by
+        _emit_lengths); the call returns the first n rows
+        (pytrees.cut_lengths)."""
+        n = as_idx(expr.shape[0])
+        bound = self.upper_extent(n, node)
+        rest = [self.static_extent(e, node) for e in expr.shape[1:]]
+        c = Container(f"%__return{k}", [bound] + rest, expr.dtype, "output",
+                      f"__return{k}")
+        self.param_containers.append(c)
+        self.sig.outputs.append(("array", expr.dtype, tuple(c.shape)))
+        head = c.view()
+        head.shape[0] = n
+        self.store(head, expr, cast=True)
+        if not hasattr(self.sig, "lengths"):
+            self.sig.lengths, self.sig.pending_lengths = [], []
+        self.sig.pending_lengths.append((k, n))
+
+    def _emit_lengths(self):
+        """The hidden outputs holding the lengths of _emit_cut_output's."""
+        for k, n in getattr(self.sig, "pending_lengths", ()):
+            j = len(self.sig.outputs)
+            c = Container(f"%__return{j}", [], np.int64, "output",
+                          f"__return{j}")
+            self.param_containers.append(c)
+            self.sig.outputs.append(("array", np.dtype(np.int64), ()))
+            with self.statement() as stmt:
+                self.store(c.view(), IdxLeaf(n))
+                stmt.done()
+            self.sig.lengths.append([k, j])
+        self.sig.pending_lengths = []
 
 
 def _nested(tree):

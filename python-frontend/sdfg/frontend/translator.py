@@ -17,9 +17,11 @@ import numpy as np
 from .. import ir, pytrees
 from ..desugar import returns
 from ..desugar.astutil import parse
+from ..desugar.alias_branches import renamed_in_arm, split_alias_branches
 from ..desugar.iteration import lower_iteration
 from ..desugar.loop_exits import lower_loop_exits
 from ..errors import FrontendError
+from ..semantics import complex_values
 from ..semantics.aliasing import Aliasing
 from ..semantics.bindings import (construct_name, count_assignments,
                                   inplace_targets)
@@ -208,6 +210,8 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
             raise FrontendError("expected a function definition",
                                 self.filename, self.firstline)
         lower_iteration(self.fdef)
+        split_alias_branches(self.fdef, inplace_targets(self.fdef),
+                             count_assignments(self.fdef, augmented=False))
         self._fold_returns(self.fdef)
         lower_loop_exits(self.fdef)
         # The Python name (messages) and the program's symbol.
@@ -255,6 +259,7 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
         # A reshape's copy -> the containers it was copied from.
         self.reshape_sources = {}
         self.loop_depth = 0
+        self.while_depth = 0  # while loops around (numpy/random.py)
         # Name permutations (`a, b = b, a`) at this loop depth rebind the
         # names instead of copying: the function's top level, or the body
         # of a loop unrolled for them (visit_For).
@@ -302,6 +307,10 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
         lineno = getattr(node, "lineno", None)
         if lineno is not None:
             lineno += self.firstline - 1
+        # Names renamed in the arms of a branch (alias_branches.py) are the
+        # program's names to its reader.
+        message = renamed_in_arm(message)
+        construct = construct and renamed_in_arm(construct)
         return FrontendError(message, self.filename, lineno, construct)
 
     def unsupported(self, node, construct, why=""):
@@ -400,6 +409,20 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
             if type(value) is tuple:
                 return tuple(parts)
             return type(value)(*parts)
+        if isinstance(value, np.ndarray) and value.dtype.kind == "c":
+            # A complex array: a float container with a trailing axis of
+            # 2 (docs/design/complex-numbers.md); the call passes the
+            # array's memory viewed so (program.py).
+            self.em.reserved.add(f"%{name}")
+            c = Container(f"%{name}", value.shape + (2,),
+                          complex_values.part_dtype(value.dtype), "arg",
+                          name)
+            c.complex = value.dtype
+            c.ndarray = True
+            self.param_containers.append(c)
+            self.sig.params.append(("array", name, value.dtype,
+                                    tuple(c.shape)))
+            return complex_values.container_parts(c)
         if isinstance(value, np.ndarray):
             dtype = value.dtype
             if dtype.type not in SUPPORTED_DTYPES:

@@ -9,6 +9,14 @@ registry by category:
 - products.py: dot, matmul, outer, einsum, tensordot, kron, cross, ...
 - linalg.py: np.linalg.*
 - statistics.py, polynomials.py, sorting.py, searching.py
+- index_arrays.py: triu_indices, tril_indices, diag_indices
+- histograms.py: histogram, bincount, digitize; selections.py: x[mask]
+  reductions and arrays the data sizes (x[mask] as a value, nonzero,
+  flatnonzero, argwhere, unique)
+- random.py: np.random.default_rng(seed) and its Generator, the legacy
+  np.random.seed + rand/randn/...
+- complex_functions.py: the functions and methods of complex arrays
+  (numpy_call/method_call dispatch there; semantics/complex_values.py)
 - dtypes.py: dtypes, np.issubdtype, .astype; operands.py: shared helpers
 - registry.py: the decorators and the lookup (numpy_call, method_call);
   attributes.py: what np.<attr> is.
@@ -34,18 +42,25 @@ their gradients then come for free. A new module must be imported below.
 """
 
 # Each module registers its functions when imported.
-from . import (creation, dtypes, linalg, manipulation, polynomials,
-               products, reductions, searching, sorting, statistics, ufuncs)
+from . import (creation, dtypes, histograms, index_arrays, linalg,
+               manipulation, polynomials, products, reductions, searching,
+               selections, sorting, statistics, ufuncs)
+from . import random  # np.random.*: a Generator known when compiling
+from . import complex_functions  # complex arrays (numpy_call's dispatch)
 from .attributes import numpy_attribute
 from .dtypes import as_dtype
 from .operands import element_count
 from .products import matmul, scaled_matmul
-from .registry import is_numpy_function, method_call, numpy_call
+from .registry import (CompileTimeObject, is_numpy_function, method_call,
+                       numpy_call)
 from .ufuncs import where
 
-__all__ = ["creation", "dtypes", "linalg", "manipulation", "polynomials",
+__all__ = ["creation", "dtypes", "histograms", "index_arrays",
+           "linalg", "selections", "manipulation",
+           "polynomials",
            "products", "reductions", "searching", "sorting", "statistics",
-           "ufuncs",
+           "ufuncs", "random", "complex_functions",
+           "CompileTimeObject",
            "as_dtype", "element_count", "is_numpy_function", "matmul",
            "method_call",
            "numpy_attribute", "numpy_call", "scaled_matmul", "where"]

@@ -14,10 +14,16 @@ def numpy_attribute(tr, attr: str, node):
         return DTYPES[attr]
     if attr in ABSTRACT_TYPES:
         return ABSTRACT_TYPES[attr]
+    if attr in ("complex128", "complex64", "cdouble", "csingle",
+                "complexfloating"):
+        # Complex dtypes (numpy/complex_functions.py).
+        return getattr(np, attr)
     if attr in ("pi", "e", "inf", "nan"):
         return float(getattr(np, attr))
     if attr == "newaxis":
         return None
+    if attr == "random":
+        return NumpyFunction("random")  # its functions: expressions.py
     if is_numpy_function(attr):
         return NumpyFunction(attr)
     raise tr.unsupported(node, f"np.{attr}",

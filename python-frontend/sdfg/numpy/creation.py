@@ -8,6 +8,7 @@ import numpy as np
 
 from . import dtypes, manipulation
 from .registry import Arguments, array_method, no_kwargs, numpy_function
+from .ufuncs import where
 from ..semantics.values import (ConstLeaf, Expr, Idx, IdxLeaf, Op, Value, View,
                                 as_idx, is_float)
 
@@ -82,30 +83,24 @@ def _array(tr, name, obj, dtype, node):
 
 def ramp(tr: "Translator", name: str, args: List[Value],
          kwargs: Dict[str, Value], node: ast.AST) -> Value:
-    """np.arange(start, stop, step) / np.linspace(start, stop, num): a new
-    1-d array whose element p is start + p * step."""
-    no_kwargs(tr, kwargs, node, ("dtype", "num", "endpoint"))
+    """np.arange(start, stop, step): a new 1-d array whose element p is
+    start + p * step."""
+    no_kwargs(tr, kwargs, node, ("dtype",))
     vals = list(args)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                for v in vals):
         raise tr.unsupported(node, f"np.{name} of values computed at run "
                              "time", "its length must be known when "
                              "compiling")
-    if name == "arange":
-        start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (
-            vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
-        n = max(0, int(np.ceil((stop - start) / step)))
-        floating = any(isinstance(v, float) for v in (start, stop, step))
-        dtype = np.dtype(kwargs.get("dtype",
-                                    np.float64 if floating else np.int64))
-    else:
-        start, stop = vals[0], vals[1]
-        n = int(kwargs.get("num", vals[2] if len(vals) > 2 else 50))
-        end = kwargs.get("endpoint", True)
-        step = (stop - start) / max(n - 1 if end else n, 1)
-        dtype = np.dtype(kwargs.get("dtype", np.float64))
+    start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (
+        vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
+    n = max(0, int(np.ceil((stop - start) / step)))
+    floating = any(isinstance(v, float) for v in (start, stop, step))
+    dtype = dtypes.dtype_of(tr, kwargs.get(
+        "dtype", np.float64 if floating else np.int64), node)
     out = tr.transient_view([Idx(n)], dtype, node, name)
-    with tr.open_map([Idx(n)], "sequential") as coords:
+    schedule = tr.schedule_for([Idx(n)], None)  # parallel where it pays
+    with tr.open_map([Idx(n)], schedule) as coords:
         value = tr.binop("add", tr.binop("mul", IdxLeaf(coords[0]), step),
                          start)
         val = tr.emit_scalar(tr.to_expr(value), coords, 1, dtype)
@@ -129,10 +124,76 @@ def np_eye(tr: "Translator", name: str, args: List[Value],
     return out
 
 
-@numpy_function("arange", "linspace")
+@numpy_function("arange")
 def np_arange(tr: "Translator", name: str, args: List[Value],
               kwargs: Dict[str, Value], node: ast.AST) -> Value:
     return ramp(tr, name, args, kwargs, node)
+
+
+@numpy_function("linspace", positional=("start", "stop", "num", "endpoint",
+                                        "retstep", "dtype", "axis"))
+def np_linspace(tr: "Translator", name: str, args: List[Value],
+                kwargs: Dict[str, Value], node: ast.AST) -> Value:
+    """np.linspace(start, stop, num): the endpoints may be computed at run
+    time (`np.linspace(x.min(), x.max(), 16)`), the length is known when
+    compiling. NumPy's own arithmetic, so the values are its bits:
+    y[p] = p * step + start with step = (stop - start) / div, or
+    p / div * delta + start where step underflows to 0, and y[-1] = stop
+    with endpoint=True; an integer dtype takes the floor."""
+    arg = Arguments(tr, args, kwargs, node)
+    start, stop = arg(0, "start"), arg(1, "stop")
+    num, endpoint = arg(2, "num", 50), arg(3, "endpoint", True)
+    retstep, dtype = arg(4, "retstep", False), arg(5, "dtype", None)
+    if arg(6, "axis", 0) != 0:
+        raise tr.unsupported(node, "np.linspace with axis=")
+    if isinstance(num, bool) or not isinstance(num, (int, np.integer)):
+        raise tr.unsupported(node, "np.linspace with a length computed at "
+                             "run time", "its length (num) must be known "
+                             "when compiling; the endpoints may be "
+                             "computed")
+    if not isinstance(endpoint, bool) or not isinstance(retstep, bool):
+        raise tr.unsupported(node, "np.linspace with endpoint= or retstep= "
+                             "computed at run time")
+    num = int(num)
+    if num < 0:
+        raise tr.error(f"Number of samples, {num}, must be non-negative.",
+                       node)
+    ends = []
+    for v in (start, stop):
+        if isinstance(v, (int, float)):
+            v = ConstLeaf(float(v), np.float64)
+        e = tr.to_expr(v)
+        if e.shape or e.dtype.kind not in "biuf":
+            raise tr.unsupported(node, "np.linspace of array or non-numeric "
+                                 "endpoints", "give scalar endpoints")
+        ends.append(Op("cast", [e], [], np.float64))
+    start, stop = ends
+    out_dtype = np.dtype(np.float64) if dtype is None else \
+        dtypes.dtype_of(tr, dtype, node)
+    div = num - 1 if endpoint else num
+    delta = tr.binop("sub", stop, start)
+    step = tr.binop("div", delta, float(div)) if div > 0 else \
+        ConstLeaf(float("nan"), np.float64)
+    out = tr.transient_view([Idx(num)], out_dtype, node, name)
+    schedule = tr.schedule_for([Idx(num)], None)
+    with tr.open_map([Idx(num)], schedule) as coords:
+        p = Op("cast", [IdxLeaf(coords[0])], [], np.float64)
+        if div > 0:
+            scaled = where(tr, tr.binop("eq", step, 0.0),
+                           tr.binop("mul", tr.binop("div", p, float(div)),
+                                    delta),
+                           tr.binop("mul", p, step), node)
+        else:
+            scaled = tr.binop("mul", p, delta)
+        value = tr.binop("add", scaled, start)
+        if endpoint and num > 1:
+            last = tr.binop("eq", IdxLeaf(coords[0]), num - 1)
+            value = where(tr, last, stop, value, node)
+        if not is_float(out_dtype):
+            value = Op("floor", [tr.to_expr(value)], [], np.float64)
+        val = tr.emit_scalar(tr.to_expr(value), coords, 1, out_dtype)
+        tr.emit_store(val, out, coords)
+    return (out, step) if retstep else out
 
 
 @numpy_function("empty", "full", "ndarray", "ones", "zeros")

@@ -924,3 +924,44 @@ def transpose_method(tr: "Translator", obj: Value, name: str,
                      args: List[Value], kwargs: Dict[str, Value],
                      node: ast.AST) -> Value:
     return transpose(tr, obj, args if args else None, node)
+
+
+@array_method("item")
+def item_method(tr: "Translator", obj: Value, name: str, args: List[Value],
+                kwargs: Dict[str, Value], node: ast.AST) -> Value:
+    """a.item(), a.item(k) (flat index), a.item(i, j): one element as a
+    scalar, read as `a[i, j]` is (a value, not a view of `a`)."""
+    no_kwargs(tr, kwargs, node)
+    a = tr.to_expr(obj)
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = list(args[0])
+    if not args:
+        count = 1
+        for e in a.shape:
+            e = as_idx(e)
+            count = count * e.const if e.is_const() else None
+            if count is None:
+                break
+        if count is None:
+            raise tr.unsupported(node, ".item() of an array whose size is "
+                                 "only known at run time",
+                                 "index it: a.item(0) or a[0, 0]")
+        if count != 1:
+            raise tr.error("can only convert an array of size 1 to a "
+                           "Python scalar", node)
+        args = [0] * len(a.shape)
+    if len(args) == 1 and len(a.shape) != 1:
+        obj = reshape(tr, obj, (-1,), node)
+    elif len(args) != len(a.shape):
+        raise tr.error("incorrect number of indices for array", node)
+    for v in args:
+        if isinstance(v, (bool, float)) or (
+                isinstance(v, (View, Expr)) and (
+                    v.shape or not np.issubdtype(tr.to_expr(v).dtype,
+                                                 np.integer))):
+            raise tr.error(".item() takes integer indices", node)
+    items = [ast.copy_location(ast.Name(f"__item{k}"), node)
+             for k in range(len(args))]
+    return tr.subscript(operands.as_view(tr, tr.to_expr(obj), node)
+                        if not isinstance(obj, View) else obj, items, node,
+                        values={id(it): v for it, v in zip(items, args)})

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 
 def matmul(tr: "Translator", a: Value, b: Value, node: ast.AST) -> Value:
+    from . import complex_functions
+    if complex_functions.cv.is_complex(a) or \
+            complex_functions.cv.is_complex(b):
+        return complex_functions.product(tr, "matmul", [a, b], {}, node)
     ea, eb = tr.to_expr(a), tr.to_expr(b)
     if ea.dtype == np.bool_ and eb.dtype == np.bool_:
         # NumPy's product of bools is or of ands: whether any term is set.
@@ -37,6 +41,10 @@ def scaled_matmul(tr: "Translator", a: Value, b: Value, node: ast.AST,
     """alpha (a @ b) for a float constant alpha: (the product, True) where a
     GEMM computes it with that alpha, else (a @ b, False) for the caller to
     scale as the program says."""
+    from . import complex_functions
+    if complex_functions.cv.is_complex(a) or \
+            complex_functions.cv.is_complex(b):
+        return matmul(tr, a, b, node), False
     product = _matmul(tr, a, b, node, alpha)
     if isinstance(product, _Scaled):
         return product.leaf, True

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Dict, List
 import numpy as np
 
 from .. import ir
-from . import creation, dtypes, manipulation, operands, ufuncs
+from . import creation, dtypes, manipulation, operands, selections, ufuncs
 from .registry import (Arguments, array_method, no_kwargs, numpy_call,
                        numpy_function)
 from ..semantics.values import (ConstLeaf, Idx, Masked, Op, Value, View,
@@ -45,6 +45,8 @@ def reduce(tr: "Translator", name: str, value: Value, axis: Value,
         flags = reduce(tr, name, Op("cast", [e], e.shape, np.int8), axis,
                        keepdims, node)
         return tr.binop("ne", flags, 0)
+    if e.dtype.kind == "u" and name in ("max", "amax", "min", "amin"):
+        return _unsigned_extremum(tr, name, e, axis, keepdims, node)
     kind = {"sum": "add", "mean": "add", "max": "max", "amax": "max",
             "min": "min", "amin": "min", "prod": "mul"}[name]
     axes = _axes(tr, axis, len(e.shape), node)
@@ -125,18 +127,26 @@ def reduce(tr: "Translator", name: str, value: Value, axis: Value,
     return ViewLeaf(out)
 
 
+def _unsigned_extremum(tr, name, e, axis, keepdims, node):
+    """max/min of unsigned integers: the compiled reduction (a write
+    with max/min resolution) compares signed, so the values are mapped
+    to the signed type of their width with the order kept (the top bit
+    flipped: 0 -> -128, 255 -> 127 for uint8), reduced, and mapped
+    back."""
+    r = reduce(tr, name, dtypes.signed_order(e), axis, keepdims, node)
+    return dtypes.unsigned_order(tr.to_expr(r), e.dtype)
+
+
 def _reduce_masked(tr, name, value, axis, keepdims, node):
     """np.sum/np.prod/np.mean of x[mask]: the reduction of np.where(mask,
     x, identity); the mean divides by the number selected (0/0 = nan on
-    an empty selection, as NumPy's mean). max and min are not: NumPy
-    raises on an empty selection, where the identity would be returned.
+    an empty selection, as NumPy's mean); max and min check when the
+    program runs that something is selected (numpy/selections.py).
     The selection's first axis (NumPy's x[mask] has 1 + x.ndim - mask.ndim
     axes: the selected elements or rows, then x's remaining ones) has a
     length only the data knows, so an axis= must include it."""
-    if name not in ("sum", "prod", "mean"):
-        raise tr.unsupported(node, f"np.{name} of a masked selection",
-                             "NumPy raises on an empty selection; use "
-                             f"np.{name}(np.where(mask, x, <identity>))")
+    if name not in ("sum", "prod", "mean", "max", "amax", "min", "amin"):
+        raise tr.unsupported(node, f"np.{name} of a masked selection")
     x = tr.to_expr(value.value)
     rows = getattr(value.mask, "origin", value.mask)
     r = len(rows.shape)  # x's axes the mask selects over
@@ -165,6 +175,10 @@ def _reduce_masked(tr, name, value, axis, keepdims, node):
                              "several dimensions")
     # Axis 0 of the selection is x's first r axes; axis j > 0 is x's r-1+j.
     x_axes = tuple(range(r)) + tuple(r - 1 + a for a in axes if a > 0)
+    if name in ("max", "amax", "min", "amin"):
+        # NumPy raises on an empty selection: a check when it runs.
+        return selections.masked_extremum(tr, name, value, x, rows, x_axes,
+                                          keepdims, node)
     identity = 1 if name == "prod" else 0
     if x.dtype == np.bool_:
         x = Op("cast", [x], x.shape, np.int64)
@@ -211,7 +225,9 @@ def cumulative(tr: "Translator", value: Value, axis: Value, node: ast.AST,
     axis %= len(shape)
     dtype = e.dtype
     if op in ("add", "mul") and not is_float(dtype) and dtype.itemsize < 8:
-        dtype = np.dtype(np.int64)  # as np.sum: bools and int32 add in int64
+        # As np.sum: bools and small ints add in int64, unsigned ones in
+        # uint64.
+        dtype = np.dtype(np.uint64 if dtype.kind == "u" else np.int64)
     src = operands.as_view(tr, e, node)
     out = tr.transient_view([Idx(x) for x in shape], dtype, node,
                             what[3:].split(".")[0])
@@ -296,7 +312,9 @@ def _window_cumulative(tr, e, op, what, node):
     n = as_idx(e.shape[0])
     dtype = e.dtype
     if op in ("add", "mul") and not is_float(dtype) and dtype.itemsize < 8:
-        dtype = np.dtype(np.int64)  # as np.sum: bools and int32 add in int64
+        # As np.sum: bools and small ints add in int64, unsigned ones in
+        # uint64.
+        dtype = np.dtype(np.uint64 if dtype.kind == "u" else np.int64)
     src = operands.as_view(tr, e, node)
     out = tr.transient_view([n], dtype, node, what[3:].split(".")[0])
     acc = tr.transient_view([], dtype, node, "running")
@@ -400,6 +418,8 @@ def np_nansum(tr: "Translator", name: str, args: List[Value],
 def np_count_nonzero(tr: "Translator", name: str, args: List[Value],
                      kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
+    if args and isinstance(args[0], Masked):
+        return selections.masked_any(tr, name, args, kwargs, node)
     only = arg.only
     only("axis", "keepdims")
     e = tr.to_expr(arg(0, "a"))
@@ -422,6 +442,8 @@ def np_cumprod(tr: "Translator", name: str, args: List[Value],
 def np_var(tr: "Translator", name: str, args: List[Value],
            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
+    if isinstance(args[0], Masked):
+        return selections.masked_var(tr, name, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("axis", "keepdims", "ddof"))
     x = tr.to_expr(args[0])
     axis = arg(1, "axis")
@@ -468,6 +490,8 @@ def np_cumsum(tr: "Translator", name: str, args: List[Value],
 def np_any(tr: "Translator", name: str, args: List[Value],
            kwargs: Dict[str, Value], node: ast.AST) -> Value:
     arg = Arguments(tr, args, kwargs, node)
+    if isinstance(args[0], Masked):
+        return selections.masked_any(tr, name, args, kwargs, node)
     no_kwargs(tr, kwargs, node, ("axis",))
     x = tr.to_expr(args[0])
     flags = Op("cast", [tr.binop("ne", x, 0) if x.dtype != np.bool_

@@ -82,6 +82,10 @@ def is_numpy_function(name: str) -> bool:
 
 def numpy_call(tr, name: str, args: list, kwargs: dict, node):
     """The value of np.<name>(*args, **kwargs)."""
+    from . import complex_functions
+    if complex_functions.wants_complex(args, kwargs):
+        # A complex argument or dtype: pairs of reals (its module).
+        return complex_functions.call(tr, name, args, kwargs, node)
     entry = FUNCTIONS.get(name)
     if entry is None and "." in name:
         entry = FUNCTIONS.get("." + name.rsplit(".", 1)[1])
@@ -96,8 +100,34 @@ def numpy_call(tr, name: str, args: list, kwargs: dict, node):
     return entry.impl(tr, name, args, kwargs, node)
 
 
+class CompileTimeObject:
+    """A Python object of the program known when compiling (np.random's
+    Generator): `obj.<name>` is its attribute(tr, name, node) (a
+    BoundMethod for a method), `obj.<name>(...)` its method(tr, name,
+    args, kwargs, node)."""
+
+    def attribute(self, tr, name: str, node):
+        raise NotImplementedError
+
+    def bind(self, tr, name: str, existing, node) -> None:
+        """Checks `name = obj` (`existing` the name's value before):
+        a located error where the binding is refused."""
+        raise NotImplementedError
+
+    def method(self, tr, name: str, args: list, kwargs: dict, node):
+        raise NotImplementedError
+
+
 def method_call(tr, obj, name: str, args: list, kwargs: dict, node):
-    """The value of obj.<name>(*args, **kwargs) for an array obj."""
+    """The value of obj.<name>(*args, **kwargs) for an array obj (or a
+    CompileTimeObject)."""
+    if isinstance(obj, CompileTimeObject):
+        return obj.method(tr, name, args, kwargs, node)
+    from . import complex_functions
+    if complex_functions.cv.is_complex(obj) or (
+            name == "astype" and complex_functions.wants_complex(args,
+                                                                 kwargs)):
+        return complex_functions.method(tr, obj, name, args, kwargs, node)
     impl = METHODS.get(name)
     if impl is None:
         raise tr.unsupported(node, f"array method .{name}()")

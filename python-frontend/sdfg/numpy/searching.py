@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
-from . import manipulation, operands, ufuncs
+from . import dtypes, manipulation, operands, ufuncs
 from .. import ir
 from .registry import Arguments, numpy_call, numpy_function
 from ..semantics.values import Op, Value, ViewLeaf, is_float
@@ -26,6 +26,7 @@ def _search_keys(tr, e, dtype, node, hint):
     """A whole container holding `e` converted to `dtype`."""
     if e.dtype != dtype:
         e = Op("cast", [e], e.shape, dtype)
+    e = dtypes.signed_order(e)  # the library op orders integers signed
     if isinstance(e, ViewLeaf) and e.view.is_whole():
         return e.view
     return tr.snapshot(e, node, hint)

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
-from . import creation, manipulation, operands, ufuncs
+from . import creation, dtypes, manipulation, operands, selections, ufuncs
 from .. import ir
 from .registry import Arguments, array_method, numpy_call, numpy_function
-from ..semantics.values import ConstLeaf, Op, Value, View, ViewLeaf, is_float
+from ..semantics.values import (ConstLeaf, Op, Value, View, ViewLeaf,
+                                as_idx, is_float)
 
 if TYPE_CHECKING:
     from ..frontend.translator import Translator
@@ -100,6 +101,7 @@ def argsort(tr: "Translator", value: Value, axis: Value,
     shape = operands.static_shape(tr, e, node, "sorting")
     if e.dtype == np.bool_:
         e = Op("cast", [e], e.shape, np.int64)
+    e = dtypes.signed_order(e)  # the library op orders integers signed
     if isinstance(e, ViewLeaf) and e.view.is_whole():
         keys = e.view
     else:
@@ -113,6 +115,9 @@ def argsort(tr: "Translator", value: Value, axis: Value,
 
 def sort(tr: "Translator", value: Value, axis: Value, node: ast.AST) -> Value:
     e, axis = _axis(tr, tr.to_expr(value), axis, node)
+    if len(e.shape) == 1 and not as_idx(e.shape[0]).is_const():
+        # A length the data gives (np.sort(x[mask])).
+        return selections.sort_window(tr, e, node)
     # One array for both the keys and the gather (an expression would be
     # computed twice).
     e = ViewLeaf(operands.as_view(tr, e, node))
@@ -160,6 +165,10 @@ def quantile(tr: "Translator", value: Value, q: Value, axis: Value,
     e = tr.to_expr(value)
     ndim = len(e.shape)
     e, ax = _axis(tr, e, axis, node)
+    if method == "median" and ndim == 1 and not keepdims and \
+            not as_idx(e.shape[0]).is_const():
+        # A length the data gives (np.median(x[mask])).
+        return selections.median_window(tr, e, node)
     shape = operands.static_shape(tr, e, node, "an order statistic")
     n = shape[ax]
     if n == 0:

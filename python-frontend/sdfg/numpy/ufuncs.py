@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
-from . import manipulation, operands, reductions
+from . import dtypes, manipulation, operands, reductions
 from .registry import (Arguments, array_method, no_kwargs, numpy_call,
                        numpy_function)
 from ..semantics.values import Expr, Masked, Op, Value, View, is_float
@@ -121,7 +121,7 @@ def elementwise(tr: "Translator", op: str, args: List[Value],
         if op == "square" and dtype == np.bool_:
             dtype = np.dtype(np.int8)  # NumPy's square of bools
         if op not in ("abs", "square", "sign") and not is_float(dtype):
-            dtype = np.dtype(np.float64)
+            dtype = dtypes.float_type(tr, dtype, op, node)
         if op in ("floor", "ceil") and not is_float(e.dtype):
             # NumPy 1.x: the integers, as float64.
             return Op("cast", [e], e.shape, dtype)
@@ -136,7 +136,7 @@ def elementwise(tr: "Translator", op: str, args: List[Value],
     shape = tr.broadcast_shapes(a.shape, b.shape)
     dtype = tr.result_dtype("add", a, b)
     if op in ("arctan2", "copysign") and not is_float(dtype):
-        dtype = np.dtype(np.float64)
+        dtype = dtypes.float_type(tr, dtype, op, node)
     return Op(op, [a, b], shape, dtype)
 
 
@@ -157,17 +157,29 @@ def _one(tr, args, name, node):
 
 
 def float_operands(tr: "Translator", args: List[Value], count: Value,
-                   name: str, node: ast.AST) -> Value:
+                   name: str, node: ast.AST, by_width: bool = False
+                   ) -> Value:
     """The arguments as float expressions (ints convert, as NumPy's
-    floating-point ufuncs do)."""
+    floating-point ufuncs do: with `by_width`, in the float type of
+    their common integer type, as np.hypot's int16 operands are
+    float32; else in float64)."""
     if len(args) != count:
         raise tr.error(f"np.{name} takes {count} argument"
                        f"{'s' if count > 1 else ''}", node)
+    exprs = [tr.to_expr(a) for a in args]
+    all_ints = not any(is_float(e.dtype) for e in exprs)
+    common = exprs[0].dtype if len(exprs) == 1 else \
+        tr.result_dtype("add", exprs[0], exprs[1])
     out = []
-    for a in args:
-        e = tr.to_expr(a)
+    for e in exprs:
         if not is_float(e.dtype):
-            e = Op("cast", [e], e.shape, np.float64)
+            target = np.dtype(np.float64)
+            if by_width:
+                # Ints among floats: each in its own float type (the
+                # ufunc's promotion does the rest).
+                target = dtypes.float_type(
+                    tr, common if all_ints else e.dtype, name, node)
+            e = Op("cast", [e], e.shape, target)
         out.append(e)
     return out
 
@@ -286,7 +298,7 @@ def np_hypot(tr: "Translator", name: str, args: List[Value],
     def ew(op, *xs):
         return elementwise(tr, op, list(xs), node)
     only()
-    a, b = float_operands(tr, args, 2, name, node)
+    a, b = float_operands(tr, args, 2, name, node, by_width=True)
     return ew("sqrt", tr.binop("add", tr.binop("mul", a, a),
                                tr.binop("mul", b, b)))
 
@@ -297,7 +309,7 @@ def np_logaddexp(tr: "Translator", name: str, args: List[Value],
     arg = Arguments(tr, args, kwargs, node)
     only = arg.only
     only()
-    a, b = float_operands(tr, args, 2, name, node)
+    a, b = float_operands(tr, args, 2, name, node, by_width=True)
     if name == "logaddexp2":
         ln2 = math.log(2.0)
         r = logaddexp(tr, tr.binop("mul", a, ln2), tr.binop("mul", b, ln2),
@@ -324,8 +336,9 @@ def np_rint(tr: "Translator", name: str, args: List[Value],
     only()
     e = tr.to_expr(_one(tr, args, name, node))
     if not is_float(e.dtype):
-        # NumPy 1.x: the integers, as float64.
-        return Op("cast", [e], e.shape, np.dtype(np.float64))
+        # NumPy 1.x: the integers, as float64 (float32 of int16).
+        return Op("cast", [e], e.shape,
+                  dtypes.float_type(tr, e.dtype, name, node))
     return Op("rint" if name == "rint" else "trunc", [e], e.shape,
               e.dtype)
 

@@ -11,7 +11,8 @@ import ast
 import numpy as np
 
 from .bindings import (SITES, assigned_names, augmented_target,
-                       name_permutation)
+                       is_arm_local, name_permutation)
+from . import complex_values
 from .values import Idx, View, as_idx
 
 
@@ -35,6 +36,10 @@ class Aliasing:
         exclude = set(exclude) | self.swapped_by_inner_loops(stmts)
         for name in assigned_names(stmts):
             current = self.env.get(name)
+            if complex_values.is_complex(current):
+                if name in rebound and name not in exclude:
+                    complex_values.own_container(self, name, current, node)
+                continue
             if name not in exclude and isinstance(
                     current, (bool, int, float, np.bool_, np.integer,
                               np.floating, Idx)) and \
@@ -134,8 +139,11 @@ class Aliasing:
             return False
         first, depth = self.scope_base
         inner = self.constructs[first:]
+        # A name alias_branches.py gave an arm is bound there before any
+        # use and used nowhere else: the branches around it do not matter.
+        local = is_arm_local(name)
         if not inner or len(inner) != self.loop_depth - depth or not all(
-                c[2] and name not in c[3] for c in inner):
+                (c[2] or local) and name not in c[3] for c in inner):
             return False
         terms = set()
         for e in list(value.shape) + [o for o, _, _ in value.base]:
@@ -160,8 +168,12 @@ class Aliasing:
     def _names_viewing(self, container, besides=None):
         """The names in scope bound to a view of `container` (other than
         `besides`)."""
-        return [n for n, v in self.env.items() if n != besides and
-                isinstance(v, View) and v.container is container]
+        return [n for n, v in self.env.items() if n != besides and (
+            isinstance(v, View) and v.container is container or
+            # A complex value's part views (semantics/complex_values.py).
+            isinstance(v, complex_values.Complex) and any(
+                isinstance(p, View) and p.container is container
+                for p in (v.re, v.im)))]
 
     def _owner(self, value, name):
         """The variable other than `name` owning `value`'s container, when

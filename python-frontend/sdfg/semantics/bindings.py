@@ -7,12 +7,24 @@ import ast
 from typing import Dict, List, Optional, Set, Tuple
 
 
+# What desugar/alias_branches.py appends (with a number) to a name it
+# gives one arm of a branch: not an identifier, so no name of the program.
+ARM_MARK = "'"
+
+
+def is_arm_local(name: str) -> bool:
+    """Whether alias_branches.py made `name`: bound once in its arm before
+    any use there, and used nowhere else (never carried by a loop)."""
+    return ARM_MARK in name
+
+
 def carried_names(stmts: List[ast.stmt], augmented: bool = False) -> Set[str]:
     """Names that `stmts` (a loop body, in order) read before assigning:
     their values come from the previous iteration. With `augmented`, an
     augmented assignment (`s += x`) binds its name and counts as a read
     of it too."""
-    pending = set(assigned_names(stmts, augmented=augmented))
+    pending = {n for n in assigned_names(stmts, augmented=augmented)
+               if not is_arm_local(n)}
     carried = set()
     for st in stmts:
         loads = {n.id for n in ast.walk(st)

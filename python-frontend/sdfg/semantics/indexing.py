@@ -11,6 +11,7 @@ import numpy as np
 from .. import ir
 from ..errors import FrontendError
 from .. import numpy as numpy_functions
+from . import complex_values
 from .bindings import construct_name
 from .values import (Expr, Idx, Masked, View, ViewLeaf, as_idx, expr_leaves,
                      is_float, same_extent, same_mask)
@@ -39,6 +40,8 @@ class Indexing:
             return self.sequence_item(base, node.slice, kind, node)
         if isinstance(base, Expr):
             base = self.materialize(base, node)
+        if isinstance(base, complex_values.Complex):
+            return complex_values.subscript(self, base, node, store)
         if not isinstance(base, View):
             raise self.unsupported(node, "subscript of "
                                    + construct_name(node.value))

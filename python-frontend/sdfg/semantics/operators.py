@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import FrontendError
 from .. import numpy as numpy_functions
+from . import complex_values
 from .bindings import reads_or_calls
 from .values import (ConstLeaf, Idx, IdxLeaf, Masked, Op, as_idx, fmt_shape,
                      is_float, same_extent)
@@ -378,6 +379,8 @@ class Operators:
         return np.dtype(dt)
 
     def binop(self, op, a, b):
+        if complex_values.is_complex(a) or complex_values.is_complex(b):
+            return complex_values.binop(self, op, a, b, self.current_node)
         sel = self.masked_operands([a, b], self.current_node)
         if sel is not None:
             mask, (a, b) = sel
@@ -458,10 +461,22 @@ class Operators:
         if ea.dtype == np.bool_ and eb.dtype == np.bool_:
             return Op(op, [ea, eb], shape, np.bool_)
         dtype = self.result_dtype("bit" + op, ea, eb)
+        self._check_integer_result(f"bitwise_{op}", dtype, node)
         return Op("bit" + op, [ea, eb], shape, dtype)
+
+    def _check_integer_result(self, ufunc, dtype, node):
+        """uint64 with a signed integer promotes to float64, which NumPy's
+        bitwise ufuncs have no loop for: its TypeError."""
+        if is_float(dtype):
+            raise self.error(
+                f"ufunc '{ufunc}' not supported for the input types, and "
+                "the inputs could not be safely coerced to any supported "
+                "types according to the casting rule ''safe''", node)
 
     def negate(self, v, node):
         """`-x`, np.negative: NumPy refuses bools."""
+        if complex_values.is_complex(v):
+            return complex_values.negate(self, v, node)
         if isinstance(v, Masked):
             # -x[m]: the negated selection, under the same mask.
             return Masked(self.negate(v.value, node), v.mask)
@@ -500,6 +515,8 @@ class Operators:
                              "operands", node)
         shape = self.broadcast_shapes(ea.shape, eb.shape)
         dtype = self.result_dtype(op, ea, eb)
+        self._check_integer_result(
+            "left_shift" if op == "shl" else "right_shift", dtype, node)
         if dtype == np.bool_:
             dtype = np.dtype(np.int8)  # NumPy's type for shifted bools
         return Op(op, [ea, eb], shape, dtype)

@@ -270,7 +270,14 @@ def mlir_scalar(dtype: np.dtype) -> str:
     return {
         "float64": "f64", "float32": "f32", "int64": "i64", "int32": "i32",
         "int16": "i16", "int8": "i8", "bool": "i1",
+        # MLIR's integers are signless: an unsigned dtype has the type of
+        # its width, and the ops on it say unsigned (scalar_ops.py).
+        "uint64": "i64", "uint32": "i32", "uint16": "i16", "uint8": "i8",
     }[dtype.name]
+
+
+def is_unsigned(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "u"
 
 
 def is_float(dtype: np.dtype) -> bool:
@@ -326,7 +333,9 @@ def same_mask(a: Value, b: Value) -> bool:
     return True
 
 
-SUPPORTED_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
+SUPPORTED_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.int16,
+                    np.int8, np.uint64, np.uint32, np.uint16, np.uint8,
+                    np.bool_)
 
 
 def expr_leaves(e: "Expr") -> Iterator["Expr"]:

@@ -1089,6 +1089,25 @@ def self_attention(X, Wq, Wk, Wv, Wo):
     return X + (p @ V) @ Wo
 
 
+@kernel(lambda rng: (rng.random((24, 24)), 8))
+def azimuthal_profile(img, nbins):
+    # Radial profile of an image about its centre: the mean and the
+    # spread of the pixels in each ring, and a histogram of the
+    # intensities.
+    n = img.shape[0]
+    x = np.arange(n) - (n - 1) / 2.0
+    r = np.sqrt(x[:, None] ** 2 + x[None, :] ** 2)
+    edges = np.linspace(0.0, r.max(), nbins + 1)
+    prof = np.zeros(nbins)
+    sig = np.zeros(nbins)
+    for i in range(nbins):
+        m = (r >= edges[i]) & (r < edges[i + 1])
+        prof[i] = img[m].mean()
+        sig[i] = img[m].std()
+    hist, bins = np.histogram(img, bins=10, range=(0.0, 1.0))
+    return prof, sig, hist, bins
+
+
 @kernel(lambda rng: (rng.random((12, 10)), 0.2, 5))
 def plate_cooling(T, k, steps):
     # A plate cooled along its edges: boundary rows and columns set with
@@ -1100,3 +1119,85 @@ def plate_cooling(T, k, steps):
             T[2:, 1:-1] + T[:-2, 1:-1] + T[1:-1, 2:] + T[1:-1, :-2] -
             4.0 * T[1:-1, 1:-1])
     return np.sum(T * T)
+
+
+@kernel(lambda rng: (rng.random(16), rng.random(16), 6))
+def ping_pong_heat(A, B, steps):
+    # Explicit heat steps between two buffers whose roles swap by the
+    # step's parity (the source is read, the other buffer written).
+    for it in range(steps):
+        src = A if it % 2 == 0 else B
+        dst = B if it % 2 == 0 else A
+        dst[1:-1] = src[1:-1] + 0.25 * (src[:-2] - 2.0 * src[1:-1] +
+                                        src[2:])
+        dst[0] = src[0]
+        dst[-1] = src[-1]
+    return A * B
+
+
+@kernel(lambda rng: (rng.random((7, 3)) * 3.0,))
+def pair_distances(P):
+    # Lennard-Jones energy over the pairs of a small cluster (the upper
+    # triangle of the distance matrix), and a smoothed radial distribution
+    # on a grid spanning the observed distances.
+    n = P.shape[0]
+    i, j = np.triu_indices(n, 1)
+    d = np.sqrt(np.sum((P[i] - P[j]) ** 2, axis=1))
+    inv6 = (1.0 / d) ** 6
+    energy = np.sum(4.0 * (inv6 * inv6 - inv6))
+    grid = np.linspace(d.min(), d.max(), 12)
+    rdf = np.sum(np.exp(-4.0 * (grid[:, None] - d[None, :]) ** 2), axis=1)
+    return energy + 0.01 * rdf.sum() + 1e-3 * d.max().item(), rdf
+
+
+@kernel(lambda rng: (np.sin(np.arange(16) * (np.pi / 8.0)) +
+                     0.2 * rng.random(16), 0.05))
+def spectral_smoothing(u, nu):
+    # Damps the high Fourier modes of a periodic signal and takes its
+    # spectral derivative: the DFT as a complex matrix product (complex
+    # intermediates, real input and outputs), a Gaussian filter on the
+    # wavenumbers, the inverse DFT's real part.
+    n = u.shape[0]
+    k = np.arange(n)
+    F = np.exp(-2j * np.pi * np.outer(k, k) / n)
+    U = F @ u
+    kk = np.minimum(k, n - k)
+    U = U * np.exp(-nu * kk ** 2)
+    smooth = (np.conj(F) @ U).real / n
+    wave = np.where(k < n // 2, k, k - n)
+    deriv = (np.conj(F) @ (1j * wave * U)).real / n
+    return smooth, np.sum(np.abs(U) ** 2) / n + np.sum(deriv * deriv)
+
+
+def _csr_uint32(rng, n=9, m=7, per_row=3):
+    cols = np.concatenate([np.sort(rng.choice(m, per_row, replace=False))
+                           for _ in range(n)]).astype(np.uint32)
+    ptr = (np.arange(n + 1) * per_row).astype(np.uint32)
+    return rng.standard_normal(n * per_row), cols, ptr, rng.random(m)
+
+
+@kernel(lambda rng: _csr_uint32(rng))
+def csr_spmv_uint32(data, indices, indptr, x):
+    # Sparse matrix-vector product of a CSR matrix whose index arrays are
+    # unsigned 32-bit, as scipy.sparse writes them, and a residual norm.
+    n = indptr.shape[0] - 1
+    y = np.zeros(n)
+    for r in range(n):
+        for k in range(indptr[r], indptr[r + 1]):
+            y[r] += data[k] * x[indices[k]]
+    return y, np.sqrt(np.sum(y * y))
+
+
+@kernel(lambda rng: ((rng.random((10, 12)) * 256).astype(np.uint8),))
+def uint8_image_levels(img):
+    # An 8-bit image: a 3-tap horizontal blur in 16-bit arithmetic,
+    # quantised back to 8 bits, the top nibble packed with a parity bit,
+    # and the histogram of the 16 levels.
+    wide = img.astype(np.uint16)
+    blur = wide.copy()
+    blur[:, 1:-1] = (wide[:, :-2] + 2 * wide[:, 1:-1] + wide[:, 2:]) >> 2
+    q = blur.astype(np.uint8)
+    packed = (q >> 4) << 4 | ((q >> 3) & 1)
+    levels = np.bincount((q >> 4).ravel(), minlength=16)
+    return packed, levels
+
