@@ -133,6 +133,15 @@ def yield_(values: Sequence[str], types: Sequence[str]) -> str:
     return f"sdfg.yield {_list(values)} : {_list(types)}"
 
 
+def fft(data: str, axis: int, inverse: bool, result: str,
+        container_type: str) -> str:
+    """The unscaled transform of complex `data` (float pairs, last
+    dimension 2) along `axis` into `result`, of the same type."""
+    sign = " inverse" if inverse else ""
+    return (f"sdfg.fft {data} axis {axis}{sign} -> {result} : "
+            f"{container_type} -> {container_type}")
+
+
 def searchsorted(values: str, keys: str, right: bool, result: str,
                  values_type: str, keys_type: str, result_type: str) -> str:
     side = " right" if right else ""

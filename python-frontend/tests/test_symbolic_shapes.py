@@ -338,3 +338,20 @@ def test_an_int_the_symbols_cannot_serve_is_compiled_in():
         x = rng(n).random(m)
         np.testing.assert_allclose(prog(x, n), repeat(x, n), rtol=1e-15)
     assert native.compile_count - before == 2
+
+
+def trimmed(y):
+    h = 3 * y.shape[0] // 4
+    kept = np.sort(y * y)[:h]
+    return np.sum(kept) / h + np.median(np.abs(y))
+
+
+def test_a_length_bounded_only_by_a_symbol_compiles_constants():
+    """`[:3 * n // 4]` of an array of symbolic length n has a length the
+    symbols cannot express; a container for its largest length would be
+    the symbol's bound (2^31 elements): refused, so that the shape is
+    compiled in (before, the program tried to allocate 16 GiB)."""
+    prog = sdfg.program(trimmed, dynamic=True)
+    for n in (40, 48):
+        y = rng(n).standard_normal(n)
+        np.testing.assert_allclose(prog(y), trimmed(y), rtol=1e-13)

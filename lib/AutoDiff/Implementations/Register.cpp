@@ -18,6 +18,7 @@ void mlir::sdfg::registerAutoDiffModels(DialectRegistry &registry) {
     mlir::sdfg::detail::attachBLASRules(ctx);
     mlir::sdfg::detail::attachFactorisationRules(ctx);
     mlir::sdfg::detail::attachCustomCallRules(ctx);
+    mlir::sdfg::detail::attachFFTRules(ctx);
     mlir::sdfg::detail::attachTangentRules(ctx);
   });
   mlir::sdfg::detail::attachArithMathAdjoints(registry);

@@ -52,6 +52,8 @@ void attachSortingRules(MLIRContext *ctx);
 void attachBLASRules(MLIRContext *ctx);
 void attachFactorisationRules(MLIRContext *ctx);
 void attachCustomCallRules(MLIRContext *ctx);
+/// Both modes of sdfg.fft (FFT.cpp).
+void attachFFTRules(MLIRContext *ctx);
 /// TangentOpInterface (forward mode) on the library ops (Tangents.cpp),
 /// the factorisations' in FactorisationTangents.cpp.
 void attachTangentRules(MLIRContext *ctx);

@@ -425,6 +425,8 @@ protected:
   LogicalResult lowerArgsort(ArgsortOp op);
   /// A binary search per value (Sort.cpp).
   LogicalResult lowerSearchsorted(SearchsortedOp op);
+  /// Radix-2 or Bluestein transforms of each line (FFT.cpp).
+  LogicalResult lowerFft(FftOp op);
 };
 
 /// Replaces math.log1p and math.expm1 under `root` by formulas exact to a

@@ -299,6 +299,7 @@ LogicalResult Lowering::lowerOp(Operation *op) {
       .Case([&](SVDOp s) { return lowerSVD(s); })
       .Case([&](ArgsortOp s) { return lowerArgsort(s); })
       .Case([&](SearchsortedOp s) { return lowerSearchsorted(s); })
+      .Case([&](FftOp f) { return lowerFft(f); })
       .Case([&](TransposeOp t) { return lowerTranspose(t); })
       .Case([&](ReduceOp r) { return lowerReduce(r); })
       .Default([&](Operation *other) {

@@ -220,6 +220,15 @@ class Expressions:
                                    "random, uniform, normal, "
                                    "standard_normal, exponential, randint")
         if isinstance(base, callables.NumpyFunction) and \
+                base.name == "fft":
+            if numpy_functions.is_numpy_function("fft." + attr):
+                return callables.NumpyFunction("fft." + attr)
+            raise self.unsupported(node, f"np.fft.{attr}",
+                                   "of np.fft only fft, ifft, fft2, ifft2, "
+                                   "fftn, ifftn, rfft, irfft, fftfreq, "
+                                   "rfftfreq, fftshift and ifftshift are "
+                                   "supported")
+        if isinstance(base, callables.NumpyFunction) and \
                 base.name == "linalg":
             if numpy_functions.is_numpy_function("linalg." + attr):
                 return callables.NumpyFunction("linalg." + attr)

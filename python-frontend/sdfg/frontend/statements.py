@@ -536,7 +536,7 @@ class Statements:
         _emit_lengths); the call returns the first n rows
         (pytrees.cut_lengths)."""
         n = as_idx(expr.shape[0])
-        bound = self.upper_extent(n, node)
+        bound = self.bounded_length(n, node)
         rest = [self.static_extent(e, node) for e in expr.shape[1:]]
         c = Container(f"%__return{k}", [bound] + rest, expr.dtype, "output",
                       f"__return{k}")

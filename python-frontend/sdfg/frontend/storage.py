@@ -87,16 +87,24 @@ class Storage:
             elif self.is_size_expression(e):
                 out.append(e)
             else:
-                hi = self.upper_extent(e, node)
-                if hi > MAX_TRANSIENT_ELEMENTS and any(
-                        n in self.size_symbols for n in e.terms):
-                    # A window of an array of symbolic size: its bound is
-                    # the symbol's, no size to allocate.
-                    raise self.unsupported(
-                        node, "array whose size depends on a size symbol "
-                        "and a loop or data")
-                out.append(hi)
+                out.append(self.bounded_length(e, node))
         return out
+
+    def bounded_length(self, extent, node):
+        """The upper bound of `extent` (a length a loop or the data
+        gives), as the size of a container that holds every length it
+        takes. A bound from a size symbol's range (a window of an array of
+        symbolic size, `x[:3 * n // 4]`) is no size to allocate: refused,
+        so that the program compiles with its sizes as constants."""
+        hi = self.upper_extent(extent, node)
+        if hi > MAX_TRANSIENT_ELEMENTS:
+            raise self.unsupported(
+                node, "array whose size depends on a size symbol and a "
+                "loop or data" if any(n in self.size_symbols
+                                      for n in as_idx(extent).terms) else
+                "array whose length the data gives, without a bound",
+                "its largest length cannot be bounded when compiling")
+        return hi
 
     def transient_view(self, shape, dtype, node, hint="tmp",
                        stop_gradient=False):

@@ -15,6 +15,7 @@ registry by category:
   flatnonzero, argwhere, unique)
 - random.py: np.random.default_rng(seed) and its Generator, the legacy
   np.random.seed + rand/randn/...
+- fft.py: np.fft.* (the library op sdfg.fft on complex containers)
 - complex_functions.py: the functions and methods of complex arrays
   (numpy_call/method_call dispatch there; semantics/complex_values.py)
 - dtypes.py: dtypes, np.issubdtype, .astype; operands.py: shared helpers
@@ -47,6 +48,7 @@ from . import (creation, dtypes, histograms, index_arrays, linalg,
                selections, sorting, statistics, ufuncs)
 from . import random  # np.random.*: a Generator known when compiling
 from . import complex_functions  # complex arrays (numpy_call's dispatch)
+from . import fft  # np.fft.*: the library op sdfg.fft on complex arrays
 from .attributes import numpy_attribute
 from .dtypes import as_dtype
 from .operands import element_count
@@ -59,7 +61,7 @@ __all__ = ["creation", "dtypes", "histograms", "index_arrays",
            "linalg", "selections", "manipulation",
            "polynomials",
            "products", "reductions", "searching", "sorting", "statistics",
-           "ufuncs", "random", "complex_functions",
+           "ufuncs", "random", "complex_functions", "fft",
            "CompileTimeObject",
            "as_dtype", "element_count", "is_numpy_function", "matmul",
            "method_call",

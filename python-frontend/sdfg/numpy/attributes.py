@@ -24,6 +24,8 @@ def numpy_attribute(tr, attr: str, node):
         return None
     if attr == "random":
         return NumpyFunction("random")  # its functions: expressions.py
+    if attr == "fft":
+        return NumpyFunction("fft")  # its functions: expressions.py
     if is_numpy_function(attr):
         return NumpyFunction(attr)
     raise tr.unsupported(node, f"np.{attr}",

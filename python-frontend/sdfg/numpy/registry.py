@@ -83,8 +83,10 @@ def is_numpy_function(name: str) -> bool:
 def numpy_call(tr, name: str, args: list, kwargs: dict, node):
     """The value of np.<name>(*args, **kwargs)."""
     from . import complex_functions
-    if complex_functions.wants_complex(args, kwargs):
-        # A complex argument or dtype: pairs of reals (its module).
+    if not name.startswith("fft.") and \
+            complex_functions.wants_complex(args, kwargs):
+        # A complex argument or dtype: pairs of reals (its module); np.fft
+        # takes complex arrays itself (fft.py).
         return complex_functions.call(tr, name, args, kwargs, node)
     entry = FUNCTIONS.get(name)
     if entry is None and "." in name:

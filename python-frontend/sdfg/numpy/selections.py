@@ -317,7 +317,7 @@ def sort_window(tr: "Translator", e, node: ast.AST) -> View:
     viewed to n. The first n sorted values are those of the array: the
     padding sorts last, equal to the array's largest values at most."""
     n = as_idx(e.shape[0])
-    bound = tr.upper_extent(n, node)
+    bound = tr.bounded_length(n, node)
     buf = tr.transient_view([Idx(bound)], e.dtype, node, "padded")
     tr.store(buf, ConstLeaf(_fill(e.dtype), e.dtype))
     tr.store(operands.window_view(buf, 0, 0, n), e)

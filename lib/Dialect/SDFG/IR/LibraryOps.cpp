@@ -254,6 +254,30 @@ double ArgsortOp::getWorkEstimate() {
 }
 bool ArgsortOp::callsLibrary() { return false; }
 
+//===----------------------------------------------------------------------===//
+// fft
+//===----------------------------------------------------------------------===//
+
+Value FftOp::getOutputContainer() { return getResult(); }
+SmallVector<Value> FftOp::getInputContainers() { return {getA()}; }
+bool FftOp::accumulatesIntoOutput() { return getAccumulate(); }
+// Linear: the adjoint is the transform of the other sign applied to the
+// cotangent, which needs no forward values.
+SmallVector<Value> FftOp::getReverseReads() { return {}; }
+double FftOp::getWorkEstimate() {
+  // A butterfly (10 flops, 4 loads and stores) per pair per radix-2 stage
+  // of every line; Bluestein's lengths run three transforms of the padded
+  // length m >= 2n - 1.
+  double n = extent(getA(), getAxis());
+  double lines = numElements(getA()) / (2 * n);
+  bool pow2 = (int64_t(n) & (int64_t(n) - 1)) == 0;
+  double m = pow2 ? n : std::exp2(std::ceil(std::log2(2 * n - 1)));
+  double stages = std::max(1.0, std::log2(m));
+  double perLine = (pow2 ? 1 : 2) * 7 * m * stages + 8 * n;
+  return lines * perLine;
+}
+bool FftOp::callsLibrary() { return false; }
+
 Value SearchsortedOp::getOutputContainer() { return getResult(); }
 SmallVector<Value> SearchsortedOp::getInputContainers() {
   return {getValues(), getSorted()};
@@ -528,6 +552,33 @@ LogicalResult ArgsortOp::verify() {
   if (axis < 0 || axis >= a.getRank())
     return emitOpError() << "axis " << axis << " out of range for rank "
                          << a.getRank();
+  return success();
+}
+
+LogicalResult FftOp::verify() {
+  MemRefType a = getA().getType(), r = getResult().getType();
+  Type elt = a.getElementType();
+  if (!elt.isF64() && !elt.isF32())
+    return emitOpError() << "transforms f64 or f32 complex data, not " << elt;
+  if (a != r)
+    return emitOpError() << "result type " << r << " differs from the input's "
+                         << a;
+  if (getA() == getResult())
+    return emitOpError("output must not alias the input");
+  if (a.getRank() < 2)
+    return emitOpError("needs complex data: rank at least 2, the last "
+                       "dimension (re, im) of extent 2");
+  if (a.getDimSize(a.getRank() - 1) != 2)
+    return emitOpError() << "the last dimension holds (re, im) and must have "
+                            "extent 2, not "
+                         << a.getDimSize(a.getRank() - 1);
+  // Read signed: the attribute's getter is unsigned.
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis >= a.getRank() - 1)
+    return emitOpError() << "axis " << axis << " out of range: the data has "
+                         << a.getRank() - 1 << " complex dimension(s)";
+  if (a.getDimSize(axis) == 0)
+    return emitOpError("transforms lines of length at least 1, not 0");
   return success();
 }
 

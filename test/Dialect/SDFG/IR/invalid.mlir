@@ -1104,3 +1104,66 @@ sdfg.sdfg @dim_axis(%x: memref<?x3xf64>) {
   // expected-error @below {{axis 2 is out of range for a container of rank 2}}
   %n = sdfg.dim %x, 2 : memref<?x3xf64>
 }
+
+// -----
+
+sdfg.sdfg @fft_alias(%a: memref<8x2xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{output must not alias the input}}
+    sdfg.fft %a axis 0 -> %a : memref<8x2xf64> -> memref<8x2xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @fft_element(%a: memref<8x2xi64>, %b: memref<8x2xi64>) {
+  sdfg.state {
+    // expected-error @+1 {{transforms f64 or f32 complex data, not 'i64'}}
+    sdfg.fft %a axis 0 -> %b : memref<8x2xi64> -> memref<8x2xi64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @fft_types(%a: memref<8x2xf64>, %b: memref<4x2xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{result type 'memref<4x2xf64>' differs from the input's 'memref<8x2xf64>'}}
+    sdfg.fft %a axis 0 -> %b : memref<8x2xf64> -> memref<4x2xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @fft_parts(%a: memref<8x3xf64>, %b: memref<8x3xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{the last dimension holds (re, im) and must have extent 2, not 3}}
+    sdfg.fft %a axis 0 -> %b : memref<8x3xf64> -> memref<8x3xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @fft_rank(%a: memref<2xf64>, %b: memref<2xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{needs complex data: rank at least 2}}
+    sdfg.fft %a axis 0 -> %b : memref<2xf64> -> memref<2xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @fft_axis(%a: memref<4x8x2xf64>, %b: memref<4x8x2xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{axis 2 out of range: the data has 2 complex dimension(s)}}
+    sdfg.fft %a axis 2 -> %b : memref<4x8x2xf64> -> memref<4x8x2xf64>
+  }
+}
+
+// -----
+
+sdfg.sdfg @fft_empty(%a: memref<0x2xf64>, %b: memref<0x2xf64>) {
+  sdfg.state {
+    // expected-error @+1 {{transforms lines of length at least 1, not 0}}
+    sdfg.fft %a axis 0 -> %b : memref<0x2xf64> -> memref<0x2xf64>
+  }
+}

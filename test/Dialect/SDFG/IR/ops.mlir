@@ -216,6 +216,16 @@ sdfg.sdfg @argsort(%a: memref<4x?xf32>, %p: memref<4x?xi64>) {
   }
 }
 
+// CHECK-LABEL: sdfg.sdfg @fft
+// CHECK: sdfg.fft %arg0 axis 1 -> %arg1 : memref<4x?x2xf32> -> memref<4x?x2xf32>
+// CHECK: sdfg.fft %arg1 axis 0 inverse -> %arg0 {accumulate} : memref<4x?x2xf32> -> memref<4x?x2xf32>
+sdfg.sdfg @fft(%a: memref<4x?x2xf32>, %b: memref<4x?x2xf32>) {
+  sdfg.state {
+    sdfg.fft %a axis 1 -> %b : memref<4x?x2xf32> -> memref<4x?x2xf32>
+    sdfg.fft %b axis 0 inverse -> %a {accumulate} : memref<4x?x2xf32> -> memref<4x?x2xf32>
+  }
+}
+
 // CHECK-LABEL: sdfg.sdfg @searchsorted
 // CHECK: sdfg.searchsorted %arg0 in %arg1 right -> %arg2 : memref<5x?xf64> in memref<?xf64> -> memref<5x?xi64>
 // CHECK: sdfg.searchsorted %arg0 in %arg1 -> %arg2 : memref<5x?xf64> in memref<?xf64> -> memref<5x?xi64>

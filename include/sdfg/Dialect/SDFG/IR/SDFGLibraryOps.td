@@ -316,6 +316,41 @@ def SDFG_ArgsortOp : SDFG_LibraryOp<"argsort"> {
   }];
 }
 
+def SDFG_FftOp : SDFG_LibraryOp<"fft"> {
+  let summary = "Discrete Fourier transform along one axis (complex data)";
+  let description = [{
+    Writes into `result` the unscaled discrete Fourier transform of each
+    line of `a` along `axis`: `result[.., k, ..] = sum_j a[.., j, ..]
+    exp(-2 pi i j k / n)`, or with `inverse` the sign `+` and still no
+    `1/n` (the frontend applies NumPy's `norm` scaling), so that the op is
+    linear and its adjoint is the op of the other sign. With `accumulate`
+    the transform is added to `result`'s values.
+
+    The data are complex in NumPy's memory layout: a container of f64 or
+    f32 whose last dimension has extent 2 (real and imaginary parts
+    interleaved); `axis` is one of the other dimensions, and `result` has
+    the type of `a` and must not alias it. Any length n >= 1: an iterative
+    radix-2 Cooley-Tukey transform when n is a power of two, else
+    Bluestein's chirp-z algorithm, which writes the transform as a
+    convolution computed by power-of-two transforms of length m >= 2n - 1.
+    Twiddles and chirps are cos/sin of exact integer ratios in f64 and the
+    arithmetic is f64 (f32 data is widened), with scratch lines of length
+    n or m; lines in parallel on the CPU; on the GPU it runs on the host
+    over unified memory.
+
+    ```mlir
+    sdfg.fft %x axis 0 -> %X : memref<100x2xf64> -> memref<100x2xf64>
+    sdfg.fft %X axis 1 inverse -> %y : memref<4x8x2xf32> -> memref<4x8x2xf32>
+    ```
+  }];
+  let arguments = (ins SDFG_Container:$a, I64Attr:$axis, UnitAttr:$inverse,
+                       SDFG_Container:$result, UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $a `axis` $axis (`inverse` $inverse^)? `->` $result attr-dict `:`
+    type($a) `->` type($result)
+  }];
+}
+
 def SDFG_SearchsortedOp : SDFG_LibraryOp<"searchsorted"> {
   let summary = "Insertion positions of values in a sorted vector";
   let description = [{
