@@ -113,7 +113,11 @@ static SmallVector<Value> representableSizes(OpBuilder &b, Location loc,
                             cst(kMaxRepresentable)));
   SmallVector<Value> result;
   for (auto [k, size] : llvm::enumerate(sizes)) {
-    int64_t fallback = k == 0 ? kMaxRepresentable / unit + 1 : 1;
+    // A static extent of 0 makes every size 0 bytes: only a negative
+    // dynamic extent is bad, and an empty array stands for it.
+    int64_t fallback = unit == 0 ? 0
+                       : k == 0  ? kMaxRepresentable / unit + 1
+                                 : 1;
     result.push_back(arith::SelectOp::create(
         b, loc, bad, arith::ConstantIndexOp::create(b, loc, fallback), size));
   }
