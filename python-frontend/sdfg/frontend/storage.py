@@ -98,12 +98,14 @@ class Storage:
         so that the program compiles with its sizes as constants."""
         hi = self.upper_extent(extent, node)
         if hi > MAX_TRANSIENT_ELEMENTS:
+            if any(n in self.size_symbols for n in as_idx(extent).terms):
+                raise self.unsupported(
+                    node, "array whose size depends on a size symbol and a "
+                    "loop or data")
             raise self.unsupported(
-                node, "array whose size depends on a size symbol and a "
-                "loop or data" if any(n in self.size_symbols
-                                      for n in as_idx(extent).terms) else
-                "array whose length the data gives, without a bound",
-                "its largest length cannot be bounded when compiling")
+                node, "array whose size depends on runtime data",
+                "its size cannot be bounded at compile time (compute it "
+                "from argument shapes or int arguments instead)")
         return hi
 
     def transient_view(self, shape, dtype, node, hint="tmp",
