@@ -51,8 +51,11 @@ def format_plan(info: Optional[Dict[str, Any]], name: str = "") -> str:
     for key, verb in (("recompute", "recomputed"), ("store", "stored")):
         if info.get(key):
             lines.append(f"  {verb}: {', '.join(info[key])}")
-    peak = f"  peak {_bytes(info['peak_bytes'])} (storing everything: " \
-           f"{_bytes(info['store_all_peak_bytes'])}"
+    peak = f"  peak {_bytes(info['peak_bytes'])}"
+    if "peak_formula" in info:
+        # How the peak grows with the sizes (extents NAME.AXIS).
+        peak += f" = {info['peak_formula']} B"
+    peak += f" (storing everything: {_bytes(info['store_all_peak_bytes'])}"
     if "limit_bytes" in info:
         peak += f"; limit {_bytes(info['limit_bytes'])}"
     lines.append(peak + ")")

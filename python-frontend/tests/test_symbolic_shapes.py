@@ -288,6 +288,11 @@ def test_gradients_under_a_memory_limit_plan_per_size_bucket():
     # iterations and the result's copy): the same for 9, 16 and 12.
     assert peaks[0] == peaks[1] == peaks[2] == 5 * 14 * 8
     assert peaks[3] == 5 * 30 * 8
+    # The report's formula of the peak in the extent u.0 gives the
+    # bucket's peak at its largest size.
+    formula = g.checkpoint["peak_formula"]
+    assert "u.0" in formula
+    assert eval(formula.replace("u.0", "32"), {"max": max}) == peaks[3]
 
 
 def table(x, n, c):

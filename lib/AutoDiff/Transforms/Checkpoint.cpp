@@ -193,7 +193,8 @@ private:
   /// The `sdfg.checkpoint` summary on the gradient program.
   void record(SDFGOp result, const DifferentiateResult &storeAll,
               const DifferentiateResult &built,
-              const DifferentiateOptions &opts, int64_t peak, int64_t predicted,
+              const DifferentiateOptions &opts, int64_t peak,
+              const std::optional<std::string> &peakFormula, int64_t predicted,
               int64_t storeAllPeak, std::optional<int64_t> limit);
   /// With report=true: a remark per candidate and one with the peak.
   void reportPlan(SDFGOp result, const DifferentiateResult &storeAll,
@@ -201,8 +202,9 @@ private:
                   const DifferentiateOptions &opts, ArrayRef<bool> isArgument,
                   const llvm::DenseMap<Value, int64_t> &bytesOf,
                   const llvm::DenseMap<Value, std::string> &formulaOf,
-                  int64_t peak, int64_t storeAllPeak,
-                  std::optional<int64_t> limit, const Plan &plan);
+                  int64_t peak, const std::optional<std::string> &peakFormula,
+                  int64_t storeAllPeak, std::optional<int64_t> limit,
+                  const Plan &plan);
 };
 
 void CheckpointPass::runOnOperation() {
@@ -395,10 +397,15 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
                    ? " (the model predicted " + formatBytes(predicted) + ")"
                    : std::string(""));
 
-  record(result, *storeAll, *built, opts, peak, predicted, storeAllPeak, limit);
+  // How the peak grows with the sizes, where containers of dynamic size
+  // are live there.
+  std::optional<std::string> peakFormula = peakBytesFormula(result, symbols);
+  record(result, *storeAll, *built, opts, peak, peakFormula, predicted,
+         storeAllPeak, limit);
   if (report)
     reportPlan(result, *storeAll, *built, opts, isArgument, bytesOf,
-               problem->formulas, peak, storeAllPeak, limit, *plan);
+               problem->formulas, peak, peakFormula, storeAllPeak, limit,
+               *plan);
   return success();
 }
 
@@ -548,6 +555,7 @@ CheckpointPass::decide(const CheckpointModel &model, Location gradLoc,
 void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
                             const DifferentiateResult &built,
                             const DifferentiateOptions &opts, int64_t peak,
+                            const std::optional<std::string> &peakFormula,
                             int64_t predicted, int64_t storeAllPeak,
                             std::optional<int64_t> limit) {
   Builder b(result.getContext());
@@ -564,6 +572,9 @@ void CheckpointPass::record(SDFGOp result, const DifferentiateResult &storeAll,
       b.getNamedAttr("store_all_peak_bytes", b.getI64IntegerAttr(storeAllPeak)),
       b.getNamedAttr("recompute", b.getArrayAttr(recomputedNames)),
       b.getNamedAttr("store", b.getArrayAttr(storedNames))};
+  if (peakFormula)
+    summary.push_back(
+        b.getNamedAttr("peak_formula", b.getStringAttr(*peakFormula)));
   SmallVector<Attribute> loops;
   auto ints = [&](ArrayRef<int64_t> v) {
     SmallVector<Attribute> out;
@@ -605,7 +616,8 @@ void CheckpointPass::reportPlan(
     const DifferentiateResult &built, const DifferentiateOptions &opts,
     ArrayRef<bool> isArgument, const llvm::DenseMap<Value, int64_t> &bytesOf,
     const llvm::DenseMap<Value, std::string> &formulaOf, int64_t peak,
-    int64_t storeAllPeak, std::optional<int64_t> limit, const Plan &plan) {
+    const std::optional<std::string> &peakFormula, int64_t storeAllPeak,
+    std::optional<int64_t> limit, const Plan &plan) {
   for (auto [k, c] : llvm::enumerate(storeAll.candidates)) {
     bool re = opts.recompute.contains(c.name);
     int64_t tapeBytes = 0;
@@ -679,6 +691,8 @@ void CheckpointPass::reportPlan(
   }
   InFlightDiagnostic d = emitRemark(result.getLoc())
                          << "peak memory " << formatBytes(peak);
+  if (peakFormula)
+    d << " = " << *peakFormula << " B";
   if (!sizes.empty()) {
     // The numbers are for these sizes (the largest, with NAME=..MAX).
     d << " at sizes ";

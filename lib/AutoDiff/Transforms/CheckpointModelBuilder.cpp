@@ -68,41 +68,24 @@ int64_t staticBytes(Value v) {
   return checkedByteSize(cast<MemRefType>(v.getType())).value_or(0);
 }
 
-namespace {
-/// The values an index may take for the sizes given: [lo, hi].
-struct SizeRange {
-  int64_t lo, hi;
-};
-} // namespace
-
-/// What `symbols` says of size `name`: its value, or with `sizes=NAME=..MAX`
-/// (stored as NAME#max) any value from 0 to MAX.
-static std::optional<SizeRange>
-givenSize(StringRef name, const llvm::StringMap<int64_t> &symbols) {
-  auto it = symbols.find(name);
-  if (it == symbols.end())
-    return std::nullopt;
-  if (symbols.count((name + "#max").str()))
-    return SizeRange{0, it->second};
-  return SizeRange{it->second, it->second};
-}
-
-/// The values index `v` may take for the sizes given: an index argument
-/// named in `symbols`, an extent of an argument (`NAME.AXIS` in
-/// `symbols`, or static), or index arithmetic on those in a tasklet of the
-/// program's body (a tape's trip count, a slice's length), by interval
-/// arithmetic. Sets `missing` to the name of a size not given.
-static std::optional<SizeRange>
-sizeRange(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
-          std::string &missing) {
+/// Interprets index `v` of program `op` in a value domain: the index
+/// arguments and the extents of arguments (`NAME.AXIS`) are its leaves,
+/// static extents and integer constants its constants, and the index
+/// arithmetic of tasklets in the program's body (a tape's trip count, a
+/// slice's length) its operations. One walk for every domain (the
+/// checkpoint model's ranges, the report's formulas), so what one
+/// understands the other does. `Domain` provides `Result`,
+/// `std::optional<Result> leaf(StringRef)`, `Result constant(int64_t)` and
+/// `std::optional<Result> binary(Operation &, const Result &, const
+/// Result &)`.
+template <typename Domain>
+static std::optional<typename Domain::Result> interpretSize(SDFGOp op, Value v,
+                                                            Domain &domain) {
+  using Result = typename Domain::Result;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     if (arg.getOwner()->getParentOp() != op)
       return std::nullopt;
-    std::string name = op.getArgName(arg.getArgNumber());
-    if (std::optional<SizeRange> r = givenSize(name, symbols))
-      return r;
-    missing = name;
-    return std::nullopt;
+    return domain.leaf(op.getArgName(arg.getArgNumber()));
   }
   Operation *def = v.getDefiningOp();
   if (!def || def->getParentOp() != op)
@@ -113,32 +96,27 @@ sizeRange(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
     if (axis < 0 || axis >= type.getRank())
       return std::nullopt;
     if (!type.isDynamicDim(axis))
-      return SizeRange{type.getDimSize(axis), type.getDimSize(axis)};
+      return domain.constant(type.getDimSize(axis));
     auto arg = dyn_cast<BlockArgument>(dim.getContainer());
     if (!arg || arg.getOwner()->getParentOp() != op)
       return std::nullopt;
-    std::string name =
-        (op.getArgName(arg.getArgNumber()) + "." + Twine(axis)).str();
-    if (std::optional<SizeRange> r = givenSize(name, symbols))
-      return r;
-    missing = name;
-    return std::nullopt;
+    return domain.leaf(
+        (op.getArgName(arg.getArgNumber()) + "." + Twine(axis)).str());
   }
   auto tasklet = dyn_cast<TaskletOp>(def);
   if (!tasklet)
     return std::nullopt;
   Block &body = tasklet.getBody().front();
-  llvm::DenseMap<Value, SizeRange> env;
+  llvm::DenseMap<Value, Result> env;
   for (auto [arg, in] : llvm::zip(body.getArguments(), tasklet.getInputs())) {
-    std::optional<SizeRange> x = sizeRange(op, in, symbols, missing);
+    std::optional<Result> x = interpretSize(op, in, domain);
     if (!x)
       return std::nullopt;
     env[arg] = *x;
   }
   for (Operation &inner : body) {
     if (auto yield = dyn_cast<YieldOp>(inner)) {
-      Value out = yield.getOperand(cast<OpResult>(v).getResultNumber());
-      auto it = env.find(out);
+      auto it = env.find(yield.getOperand(cast<OpResult>(v).getResultNumber()));
       if (it == env.end())
         return std::nullopt;
       return it->second;
@@ -147,8 +125,7 @@ sizeRange(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
       auto attr = dyn_cast<IntegerAttr>(c.getValue());
       if (!attr || attr.getValue().getSignificantBits() > 64)
         return std::nullopt;
-      int64_t k = attr.getValue().getSExtValue();
-      env[c.getResult()] = {k, k};
+      env[c.getResult()] = domain.constant(attr.getValue().getSExtValue());
       continue;
     }
     if (auto cast = dyn_cast<arith::IndexCastOp>(inner)) {
@@ -163,7 +140,46 @@ sizeRange(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
     auto a = env.find(inner.getOperand(0)), b = env.find(inner.getOperand(1));
     if (a == env.end() || b == env.end())
       return std::nullopt;
-    SizeRange x = a->second, y = b->second, r{0, 0};
+    std::optional<Result> r = domain.binary(inner, a->second, b->second);
+    if (!r)
+      return std::nullopt;
+    env[inner.getResult(0)] = *r;
+  }
+  return std::nullopt;
+}
+
+namespace {
+/// The values an index may take for the sizes given: [lo, hi].
+struct SizeRange {
+  int64_t lo, hi;
+};
+
+/// interpretSize's domain for the model: the values an index may take
+/// for the sizes given (`sizes=`), by interval arithmetic. A leaf not
+/// given is recorded in `missing` for the diagnostic.
+struct RangeDomain {
+  using Result = SizeRange;
+  const llvm::StringMap<int64_t> &symbols;
+  std::string &missing;
+
+  /// What `symbols` says of size `name`: its value, or with
+  /// `sizes=NAME=..MAX` (stored as NAME#max) any value from 0 to MAX.
+  std::optional<SizeRange> leaf(StringRef name) {
+    auto it = symbols.find(name);
+    if (it == symbols.end()) {
+      missing = name.str();
+      return std::nullopt;
+    }
+    if (symbols.count((name + "#max").str()))
+      return SizeRange{0, it->second};
+    return SizeRange{it->second, it->second};
+  }
+
+  SizeRange constant(int64_t k) { return {k, k}; }
+
+  std::optional<SizeRange> binary(Operation &inner, const SizeRange &x,
+                                  const SizeRange &y) {
+    SizeRange r{0, 0};
     bool overflow = false;
     if (isa<arith::AddIOp>(inner)) {
       overflow = llvm::AddOverflow(x.lo, y.lo, r.lo) |
@@ -199,12 +215,10 @@ sizeRange(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
     }
     if (overflow)
       return std::nullopt;
-    env[inner.getResult(0)] = r;
+    return r;
   }
-  return std::nullopt;
-}
+};
 
-namespace {
 /// A size as text, with how tightly it binds: an atom (a name, a number,
 /// a call) needs no parentheses, a product none as a factor, a sum or
 /// difference some everywhere but at the top.
@@ -213,122 +227,93 @@ struct SizeText {
   std::string text;
   std::optional<int64_t> constant;
 };
+
 } // namespace
 
 static std::string factor(const SizeText &t) {
   return t.kind == SizeText::Sum ? "(" + t.text + ")" : t.text;
 }
 
-/// Index `v` as a formula in the names of index arguments and argument
-/// extents (`NAME.AXIS`), following the index arithmetic of tasklets in
-/// the program's body (as sizeRange evaluates it).
-static std::optional<SizeText> sizeText(SDFGOp op, Value v) {
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner()->getParentOp() != op)
-      return std::nullopt;
-    return SizeText{SizeText::Atom,
-                    std::string(op.getArgName(arg.getArgNumber())),
-                    std::nullopt};
+namespace {
+/// interpretSize's domain for the report: a size as a formula in the
+/// names of index arguments and argument extents (`NAME.AXIS`).
+struct TextDomain {
+  using Result = SizeText;
+
+  std::optional<SizeText> leaf(StringRef name) {
+    return SizeText{SizeText::Atom, name.str(), std::nullopt};
   }
-  Operation *def = v.getDefiningOp();
-  if (!def || def->getParentOp() != op)
-    return std::nullopt;
-  if (auto dim = dyn_cast<DimOp>(def)) {
-    auto type = cast<MemRefType>(dim.getContainer().getType());
-    int64_t axis = dim.getAxis();
-    if (axis < 0 || axis >= type.getRank())
-      return std::nullopt;
-    if (!type.isDynamicDim(axis))
-      return SizeText{SizeText::Atom, std::to_string(type.getDimSize(axis)),
-                      type.getDimSize(axis)};
-    auto arg = dyn_cast<BlockArgument>(dim.getContainer());
-    if (!arg || arg.getOwner()->getParentOp() != op)
-      return std::nullopt;
-    return SizeText{
-        SizeText::Atom,
-        (op.getArgName(arg.getArgNumber()) + "." + Twine(axis)).str(),
-        std::nullopt};
+
+  SizeText constant(int64_t k) {
+    return {SizeText::Atom, std::to_string(k), k};
   }
-  auto tasklet = dyn_cast<TaskletOp>(def);
-  if (!tasklet)
-    return std::nullopt;
-  Block &body = tasklet.getBody().front();
-  llvm::DenseMap<Value, SizeText> env;
-  for (auto [arg, in] : llvm::zip(body.getArguments(), tasklet.getInputs())) {
-    std::optional<SizeText> x = sizeText(op, in);
-    if (!x)
-      return std::nullopt;
-    env[arg] = *x;
-  }
-  for (Operation &inner : body) {
-    if (auto yield = dyn_cast<YieldOp>(inner)) {
-      auto it = env.find(yield.getOperand(cast<OpResult>(v).getResultNumber()));
-      if (it == env.end())
-        return std::nullopt;
-      return it->second;
-    }
-    if (auto c = dyn_cast<arith::ConstantOp>(inner)) {
-      auto attr = dyn_cast<IntegerAttr>(c.getValue());
-      if (!attr || attr.getValue().getSignificantBits() > 64)
-        return std::nullopt;
-      int64_t k = attr.getValue().getSExtValue();
-      env[c.getResult()] = {SizeText::Atom, std::to_string(k), k};
-      continue;
-    }
-    if (auto cast = dyn_cast<arith::IndexCastOp>(inner)) {
-      auto it = env.find(cast.getIn());
-      if (it == env.end())
-        return std::nullopt;
-      env[cast.getResult()] = it->second;
-      continue;
-    }
-    if (inner.getNumOperands() != 2 || inner.getNumResults() != 1)
-      return std::nullopt;
-    auto a = env.find(inner.getOperand(0)), b = env.find(inner.getOperand(1));
-    if (a == env.end() || b == env.end())
-      return std::nullopt;
-    const SizeText &x = a->second, &y = b->second;
-    SizeText r;
+
+  std::optional<SizeText> binary(Operation &inner, const SizeText &x,
+                                 const SizeText &y) {
     // The identities the frontend's and the taping's index arithmetic
     // leave (`n - 0`, ceildiv(n, 1)), so that the formula reads as a size.
     auto is = [](const SizeText &t, int64_t k) {
       return t.constant && *t.constant == k;
     };
+    // A sum reads with its constant last (`u.0 - 2`, not `-2 + u.0`).
+    if (isa<arith::AddIOp>(inner) && x.constant && !y.constant)
+      return binary(inner, y, x);
     if ((isa<arith::AddIOp, arith::SubIOp>(inner) && is(y, 0)) ||
         (isa<arith::MulIOp, arith::CeilDivSIOp, arith::FloorDivSIOp,
              arith::DivSIOp>(inner) &&
          is(y, 1)))
-      r = x;
-    else if (isa<arith::AddIOp, arith::MulIOp>(inner) &&
-             is(x, isa<arith::AddIOp>(inner) ? 0 : 1))
-      r = y;
-    else if (isa<arith::AddIOp>(inner) && y.constant && *y.constant < 0)
-      r = {SizeText::Sum, x.text + " - " + std::to_string(-*y.constant),
-           std::nullopt};
-    else if (isa<arith::AddIOp>(inner))
-      r = {SizeText::Sum, x.text + " + " + y.text, std::nullopt};
-    else if (isa<arith::SubIOp>(inner))
-      r = {SizeText::Sum, x.text + " - " + factor(y), std::nullopt};
-    else if (isa<arith::MulIOp>(inner))
-      r = {SizeText::Product, factor(x) + "*" + factor(y), std::nullopt};
-    else if (isa<arith::MaxSIOp>(inner))
-      r = {SizeText::Atom, "max(" + x.text + ", " + y.text + ")", std::nullopt};
-    else if (isa<arith::MinSIOp>(inner))
-      r = {SizeText::Atom, "min(" + x.text + ", " + y.text + ")", std::nullopt};
-    else if (isa<arith::CeilDivSIOp>(inner))
-      r = {SizeText::Atom, "ceildiv(" + x.text + ", " + y.text + ")",
-           std::nullopt};
-    else if (isa<arith::FloorDivSIOp, arith::DivSIOp>(inner))
-      r = {SizeText::Atom, "floordiv(" + x.text + ", " + y.text + ")",
-           std::nullopt};
-    else
-      return std::nullopt;
-    env[inner.getResult(0)] = r;
+      return x;
+    if (isa<arith::AddIOp, arith::MulIOp>(inner) &&
+        is(x, isa<arith::AddIOp>(inner) ? 0 : 1))
+      return y;
+    if (isa<arith::AddIOp>(inner) && y.constant && *y.constant < 0)
+      return SizeText{SizeText::Sum,
+                      x.text + " - " + std::to_string(-*y.constant),
+                      std::nullopt};
+    if (isa<arith::AddIOp>(inner))
+      return SizeText{SizeText::Sum, x.text + " + " + y.text, std::nullopt};
+    if (isa<arith::SubIOp>(inner))
+      return SizeText{SizeText::Sum, x.text + " - " + factor(y), std::nullopt};
+    if (isa<arith::MulIOp>(inner))
+      return SizeText{SizeText::Product, factor(x) + "*" + factor(y),
+                      std::nullopt};
+    auto call = [](StringRef f, const SizeText &a, const SizeText &b) {
+      return SizeText{SizeText::Atom,
+                      (f + "(" + a.text + ", " + b.text + ")").str(),
+                      std::nullopt};
+    };
+    if (isa<arith::MaxSIOp>(inner))
+      return call("max", x, y);
+    if (isa<arith::MinSIOp>(inner))
+      return call("min", x, y);
+    if (isa<arith::CeilDivSIOp>(inner))
+      return call("ceildiv", x, y);
+    if (isa<arith::FloorDivSIOp, arith::DivSIOp>(inner))
+      return call("floordiv", x, y);
+    return std::nullopt;
   }
-  return std::nullopt;
+};
+} // namespace
+
+/// The values index `v` may take for the sizes given (interpretSize in
+/// RangeDomain); sets `missing` to the name of a size not given.
+static std::optional<SizeRange>
+sizeRange(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
+          std::string &missing) {
+  RangeDomain domain{symbols, missing};
+  return interpretSize(op, v, domain);
 }
 
-static std::optional<std::string> bytesFormula(Value v) {
+/// Index `v` as a formula in the names of index arguments and argument
+/// extents (interpretSize in TextDomain).
+static std::optional<SizeText> sizeText(SDFGOp op, Value v) {
+  TextDomain domain;
+  return interpretSize(op, v, domain);
+}
+
+/// The bytes of a container of dynamic size as a constant times a
+/// product of size formulas (`8`, `*n*max(x.0 - 2, 0)`).
+static std::optional<std::pair<int64_t, std::string>> bytesTerm(Value v) {
   auto alloc = v.getDefiningOp<AllocOp>();
   if (!alloc || alloc.getDynamicSizes().empty())
     return std::nullopt;
@@ -350,7 +335,14 @@ static std::optional<std::string> bytesFormula(Value v) {
       return std::nullopt;
     out += "*" + factor(*size);
   }
-  return std::to_string(bytes) + out;
+  return std::make_pair(bytes, out);
+}
+
+static std::optional<std::string> bytesFormula(Value v) {
+  std::optional<std::pair<int64_t, std::string>> term = bytesTerm(v);
+  if (!term)
+    return std::nullopt;
+  return std::to_string(term->first) + term->second;
 }
 
 /// Bytes of a transient; dynamic sizes from the index arguments and
@@ -556,6 +548,53 @@ mlir::sdfg::transientUsage(SDFGOp grad,
       usage[i] += *b;
   }
   return usage;
+}
+
+std::optional<std::string>
+mlir::sdfg::peakBytesFormula(SDFGOp grad,
+                             const llvm::StringMap<int64_t> &symbols) {
+  Timeline t = buildTimeline(grad);
+  std::vector<int64_t> usage = factorisationBytes(grad, t);
+  SmallVector<std::pair<Value, int64_t>> sized;
+  for (auto &[v, range] : t.live) {
+    FailureOr<int64_t> b = containerBytes(grad, v, symbols);
+    if (failed(b))
+      return std::nullopt;
+    sized.push_back({v, *b});
+    for (unsigned i = range.first; i <= range.second; ++i)
+      usage[i] += *b;
+  }
+  if (usage.empty())
+    return std::nullopt;
+  unsigned at = std::max_element(usage.begin(), usage.end()) - usage.begin();
+  // The containers live there: the static ones (and the factorisation
+  // caches) as one number, the dynamic ones by their formulas.
+  // Containers of the same sizes are one term (`16*n`, not `8*n + 8*n`),
+  // in the order they were allocated.
+  int64_t constant = usage[at];
+  SmallVector<std::pair<std::string, int64_t>> terms;
+  llvm::StringMap<unsigned> termOf;
+  for (auto [v, b] : sized) {
+    auto [first, last] = t.live.lookup(v);
+    if (at < first || at > last)
+      continue;
+    std::optional<std::pair<int64_t, std::string>> term = bytesTerm(v);
+    if (!term)
+      continue;
+    constant -= b;
+    auto [it, fresh] = termOf.insert({term->second, terms.size()});
+    if (fresh)
+      terms.push_back({term->second, 0});
+    int64_t &coefficient = terms[it->second].second;
+    if (llvm::AddOverflow(coefficient, term->first, coefficient))
+      return std::nullopt;
+  }
+  if (terms.empty())
+    return std::nullopt;
+  std::string text = constant ? std::to_string(constant) : "";
+  for (auto &[product, coefficient] : terms)
+    text += (text.empty() ? "" : " + ") + std::to_string(coefficient) + product;
+  return text;
 }
 
 FailureOr<int64_t>

@@ -8,14 +8,15 @@
 
 // The report gives the bytes at the sizes given and as a formula in them.
 // CHECK: remark: 'tmp': 7.8 KiB = 8*n B, recompute cost {{.*}}: recompute
-// CHECK: remark: peak memory 15.6 KiB at sizes n=1000 (storing everything: 15.6 KiB)
+// The peak as a formula: the two containers of n doubles live there.
+// CHECK: remark: peak memory 15.6 KiB = 16*n B at sizes n=1000 (storing everything: 15.6 KiB)
 // CHECK: %[[FRESH:.*]] = sdfg.alloc(%n) {name = "tmp.recomputed"} : memref<?xf64>
 // CHECK: sdfg.state "recompute tmp" {
 // CHECK-NEXT: sdfg.map (%{{.*}}) = (0) to (%n)
 // CHECK: sdfg.store %{{.*}}, %[[FRESH]][
 
 // SMALL: remark: 'tmp': 80 B = 8*n B, recompute cost {{.*}}: store
-// SMALL: remark: peak memory 160 B at sizes n=10 (storing everything: 160 B)
+// SMALL: remark: peak memory 160 B = 16*n B at sizes n=10 (storing everything: 160 B)
 
 // MISSING: sizes.mlir:[[# @LINE + 3]]:10: error: 'sdfg.alloc' op sdfg-checkpoint needs the size of this container: give its dynamic size 'n' a value with sizes=NAME=VALUE
 sdfg.sdfg @dyn(%x: memref<?xf64> {sdfg.name = "x"}, %y: memref<1000xf64> {sdfg.name = "y"},

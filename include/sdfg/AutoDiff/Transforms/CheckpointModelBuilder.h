@@ -52,6 +52,14 @@ transientUsage(SDFGOp grad, const llvm::StringMap<int64_t> &symbols);
 FailureOr<int64_t> transientPeakBytes(SDFGOp grad,
                                       const llvm::StringMap<int64_t> &symbols);
 
+/// The bytes live at the program point where `grad` peaks for the sizes
+/// given, as a formula in the sizes (`8000 + 24*x.0 + 8*N*x.0`): how that
+/// point's memory grows with them. None where no container live there has
+/// a dynamic size (the number alone says it all). At other sizes another
+/// point may peak: the formula is a lower bound there.
+std::optional<std::string>
+peakBytesFormula(SDFGOp grad, const llvm::StringMap<int64_t> &symbols);
+
 } // namespace sdfg
 } // namespace mlir
 

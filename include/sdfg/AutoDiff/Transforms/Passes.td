@@ -232,8 +232,12 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
     `report=true` a remark lists every forwarded container (size, cost,
     decision), every top-level loop (trip count, segments, snapshots,
     iterations run again, or why it cannot be checkpointed) and the
-    predicted peak. The decision is also recorded on the
-    gradient program as the `sdfg.checkpoint` attribute.
+    predicted peak; where containers of dynamic size are live at the peak,
+    also as a formula in the sizes (`peak memory 17.2 KiB = 1600 + 16*x.0
+    B`: the bytes at the program point that peaks for the sizes given, so
+    a lower bound of the peak at other sizes). The decision is also
+    recorded on the gradient program as the `sdfg.checkpoint` attribute
+    (the formula as `peak_formula`).
   }];
   let options = [
     Option<"mem", "mem", "std::string", /*default=*/"",
@@ -257,7 +261,7 @@ def Checkpoint : Pass<"sdfg-checkpoint", "::mlir::ModuleOp"> {
            "Emit remarks with every forwarded container, its size (for a "
            "dynamic one at the sizes given and as a formula in them), "
            "recomputation cost and decision, each loop's schedule, and the "
-           "predicted peak memory">
+           "predicted peak memory (with dynamic sizes also as a formula)">
   ];
 }
 
