@@ -295,6 +295,34 @@ def test_gradients_under_a_memory_limit_plan_per_size_bucket():
     assert eval(formula.replace("u.0", "32"), {"max": max}) == peaks[3]
 
 
+def long_heat_loss(u, dt):
+    for t in range(40):
+        u[1:-1] = u[1:-1] + dt * (u[2:] - 2.0 * u[1:-1] + u[:-2]) * u[1:-1]
+    return np.sum(u * u)
+
+
+def test_time_loops_over_symbolic_extents_are_checkpointed():
+    """A time loop whose state (the array updated in place) has extents
+    only the call knows is checkpointed: its snapshots are containers of
+    those extents. Storing every iteration would need 40 rows of the
+    bucket's extent; under 0.004 MiB the ILP picks a schedule, and the
+    gradient is the finite differences' at every size."""
+    g = sdfg.grad(sdfg.program(long_heat_loss, dynamic=True), argnums=0,
+                  mem=0.004)
+    before = native.compile_count
+    for n in (30, 50, 64):
+        u = rng(n).random(n)
+        np.testing.assert_allclose(
+            g(u, 0.1), fd_gradient(long_heat_loss, [u, 0.1], 0), rtol=1e-6,
+            atol=1e-8)
+        loop = g.checkpoint["loops"][0]
+        assert loop["schedule"] in ("uniform", "binomial")
+        assert loop["recomputed_iterations"] > 0
+        assert g.checkpoint["peak_bytes"] <= 0.004 * 2**20
+    # Buckets ..32 and ..64.
+    assert native.compile_count - before == 2
+
+
 def table(x, n, c):
     y = np.zeros((n, x.shape[0]))
     for i in range(n):

@@ -198,8 +198,11 @@ SmallVector<Value> ReverseBuilder::dynamicSizes(Value container) {
 }
 
 Value ReverseBuilder::allocateLike(Location loc, Value container,
-                                   StringAttr name) {
-  auto type = cast<MemRefType>(container.getType());
+                                   StringAttr name, ArrayRef<int64_t> leading) {
+  auto like = cast<MemRefType>(container.getType());
+  SmallVector<int64_t> shape(leading);
+  llvm::append_range(shape, like.getShape());
+  auto type = MemRefType::get(shape, like.getElementType());
   SmallVector<Value> sizes = dynamicSizes(container);
   OpBuilder::InsertionGuard guard(b);
   // After the sizes where they were read at the top of the program.

@@ -127,6 +127,8 @@ AffineExpr iterationExpr(LoopOp loop);
 AffineExpr tripsExpr(LoopOp loop);
 /// Opens `sdfg.if cond { ... }` at the insertion point and moves into it.
 void openIf(OpBuilder &b, Location loc, Value cond);
+/// Whether a snapshot's copy of `container` runs as a parallel map.
+bool parallelCopy(Value container);
 
 // Recompute.cpp: what recomputing a forwarded transient takes.
 double stateCost(Operation *state, Intervals &iv);

@@ -133,9 +133,12 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
   stackShape.push_back(slots);
   SmallVector<Value> snaps;
   for (Value v : c.state) {
-    auto type = cast<MemRefType>(v.getType());
-    snaps.push_back(alloc(stackShape, type.getShape(), type.getElementType(),
-                          containerName(grad, v) + ".snapshot." + c.name));
+    // Of the state's extents, dynamic ones included.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&grad.getBody().front());
+    snaps.push_back(rb.allocateLike(
+        loc, v, b.getStringAttr(containerName(grad, v) + ".snapshot." + c.name),
+        stackShape));
   }
   std::string prefix = c.name + ".revolve.";
   Value positions = alloc(stackShape, {}, i64, prefix + "positions");
@@ -273,11 +276,7 @@ LogicalResult Differentiator::checkpointLoopBinomial(LoopCandidate &c) {
     OpBuilder::InsertionGuard guard(b);
     for (auto [v, snap] : llvm::zip(c.state, snaps)) {
       b.setInsertionPointToEnd(&st.getBody().front());
-      auto type = cast<MemRefType>(v.getType());
-      SmallVector<Value> params = rb.openMap(
-          loc, type.getShape(),
-          /*parallel=*/scheduleForIterations(type.getNumElements()) !=
-              ScheduleKind::sequential);
+      SmallVector<Value> params = rb.openContainerMap(loc, v, parallelCopy(v));
       SmallVector<Value> operands(slot.begin(), slot.end());
       operands.push_back(row);
       llvm::append_range(operands, params);

@@ -321,6 +321,10 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   if (failed(storeAll))
     return failure();
   SDFGOp ref = storeAll->grad;
+  if (failed(measureSnapshots(*storeAll, symbols))) {
+    ref.erase();
+    return failure();
+  }
   FailureOr<CheckpointProblem> problem =
       buildCheckpointModel(*storeAll, symbols);
   if (failed(problem))
@@ -379,7 +383,7 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
     ref.erase();
     opts.markAnchors = false;
     planned = differentiate(fwd, opts);
-    if (failed(planned))
+    if (failed(planned) || failed(measureSnapshots(*planned, symbols)))
       return failure();
     result = planned->grad;
     built = &*planned;

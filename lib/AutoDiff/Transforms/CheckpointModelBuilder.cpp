@@ -37,7 +37,9 @@ Timeline buildTimeline(SDFGOp op) {
   Timeline t;
   Block &body = op.getBody().front();
   for (Operation &top : body) {
-    if (isa<AllocOp>(top))
+    // Neither allocates (a variant's snapshots of an argument read its
+    // extents with sdfg.dim ops of their own).
+    if (isa<AllocOp, DimOp>(top))
       continue;
     unsigned i = t.steps.size();
     t.steps.push_back(&top);
@@ -548,6 +550,61 @@ mlir::sdfg::transientUsage(SDFGOp grad,
       usage[i] += *b;
   }
   return usage;
+}
+
+LogicalResult
+mlir::sdfg::measureSnapshots(DifferentiateResult &r,
+                             const llvm::StringMap<int64_t> &symbols) {
+  for (LoopCandidate &l : r.loops) {
+    if (!l.dynamicState)
+      continue;
+    int64_t total = 0;
+    for (Value v : l.state) {
+      auto type = cast<MemRefType>(v.getType());
+      FailureOr<int64_t> bytes = failure();
+      if (type.hasStaticShape()) {
+        bytes = staticBytes(v);
+      } else if (v.getDefiningOp<AllocOp>()) {
+        bytes = containerBytes(r.grad, v, symbols);
+      } else {
+        // An argument: the extents the caller passes, as sizes= gives them
+        // (NAME.AXIS).
+        std::string missing;
+        RangeDomain domain{symbols, missing};
+        int64_t b = elementBytes(type.getElementType());
+        bool overflow = false;
+        for (auto [axis, d] : llvm::enumerate(type.getShape())) {
+          int64_t n = d;
+          if (ShapedType::isDynamic(d)) {
+            std::string name =
+                r.grad.getArgName(cast<BlockArgument>(v).getArgNumber()) + "." +
+                std::to_string(axis);
+            std::optional<SizeRange> range = domain.leaf(name);
+            if (!range)
+              return r.grad.emitOpError()
+                     << "sdfg-checkpoint needs the size of loop '" << l.name
+                     << "''s state: give the extent '" << name
+                     << "' a value with sizes=NAME=VALUE";
+            n = range->hi;
+          }
+          overflow |= llvm::MulOverflow(b, n, b);
+        }
+        if (overflow || b > (int64_t(1) << 62))
+          return r.grad.emitOpError()
+                 << "sdfg-checkpoint: loop '" << l.name
+                 << "''s state overflows (more than 2^62 bytes)";
+        bytes = b;
+      }
+      if (failed(bytes))
+        return failure();
+      if (llvm::AddOverflow(total, *bytes, total))
+        return r.grad.emitOpError()
+               << "sdfg-checkpoint: loop '" << l.name
+               << "''s state overflows (more than 2^63 bytes)";
+    }
+    l.snapshotBytes = total;
+  }
+  return success();
 }
 
 std::optional<std::string>

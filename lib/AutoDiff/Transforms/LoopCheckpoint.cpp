@@ -266,19 +266,31 @@ LogicalResult Differentiator::resolveLoopCheckpoints() {
         if (!loop->isAncestor(w.op) && reads.contains(w.target))
           state.insert(w.target);
     }
+    // Containers of dynamic shape are snapshot in containers of their
+    // sizes (their alloc's, or for an argument the caller's): the
+    // checkpoint pass measures those for the sizes it is given.
     int64_t bytes = 0;
-    std::string dynamic;
+    std::string unsized;
     for (Value v : state) {
       auto type = cast<MemRefType>(v.getType());
+      if (!type.hasStaticShape()) {
+        auto arg = dyn_cast<BlockArgument>(v);
+        auto alloc = v.getDefiningOp<AllocOp>();
+        if (!(arg && arg.getOwner() == &body) &&
+            !(alloc && alloc->getBlock() == &body))
+          unsized = containerName(grad, v);
+        c.dynamicState = true;
+        continue;
+      }
       std::optional<int64_t> b = checkedByteSize(type);
-      if (!type.hasStaticShape() || !b) {
-        dynamic = containerName(grad, v);
+      if (!b) {
+        unsized = containerName(grad, v);
         break;
       }
       bytes += *b;
     }
-    if (!dynamic.empty()) {
-      refuse("its state '" + dynamic + "' has a dynamic shape");
+    if (!unsized.empty()) {
+      refuse("its state '" + unsized + "' has no size the program knows");
       continue;
     }
     c.state.assign(state.begin(), state.end());
@@ -456,6 +468,17 @@ FailureOr<LoopFrame> Differentiator::loopFrame(const LoopCandidate &c,
   return f;
 }
 
+bool mlir::sdfg::detail::parallelCopy(Value container) {
+  // Small copies run sequentially: a parallel map's fork and barrier
+  // would cost more than the copy (the schedule policy's threshold). One
+  // of dynamic size decides when it runs (the lowering's run-time
+  // threshold).
+  auto type = cast<MemRefType>(container.getType());
+  return !type.hasStaticShape() ||
+         scheduleForIterations(type.getNumElements()) !=
+             ScheduleKind::sequential;
+}
+
 LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
   Operation *loop = c.loop;
   auto rev = dyn_cast_or_null<LoopOp>(rb.reversedLoops.lookup(loop));
@@ -502,18 +525,13 @@ LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
     b.setInsertionPointToStart(&grad.getBody().front());
     for (unsigned l = 0; l < levels; ++l)
       for (Value v : c.state) {
-        auto type = cast<MemRefType>(v.getType());
-        SmallVector<int64_t> shape(outerSizes);
-        shape.push_back(c.snapshots[l]);
-        llvm::append_range(shape, type.getShape());
-        auto alloc = AllocOp::create(
-            b, loc, MemRefType::get(shape, type.getElementType()),
-            ValueRange{});
+        SmallVector<int64_t> leading(outerSizes);
+        leading.push_back(c.snapshots[l]);
         std::string name = containerName(grad, v) + ".snapshot." + c.name;
         if (levels > 1)
           name += "." + std::to_string(l + 1);
-        alloc.setNameAttr(b.getStringAttr(name));
-        snaps[l].push_back(alloc.getResult());
+        snaps[l].push_back(
+            rb.allocateLike(loc, v, b.getStringAttr(name), leading));
       }
   }
   // Copies every state container between itself and its level-l snapshot
@@ -526,13 +544,7 @@ LogicalResult Differentiator::checkpointLoop(LoopCandidate &c) {
     AffineExpr rowE = posIn(n, l).floorDiv(c.segments[l]);
     for (auto [v, snap] : llvm::zip(c.state, snaps[l])) {
       b.setInsertionPointToEnd(&st.getBody().front());
-      auto type = cast<MemRefType>(v.getType());
-      // Small copies run sequentially: a parallel map's fork and barrier
-      // would cost more than the copy (the schedule policy's threshold).
-      SmallVector<Value> params = rb.openMap(
-          loc, type.getShape(),
-          /*parallel=*/scheduleForIterations(type.getNumElements()) !=
-              ScheduleKind::sequential);
+      SmallVector<Value> params = rb.openContainerMap(loc, v, parallelCopy(v));
       SmallVector<Value> operands{iv};
       llvm::append_range(operands, ivOperands);
       llvm::append_range(operands, slotOps);

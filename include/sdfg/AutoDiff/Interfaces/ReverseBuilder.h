@@ -160,8 +160,10 @@ public:
   /// argument the caller's, read by sdfg.dim at the top of the program.
   SmallVector<Value> dynamicSizes(Value container);
   /// A new transient of `container`'s type and extents at the top of the
-  /// program (a gradient or tangent of it).
-  Value allocateLike(Location loc, Value container, StringAttr name = {});
+  /// program (a gradient or tangent of it), after the `leading` static
+  /// extents (a stack of copies: loop checkpointing's snapshots).
+  Value allocateLike(Location loc, Value container, StringAttr name = {},
+                     ArrayRef<int64_t> leading = {});
   /// Opens a map over every element of `container` (extents static, or
   /// its dynamicSizes) at the insertion point and moves the builder into
   /// its body; returns the parameters.

@@ -52,6 +52,12 @@ transientUsage(SDFGOp grad, const llvm::StringMap<int64_t> &symbols);
 FailureOr<int64_t> transientPeakBytes(SDFGOp grad,
                                       const llvm::StringMap<int64_t> &symbols);
 
+/// Sets the snapshotBytes of `r`'s loops whose state has dynamic shapes,
+/// for the sizes `symbols` gives (the largest where a range); an error
+/// names a size not given.
+LogicalResult measureSnapshots(DifferentiateResult &r,
+                               const llvm::StringMap<int64_t> &symbols);
+
 /// The bytes live at the program point where `grad` peaks for the sizes
 /// given, as a formula in the sizes (`8000 + 24*x.0 + 8*N*x.0`): how that
 /// point's memory grows with them. None where no container live there has

@@ -135,6 +135,10 @@ struct LoopCandidate {
   /// reads that later code overwrites), and their bytes.
   SmallVector<Value> state;
   int64_t snapshotBytes = 0;
+  /// Whether a state container has a dynamic shape: snapshotBytes then
+  /// counts only the static ones until the checkpoint pass measures the
+  /// others for its sizes (stateBytes).
+  bool dynamicState = false;
   /// Cost of one iteration (operations plus elements moved), as for
   /// recomputed containers.
   double iterationCost = 0.0;
