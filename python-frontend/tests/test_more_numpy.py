@@ -1,4 +1,5 @@
-"""The NumPy functions and Python constructs of numpy/manipulation.py,
+"""The NumPy functions and Python constructs of numpy/manipulation.py
+(with joining.py and diagonals.py, split from it),
 numpy/ufuncs.py, reductions.py, statistics.py and iteration.py: forward against NumPy (to rounding),
 arrays the program updates in place against NumPy's, gradients against
 central finite differences in float64; and their errors."""

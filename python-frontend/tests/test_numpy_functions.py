@@ -316,7 +316,8 @@ def trace_method_axes(A):
 
 
 def eye_columns(A):
-    return np.eye(3, 4) * A[0, 0]
+    # np.eye(N, M, k, dtype) are supported, order= is not.
+    return np.eye(3, 4, 0, np.float64, "C") * A[0, 0]
 
 
 def flatten_fortran(A):
@@ -335,7 +336,7 @@ def norm_keepdims(A):
     (diagonal_axes, r"np.diagonal with more than 2 positional arguments.*"
                     r"parameters after a, offset are not supported"),
     (trace_method_axes, r"np.trace with more than 2 positional arguments"),
-    (eye_columns, r"np.eye with more than 1 positional argument"),
+    (eye_columns, r"np.eye with more than 4 positional arguments"),
     (flatten_fortran, r"\.flatten\(\) with an order"),
     (cumsum_dtype, r"np.cumsum with more than 2 positional arguments"),
     (norm_keepdims, r"np.linalg.norm with more than 3 positional arguments"),

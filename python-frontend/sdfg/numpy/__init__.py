@@ -5,7 +5,9 @@ registry by category:
   hypot, ...), ufunc methods (np.add.outer/.reduce/.accumulate, np.add.at)
 - reductions.py: sum, mean, max, var, any, argmax, cumsum, nan*, ...
 - creation.py: zeros, ones, full, *_like, array, copy, eye, arange, ...
-- manipulation.py: transpose, reshape, concatenate, take, flip, pad, ...
+- manipulation.py: transpose, reshape, flip, squeeze, take, diff, ...;
+  joining.py: concatenate, stack, split, tile, repeat, pad, roll, ...;
+  diagonals.py: diag, diagonal, trace, fill_diagonal, triu, tril
 - products.py: dot, matmul, outer, einsum, tensordot, kron, cross, ...
 - linalg.py: np.linalg.*
 - statistics.py, polynomials.py, sorting.py, searching.py
@@ -43,9 +45,10 @@ their gradients then come for free. A new module must be imported below.
 """
 
 # Each module registers its functions when imported.
-from . import (creation, dtypes, histograms, index_arrays, linalg,
-               manipulation, polynomials, products, reductions, searching,
-               selections, sorting, statistics, ufuncs)
+from . import (creation, diagonals, dtypes, histograms, index_arrays,
+               joining, linalg, manipulation, polynomials, products,
+               reductions, searching, selections, sorting, statistics,
+               ufuncs)
 from . import random  # np.random.*: a Generator known when compiling
 from . import complex_functions  # complex arrays (numpy_call's dispatch)
 from . import fft  # np.fft.*: the library op sdfg.fft on complex arrays
@@ -58,7 +61,7 @@ from .registry import (CompileTimeObject, is_numpy_function, method_call,
 from .ufuncs import where
 
 __all__ = ["creation", "dtypes", "histograms", "index_arrays",
-           "linalg", "selections", "manipulation",
+           "linalg", "selections", "manipulation", "joining", "diagonals",
            "polynomials",
            "products", "reductions", "searching", "sorting", "statistics",
            "ufuncs", "random", "complex_functions", "fft",

@@ -1,5 +1,7 @@
 """Index arrays whose length is known when compiling: np.triu_indices,
-np.tril_indices (and their _from variants), np.diag_indices.
+np.tril_indices (and their _from variants), np.diag_indices (whose
+length n may also be a size expression; a triangle's n * (n + 1) / 2 is
+not affine in a size symbol, so those stay compiled per size).
 
 Their bodies are written in NumPy (`_triangle`) and inlined as the
 program's own functions are: a counter walks the triangle row by row,
@@ -80,9 +82,11 @@ def np_triangle_indices_from(tr: "Translator", name: str, args: List[Value],
 @numpy_function("diag_indices", positional=("n", "ndim"))
 def np_diag_indices(tr: "Translator", name: str, args: List[Value],
                     kwargs: Dict[str, Value], node: ast.AST) -> Value:
-    """np.diag_indices(n, ndim=2): ndim copies of arange(n)."""
+    """np.diag_indices(n, ndim=2): ndim copies of arange(n); n may be a
+    size expression (an argument's extent)."""
     arg = Arguments(tr, args, kwargs, node)
-    n = _constant_int(tr, arg(0, "n"), "np.diag_indices of a size", node)
+    n = creation.size_extent(tr, arg(0, "n"), "np.diag_indices of a size",
+                             node)
     ndim = _constant_int(tr, arg(1, "ndim", 2), "np.diag_indices' ndim",
                          node)
     ramp = creation.ramp(tr, "arange", [n], {}, node)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Dict, List
 
 import numpy as np
 
-from . import manipulation, operands, reductions
+from . import joining, manipulation, operands, reductions
 from .. import ir
 from .registry import Arguments, array_method, no_kwargs, numpy_function
 from ..desugar.astutil import fix_locations
@@ -454,7 +454,7 @@ def cross(tr: "Translator", a: Value, b: Value, axis: Value,
                                               comp(vb, j)),
                               tr.binop("mul", comp(va, j), comp(vb, i))))
     rank = len(tr.to_expr(parts[0]).shape) + 1
-    out = manipulation.join_arrays(tr, "stack", parts, -1, node)
+    out = joining.join_arrays(tr, "stack", parts, -1, node)
     return out if axis % rank == rank - 1 else out.transpose(
         _move_last(rank, axis % rank))
 

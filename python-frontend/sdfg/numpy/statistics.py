@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Dict, List
 import numpy as np
 
 from .. import ir
-from . import manipulation, operands, products, reductions
+from . import joining, manipulation, operands, products, reductions
 from .registry import Arguments, numpy_call, numpy_function
 from ..semantics.values import (ConstLeaf, Expr, Idx, Op, Value, View,
                                 ViewLeaf, as_idx, is_float)
@@ -208,9 +208,8 @@ def covariance(tr: "Translator", name: str, m: Value, y: Value, rowvar: Value,
         if not rowvar and len(e.shape) == 2:
             v = v.transpose([1, 0])
         rows.append(v)
-    X = rows[0] if len(rows) == 1 else manipulation.stack_along(tr, "vstack",
-                                                                rows,
-                                                      node)
+    X = rows[0] if len(rows) == 1 else joining.stack_along(tr, "vstack",
+                                                           rows, node)
     X = tr.to_expr(X)
     if X.dtype != np.float64:
         # NumPy computes in float64 whatever the input (float32 too).
