@@ -50,7 +50,7 @@ def normalise(args: Sequence[Any], fn: Optional[Callable] = None
     Dicts, tuples and lists (pytrees) are normalised leaf by leaf; other
     values are left to the translator, which rejects them with a
     FrontendError. Whether an argument is read-only
-    matters only for those the program writes (see _Entry.check)."""
+    matters only for those the program writes (see LoadedProgram.check)."""
     out = None
     for k, a in enumerate(args):
         t = type(a)

@@ -55,7 +55,7 @@ def check_overlap(meta: dict, args: Sequence[Any],
     program writes one of them: it reads and writes its arguments as
     separate arrays (a write into one would reach the other mid-way,
     where NumPy's order of operations decides what each sees). The same
-    for a program and its gradients (_Entry.check)."""
+    for a program and its gradients (LoadedProgram.check)."""
     if not written:
         return
     arrays = [(name, value) for (kind, name, _, _), value in

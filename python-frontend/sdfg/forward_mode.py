@@ -17,7 +17,8 @@ from .call_checks import check_after_call as _check_after_call
 from .errors import FrontendError
 from .frontend import translate
 from .gradients import Gradient, _argnum_names, float_array_params
-from .program import ForwardMode, _contiguous, program
+from .loaded_program import _contiguous
+from .program import ForwardMode, program
 
 # fn -> {(device, check_indices): Program} and the tangent programs loaded
 # for it: repeated jvp calls of one function compile and load once.

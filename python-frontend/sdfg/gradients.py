@@ -17,8 +17,9 @@ from .call_checks import check_after_call as _check_after_call
 from .errors import FrontendError
 from .frontend.symbolic_sizes import MIN_SYMBOLIC_EXTENT
 from .plan_report import format_plan
-from .program import (Program, _Entry, _complex_view, _contiguous,
-                      _float_pairs, _output_shape, program)
+from .loaded_program import (LoadedProgram, _complex_view, _contiguous,
+                             _float_pairs)
+from .program import Program, program
 
 _STRATEGIES = ("store-all", "recompute-all", "ilp")
 
@@ -311,7 +312,8 @@ class Gradient:
             return (), ()
         names = list(inspect.signature(self.program.fn).parameters)
         entries, bucket = [], []
-        for name, a in zip(names, args):
+        # The leaves of dict, tuple and list arguments too (`p.W`).
+        for name, a in zip(*pytrees.flatten(names, args)):
             if name not in symbolic or type(a) is not np.ndarray:
                 continue
             for axis, n in enumerate(a.shape):
@@ -667,10 +669,11 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
                 arrays[name] = _float_pairs(_contiguous(a))
         elif kind == "scalar":
             arrays[name] = np.array(a, dtype=dtype)
-    for k, (kind, dtype, shape) in enumerate(meta["outputs"]):
+    shapes = self.shapes_for(args) if self.shapes_for else \
+        self.output_shapes
+    for k, ((kind, dtype, _), shape) in enumerate(zip(meta["outputs"],
+                                                      shapes)):
         if kind == "array":
-            if self.symbolic_outputs:
-                shape = _output_shape(self.output_shapes[k], args)
             arrays[f"__return{k}"] = _float_pairs(
                 scratch(("return", k), shape, dtype))
     target = arrays[out]
@@ -756,4 +759,4 @@ def _call_gradient(self, args, wrt, out, seed, given=None, with_value=True):
     return value, result
 
 
-_Entry.call_gradient = _call_gradient
+LoadedProgram.call_gradient = _call_gradient

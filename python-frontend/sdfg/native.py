@@ -11,6 +11,7 @@ module reads: it never parses MLIR itself.
 import ctypes
 import json
 import math
+import operator
 import os
 import shutil
 import subprocess
@@ -272,6 +273,18 @@ def _tool(name):
     return path
 
 
+def _getter(axes):
+    """A function from a shape to its extents on `axes` as a tuple
+    (operator.itemgetter gives a bare value for one axis), or None where
+    there are none."""
+    if not axes:
+        return None
+    if len(axes) == 1:
+        d = axes[0]
+        return lambda shape: (shape[d],)
+    return operator.itemgetter(*axes)
+
+
 class NativeFunction:
     """One compiled sdfg.sdfg, callable with NumPy arrays and Python scalars.
 
@@ -312,12 +325,14 @@ class NativeFunction:
                                             "int64") else "") + a["dtype"])
             if a["kind"] == "array" else np.dtype(object)
             for a in self.args]
-        # For an array of dynamic shape: its dtype, rank and the axes the
-        # call passes the extents of (the others must match).
+        # For an array of dynamic shape: its dtype, rank, the extents the
+        # call passes and the static ones (which must match), each as a
+        # getter of those from the shape (_getter; None for none).
         self._dynamic = [
             (np.dtype(a["dtype"]), len(a["shape"]),
-             tuple(d for d, s in enumerate(a["shape"]) if s < 0),
-             tuple((d, s) for d, s in enumerate(a["shape"]) if s >= 0))
+             _getter([d for d, s in enumerate(a["shape"]) if s < 0]),
+             _getter([d for d, s in enumerate(a["shape"]) if s >= 0]),
+             tuple(s for s in a["shape"] if s >= 0))
             if a["kind"] == "array" and any(s < 0 for s in a["shape"])
             else None for a in self.args]
 
@@ -337,13 +352,13 @@ class NativeFunction:
             if dynamic is not None and type(value) is np.ndarray and \
                     (value.dtype == dynamic[0] or value.dtype == twin) and \
                     value.ndim == dynamic[1] and \
-                    value.flags.c_contiguous and \
-                    all(value.shape[d] == n for d, n in dynamic[3]):
+                    value.flags.c_contiguous and (
+                        dynamic[3] is None or
+                        dynamic[3](value.shape) == dynamic[4]):
                 # An array of a program with size symbols: its pointer
                 # and the extents the program reads.
-                shape = value.shape
                 cargs.append(value.ctypes.data)
-                cargs.extend(shape[d] for d in dynamic[2])
+                cargs += dynamic[2](value.shape)
                 continue
             name = a["name"]
             if a["kind"] == "array":

@@ -12,8 +12,6 @@ compiler binaries; a second process reuses them without recompiling.
 import functools
 import inspect
 import os
-import sys
-import threading
 import time
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
@@ -21,15 +19,10 @@ import numpy as np
 
 from . import cache, cache_key, native, pytrees
 from . import log as _log
-from .arguments import argument as _argument
 from .arguments import bind as _bind
 from .arguments import normalise as _normalise
-from .call_checks import check_after_call as _check_after_call
-from .call_checks import check_indices as _check_indices
-from .call_checks import check_overlap as _check_overlap
-from .call_checks import check_writeable as _check_writeable
-from .call_checks import written_args as _written_args
 from .errors import FrontendError
+from .loaded_program import LoadedProgram
 from .source import from_source
 from .source import source_lines as _source_lines
 from .frontend import translate
@@ -39,26 +32,6 @@ from .frontend.symbols import loop_bound_ints, shape_pattern
 # The on-disk cache's location (see cache.py); kept here for callers of
 # sdfg.program.cache_dir.
 cache_dir = cache.configured_dir
-
-
-def _global_value(fn, where, module, name):
-    """The value a global array parameter takes at a call (see
-    Signature.globals)."""
-    try:
-        if where in ("closure", "closure-of"):
-            if where == "closure-of":  # the closure of a module-level name
-                fn = fn.__globals__[module]
-                fn = getattr(fn, "fn", fn)
-            code = fn.__code__
-            return fn.__closure__[code.co_freevars.index(name)].cell_contents
-        scope = fn.__globals__ if module is None else \
-            sys.modules[module].__dict__
-        if name.endswith("]"):  # an array of a tuple: `LAYERS[1]`
-            base, k = name[:-1].split("[")
-            return scope[base][int(k)]
-        return scope[name]
-    except (KeyError, ValueError):
-        raise NameError(f"name '{name}' is not defined") from None
 
 
 class ForwardMode(NamedTuple):
@@ -199,8 +172,7 @@ class Program:
                 k < len(args) and _is_int(args[k])]
         loop_bounds = {n for _, n in self._loop_bounds}
         arrays = []
-        if self.device == "cpu" and _SYMBOLIC_SHAPES and \
-                self.dynamic is not False:
+        if _SYMBOLIC_SHAPES and self.dynamic is not False:
             # Arrays by their extents, and the other ints (a shape, an
             # extent to compare with one) as size symbols named
             # `n:size` (symbolic_sizes.py), in the order of the
@@ -209,8 +181,13 @@ class Program:
                 a = args[k]
                 if n in self.static_argnames:
                     continue
-                if type(a) is np.ndarray and a.dtype.kind != "c" and \
-                        any(e >= MIN_SYMBOLIC_EXTENT for e in a.shape):
+                if pytrees.is_node(a):
+                    # The array leaves of a dict, tuple or list, named by
+                    # their paths as the translator names their parameters
+                    # (`params.W`: pytrees.py).
+                    arrays += [(k, p) for p, v in _tree_leaves(n, a)
+                               if _symbolic_array(v)]
+                elif _symbolic_array(a):
                     arrays.append((k, n))
                 elif with_ints and _is_int(a) and n not in loop_bounds \
                         and a >= MIN_SYMBOLIC_EXTENT:
@@ -231,12 +208,24 @@ class Program:
         keys = list(memo[0])
         for k, _ in ints:
             keys[k] = ("int", "symbol")
-        pattern = shape_pattern([_extents(args[k]) for k, _ in arrays])
-        for (k, _), p in zip(arrays, pattern):
-            keys[k] = ("array", args[k].dtype.str, p) if \
-                type(args[k]) is np.ndarray else ("int", "size", p)
+        # The candidates' values: an argument, or a leaf of one by path.
+        leaves = {p: v for k in {k for k, n in arrays
+                                 if pytrees.is_node(args[k])}
+                  for p, v in _tree_leaves(self._names[k], args[k])}
+        given = [leaves[n] if n in leaves else args[k] for k, n in arrays]
+        pattern = shape_pattern([_extents(v) for v in given])
+        keyed = {}
+        for (k, n), p, v in zip(arrays, pattern, given):
+            keyed[n] = keys[k] = ("array", v.dtype.str, p) if \
+                type(v) is np.ndarray else ("int", "size", p)
+        for k in {k for k, _ in arrays if pytrees.is_node(args[k])}:
+            # A tree's key with its candidate leaves keyed as above and
+            # the others as they are (structure visits them in order).
+            order = iter([keyed[p] if p in keyed else cache_key.arg_key(v)
+                          for p, v in _tree_leaves(self._names[k], args[k])])
+            keys[k] = pytrees.structure(args[k], lambda _: next(order))
         values = {n: int(args[k]) for k, n in ints}
-        values.update((n, _extents(args[k])) for k, n in arrays)
+        values.update((n, _extents(v)) for (_, n), v in zip(arrays, given))
         found = (tuple(keys), ints, arrays,
                  tuple(n for _, n in ints + arrays), values)
         if len(self._patterns) >= 4096:  # a long sweep: start again
@@ -244,11 +233,12 @@ class Program:
         self._patterns[memo] = found
         return found
 
-    def _base_key(self, args, ints=True):
+    def _base_key(self, args, ints=True, pattern=None):
         """(the key of a call with its candidate symbols left out, the
         candidates): ints by nothing, arrays and size ints by their dtype
-        and extent pattern (symbols.shape_pattern)."""
-        keys, ints, arrays, names, _ = self._pattern(args, ints)
+        and extent pattern (symbols.shape_pattern). `pattern`: _pattern's
+        answer for `args` where the caller has it."""
+        keys, ints, arrays, names, _ = pattern or self._pattern(args, ints)
         base = self._key(args, keys) + (("symbols",) + names,)
         return base, ints, arrays
 
@@ -267,8 +257,9 @@ class Program:
         symbols) and `first` (base -> the first shapes)."""
         learnt = self._symbols if learnt is None else learnt
         first = self._first_shapes if first is None else first
-        values = self._pattern(args, ints)[4]
-        base, ints, arrays = self._base_key(args, ints)
+        pattern = self._pattern(args, ints)
+        values = pattern[4]
+        base, ints, arrays = self._base_key(args, ints, pattern)
         if arrays and self.dynamic is None:
             shapes = tuple(values[n] for _, n in arrays)
             if first.setdefault(base, shapes) == shapes:
@@ -304,6 +295,8 @@ class Program:
                 symbolic = names
                 break
             learnt[base] = symbolic
+        if len(symbolic) == len(ints) + len(arrays):
+            return base, symbolic, base  # every candidate is a symbol
         fixed = tuple(values[n] for _, n in ints + arrays
                       if n not in symbolic)
         return base + fixed, symbolic, base
@@ -514,7 +507,7 @@ class Program:
                     f"the cached program {directory} cannot be loaded "
                     f"here: {e} (`python -m sdfg cache clear` empties the "
                     "cache)") from None
-            return _Entry(module, meta, self.fn)
+            return LoadedProgram(module, meta, self.fn)
 
     def __call__(self, *args, **kwargs):
         given = self.bind(args, kwargs)
@@ -592,141 +585,6 @@ def _line_runs(sources):
     return runs
 
 
-class _Entry:
-    def __init__(self, module, meta, fn):
-        self.function = getattr(module, meta["name"])
-        self.module = module
-        self.meta = meta
-        self.fn = fn
-        # Read once: the checks before every call use it.
-        self.written = _written_args(meta)
-        params = {p[1]: p for p in meta["params"]}
-        self.globals = [(g[1:], np.dtype(params[g[0]][2]),
-                         tuple(params[g[0]][3]))
-                        for g in meta.get("globals", ())]
-        # Per calling thread: the arrays a gradient call needs but does not
-        # return, kept for the next call (_call_gradient).
-        self._scratch = threading.local()
-        # Per output: its shape, with the extents that are size formulas
-        # (symbolic_sizes.py) as (constant, ((parameter position, axis or
-        # None, coefficient), ...)), read once (calls evaluate them).
-        position = {p[1]: k for k, p in enumerate(meta["params"])}
-        self.output_shapes = [
-            None if kind != "array" else tuple(
-                e if type(e) is not dict else
-                (e["const"], tuple((position[n], axis, c)
-                                   for n, axis, c in e["terms"]))
-                for e in shape)
-            for kind, _, shape in meta["outputs"]]
-        self.symbolic_outputs = any(
-            type(e) is tuple for s in self.output_shapes if s for e in s)
-
-    def with_globals(self, args):
-        """`args` followed by the global arrays the program reads, as
-        their names hold them now."""
-        if not self.globals:
-            return args
-        values = []
-        for origin, dtype, shape in self.globals:
-            v = _global_value(self.fn, *origin)
-            if not (isinstance(v, np.ndarray) and v.shape == shape and
-                    v.dtype.newbyteorder("=") == dtype):
-                # Program._key covers what the function reads; this is
-                # only reached where that scan missed a name.
-                raise FrontendError(
-                    f"global '{origin[2]}' is no longer an array of dtype "
-                    f"{dtype} and shape {shape}, as when "
-                    f"{self.fn.__name__} was compiled")
-            values.append(v)
-        return tuple(args) + tuple(values)
-
-    def check(self, args, given=None, gradient=False):
-        """The checks before a call of this program (forward or gradient:
-        one place for both), on `args` as _normalise made them and `given`
-        as the caller passed them (the same where nothing was converted):
-        indices read from index arrays, arguments that share memory where
-        the program writes one (the program's call also refuses read-only
-        arrays it writes: _check_writeable; a gradient writes copies).
-        Returns (args, given) completed by the global arrays the program
-        reads."""
-        meta = self.meta
-        given = args if given is None else tuple(given)
-        if meta.get("trees"):
-            # The program's parameters are the leaves of the arguments.
-            args = pytrees.flatten_values(args)
-            given = pytrees.flatten_values(given)
-        if self.globals:
-            names = self.with_globals(())
-            args = tuple(args) + tuple(
-                v if type(v) is np.ndarray and v.dtype.isnative else
-                _argument(v, None, None, (f"global '{origin[2]}'",
-                                          origin[2]))
-                for v, (origin, _, _) in zip(names, self.globals))
-            given = given + names
-        if gradient or meta.get("check_indices", True):
-            _check_indices(meta, args, self.written)
-        _check_overlap(meta, given, self.written)
-        return args, given
-
-    def call(self, args, given=None):
-        """Runs the program on `args` (_normalise'd; `given`: the caller's
-        arrays, where a written argument's values go back and which a
-        returned argument is). Everything a call needs is local to it: the
-        object is shared by every thread that calls the program."""
-        meta = self.meta
-        args, given = self.check(args, given)
-        written = self.written
-        cargs = []
-        writeback = []
-        for (kind, name, dtype, _), value, orig in zip(meta["params"], args,
-                                                        given):
-            if kind == "array":
-                arr = value
-                if not arr.flags.c_contiguous or not arr.flags.aligned:
-                    arr = _contiguous(value)
-                # Only what the program writes goes back (a read-only
-                # array that is only read is never assigned to).
-                if name in written:
-                    if not orig.flags.writeable:
-                        _check_writeable(meta, given, written)
-                    if arr is not value or (value is not orig and
-                                            value.base is not orig):
-                        writeback.append((orig, arr))
-                cargs.append(_float_pairs(arr))
-            elif kind == "scalar":
-                cargs.append(np.array(value, dtype=dtype))
-            elif kind == "index":
-                cargs.append(int(value))  # a loop bound (symbols.py)
-        outputs = []
-        for (kind, dtype, shape), sized in zip(meta["outputs"],
-                                               self.output_shapes):
-            if kind == "array":
-                if self.symbolic_outputs:
-                    shape = _output_shape(sized, args)
-                out = self.module.empty(shape, dtype)
-                cargs.append(_float_pairs(out))
-                outputs.append(out)
-            else:
-                outputs.append(None)
-        self.module.before_call(
-            meta.get("omp_spin_ms", native.OMP_SPIN_MS_WITH_BLAS))
-        self.function(*cargs)
-        # In this thread, right after the call: the error records are the
-        # calling thread's.
-        _check_after_call(meta, self.module)
-        for orig, tmp in writeback:
-            orig[...] = tmp
-        results = []
-        for (kind, dtype, shape), out in zip(meta["outputs"], outputs):
-            if kind == "arg":
-                results.append(given[dtype])  # dtype holds the param index
-            elif len(shape) == 0:
-                results.append(out[()])
-            else:
-                results.append(out)
-        return pytrees.result(meta, results)
-
-
 def _is_int(v):
     return isinstance(v, (int, np.integer)) and \
         not isinstance(v, (bool, np.bool_))
@@ -737,39 +595,21 @@ def _extents(v):
     return v.shape if type(v) is np.ndarray else (int(v),)
 
 
-def _output_shape(shape, args):
-    """An output's shape for this call (_Entry.output_shapes' form):
-    extents that are size formulas (a constant plus multiples of argument
-    extents and size ints: frontend/symbolic_sizes.py) computed from the
-    arguments."""
-    return tuple(
-        e if type(e) is int else
-        e[0] + sum(c * (int(args[k]) if axis is None else args[k].shape[axis])
-                   for k, axis, c in e[1])
-        for e in shape)
+def _symbolic_array(v):
+    """Whether array argument (or leaf) `v` may have size symbols: one
+    with an extent of MIN_SYMBOLIC_EXTENT or more (a complex one's
+    trailing axis of 2, which is not in its shape, stays compiled in)."""
+    return type(v) is np.ndarray and \
+        any(e >= MIN_SYMBOLIC_EXTENT for e in v.shape)
 
 
-def _float_pairs(a):
-    """A complex array as the program takes it: its memory viewed as
-    floats with a trailing axis of 2 (docs/design/complex-numbers.md);
-    other arrays as they are."""
-    if a.dtype.kind != "c":
-        return a
-    return a.reshape(a.shape + (1,)).view(
-        np.float32 if a.dtype == np.complex64 else np.float64)
-
-
-def _complex_view(a, dtype):
-    """A float-pair array viewed back as complex `dtype`."""
-    return a.view(dtype).reshape(a.shape[:-1])
-
-
-def _contiguous(a):
-    """`a` as a C-contiguous array of its own shape (np.ascontiguousarray
-    makes a 0-d array 1-d)."""
-    return np.ascontiguousarray(a) if np.ndim(a) else np.array(a)
-
-
+def _tree_leaves(name, tree):
+    """(path, leaf) of pytree argument `name`; none where its keys cannot
+    name parameters (the translation reports that, located)."""
+    try:
+        return list(pytrees.leaves(name, tree))
+    except TypeError:
+        return []
 
 
 def program(fn: Optional[Callable] = None, device: str = "cpu",

@@ -82,12 +82,14 @@ class SymbolicSizes:
             idx = out
         return idx
 
-    def symbolic_array(self, name, value):
+    def symbolic_array(self, name, value, shape=None, dtype=None):
         """The container of array parameter `name` (its value `value`) with
-        its large extents as symbols."""
+        its large extents as symbols; `shape` and `dtype`: the container's
+        where they are not the value's (a complex array's float pairs)."""
         ssa = f"%{name}"
+        extents = value.shape if shape is None else shape
         shape, reads = [], []
-        for axis, n in enumerate(value.shape):
+        for axis, n in enumerate(extents):
             if n < MIN_SYMBOLIC_EXTENT:
                 shape.append(int(n))
                 continue
@@ -100,7 +102,8 @@ class SymbolicSizes:
                                          MAX_SYMBOLIC_EXTENT)
                 reads.append((sym, axis))
             shape.append(Idx.of(sym))
-        c = Container(ssa, shape, value.dtype, "arg", name)
+        c = Container(ssa, shape, value.dtype if dtype is None else dtype,
+                      "arg", name)
         for sym, axis in reads:
             self.em.alloc(ir.dim(sym, ssa, axis, c.mlir_type))
         return c

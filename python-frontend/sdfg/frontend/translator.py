@@ -414,14 +414,20 @@ class Translator(Inlining, Statements, Assignments, Loops, Conditionals,
             # 2 (docs/design/complex-numbers.md); the call passes the
             # array's memory viewed so (program.py).
             self.em.reserved.add(f"%{name}")
-            c = Container(f"%{name}", value.shape + (2,),
-                          complex_values.part_dtype(value.dtype), "arg",
-                          name)
+            part = complex_values.part_dtype(value.dtype)
+            if name in self.symbolic:
+                # Its extents as size symbols (the trailing 2, below
+                # MIN_SYMBOLIC_EXTENT, stays a constant).
+                c = self.symbolic_array(name, value, value.shape + (2,),
+                                        part)
+            else:
+                c = Container(f"%{name}", value.shape + (2,), part, "arg",
+                              name)
             c.complex = value.dtype
             c.ndarray = True
             self.param_containers.append(c)
-            self.sig.params.append(("array", name, value.dtype,
-                                    tuple(c.shape)))
+            self.sig.params.append(("array", name, value.dtype, tuple(
+                e if isinstance(e, int) else -1 for e in c.shape)))
             return complex_values.container_parts(c)
         if isinstance(value, np.ndarray):
             dtype = value.dtype
