@@ -321,10 +321,7 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
   if (failed(storeAll))
     return failure();
   SDFGOp ref = storeAll->grad;
-  if (failed(measureSnapshots(*storeAll, symbols))) {
-    ref.erase();
-    return failure();
-  }
+  measureSnapshots(*storeAll, symbols);
   FailureOr<CheckpointProblem> problem =
       buildCheckpointModel(*storeAll, symbols);
   if (failed(problem))
@@ -383,8 +380,9 @@ CheckpointPass::checkpoint(SDFGOp grad, std::optional<int64_t> limit,
     ref.erase();
     opts.markAnchors = false;
     planned = differentiate(fwd, opts);
-    if (failed(planned) || failed(measureSnapshots(*planned, symbols)))
+    if (failed(planned))
       return failure();
+    measureSnapshots(*planned, symbols);
     result = planned->grad;
     built = &*planned;
   }

@@ -552,59 +552,63 @@ mlir::sdfg::transientUsage(SDFGOp grad,
   return usage;
 }
 
-LogicalResult
-mlir::sdfg::measureSnapshots(DifferentiateResult &r,
-                             const llvm::StringMap<int64_t> &symbols) {
+/// Bytes of container `v` (a transient or an argument of `op`) for the
+/// sizes given: each dynamic extent at the largest value they allow (an
+/// alloc's size operands, or an argument's extent NAME.AXIS). None where
+/// a size is not given (its name in `missing`), negative or too large.
+static std::optional<int64_t>
+boundBytes(SDFGOp op, Value v, const llvm::StringMap<int64_t> &symbols,
+           std::string &missing) {
+  auto type = cast<MemRefType>(v.getType());
+  auto alloc = v.getDefiningOp<AllocOp>();
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!type.hasStaticShape() && !alloc && !arg)
+    return std::nullopt;
+  RangeDomain domain{symbols, missing};
+  int64_t bytes = elementBytes(type.getElementType());
+  unsigned dyn = 0;
+  for (auto [axis, d] : llvm::enumerate(type.getShape())) {
+    int64_t n = d;
+    if (ShapedType::isDynamic(d)) {
+      std::optional<SizeRange> range =
+          alloc
+              ? sizeRange(op, alloc.getDynamicSizes()[dyn++], symbols, missing)
+              : domain.leaf(op.getArgName(arg.getArgNumber()) + "." +
+                            std::to_string(axis));
+      if (!range || range->hi < 0)
+        return std::nullopt;
+      n = range->hi;
+    }
+    if (llvm::MulOverflow(bytes, n, bytes) || bytes > (int64_t(1) << 62))
+      return std::nullopt;
+  }
+  return bytes;
+}
+
+void mlir::sdfg::measureSnapshots(DifferentiateResult &r,
+                                  const llvm::StringMap<int64_t> &symbols) {
   for (LoopCandidate &l : r.loops) {
     if (!l.dynamicState)
       continue;
     int64_t total = 0;
     for (Value v : l.state) {
-      auto type = cast<MemRefType>(v.getType());
-      FailureOr<int64_t> bytes = failure();
-      if (type.hasStaticShape()) {
-        bytes = staticBytes(v);
-      } else if (v.getDefiningOp<AllocOp>()) {
-        bytes = containerBytes(r.grad, v, symbols);
-      } else {
-        // An argument: the extents the caller passes, as sizes= gives them
-        // (NAME.AXIS).
-        std::string missing;
-        RangeDomain domain{symbols, missing};
-        int64_t b = elementBytes(type.getElementType());
-        bool overflow = false;
-        for (auto [axis, d] : llvm::enumerate(type.getShape())) {
-          int64_t n = d;
-          if (ShapedType::isDynamic(d)) {
-            std::string name =
-                r.grad.getArgName(cast<BlockArgument>(v).getArgNumber()) + "." +
-                std::to_string(axis);
-            std::optional<SizeRange> range = domain.leaf(name);
-            if (!range)
-              return r.grad.emitOpError()
-                     << "sdfg-checkpoint needs the size of loop '" << l.name
-                     << "''s state: give the extent '" << name
-                     << "' a value with sizes=NAME=VALUE";
-            n = range->hi;
-          }
-          overflow |= llvm::MulOverflow(b, n, b);
-        }
-        if (overflow || b > (int64_t(1) << 62))
-          return r.grad.emitOpError()
-                 << "sdfg-checkpoint: loop '" << l.name
-                 << "''s state overflows (more than 2^62 bytes)";
-        bytes = b;
+      std::string missing;
+      std::optional<int64_t> bytes = boundBytes(r.grad, v, symbols, missing);
+      if (!bytes || llvm::AddOverflow(total, *bytes, total)) {
+        // Not a candidate of the model then; an explicit checkpoints=
+        // schedule still builds, and its snapshots' size is asked for
+        // where the program is measured.
+        l.eligible = l.binomialEligible = false;
+        l.reason = "its state '" + containerName(r.grad, v) + "' has " +
+                   (missing.empty() ? std::string("a size too large")
+                                    : "a size not given ('" + missing +
+                                          "': sizes=NAME=VALUE)");
+        total = 0;
+        break;
       }
-      if (failed(bytes))
-        return failure();
-      if (llvm::AddOverflow(total, *bytes, total))
-        return r.grad.emitOpError()
-               << "sdfg-checkpoint: loop '" << l.name
-               << "''s state overflows (more than 2^63 bytes)";
     }
     l.snapshotBytes = total;
   }
-  return success();
 }
 
 std::optional<std::string>

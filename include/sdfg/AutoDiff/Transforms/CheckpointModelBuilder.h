@@ -53,10 +53,11 @@ FailureOr<int64_t> transientPeakBytes(SDFGOp grad,
                                       const llvm::StringMap<int64_t> &symbols);
 
 /// Sets the snapshotBytes of `r`'s loops whose state has dynamic shapes,
-/// for the sizes `symbols` gives (the largest where a range); an error
-/// names a size not given.
-LogicalResult measureSnapshots(DifferentiateResult &r,
-                               const llvm::StringMap<int64_t> &symbols);
+/// for the sizes `symbols` gives (the largest where a range); a loop
+/// whose state has a size not given is no candidate (its reason says
+/// which size).
+void measureSnapshots(DifferentiateResult &r,
+                      const llvm::StringMap<int64_t> &symbols);
 
 /// The bytes live at the program point where `grad` peaks for the sizes
 /// given, as a formula in the sizes (`8000 + 24*x.0 + 8*N*x.0`): how that
