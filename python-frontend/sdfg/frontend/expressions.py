@@ -19,6 +19,22 @@ from ..semantics.values import (ConstLeaf, Expr, Idx, IdxLeaf, Masked, Op,
                      View, ViewLeaf, as_idx, is_float, same_extent)
 
 
+
+# The NumPy submodules the frontend implements functions of, and what the
+# error for another of their functions says is supported.
+_SUBMODULES = {
+    "random": "supported are np.random.default_rng(seed) and its "
+              "Generator's methods, and np.random.seed(s) with rand, "
+              "randn, random, uniform, normal, standard_normal, "
+              "exponential, randint",
+    "fft": "of np.fft only fft, ifft, fft2, ifft2, fftn, ifftn, rfft, "
+           "irfft, fftfreq, rfftfreq, fftshift and ifftshift are supported",
+    "linalg": "of np.linalg only norm, solve, inv, det, slogdet, cholesky, "
+              "eigh, eigvalsh, qr, svd, pinv, cond, matrix_rank, lstsq, "
+              "matrix_power and multi_dot are supported",
+}
+
+
 class Expressions:
     """Evaluates expressions to values.
 
@@ -210,34 +226,14 @@ class Expressions:
         if isinstance(base, numpy_functions.CompileTimeObject):
             return base.attribute(self, attr, node)
         if isinstance(base, callables.NumpyFunction) and \
-                base.name == "random":
-            if numpy_functions.is_numpy_function("random." + attr):
-                return callables.NumpyFunction("random." + attr)
-            raise self.unsupported(node, f"np.random.{attr}",
-                                   "supported are np.random.default_rng("
-                                   "seed) and its Generator's methods, and "
-                                   "np.random.seed(s) with rand, randn, "
-                                   "random, uniform, normal, "
-                                   "standard_normal, exponential, randint")
-        if isinstance(base, callables.NumpyFunction) and \
-                base.name == "fft":
-            if numpy_functions.is_numpy_function("fft." + attr):
-                return callables.NumpyFunction("fft." + attr)
-            raise self.unsupported(node, f"np.fft.{attr}",
-                                   "of np.fft only fft, ifft, fft2, ifft2, "
-                                   "fftn, ifftn, rfft, irfft, fftfreq, "
-                                   "rfftfreq, fftshift and ifftshift are "
-                                   "supported")
-        if isinstance(base, callables.NumpyFunction) and \
-                base.name == "linalg":
-            if numpy_functions.is_numpy_function("linalg." + attr):
-                return callables.NumpyFunction("linalg." + attr)
-            raise self.unsupported(node, f"np.linalg.{attr}",
-                                   "of np.linalg only norm, solve, inv, det, "
-                                   "slogdet, cholesky, eigh, eigvalsh, qr, "
-                                   "svd, pinv, cond, matrix_rank, lstsq, "
-                                   "matrix_power and multi_dot are "
-                                   "supported")
+                base.name in _SUBMODULES:
+            # np.random.X, np.fft.X, np.linalg.X: registered as "random.X"
+            # and so on.
+            qualified = f"{base.name}.{attr}"
+            if numpy_functions.is_numpy_function(qualified):
+                return callables.NumpyFunction(qualified)
+            raise self.unsupported(node, f"np.{qualified}",
+                                   _SUBMODULES[base.name])
         if isinstance(base, callables.NumpyFunction) and attr == "at" \
                 and base.name in ("add", "subtract"):
             return callables.NumpyFunction(base.name + ".at")
