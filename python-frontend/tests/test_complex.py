@@ -341,6 +341,12 @@ def masked(z):
     return z[z.real > 0]
 
 
+def bool_scalar_index(z):
+    # NumPy's 0-d mask (a new axis of length 1 here): refused as for real
+    # arrays (it returned z without the axis before).
+    return z[True]
+
+
 def complex_out(z):
     return np.sum(z * z)
 
@@ -351,6 +357,7 @@ def complex_out(z):
     (unknown_function, "np.sin of complex arrays"),
     (real_use, "complex value where a real one is needed"),
     (masked, "boolean mask of a complex array"),
+    (bool_scalar_index, "a boolean scalar as an index"),
 ])
 def test_refused(fn, match):
     z = np.array([1 + 2j, 3 - 1j])

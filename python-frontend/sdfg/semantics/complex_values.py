@@ -12,7 +12,7 @@ where the formulas are the same.
 
 import numpy as np
 
-from .values import ConstLeaf, Expr, Idx, View, ViewLeaf, as_idx
+from .values import ConstLeaf, Idx, View, ViewLeaf, as_idx
 
 
 COMPLEX_TYPES = (np.complex128, np.complex64)
@@ -526,22 +526,11 @@ def subscript(tr, base, node, store=False):
     items = tr.slice_items(node.slice)
     items = [ast.copy_location(ast.Constant(None), it)
              if tr.is_newaxis(it) else it for it in items]
-    values, advanced = {}, []
-    for k, it in enumerate(items):
-        if isinstance(it, ast.Slice) or (
-                isinstance(it, ast.Constant)
-                and (it.value is None or it.value is Ellipsis)):
-            continue
-        v = tr.eval(it)
-        if isinstance(v, list):
-            from .. import numpy as numpy_functions
-            v = numpy_functions.numpy_call(tr, "array", [v], {}, it)
-        values[id(it)] = v
-        if isinstance(v, (View, Expr)) and len(v.shape) > 0:
-            if tr.to_expr(v).dtype == np.bool_:
-                raise tr.unsupported(it, "boolean mask of a complex array",
-                                     "select .real and .imag separately")
-            advanced.append(k)
+    values, advanced = tr.subscript_values(items)
+    for k in advanced:
+        if tr.to_expr(values[id(items[k])]).dtype == np.bool_:
+            raise tr.unsupported(items[k], "boolean mask of a complex array",
+                                 "select .real and .imag separately")
     if advanced:
         if store:
             raise tr.unsupported(node, "assignment into a complex array "

@@ -147,32 +147,38 @@ class Indexing:
                 and node.value.id not in self.env
                 and self.globals.get(node.value.id) is np)
 
+    def subscript_values(self, items):
+        """(the values of a subscript's index items by id of their node,
+        the positions of the arrays among them): each evaluated once,
+        before any of the subscript's code; a list is an index array (as
+        in NumPy), a boolean scalar refused."""
+        values, advanced = {}, []
+        for k, it in enumerate(items):
+            if isinstance(it, ast.Slice) or (
+                    isinstance(it, ast.Constant)
+                    and (it.value is None or it.value is Ellipsis)):
+                continue
+            v = self.eval(it)
+            if isinstance(v, list):
+                v = numpy_functions.numpy_call(self, "array", [v], {}, it)
+            values[id(it)] = v
+            if isinstance(v, (View, Expr)) and len(v.shape) > 0:
+                advanced.append(k)
+            elif isinstance(v, (View, Expr)) and \
+                    self.to_expr(v).dtype == np.bool_ or \
+                    isinstance(v, (bool, np.bool_)):
+                raise self.unsupported(
+                    it, "a boolean scalar as an index",
+                    "NumPy takes it as a 0-d mask: a new axis of length "
+                    "0 or 1, known only at run time; index with an "
+                    "integer (int(b)) or use np.where")
+        return values, advanced
+
     def subscript(self, view, items, node, store=False, values=None):
-        # Each index is evaluated once, before any of the subscript's code:
-        # integer arrays among them make this an advanced (fancy) index.
+        # Integer arrays among the items make this an advanced (fancy)
+        # index.
         if values is None:
-            values, advanced = {}, []
-            for k, it in enumerate(items):
-                if isinstance(it, ast.Slice) or (
-                        isinstance(it, ast.Constant)
-                        and (it.value is None or it.value is Ellipsis)):
-                    continue
-                v = self.eval(it)
-                if isinstance(v, list):
-                    # A list of indices (A[[0, 2]]) is an index array, as
-                    # in NumPy.
-                    v = numpy_functions.numpy_call(self, "array", [v], {}, it)
-                values[id(it)] = v
-                if isinstance(v, (View, Expr)) and len(v.shape) > 0:
-                    advanced.append(k)
-                elif isinstance(v, (View, Expr)) and \
-                        self.to_expr(v).dtype == np.bool_ or \
-                        isinstance(v, (bool, np.bool_)):
-                    raise self.unsupported(
-                        it, "a boolean scalar as an index",
-                        "NumPy takes it as a 0-d mask: a new axis of "
-                        "length 0 or 1, known only at run time; index "
-                        "with an integer (int(b)) or use np.where")
+            values, advanced = self.subscript_values(items)
             masks = [k for k in advanced
                      if self.to_expr(values[id(items[k])]).dtype == np.bool_]
             if masks:
