@@ -18,6 +18,7 @@ from test_gradients import _float64_kernels, _inputs, _output_spec
 from test_broadcast_extents import mismatched_operands, window_product
 from test_indexing import BAD_INDEX_CASES, assert_index_error
 from test_loop_indices import past_the_end
+from gpu_marks import GPU_REASON, HAS_RUNTIME, needs_gpu
 
 # A stencil time loop, a matmul chain (cuBLAS), reductions (a sum through
 # a loop into a scalar, softmax's row sums), a deep-learning layer, and an
@@ -32,22 +33,6 @@ def cache(tmp_path, monkeypatch):
     # utils/gpu-bundle.sh prebuilt (utils/gpu-check.sh sets this).
     monkeypatch.setenv("SDFG_CACHE_DIR",
                        os.environ.get("SDFG_TEST_CACHE_DIR") or str(tmp_path))
-
-
-def _gpu_reason():
-    """None if a GPU can run programs here, else why not."""
-    try:
-        native.gpu_runtime()
-        return None
-    except sdfg.DeviceError as e:
-        return str(e)
-
-
-GPU_REASON = _gpu_reason()
-needs_gpu = pytest.mark.skipif(GPU_REASON is not None,
-                               reason=f"no usable GPU: {GPU_REASON}")
-HAS_RUNTIME = os.path.exists(
-    os.path.join(native.lib_dir(), "libsdfg_gpu_runtime.so"))
 
 
 def _wrt(fn, args):

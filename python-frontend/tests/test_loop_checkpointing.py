@@ -13,6 +13,7 @@ import pytest
 import sdfg
 from test_checkpoint import _setup
 from test_gradients import _float64_kernels
+from gpu_marks import needs_gpu
 
 
 @pytest.fixture(autouse=True)
@@ -253,18 +254,9 @@ def test_the_corpus_exercises_loop_checkpointing():
     assert len(CHECKPOINTED) >= 8, CHECKPOINTED
 
 
-def _gpu_reason():
-    try:
-        sdfg.native.gpu_runtime()
-        return None
-    except sdfg.DeviceError as e:
-        return str(e)
-
-
 @pytest.mark.parametrize("device", [
     "gpu-emulator",
-    pytest.param("gpu", marks=pytest.mark.skipif(
-        _gpu_reason() is not None, reason="no usable GPU")),
+    pytest.param("gpu", marks=needs_gpu),
 ])
 @pytest.mark.parametrize("case", ["diffusion", "nested"])
 def test_the_gpu_program_checkpoints_loops_too(device, case):

@@ -16,6 +16,7 @@ from sdfg.errors import FrontendError
 from sdfg.frontend.translator import translate
 
 from checks import fd_gradient
+from gpu_marks import HAS_RUNTIME, needs_gpu
 
 
 @pytest.fixture(autouse=True)
@@ -23,20 +24,6 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SDFG_CACHE_DIR", str(tmp_path / "cache"))
 
 
-def _gpu_reason():
-    """None if a GPU can run programs here, else why not."""
-    try:
-        native.gpu_runtime()
-        return None
-    except sdfg.DeviceError as e:
-        return str(e)
-
-
-GPU_REASON = _gpu_reason()
-needs_gpu = pytest.mark.skipif(GPU_REASON is not None,
-                               reason=f"no usable GPU: {GPU_REASON}")
-HAS_RUNTIME = os.path.exists(
-    os.path.join(native.lib_dir(), "libsdfg_gpu_runtime.so"))
 DEVICES = [pytest.param("gpu", marks=needs_gpu), "gpu-emulator"]
 
 
