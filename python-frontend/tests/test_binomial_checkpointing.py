@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import sdfg
-from test_loop_checkpointing import (CASES, _gpu_reason, _grad, _same,
-                                     diffusion, iterate, outer_inner,
-                                     recurrence)
+from gpu_marks import needs_gpu
+from test_loop_checkpointing import (CASES, _grad, _same, diffusion,
+                                     iterate, outer_inner, recurrence)
 
 
 @pytest.fixture(autouse=True)
@@ -147,8 +147,7 @@ def test_the_ilp_chooses_binomial_where_uniform_segments_do_not_fit():
 
 @pytest.mark.parametrize("device", [
     "gpu-emulator",
-    pytest.param("gpu", marks=pytest.mark.skipif(
-        _gpu_reason() is not None, reason="no usable GPU")),
+    pytest.param("gpu", marks=needs_gpu),
 ])
 @pytest.mark.parametrize("case", ["diffusion", "nested"])
 def test_the_gpu_program_checkpoints_binomially_too(device, case):
